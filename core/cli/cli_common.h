@@ -1,0 +1,45 @@
+// cli_common.h — options shared by the `deberta` subcommands (model, input, ablation switches).
+#pragma once
+
+#include "deberta/model.h"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace deberta::cli {
+
+/// The ablation flags, as typed on the command line (turned into an `Ablation` per model).
+struct AblationArgs {
+  std::string terms;           ///< "c2c,c2p,p2c,p2p" subset; empty = the model's own
+  std::string p2c_index = "code";
+  std::string scale_factor = "auto";
+  bool rescale = false;
+  std::string head_mask;       ///< "L:H,L:H"
+  int64_t max_relative_positions = 0;
+  bool no_emd = false;
+
+  /// Registers --terms, --p2c-index, --scale-factor, --rescale, --head-mask,
+  /// --max-relative-positions, --no-emd on `app`.
+  void add_to(CLI::App* app);
+  /// Parses the flags into an `Ablation`. Errors: malformed values.
+  Ablation to_ablation() const;
+};
+
+/// Where the tokens come from: --model, --text, --ids.
+struct InputArgs {
+  std::string model;  ///< model directory or weights file; empty = the bundled default
+  std::string text;
+  std::string ids;    ///< "1,5,7"
+  void add_to(CLI::App* app, bool with_text);
+};
+
+/// The model directory to use: `arg`, or the bundled default model.
+std::string model_path_or_default(const std::string& arg);
+/// Loads a model, printing a progress line on stderr when it is a terminal.
+Model load_model_with_progress(const std::string& path);
+/// Parses "1,5,7" into ids. Errors: not a comma-separated list of integers.
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what);
+
+}  // namespace deberta::cli

@@ -1,0 +1,64 @@
+// deberta dump: run the model on golden-format inputs and write every reference tensor.
+#include "cli_common.h"
+#include "commands.h"
+
+#include "deberta/dump.h"
+#include "deberta/safetensors.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace deberta::cli {
+
+namespace {
+struct DumpArgs {
+  InputArgs input;
+  std::string inputs_file;
+  std::string out;
+  std::string mlm;
+  bool full_logits = false;
+  AblationArgs ablation;
+};
+}  // namespace
+
+void register_dump(CLI::App* app) {
+  auto args = std::make_shared<DumpArgs>();
+  CLI::App* cmd = app->add_subcommand(
+      "dump",
+      "Run the model and write every intermediate tensor (names, shapes and dtypes of the golden format) to a "
+      "safetensors file: the golden-reference interface other implementations diff against.");
+  args->input.add_to(cmd, false);
+  cmd->add_option("--inputs", args->inputs_file,
+                  "safetensors file with input_ids, attention_mask, token_type_ids (I64 [1, N]) and optionally "
+                  "mlm.masked_positions / mlm.labels");
+  cmd->add_option("--out", args->out, "Output safetensors file")->required();
+  cmd->add_option("--mlm", args->mlm, "Masked positions to decode, e.g. 2,5,7 (default: mlm.masked_positions of --inputs)");
+  cmd->add_flag("--full-logits", args->full_logits, "Also write mlm.logits [N, V] (the LM head at every position)");
+  args->ablation.add_to(cmd);
+  cmd->callback([args] {
+    Inputs inputs;
+    std::vector<int64_t> positions;
+    TensorMap in_tensors;
+    if (!args->inputs_file.empty()) {
+      in_tensors = read_safetensors(args->inputs_file);
+      inputs = inputs_from_tensors(in_tensors, args->inputs_file);
+      positions = masked_positions_from_tensors(in_tensors, args->inputs_file);
+    } else if (!args->input.ids.empty()) {
+      inputs.input_ids = parse_int_list(args->input.ids, "--ids");
+    } else {
+      throw Error("dump: give --inputs FILE or --ids LIST");
+    }
+    if (!args->mlm.empty()) positions = parse_int_list(args->mlm, "--mlm");
+    const Model model = load_model_with_progress(model_path_or_default(args->input.model));
+    const Ablation ablation = args->ablation.to_ablation();
+    const bool decoder = !positions.empty();
+    const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::Full, decoder);
+    const bool full_logits = args->full_logits || (decoder && in_tensors.count("mlm.logits"));
+    TensorMap out = trace_to_tensors(model, trace, positions, full_logits || decoder);
+    if (in_tensors.count("mlm.labels") && decoder) out["mlm.labels"] = in_tensors.at("mlm.labels");
+    write_safetensors(args->out, out, {{"model", model.weights_path}, {"ablation", ablation.describe()}});
+    std::printf("wrote %zu tensors to %s\n", out.size(), args->out.c_str());
+  });
+}
+
+}  // namespace deberta::cli

@@ -1,0 +1,13 @@
+// commands.h — registration of the `deberta` subcommands (one file per command).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace deberta::cli {
+
+/// Adds every subcommand to `app`; each runs from its parse callback.
+void register_commands(CLI::App* app);
+
+void register_dump(CLI::App* app);
+
+}  // namespace deberta::cli

@@ -1,0 +1,94 @@
+// config.h — the model hyper-parameters, read from a Hugging Face `config.json`.
+//
+// Covers `model_type` "deberta" (v1, `DebertaConfig`) and "deberta-v2" (v2 and v3,
+// `DebertaV2Config`) with the defaults of Hugging Face transformers v4.27 for every key the
+// reference implementations read.
+#pragma once
+
+#include "deberta/tensor.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// Which reference implementation a config belongs to.
+enum class ModelVersion {
+  V1,  ///< `model_type` "deberta": fused `in_proj`, `q_bias`/`v_bias`, no log buckets.
+  V2,  ///< `model_type` "deberta-v2" (also DeBERTa-v3): separate projections, log buckets, nGiE.
+};
+
+/// Activation functions named by `hidden_act` / `conv_act`.
+enum class Activation {
+  GeluErf,   ///< "gelu": x·Φ(x) with the exact erf form.
+  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh", "gelu_fast": tanh approximation.
+  Relu,      ///< "relu"
+  Tanh,      ///< "tanh" (the default `conv_act` of v2)
+  Silu,      ///< "silu", "swish"
+};
+
+/// Parses an activation name; errors name `source` and the unknown value.
+Activation parse_activation(const std::string& name, const std::string& source);
+
+/// Hyper-parameters of one model. Field names are Hugging Face's config keys.
+struct ModelConfig {
+  std::string model_type;  ///< "deberta" or "deberta-v2"
+  ModelVersion version = ModelVersion::V2;
+  int64_t hidden_size = 768;
+  int64_t num_hidden_layers = 12;
+  int64_t num_attention_heads = 12;
+  int64_t attention_head_size = 64;  ///< d = hidden_size / heads unless set explicitly (v2)
+  int64_t intermediate_size = 3072;
+  std::string hidden_act_name = "gelu";
+  Activation hidden_act = Activation::GeluErf;
+  double layer_norm_eps = 1e-7;
+  int64_t vocab_size = 0;
+  int64_t max_position_embeddings = 512;
+  int64_t type_vocab_size = 0;
+  bool position_biased_input = true;
+  bool relative_attention = false;
+  /// Resolved: a config value < 1 means `max_position_embeddings`.
+  int64_t max_relative_positions = 512;
+  /// Entries of `pos_att_type`, lower case, in file order ("c2p", "p2c", "p2p").
+  std::vector<std::string> pos_att_type;
+  int64_t position_buckets = -1;  ///< v2 log buckets; <= 0 means no bucketing
+  bool share_att_key = false;     ///< v2: K_r/Q_r use key_proj/query_proj
+  std::vector<std::string> norm_rel_ebd;  ///< v2: e.g. {"layer_norm"}; {"none"} by default
+  int64_t conv_kernel_size = 0;           ///< v2 nGiE: 0 means no conv layer
+  std::string conv_act_name = "tanh";
+  Activation conv_act = Activation::Tanh;
+  int64_t conv_groups = 1;
+  int64_t embedding_size = 768;  ///< word-embedding width (= hidden_size unless set)
+  int64_t pad_token_id = 0;
+
+  /// True if `pos_att_type` lists `term` ("c2p", "p2c", "p2p").
+  bool uses(const std::string& term) const;
+  /// Whether the model has relative attention with a c2p / p2c term at all.
+  bool has_c2p() const { return relative_attention && uses("c2p"); }
+  bool has_p2c() const { return relative_attention && uses("p2c"); }
+  /// Width of one head, d.
+  int64_t d_head() const { return attention_head_size; }
+  /// k: half the number of rows of the relative table (`position_buckets` if > 0 in v2,
+  /// else `max_relative_positions`). The table has 2k rows.
+  int64_t relative_span() const;
+  /// True when relative positions are log-bucketed (v2 with `position_buckets` > 0).
+  bool log_buckets() const { return version == ModelVersion::V2 && position_buckets > 0; }
+  /// True when the relative table is LayerNorm-ed (`norm_rel_ebd` contains "layer_norm").
+  bool norm_rel_layer_norm() const;
+  /// The scale factor the reference code uses: v1 `1 + len(pos_att_type)`; v2 `1 + [c2p] + [p2c]`.
+  double reference_scale_factor() const;
+  /// One-line description, e.g. "deberta-v2, 3 layers, H=32, 2 heads of 16, k=8 (buckets)".
+  std::string summary() const;
+};
+
+/// Builds a config from parsed JSON; `source` names the file in errors.
+/// Errors: unknown `model_type`, wrong JSON types, non-positive sizes, hidden size not divisible
+/// by heads, unknown `pos_att_type` or activation, inconsistent v2 keys.
+ModelConfig parse_config(const nlohmann::json& j, const std::string& source);
+
+/// Reads and parses `path` (a config.json). Errors as `parse_config`, plus unreadable / not JSON.
+ModelConfig load_config(const std::string& path);
+
+}  // namespace deberta

@@ -1,0 +1,116 @@
+// equations.h — DeBERTa's equations, one function each, in float64.
+//
+// Source: He, Liu, Gao, Chen, "DeBERTa: Decoding-enhanced BERT with Disentangled Attention",
+// ICLR 2021 (arXiv:2006.03654v6), and the released reference code where it differs:
+// Hugging Face transformers v4.27 `modeling_deberta.py` / `modeling_deberta_v2.py`,
+// microsoft/DeBERTa `apps/models/masked_language_model.py`. docs/equations.md maps each
+// equation to its function; docs/paper-vs-code.md lists the differences.
+//
+// Conventions: N = sequence length, H = hidden size, d = head width, k = relative span
+// (the relative table has 2k rows), R = number of table rows a sequence uses. Index i is the
+// query (row of every score matrix), j the key (column).
+#pragma once
+
+#include "deberta/config.h"
+#include "deberta/tensor.h"
+#include "deberta/weights.h"
+
+namespace deberta {
+
+// ----------------------------------------------------------------------------------------------
+// Relative positions (eq. 3 and the v2 log buckets)
+
+/// eq. 3: the relative distance δ(i, j) ∈ [0, 2k) from token i to token j:
+/// 0 if i − j ≤ −k; 2k − 1 if i − j ≥ k; i − j + k otherwise. Units: rows of the relative table.
+/// Errors: k < 1.
+int64_t relative_distance(int64_t i, int64_t j, int64_t k);
+
+/// DeBERTa-v2 log-bucketed relative position (reference `make_log_bucket_position`), mid = b/2:
+/// r if |r| ≤ mid, else sign(r)·(⌈log(|r|/mid) / log((m−1)/mid) · (mid−1)⌉ + mid).
+/// `buckets` = position_buckets b, `max_position` = max_relative_positions m. No clamping to m
+/// happens here (as in the reference), so |result| can exceed b − 1 for |r| ≥ m.
+int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position);
+
+/// Relative position of every query i to every key j, `[N_q, N_k]`: i − j, log-bucketed when the
+/// config has `position_buckets` > 0 (v2). Reference: `build_relative_position`.
+IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config);
+
+/// The relative-table row read at (i, j) for relative positions `rel_pos [N_q, N_k]`:
+/// δ applied to the (bucketed) position, clamp(rel_pos + k, 0, 2k − 1) (eq. 3), i.e. `c2p_row`.
+/// With `window` K < k the model sees less distance: the position is first clamped to
+/// [−K, K − 1], so only the central 2K rows are read. `window` ≤ 0 means K = k.
+IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window = 0);
+
+// ----------------------------------------------------------------------------------------------
+// Elementwise functions and LayerNorm
+
+/// GELU, exact form x·Φ(x) = x/2 · (1 + erf(x/√2)) ("gelu" in Hugging Face configs).
+double gelu(double x);
+/// Applies an activation elementwise to `x` (any shape).
+Matrix activation(const Matrix& x, Activation act);
+/// LayerNorm over each row of `x [N, H]` with biased variance: (x − μ)/√(σ² + eps) · γ + β.
+Matrix layer_norm(const Matrix& x, const LayerNormParams& p);
+
+// ----------------------------------------------------------------------------------------------
+// Embeddings and the relative table
+
+/// Input embeddings `[N, H]`: word (+ absolute position when `position_biased_input`) (+ token
+/// type when `type_vocab_size` > 0), projected E → H when `embedding_size` ≠ H, LayerNorm-ed and
+/// multiplied by the mask. Reference: `DebertaEmbeddings.forward`.
+/// `input_ids`, `token_type_ids` `[N]`, `mask [N]` of 0/1.
+/// Errors: an id outside the vocabulary / type vocabulary; N > max_position_embeddings when
+/// absolute positions are added.
+Matrix embed(const ModelConfig& config, const EmbeddingWeights& w, const std::vector<int64_t>& input_ids,
+             const std::vector<int64_t>& token_type_ids, const Vector& mask);
+
+/// The relative-position embedding table P as the attention reads it, `[2k, H]`: the raw
+/// `encoder.rel_embeddings.weight`, LayerNorm-ed in v2 when `norm_rel_ebd` = layer_norm.
+Matrix relative_embedding_table(const ModelConfig& config, const ModelWeights& w);
+
+// ----------------------------------------------------------------------------------------------
+// eq. 4: disentangled attention, per head. Q_c, K_c: `[N, d]` content projections of one head;
+// Q_r, K_r: `[R, d]` projections of table rows row_offset … row_offset + R − 1; rows: `[N_q, N_k]`
+// table rows (whole-table coordinates). s is the scale 1/√(d · scale_factor).
+
+/// eq. 4, c2c term: c2c[i, j] = s · Q_c[i] · K_c[j]. Returns `[N_q, N_k]`.
+Matrix content_to_content(const Matrix& Q_c, const Matrix& K_c, double s);
+
+/// eq. 4, c2p term: c2p[i, j] = s · Q_c[i] · K_r[δ(i, j)]. Computed as the reference does: all
+/// products Q_c K_rᵀ `[N_q, R]`, then gathered at `rows`. Returns `[N_q, N_k]`.
+Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatrix& rows, int64_t row_offset,
+                           double s);
+
+/// eq. 4, p2c term: p2c[i, j] = s · K_c[j] · Q_r[rows(i, j)]. The reference code passes the row of
+/// i − j (the same `rows` as c2p); the paper writes δ(j, i) (pass the mirrored rows).
+/// Returns `[N_q, N_k]`.
+Matrix position_to_content(const Matrix& K_c, const Matrix& Q_r, const IndexMatrix& rows, int64_t row_offset,
+                           double s);
+
+/// eq. 2, fourth term (dropped by the paper, never computed by the reference code): the
+/// position-to-position score p2p[i, j] = s · Q_r[p2c_rows(i, j)] · K_r[c2p_rows(i, j)], a pure
+/// function of the relative position. Returns `[N_q, N_k]`.
+Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMatrix& p2c_rows,
+                            const IndexMatrix& c2p_rows, int64_t row_offset, double s);
+
+/// Masked softmax over keys of `logits [N_q, N_k]` with 0/1 masks `mask_q [N_q]`, `mask_k [N_k]`:
+/// the pair (i, j) is valid when mask_q[i]·mask_k[j] = 1; invalid logits are excluded and get
+/// probability 0; a query row with no valid key is all zero. Reference: `XSoftmax`.
+Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& mask_k);
+
+/// Attention context of one head: probs `[N_q, N_k]` · V_c `[N_k, d]` → `[N_q, d]` (eq. 4, last line).
+Matrix attention_context(const Matrix& probs, const Matrix& V_c);
+
+/// Post-LN residual block: LayerNorm(x Wᵀ + b + residual). Shapes `[N, in]`, `[N, H]` → `[N, H]`.
+/// Reference: `DebertaSelfOutput`, `DebertaOutput`.
+Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm);
+
+/// Feed-forward sub-layer: LayerNorm(act(a W_iᵀ + b_i) W_oᵀ + b_o + a), `[N, H]` → `[N, H]`.
+Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act);
+
+/// DeBERTa-v2 nGiE convolution (`ConvLayer`, applied after layer 0):
+/// c = act(conv1d(x) with padding rows zeroed), result LayerNorm(residual + c) · mask.
+/// `x [N, H]` is the layer-0 input (embedding output), `residual [N, H]` the layer-0 output.
+Matrix ngie_convolution(const Matrix& x, const Matrix& residual, const Vector& mask, const ConvWeights& w,
+                        int64_t groups, Activation act);
+
+}  // namespace deberta

@@ -1,0 +1,198 @@
+// model.h — a loaded model, the switches a learner can flip, and the traced forward pass.
+//
+// `forward` runs embeddings → layers (→ nGiE conv after layer 0) → optionally the Enhanced Mask
+// Decoder, keeping every intermediate in a `ForwardTrace`. The same functions serve the CLI dump,
+// the viewer and the tests; the viewer only reads the trace.
+#pragma once
+
+#include "deberta/config.h"
+#include "deberta/equations.h"
+#include "deberta/tensor.h"
+#include "deberta/weights.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace deberta {
+
+/// A model directory loaded into memory.
+struct Model {
+  ModelConfig config;
+  ModelWeights weights;
+  std::string directory;     ///< folder holding config.json
+  std::string weights_path;  ///< the weights file that was read
+};
+
+/// Progress of a long load: bytes (or steps) done of total. May be empty.
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
+
+/// Loads `path`: a model directory (config.json + model.safetensors or pytorch_model.bin,
+/// safetensors preferred) or a weights file whose folder holds config.json.
+/// Errors: no config.json, no weights file, and everything `load_config` / the readers /
+/// `map_weights` raise — each naming the file.
+Model load_model(const std::string& path, const ProgressFn& progress = {});
+
+/// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader).
+TensorMap read_weights_file(const std::string& path, const ProgressFn& progress = {});
+
+/// Where the released code and the paper disagree on the p2c index (docs/paper-vs-code.md).
+enum class P2CIndex {
+  Code,   ///< p2c reads table row δ(i, j), the row of i − j (released code; default)
+  Paper,  ///< p2c reads row δ(j, i), as eq. 4 writes it
+};
+
+/// How the attention scale s = 1/√(d · scale_factor) is chosen.
+enum class ScaleMode {
+  Auto,     ///< the factor the model was trained with (reference rule; default)
+  Fixed,    ///< `Ablation::scale_factor` (the paper writes √(3d): factor 3)
+  Rescale,  ///< 1 + number of active position terms (c2p, p2c, p2p)
+};
+
+/// Inference-time switches. The default-constructed value is the model as trained and gives
+/// bitwise the same numbers as the plain forward pass.
+struct Ablation {
+  bool c2c = true;                ///< content-to-content term
+  std::optional<bool> c2p;        ///< unset: as the model (pos_att_type)
+  std::optional<bool> p2c;        ///< unset: as the model (pos_att_type)
+  bool p2p = false;               ///< the fourth term of eq. 2
+  P2CIndex p2c_index = P2CIndex::Code;
+  ScaleMode scale_mode = ScaleMode::Auto;
+  double scale_factor = 0;        ///< with ScaleMode::Fixed
+  std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) whose probabilities are zeroed
+  int64_t max_relative_positions = 0;  ///< K ≤ k: read only the central 2K table rows; 0 = k
+  bool emd = true;                ///< decode with the EMD (false: I = H of the last layer, n = 1)
+
+  /// True when nothing is switched (the model as trained).
+  bool is_default() const;
+  /// Short description, e.g. "-c2p +p2p scale=3 mask 1:0".
+  std::string describe() const;
+};
+
+/// The attention terms and scale in force for one model under one `Ablation`.
+struct ResolvedAttention {
+  bool c2c = true, c2p = false, p2c = false, p2p = false;
+  double scale_factor = 1;  ///< s = 1/√(d · scale_factor)
+  double scale = 1;
+  int64_t k = 0;            ///< relative span of the table (2k rows)
+  int64_t window = 0;       ///< K actually read (≤ k)
+};
+
+/// Checks an `Ablation` against a model and resolves it.
+/// Errors: a position term whose projection weights the model lacks; p2p without both
+/// projections; K outside [1, k]; a scale factor ≤ 0; a masked head outside the model.
+ResolvedAttention resolve_attention(const ModelConfig& config, const ModelWeights& weights, const Ablation& ablation);
+
+/// How much of the intermediate state a forward pass keeps.
+enum class TraceLevel {
+  Full,   ///< everything: projections and per-head c2c/c2p/p2c/p2p/logits/probs
+  Probs,  ///< layer outputs and attention probabilities only
+  None,   ///< layer outputs only
+};
+
+/// Model inputs, batch of one. `input_ids`, `attention_mask`, `token_type_ids` have N entries.
+struct Inputs {
+  std::vector<int64_t> input_ids;
+  std::vector<int64_t> attention_mask;  ///< 1 = token, 0 = padding (empty: all 1)
+  std::vector<int64_t> token_type_ids;  ///< empty: all 0
+  int64_t size() const { return static_cast<int64_t>(input_ids.size()); }
+};
+
+/// Everything one attention sub-layer computed. Matrices over all heads are `[N, h·d]`, head h
+/// owning columns h·d … h·d + d − 1; per-head score maps are `[N_q, N_k]`, query i on the rows.
+struct AttentionTrace {
+  Matrix Q_c, K_c, V_c;      ///< eq. 4 content projections `[N, h·d]`
+  Matrix Q_r, K_r;           ///< eq. 4 position projections of table rows `row_offset … +R−1`, `[R, h·d]`
+  int64_t row_offset = 0;    ///< first table row projected
+  std::vector<Matrix> c2c, c2p, p2c, p2p;  ///< per head, already scaled; empty when the term is off
+  std::vector<Matrix> logits;  ///< per head: sum of the active terms, before masking
+  std::vector<Matrix> probs;   ///< per head: masked softmax (zeroed for a masked head)
+  Matrix context;            ///< probs · V_c per head, `[N, h·d]`
+};
+
+/// One transformer layer.
+struct LayerTrace {
+  AttentionTrace attention;
+  Matrix attention_output;  ///< LayerNorm(context W_o + b_o + query input) `[N, H]`
+  Matrix output;            ///< layer output `[N, H]` (layer 0: after the nGiE conv when present)
+  Matrix output_pre_conv;   ///< layer 0 with conv: the output before the conv, else empty
+};
+
+/// The Enhanced Mask Decoder (appendix A.8 / microsoft `EnhancedMaskDecoder`).
+struct EMDTrace {
+  Matrix position_embeddings;  ///< P = absolute position embeddings rows 0 … N−1 `[N, H]`
+  Matrix kv_states;            ///< H = output of encoder layer L−2 `[N, H]`
+  Matrix query_states0;        ///< I_0 = H + P `[N, H]`
+  std::vector<LayerTrace> passes;  ///< the shared last layer applied twice: query I_t, key/value H
+  const Matrix& output() const { return passes.back().output; }
+};
+
+/// Shared per-sequence state of the attention (relative geometry, masks, resolved switches).
+struct SequenceContext {
+  Vector mask;                   ///< `[N]` 0/1
+  IndexMatrix rel_pos;           ///< `[N, N]` (bucketed in v2)
+  IndexMatrix c2p_row, p2c_row;  ///< `[N, N]` table rows read by c2p and p2c
+  Matrix rel_table;              ///< `[2k, H]` relative table as used
+  int64_t row_lo = 0, row_hi = -1;  ///< range of table rows any term reads
+  ResolvedAttention attention;
+  std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) pairs whose probabilities are zeroed
+};
+
+/// The traced forward pass.
+struct ForwardTrace {
+  Inputs inputs;
+  SequenceContext context;
+  Ablation ablation;
+  TraceLevel level = TraceLevel::Full;
+  Matrix embedding_output;        ///< `[N, H]`
+  std::vector<LayerTrace> layers;
+  bool decoder = false;           ///< whether the decoder stage was run
+  std::optional<EMDTrace> emd;    ///< set by `run_decoder` when the EMD is used
+  /// Hidden states the MLM head reads: EMD output, or the last layer's output without EMD.
+  const Matrix& decoder_output() const { return emd ? emd->output() : layers.back().output; }
+};
+
+/// Builds the per-sequence state. Errors as `resolve_attention`.
+SequenceContext make_sequence_context(const Model& model, const Inputs& inputs, const Ablation& ablation);
+
+/// Runs one disentangled-attention sub-layer (eq. 4 terms, masked softmax, context) for layer
+/// `layer` with query input `query [N, H]` and key/value input `kv [N, H]`.
+AttentionTrace disentangled_attention(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
+                                      const SequenceContext& seq, TraceLevel level);
+
+/// Runs layer `layer`: attention (query input `query`, key/value input `kv`) then feed-forward.
+LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
+                     const SequenceContext& seq, TraceLevel level);
+
+/// The encoder: embeddings and every layer. With `decoder` the EMD runs too (when the model has
+/// absolute position embeddings and `ablation.emd`).
+/// Errors: empty input, bad ids, N too long, and `resolve_attention`'s.
+ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& ablation = {},
+                     TraceLevel level = TraceLevel::Full, bool decoder = false);
+
+/// Re-runs layers `first_layer …` (and the decoder if it was run) of `trace` under a new
+/// ablation, keeping the layers before it. Equal to a fresh `forward` with that ablation.
+void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablation, int64_t first_layer);
+
+/// The first layer whose result differs between two ablations (the number of layers if none).
+int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablation& b);
+
+/// appendix A.8 / microsoft `EnhancedMaskDecoder.emd_context_layer`: H = output of layer L−2,
+/// I_0 = H + P, I_{t+1} = layer_{L−1}(query I_t, key/value H), two passes.
+/// Errors: fewer than 2 layers; no absolute position embeddings; N > max_position_embeddings;
+/// embedding_size ≠ hidden_size.
+EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder);
+
+/// Runs the decoder stage on a finished encoder trace: the EMD when `trace->ablation.emd` (and
+/// sets `trace->emd`), nothing otherwise (then the MLM head reads the last layer's output).
+void run_decoder(const Model& model, ForwardTrace* trace);
+
+/// MLM head at the given positions: logits `[M, V]` = LN(act(x W_dᵀ + b_d)) Eᵀ + bias, x the
+/// rows `positions` of `hidden [N, H]`, E the tied word embeddings.
+/// Errors: model without an LM head; a position outside [0, N).
+Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions);
+
+}  // namespace deberta

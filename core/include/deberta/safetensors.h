@@ -1,0 +1,34 @@
+// safetensors.h — reader and writer of the safetensors format.
+//
+// Layout: 8-byte little-endian header length n, n bytes of JSON
+// `{name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {...}}`, then the
+// data; offsets are relative to the end of the header. The reader validates everything before it
+// touches data, like the reference loader: header size bound, JSON shape of every entry, known
+// dtype, dtype × shape = byte length (with 64-bit overflow checks), offsets inside the file, and
+// no two tensors overlapping.
+#pragma once
+
+#include "deberta/tensor.h"
+
+#include <string>
+
+namespace deberta {
+
+/// Upper bound on the JSON header (the reference implementation uses 100 MB).
+constexpr uint64_t kMaxSafetensorsHeader = 100ull * 1000 * 1000;
+
+/// Reads every tensor of a safetensors file, widening floats to double and ints to int64.
+/// Errors (`Error`, message starts with `path`): unreadable file, truncated or oversized header,
+/// header not JSON or of the wrong form, unknown dtype, negative dims, byte length mismatch,
+/// out-of-bounds or overlapping offsets.
+TensorMap read_safetensors(const std::string& path);
+
+/// Parses safetensors from bytes already in memory; `source` names them in errors.
+TensorMap parse_safetensors(const std::string& bytes, const std::string& source);
+
+/// Writes tensors (F64 from `Tensor::f`, I64 from `Tensor::i`) with optional string metadata.
+/// Errors: the file cannot be written.
+void write_safetensors(const std::string& path, const TensorMap& tensors,
+                       const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace deberta

@@ -1,0 +1,78 @@
+// tensor.h — the numeric types the whole core speaks, and the one error type it throws.
+//
+// Matrices are row-major float64 (`Matrix`), the layout of safetensors and PyTorch, so a
+// tensor `[N, H]` read from a file is `Matrix(N, H)` with no transposition. A `Tensor` is the
+// file-level object (any dtype, any rank) that readers produce and writers consume; model code
+// converts it once into typed weights.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// Row-major float64 matrix: `[rows, cols]`, the layout of safetensors/PyTorch tensors.
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+/// Column vector of float64, used for biases and LayerNorm gains `[H]`.
+using Vector = Eigen::VectorXd;
+/// Row-major int64 matrix, used for relative positions and table rows `[N, N]`.
+using IndexMatrix = Eigen::Matrix<int64_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// The single exception type of the core. `what()` is one line naming the file or object
+/// concerned and the problem, ready to print to a user.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Element types of tensor files (safetensors names).
+enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL };
+
+/// Name of a dtype as safetensors writes it ("F64", ...).
+const char* dtype_name(DType dtype);
+/// Size in bytes of one element.
+int dtype_size(DType dtype);
+/// True for the integer and bool dtypes.
+bool dtype_is_integer(DType dtype);
+
+/// A tensor as stored in a file: dtype of origin, shape, and its values widened to double
+/// (floating dtypes) or int64 (integer dtypes). Exactly one of `f`/`i` is filled.
+struct Tensor {
+  DType dtype = DType::F64;
+  std::vector<int64_t> shape;
+  std::vector<double> f;
+  std::vector<int64_t> i;
+
+  /// Number of elements (product of `shape`; 1 for a scalar).
+  int64_t numel() const;
+  /// Shape as text, e.g. "[3, 9, 9]".
+  std::string shape_string() const;
+
+  /// A float64 tensor of the given shape taking the values of `m` (row-major).
+  static Tensor from_matrix(const Matrix& m, std::vector<int64_t> shape = {});
+  /// An int64 tensor of the given shape taking the values of `m` (row-major).
+  static Tensor from_index(const IndexMatrix& m, std::vector<int64_t> shape = {});
+  /// A float64 tensor `[n]` from a vector.
+  static Tensor from_vector(const Vector& v);
+};
+
+/// Tensors by name, in name order (the order safetensors headers list them).
+using TensorMap = std::map<std::string, Tensor>;
+
+/// The float values of a rank-1 or rank-2 tensor as a matrix (`[n]` becomes `[1, n]`).
+/// Errors: integer dtype or rank > 2 (`name` is used in the message).
+Matrix to_matrix(const Tensor& t, const std::string& name);
+/// The integer values of a rank-1 or rank-2 tensor as an index matrix (`[n]` becomes `[1, n]`).
+IndexMatrix to_index_matrix(const Tensor& t, const std::string& name);
+
+/// IEEE half (binary16) bits to double, exact.
+double half_to_double(uint16_t bits);
+/// bfloat16 bits to double, exact.
+double bfloat16_to_double(uint16_t bits);
+
+}  // namespace deberta

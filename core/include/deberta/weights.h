@@ -1,0 +1,93 @@
+// weights.h — typed model parameters, mapped from Hugging Face state-dict names.
+//
+// Every linear layer is stored as PyTorch stores it, `weight [out, in]` and `bias [out]`, and
+// applied as y = x Wᵀ + b. v1's fused `in_proj` is split per head into the same three
+// projections v2 has, so the equations see one layout for both versions.
+#pragma once
+
+#include "deberta/config.h"
+#include "deberta/tensor.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// A linear map `y = x Wᵀ + b`: weight `[out, in]`, bias `[out]` (empty when the layer has none).
+struct Linear {
+  Matrix weight;
+  Vector bias;
+  bool empty() const { return weight.size() == 0; }
+  /// Applies the map to the rows of `x [N, in]`, giving `[N, out]`.
+  Matrix apply(const Matrix& x) const;
+};
+
+/// LayerNorm parameters: gain and bias `[H]`, and epsilon.
+struct LayerNormParams {
+  Vector weight;
+  Vector bias;
+  double eps = 1e-7;
+};
+
+/// Self-attention weights of one layer (all heads; head h owns features h·d … h·d+d-1).
+struct AttentionWeights {
+  Linear query;      ///< W_q,c `[h·d, H]` (v1: rows of `in_proj`, bias `q_bias`)
+  Linear key;        ///< W_k,c `[h·d, H]` (v1: no bias)
+  Linear value;      ///< W_v,c `[h·d, H]` (v1: bias `v_bias`)
+  Linear pos_key;    ///< W_k,r for K_r (c2p): v1 `pos_proj` (no bias); v2 `pos_key_proj` or `key_proj`
+  Linear pos_query;  ///< W_q,r for Q_r (p2c): v1 `pos_q_proj`; v2 `pos_query_proj` or `query_proj`
+  Linear output;     ///< `attention.output.dense` `[H, h·d]`
+  LayerNormParams output_norm;  ///< `attention.output.LayerNorm`
+};
+
+/// One transformer layer.
+struct LayerWeights {
+  AttentionWeights attention;
+  Linear intermediate;  ///< `intermediate.dense` `[I, H]`
+  Linear output;        ///< `output.dense` `[H, I]`
+  LayerNormParams output_norm;  ///< `output.LayerNorm`
+};
+
+/// v2 nGiE convolution (`encoder.conv`): `taps[t]` is the weight slice `[H, H/groups]` of tap t.
+struct ConvWeights {
+  std::vector<Matrix> taps;  ///< kernel_size matrices `[H_out, H_in/groups]`
+  Vector bias;               ///< `[H]`
+  LayerNormParams norm;      ///< `encoder.conv.LayerNorm`
+};
+
+/// Embedding tables.
+struct EmbeddingWeights {
+  Matrix word;           ///< `[V, E]`
+  Matrix position;       ///< `[P, E]`, empty when the checkpoint has none
+  Matrix token_type;     ///< `[T, E]`, empty when type_vocab_size = 0
+  Linear embed_proj;     ///< `[H, E]` without bias, only when E != H
+  LayerNormParams norm;  ///< `embeddings.LayerNorm`
+};
+
+/// Masked-LM head: dense → activation → LayerNorm → tied word embeddings + bias.
+struct LMHeadWeights {
+  Linear dense;          ///< `[H, H]`
+  LayerNormParams norm;  ///< `[H]`
+  Vector bias;           ///< `[V]`
+};
+
+/// All parameters of a model.
+struct ModelWeights {
+  EmbeddingWeights embeddings;
+  std::vector<LayerWeights> layers;
+  Matrix rel_embeddings;                ///< `encoder.rel_embeddings.weight` `[2k, H]` (raw)
+  std::optional<LayerNormParams> rel_norm;  ///< `encoder.LayerNorm` (v2, norm_rel_ebd = layer_norm)
+  std::optional<ConvWeights> conv;      ///< `encoder.conv` (v2, conv_kernel_size > 0)
+  std::optional<LMHeadWeights> lm_head; ///< `lm_predictions.lm_head.*` or `cls.predictions.*`
+  std::vector<std::string> unused;      ///< checkpoint tensors not used by the model
+  std::vector<std::string> warnings;    ///< e.g. "tensor X holds 3 NaN/Inf values"
+};
+
+/// Maps a checkpoint's tensors onto typed weights. Names may carry the task-model prefix
+/// `deberta.`. Tensors are moved out of `tensors`. `source` names the file in errors.
+/// Errors: required tensors missing (all listed by name), a tensor with the wrong shape (name,
+/// expected and found shape), an integer tensor where floats are needed.
+ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source);
+
+}  // namespace deberta

@@ -1,0 +1,229 @@
+#include "deberta/config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace deberta {
+
+using nlohmann::json;
+
+Activation parse_activation(const std::string& name, const std::string& source) {
+  if (name == "gelu") return Activation::GeluErf;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+  if (name == "relu") return Activation::Relu;
+  if (name == "tanh") return Activation::Tanh;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  throw Error(source + ": unknown activation '" + name + "' (known: gelu, gelu_new, relu, tanh, silu)");
+}
+
+namespace {
+
+std::string lower_trim(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t"));
+  s.erase(s.find_last_not_of(" \t") + 1);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::vector<std::string> split_bar(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, '|')) {
+    part = lower_trim(part);
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+// Typed access with a clear message: "config.json: key 'hidden_size' must be an integer, found "abc"".
+struct Reader {
+  const json& j;
+  const std::string& source;
+
+  Error type_error(const std::string& key, const char* want) const {
+    return Error(source + ": key '" + key + "' must be " + want + ", found " + j.at(key).dump());
+  }
+  bool has(const std::string& key) const { return j.contains(key) && !j.at(key).is_null(); }
+  int64_t integer(const std::string& key, int64_t fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = j.at(key);
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
+      return static_cast<int64_t>(v.get<double>());
+    throw type_error(key, "an integer");
+  }
+  double number(const std::string& key, double fallback) const {
+    if (!has(key)) return fallback;
+    if (!j.at(key).is_number()) throw type_error(key, "a number");
+    return j.at(key).get<double>();
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!j.at(key).is_boolean()) throw type_error(key, "true or false");
+    return j.at(key).get<bool>();
+  }
+  std::string string(const std::string& key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!j.at(key).is_string()) throw type_error(key, "a string");
+    return j.at(key).get<std::string>();
+  }
+  // A "a|b" string or a list of strings (both forms occur in published configs).
+  std::vector<std::string> bar_list(const std::string& key, const std::string& fallback) const {
+    if (!has(key)) return split_bar(fallback);
+    const json& v = j.at(key);
+    if (v.is_string()) return split_bar(v.get<std::string>());
+    if (v.is_array()) {
+      std::vector<std::string> out;
+      for (const auto& e : v) {
+        if (!e.is_string()) throw type_error(key, "a \"a|b\" string or a list of strings");
+        auto parts = split_bar(e.get<std::string>());
+        out.insert(out.end(), parts.begin(), parts.end());
+      }
+      return out;
+    }
+    throw type_error(key, "a \"a|b\" string or a list of strings");
+  }
+};
+
+void require_positive(const std::string& source, const char* key, int64_t v) {
+  if (v <= 0) throw Error(source + ": " + key + " must be positive, found " + std::to_string(v));
+}
+
+}  // namespace
+
+bool ModelConfig::uses(const std::string& term) const {
+  return std::find(pos_att_type.begin(), pos_att_type.end(), term) != pos_att_type.end();
+}
+
+int64_t ModelConfig::relative_span() const {
+  return log_buckets() ? position_buckets : max_relative_positions;
+}
+
+bool ModelConfig::norm_rel_layer_norm() const {
+  return std::find(norm_rel_ebd.begin(), norm_rel_ebd.end(), "layer_norm") != norm_rel_ebd.end();
+}
+
+double ModelConfig::reference_scale_factor() const {
+  if (version == ModelVersion::V1) return 1.0 + static_cast<double>(pos_att_type.size());
+  return 1.0 + (uses("c2p") ? 1.0 : 0.0) + (uses("p2c") ? 1.0 : 0.0);
+}
+
+std::string ModelConfig::summary() const {
+  std::string terms = "c2c";
+  if (has_c2p()) terms += "+c2p";
+  if (has_p2c()) terms += "+p2c";
+  std::string s = model_type + " (" + (version == ModelVersion::V1 ? "v1" : "v2/v3") + "), " +
+                  std::to_string(num_hidden_layers) + " layers, H=" + std::to_string(hidden_size) + ", " +
+                  std::to_string(num_attention_heads) + " heads of d=" + std::to_string(d_head()) +
+                  ", V=" + std::to_string(vocab_size) + ", terms " + terms;
+  if (relative_attention) {
+    s += ", k=" + std::to_string(relative_span());
+    if (log_buckets()) s += " log buckets (max " + std::to_string(max_relative_positions) + ")";
+  }
+  if (conv_kernel_size > 0) s += ", nGiE conv " + std::to_string(conv_kernel_size);
+  return s;
+}
+
+ModelConfig parse_config(const json& j, const std::string& source) {
+  if (!j.is_object()) throw Error(source + ": config is not a JSON object");
+  Reader r{j, source};
+  ModelConfig c;
+  c.model_type = r.string("model_type", "");
+  if (c.model_type == "deberta") {
+    c.version = ModelVersion::V1;
+  } else if (c.model_type == "deberta-v2" || c.model_type == "deberta_v2") {
+    c.version = ModelVersion::V2;
+  } else {
+    throw Error(source + ": unknown model_type '" + c.model_type + "' (expected \"deberta\" or \"deberta-v2\")");
+  }
+  c.hidden_size = r.integer("hidden_size", 768);
+  c.num_hidden_layers = r.integer("num_hidden_layers", 12);
+  c.num_attention_heads = r.integer("num_attention_heads", 12);
+  c.intermediate_size = r.integer("intermediate_size", 3072);
+  c.vocab_size = r.integer("vocab_size", c.version == ModelVersion::V1 ? 50265 : 128100);
+  c.max_position_embeddings = r.integer("max_position_embeddings", 512);
+  c.type_vocab_size = r.integer("type_vocab_size", 0);
+  c.layer_norm_eps = r.number("layer_norm_eps", 1e-7);
+  c.hidden_act_name = r.string("hidden_act", "gelu");
+  c.hidden_act = parse_activation(c.hidden_act_name, source + " (hidden_act)");
+  c.position_biased_input = r.boolean("position_biased_input", true);
+  c.relative_attention = r.boolean("relative_attention", false);
+  const int64_t max_rel = r.integer("max_relative_positions", -1);
+  c.max_relative_positions = max_rel < 1 ? c.max_position_embeddings : max_rel;
+  c.pos_att_type = r.bar_list("pos_att_type", "");
+  for (const auto& t : c.pos_att_type)
+    if (t != "c2p" && t != "p2c" && t != "p2p")
+      throw Error(source + ": unknown pos_att_type entry '" + t + "' (known: c2p, p2c, p2p)");
+  c.embedding_size = r.integer("embedding_size", c.hidden_size);
+  c.pad_token_id = r.integer("pad_token_id", 0);
+
+  require_positive(source, "hidden_size", c.hidden_size);
+  require_positive(source, "num_hidden_layers", c.num_hidden_layers);
+  require_positive(source, "num_attention_heads", c.num_attention_heads);
+  require_positive(source, "intermediate_size", c.intermediate_size);
+  require_positive(source, "vocab_size", c.vocab_size);
+  require_positive(source, "max_position_embeddings", c.max_position_embeddings);
+  require_positive(source, "embedding_size", c.embedding_size);
+  if (c.type_vocab_size < 0) throw Error(source + ": type_vocab_size must be >= 0, found " + std::to_string(c.type_vocab_size));
+  if (!(c.layer_norm_eps > 0)) throw Error(source + ": layer_norm_eps must be positive");
+  const int64_t sanity = int64_t{1} << 24;
+  for (auto [key, v] : {std::pair{"hidden_size", c.hidden_size}, {"num_hidden_layers", c.num_hidden_layers},
+                        {"intermediate_size", c.intermediate_size}, {"vocab_size", c.vocab_size},
+                        {"max_position_embeddings", c.max_position_embeddings}, {"embedding_size", c.embedding_size}})
+    if (v > sanity) throw Error(source + ": " + key + " = " + std::to_string(v) + " is implausibly large");
+
+  if (c.version == ModelVersion::V2) {
+    c.attention_head_size = r.integer("attention_head_size", c.hidden_size / c.num_attention_heads);
+    c.position_buckets = r.integer("position_buckets", -1);
+    c.share_att_key = r.boolean("share_att_key", false);
+    c.norm_rel_ebd = r.bar_list("norm_rel_ebd", "none");
+    for (const auto& n : c.norm_rel_ebd)
+      if (n != "none" && n != "layer_norm")
+        throw Error(source + ": unknown norm_rel_ebd entry '" + n + "' (known: none, layer_norm)");
+    c.conv_kernel_size = r.integer("conv_kernel_size", 0);
+    c.conv_act_name = r.string("conv_act", "tanh");
+    c.conv_act = parse_activation(c.conv_act_name, source + " (conv_act)");
+    c.conv_groups = r.integer("conv_groups", 1);
+    if (c.conv_kernel_size < 0) throw Error(source + ": conv_kernel_size must be >= 0");
+    if (c.conv_kernel_size > 0 && c.conv_kernel_size % 2 == 0)
+      throw Error(source + ": conv_kernel_size must be odd (the reference pads (k-1)/2 on both sides), found " +
+                  std::to_string(c.conv_kernel_size));
+    if (c.conv_groups < 1 || c.hidden_size % c.conv_groups != 0)
+      throw Error(source + ": conv_groups = " + std::to_string(c.conv_groups) + " must divide hidden_size " +
+                  std::to_string(c.hidden_size));
+  } else {
+    c.attention_head_size = c.hidden_size / c.num_attention_heads;
+    // v1 code ignores the v2-only keys (position_buckets, share_att_key, conv_*), as we do.
+    c.norm_rel_ebd = {"none"};
+  }
+  if (c.version == ModelVersion::V1 || !r.has("attention_head_size")) {
+    if (c.hidden_size % c.num_attention_heads != 0)
+      throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) + " is not divisible by num_attention_heads " +
+                  std::to_string(c.num_attention_heads));
+  }
+  require_positive(source, "attention_head_size", c.attention_head_size);
+  if (c.relative_attention && c.relative_span() < 1)
+    throw Error(source + ": relative attention needs a positive relative span (max_relative_positions / position_buckets)");
+  if (c.log_buckets() && c.max_relative_positions < 2)
+    throw Error(source + ": position_buckets needs max_relative_positions >= 2");
+  return c;
+}
+
+ModelConfig load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open file");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error(path + ": not valid JSON (" + e.what() + ")");
+  }
+  return parse_config(j, path);
+}
+
+}  // namespace deberta

@@ -1,0 +1,183 @@
+#include "deberta/equations.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace deberta {
+
+int64_t relative_distance(int64_t i, int64_t j, int64_t k) {
+  if (k < 1) throw Error("relative_distance: k must be >= 1, found " + std::to_string(k));
+  const int64_t r = i - j;
+  if (r <= -k) return 0;
+  if (r >= k) return 2 * k - 1;
+  return r + k;
+}
+
+int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position) {
+  const int64_t mid = buckets / 2;
+  const int64_t abs_r = r < 0 ? -r : r;
+  if (abs_r <= mid) return r;
+  const double log_pos =
+      std::ceil(std::log(static_cast<double>(abs_r) / mid) / std::log(static_cast<double>(max_position - 1) / mid) *
+                (mid - 1)) +
+      mid;
+  const int64_t bucket = static_cast<int64_t>(log_pos);
+  return r < 0 ? -bucket : bucket;
+}
+
+IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config) {
+  IndexMatrix rel(n_query, n_key);
+  for (int64_t i = 0; i < n_query; ++i)
+    for (int64_t j = 0; j < n_key; ++j)
+      rel(i, j) = config.log_buckets()
+                      ? log_bucket_position(i - j, config.position_buckets, config.max_relative_positions)
+                      : i - j;
+  return rel;
+}
+
+IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window) {
+  const int64_t K = window > 0 ? std::min(window, k) : k;
+  return rel_pos.unaryExpr([&](int64_t r) { return relative_distance(r, 0, K) + (k - K); });
+}
+
+double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+Matrix activation(const Matrix& x, Activation act) {
+  switch (act) {
+    case Activation::GeluErf: return x.unaryExpr([](double v) { return gelu(v); });
+    case Activation::GeluTanh:
+      return x.unaryExpr([](double v) {
+        return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+      });
+    case Activation::Relu: return x.cwiseMax(0.0);
+    case Activation::Tanh: return x.array().tanh().matrix();
+    case Activation::Silu: return x.unaryExpr([](double v) { return v / (1.0 + std::exp(-v)); });
+  }
+  return x;
+}
+
+Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
+  Matrix y(x.rows(), x.cols());
+  for (int64_t n = 0; n < x.rows(); ++n) {
+    const double mean = x.row(n).mean();
+    const auto centred = x.row(n).array() - mean;
+    const double variance = centred.square().mean();
+    y.row(n) = (centred / std::sqrt(variance + p.eps)).matrix().cwiseProduct(p.weight.transpose()) + p.bias.transpose();
+  }
+  return y;
+}
+
+Matrix embed(const ModelConfig& c, const EmbeddingWeights& w, const std::vector<int64_t>& input_ids,
+             const std::vector<int64_t>& token_type_ids, const Vector& mask) {
+  const int64_t N = static_cast<int64_t>(input_ids.size());
+  Matrix x(N, c.embedding_size);
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t id = input_ids[n];
+    if (id < 0 || id >= c.vocab_size)
+      throw Error("input_ids[" + std::to_string(n) + "] = " + std::to_string(id) + " is outside the vocabulary [0, " +
+                  std::to_string(c.vocab_size) + ")");
+    x.row(n) = w.word.row(id);
+  }
+  if (c.position_biased_input) {
+    if (N > w.position.rows())
+      throw Error("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
+                  std::to_string(w.position.rows()));
+    x += w.position.topRows(N);
+  }
+  if (c.type_vocab_size > 0) {
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t t = n < static_cast<int64_t>(token_type_ids.size()) ? token_type_ids[n] : 0;
+      if (t < 0 || t >= c.type_vocab_size)
+        throw Error("token_type_ids[" + std::to_string(n) + "] = " + std::to_string(t) + " is outside [0, " +
+                    std::to_string(c.type_vocab_size) + ")");
+      x.row(n) += w.token_type.row(t);
+    }
+  }
+  if (!w.embed_proj.empty()) x = w.embed_proj.apply(x);
+  Matrix h = layer_norm(x, w.norm);
+  return h.array().colwise() * mask.array();
+}
+
+Matrix relative_embedding_table(const ModelConfig& c, const ModelWeights& w) {
+  if (!c.relative_attention) return Matrix();
+  return w.rel_norm ? layer_norm(w.rel_embeddings, *w.rel_norm) : w.rel_embeddings;
+}
+
+Matrix content_to_content(const Matrix& Q_c, const Matrix& K_c, double s) { return s * (Q_c * K_c.transpose()); }
+
+Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatrix& rows, int64_t row_offset,
+                           double s) {
+  const Matrix all = Q_c * K_r.transpose();  // [N_q, R]: query i against every table row
+  Matrix c2p(rows.rows(), rows.cols());
+  for (int64_t i = 0; i < rows.rows(); ++i)
+    for (int64_t j = 0; j < rows.cols(); ++j) c2p(i, j) = s * all(i, rows(i, j) - row_offset);
+  return c2p;
+}
+
+Matrix position_to_content(const Matrix& K_c, const Matrix& Q_r, const IndexMatrix& rows, int64_t row_offset,
+                           double s) {
+  const Matrix all = K_c * Q_r.transpose();  // [N_k, R]: key j against every table row
+  Matrix p2c(rows.rows(), rows.cols());
+  for (int64_t i = 0; i < rows.rows(); ++i)
+    for (int64_t j = 0; j < rows.cols(); ++j) p2c(i, j) = s * all(j, rows(i, j) - row_offset);
+  return p2c;
+}
+
+Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMatrix& p2c_rows,
+                            const IndexMatrix& c2p_rows, int64_t row_offset, double s) {
+  const Matrix all = Q_r * K_r.transpose();  // [R, R]: every pair of table rows
+  Matrix p2p(c2p_rows.rows(), c2p_rows.cols());
+  for (int64_t i = 0; i < c2p_rows.rows(); ++i)
+    for (int64_t j = 0; j < c2p_rows.cols(); ++j)
+      p2p(i, j) = s * all(p2c_rows(i, j) - row_offset, c2p_rows(i, j) - row_offset);
+  return p2p;
+}
+
+Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& mask_k) {
+  Matrix probs = Matrix::Zero(logits.rows(), logits.cols());
+  for (int64_t i = 0; i < logits.rows(); ++i) {
+    if (mask_q[i] == 0) continue;
+    double max_logit = -INFINITY;
+    for (int64_t j = 0; j < logits.cols(); ++j)
+      if (mask_k[j] != 0) max_logit = std::max(max_logit, logits(i, j));
+    if (max_logit == -INFINITY) continue;  // no valid key
+    double sum = 0;
+    for (int64_t j = 0; j < logits.cols(); ++j)
+      if (mask_k[j] != 0) sum += probs(i, j) = std::exp(logits(i, j) - max_logit);
+    probs.row(i) /= sum;
+  }
+  return probs;
+}
+
+Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
+
+Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
+  return layer_norm(dense.apply(x) + residual, norm);
+}
+
+Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
+  return residual_layer_norm(activation(w.intermediate.apply(a), act), w.output, a, w.output_norm);
+}
+
+Matrix ngie_convolution(const Matrix& x, const Matrix& residual, const Vector& mask, const ConvWeights& w,
+                        int64_t groups, Activation act) {
+  const int64_t N = x.rows(), H = x.cols(), k = static_cast<int64_t>(w.taps.size()), pad = (k - 1) / 2;
+  const int64_t in_g = H / groups, out_g = H / groups;
+  Matrix conv = Matrix::Zero(N, H);
+  conv.rowwise() += w.bias.transpose();
+  for (int64_t t = 0; t < k; ++t) {
+    // Output row n reads input row n + t − pad (zero outside the sequence).
+    const int64_t shift = t - pad;
+    const int64_t first = std::max<int64_t>(0, -shift), last = std::min<int64_t>(N, N - shift);
+    if (first >= last) continue;
+    for (int64_t g = 0; g < groups; ++g)
+      conv.block(first, g * out_g, last - first, out_g) +=
+          x.block(first + shift, g * in_g, last - first, in_g) * w.taps[t].middleRows(g * out_g, out_g).transpose();
+  }
+  for (int64_t n = 0; n < N; ++n)
+    if (mask[n] == 0) conv.row(n).setZero();
+  const Matrix out = layer_norm(residual + activation(conv, act), w.norm);
+  return out.array().colwise() * mask.array();
+}
+
+}  // namespace deberta

@@ -1,0 +1,268 @@
+#include "deberta/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace deberta {
+
+bool Ablation::is_default() const {
+  return c2c && !c2p && !p2c && !p2p && p2c_index == P2CIndex::Code && scale_mode == ScaleMode::Auto &&
+         head_mask.empty() && max_relative_positions == 0 && emd;
+}
+
+std::string Ablation::describe() const {
+  std::ostringstream s;
+  if (!c2c) s << " -c2c";
+  if (c2p) s << (*c2p ? " +c2p" : " -c2p");
+  if (p2c) s << (*p2c ? " +p2c" : " -p2c");
+  if (p2p) s << " +p2p";
+  if (p2c_index == P2CIndex::Paper) s << " p2c-index=paper";
+  if (scale_mode == ScaleMode::Fixed) s << " scale-factor=" << scale_factor;
+  if (scale_mode == ScaleMode::Rescale) s << " rescale";
+  if (max_relative_positions > 0) s << " K=" << max_relative_positions;
+  for (const auto& [l, h] : head_mask) s << " mask " << l << ":" << h;
+  if (!emd) s << " -EMD";
+  const std::string out = s.str();
+  return out.empty() ? "baseline" : out.substr(1);
+}
+
+ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w, const Ablation& a) {
+  ResolvedAttention r;
+  r.c2c = a.c2c;
+  r.c2p = a.c2p.value_or(c.has_c2p());
+  r.p2c = a.p2c.value_or(c.has_p2c());
+  r.p2p = a.p2p;
+  const bool has_k_r = c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_key.empty();
+  const bool has_q_r = c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_query.empty();
+  if (r.c2p && !has_k_r)
+    throw Error("term c2p needs the K_r projection, which this model does not have (pos_att_type = " +
+                std::string(c.uses("c2p") ? "with c2p but no relative attention" : "without c2p") + ")");
+  if (r.p2c && !has_q_r)
+    throw Error("term p2c needs the Q_r projection, which this model does not have (its pos_att_type has no p2c)");
+  if (r.p2p && !(has_k_r && has_q_r))
+    throw Error("term p2p needs both the K_r and the Q_r projections; this model has " +
+                std::string(has_k_r ? "K_r only" : has_q_r ? "Q_r only" : "neither"));
+  r.k = c.relative_attention ? c.relative_span() : 0;
+  r.window = r.k;
+  if (a.max_relative_positions != 0) {
+    if (!c.relative_attention) throw Error("max_relative_positions: this model has no relative attention");
+    if (a.max_relative_positions < 1 || a.max_relative_positions > r.k)
+      throw Error("max_relative_positions K = " + std::to_string(a.max_relative_positions) + " is outside [1, " +
+                  std::to_string(r.k) + "] (the trained table has 2k = " + std::to_string(2 * r.k) + " rows)");
+    r.window = a.max_relative_positions;
+  }
+  switch (a.scale_mode) {
+    case ScaleMode::Auto: r.scale_factor = c.reference_scale_factor(); break;
+    case ScaleMode::Fixed: r.scale_factor = a.scale_factor; break;
+    case ScaleMode::Rescale: r.scale_factor = 1.0 + r.c2p + r.p2c + r.p2p; break;
+  }
+  if (!(r.scale_factor > 0)) throw Error("scale factor must be positive, found " + std::to_string(r.scale_factor));
+  r.scale = 1.0 / std::sqrt(static_cast<double>(c.d_head()) * r.scale_factor);
+  for (const auto& [l, h] : a.head_mask)
+    if (l < 0 || l >= c.num_hidden_layers || h < 0 || h >= c.num_attention_heads)
+      throw Error("head mask " + std::to_string(l) + ":" + std::to_string(h) + " is outside the model (" +
+                  std::to_string(c.num_hidden_layers) + " layers x " + std::to_string(c.num_attention_heads) +
+                  " heads)");
+  return r;
+}
+
+SequenceContext make_sequence_context(const Model& model, const Inputs& in, const Ablation& ablation) {
+  const ModelConfig& c = model.config;
+  const int64_t N = in.size();
+  if (N < 1) throw Error("input is empty: at least one token is needed");
+  if (!in.attention_mask.empty() && static_cast<int64_t>(in.attention_mask.size()) != N)
+    throw Error("attention_mask has " + std::to_string(in.attention_mask.size()) + " entries, input_ids " +
+                std::to_string(N));
+  if (!in.token_type_ids.empty() && static_cast<int64_t>(in.token_type_ids.size()) != N)
+    throw Error("token_type_ids has " + std::to_string(in.token_type_ids.size()) + " entries, input_ids " +
+                std::to_string(N));
+  SequenceContext s;
+  s.attention = resolve_attention(c, model.weights, ablation);
+  s.head_mask = ablation.head_mask;
+  s.mask = Vector::Ones(N);
+  for (int64_t n = 0; n < static_cast<int64_t>(in.attention_mask.size()); ++n) {
+    const int64_t m = in.attention_mask[n];
+    if (m != 0 && m != 1) throw Error("attention_mask[" + std::to_string(n) + "] = " + std::to_string(m) + " (expected 0 or 1)");
+    s.mask[n] = static_cast<double>(m);
+  }
+  if (!c.relative_attention) return s;
+  s.rel_pos = relative_positions(N, N, c);
+  s.c2p_row = table_rows(s.rel_pos, s.attention.k, s.attention.window);
+  // Released code: p2c reads the row of i − j, like c2p. Paper (eq. 4): δ(j, i), the row of j − i.
+  s.p2c_row = ablation.p2c_index == P2CIndex::Code ? s.c2p_row
+                                                   : table_rows(IndexMatrix(-s.rel_pos), s.attention.k, s.attention.window);
+  s.rel_table = relative_embedding_table(c, model.weights);
+  const auto& r = s.attention;
+  int64_t lo = 2 * r.k, hi = -1;
+  if (r.c2p || r.p2p) lo = std::min(lo, s.c2p_row.minCoeff()), hi = std::max(hi, s.c2p_row.maxCoeff());
+  if (r.p2c || r.p2p) lo = std::min(lo, s.p2c_row.minCoeff()), hi = std::max(hi, s.p2c_row.maxCoeff());
+  if (hi >= 0) s.row_lo = lo, s.row_hi = hi;
+  return s;
+}
+
+AttentionTrace disentangled_attention(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
+                                      const SequenceContext& seq, TraceLevel level) {
+  const ModelConfig& c = model.config;
+  const AttentionWeights& w = model.weights.layers[layer].attention;
+  const ResolvedAttention& r = seq.attention;
+  const int64_t heads = c.num_attention_heads, d = c.d_head();
+  AttentionTrace t;
+  // eq. 4: content projections, and position projections of only the table rows this sequence reads.
+  t.Q_c = w.query.apply(query);
+  t.K_c = w.key.apply(kv);
+  t.V_c = w.value.apply(kv);
+  t.row_offset = seq.row_lo;
+  if (seq.row_hi >= seq.row_lo) {
+    const Matrix rows = seq.rel_table.middleRows(seq.row_lo, seq.row_hi - seq.row_lo + 1);
+    if (r.c2p || r.p2p) t.K_r = w.pos_key.apply(rows);
+    if (r.p2c || r.p2p) t.Q_r = w.pos_query.apply(rows);
+  }
+  t.context = Matrix::Zero(query.rows(), heads * d);
+  const bool full = level == TraceLevel::Full;
+  for (int64_t h = 0; h < heads; ++h) {
+    const auto Q_c = t.Q_c.middleCols(h * d, d), K_c = t.K_c.middleCols(h * d, d), V_c = t.V_c.middleCols(h * d, d);
+    Matrix c2c = r.c2c ? content_to_content(Q_c, K_c, r.scale) : Matrix::Zero(query.rows(), kv.rows());
+    Matrix relative = Matrix::Zero(query.rows(), kv.rows());
+    Matrix c2p, p2c, p2p;
+    if (r.c2p) relative += c2p = content_to_position(Q_c, t.K_r.middleCols(h * d, d), seq.c2p_row, t.row_offset, r.scale);
+    if (r.p2c) relative += p2c = position_to_content(K_c, t.Q_r.middleCols(h * d, d), seq.p2c_row, t.row_offset, r.scale);
+    if (r.p2p)
+      relative += p2p = position_to_position(t.Q_r.middleCols(h * d, d), t.K_r.middleCols(h * d, d), seq.p2c_row,
+                                             seq.c2p_row, t.row_offset, r.scale);
+    Matrix logits = c2c + relative;
+    Matrix probs = masked_softmax(logits, seq.mask, seq.mask);
+    if (seq.head_mask.count({layer, h})) probs.setZero();
+    t.context.middleCols(h * d, d) = attention_context(probs, V_c);
+    if (full) {
+      if (r.c2c) t.c2c.push_back(std::move(c2c));
+      if (r.c2p) t.c2p.push_back(std::move(c2p));
+      if (r.p2c) t.p2c.push_back(std::move(p2c));
+      if (r.p2p) t.p2p.push_back(std::move(p2p));
+      t.logits.push_back(std::move(logits));
+    }
+    if (level != TraceLevel::None) t.probs.push_back(std::move(probs));
+  }
+  if (!full) t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
+  return t;
+}
+
+LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
+                     const SequenceContext& seq, TraceLevel level) {
+  const LayerWeights& w = model.weights.layers[layer];
+  LayerTrace t;
+  t.attention = disentangled_attention(model, layer, query, kv, seq, level);
+  t.attention_output = residual_layer_norm(t.attention.context, w.attention.output, query, w.attention.output_norm);
+  t.output = feed_forward(t.attention_output, w, model.config.hidden_act);
+  if (level == TraceLevel::None) t.attention.context = t.attention_output = Matrix();
+  return t;
+}
+
+namespace {
+
+// Runs layers first … L−1 of `trace`, each reading the previous layer's output.
+void run_layers_from(const Model& model, ForwardTrace* trace, int64_t first) {
+  trace->layers.resize(first);
+  const SequenceContext& seq = trace->context;
+  for (int64_t l = first; l < model.config.num_hidden_layers; ++l) {
+    const Matrix& x = l == 0 ? trace->embedding_output : trace->layers[l - 1].output;
+    LayerTrace layer = run_layer(model, l, x, x, seq, trace->level);
+    if (l == 0 && model.weights.conv) {
+      layer.output_pre_conv = layer.output;
+      layer.output = ngie_convolution(trace->embedding_output, layer.output_pre_conv, seq.mask, *model.weights.conv,
+                                      model.config.conv_groups, model.config.conv_act);
+    }
+    trace->layers.push_back(std::move(layer));
+  }
+}
+
+}  // namespace
+
+ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& ablation, TraceLevel level,
+                     bool decoder) {
+  ForwardTrace trace;
+  trace.inputs = inputs;
+  trace.ablation = ablation;
+  trace.level = level;
+  trace.context = make_sequence_context(model, inputs, trace.ablation);
+  trace.embedding_output = embed(model.config, model.weights.embeddings, inputs.input_ids, inputs.token_type_ids,
+                                 trace.context.mask);
+  run_layers_from(model, &trace, 0);
+  if (decoder) run_decoder(model, &trace);
+  return trace;
+}
+
+void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablation, int64_t first_layer) {
+  trace->ablation = ablation;
+  trace->context = make_sequence_context(model, trace->inputs, trace->ablation);
+  run_layers_from(model, trace, std::clamp<int64_t>(first_layer, 0, model.config.num_hidden_layers));
+  trace->emd.reset();
+  if (trace->decoder) run_decoder(model, trace);
+}
+
+int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablation& b) {
+  const bool global_change = a.c2c != b.c2c || a.c2p != b.c2p || a.p2c != b.p2c || a.p2p != b.p2p ||
+                             a.p2c_index != b.p2c_index || a.scale_mode != b.scale_mode ||
+                             a.scale_factor != b.scale_factor || a.max_relative_positions != b.max_relative_positions;
+  if (global_change) return 0;
+  int64_t first = model.config.num_hidden_layers;
+  for (const auto& m : a.head_mask)
+    if (!b.head_mask.count(m)) first = std::min(first, m.first);
+  for (const auto& m : b.head_mask)
+    if (!a.head_mask.count(m)) first = std::min(first, m.first);
+  return first;
+}
+
+EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) {
+  const ModelConfig& c = model.config;
+  const int64_t L = c.num_hidden_layers, N = encoder.inputs.size();
+  if (L < 2) throw Error("the Enhanced Mask Decoder needs at least 2 layers; this model has " + std::to_string(L));
+  const Matrix& P_table = model.weights.embeddings.position;
+  if (P_table.size() == 0)
+    throw Error("the Enhanced Mask Decoder needs absolute position embeddings (embeddings.position_embeddings.weight), "
+                "which this model does not have; use --no-emd to decode without it");
+  if (c.embedding_size != c.hidden_size)
+    throw Error("the Enhanced Mask Decoder adds position embeddings of width " + std::to_string(c.embedding_size) +
+                " to hidden states of width " + std::to_string(c.hidden_size) + "; they must be equal");
+  if (N > P_table.rows())
+    throw Error("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
+                std::to_string(P_table.rows()));
+  EMDTrace t;
+  t.position_embeddings = P_table.topRows(N);
+  t.kv_states = encoder.layers[L - 2].output;
+  t.query_states0 = t.kv_states + t.position_embeddings;
+  const Matrix* query = &t.query_states0;
+  for (int pass = 0; pass < 2; ++pass) {
+    t.passes.push_back(run_layer(model, L - 1, *query, t.kv_states, encoder.context, encoder.level));
+    query = &t.passes.back().output;
+  }
+  return t;
+}
+
+void run_decoder(const Model& model, ForwardTrace* trace) {
+  trace->decoder = true;
+  trace->emd.reset();
+  if (trace->ablation.emd) trace->emd = enhanced_mask_decoder(model, *trace);
+}
+
+Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
+  if (!model.weights.lm_head)
+    throw Error(model.weights_path + ": this checkpoint has no masked-LM head (lm_predictions.lm_head.* or cls.predictions.*)");
+  if (model.config.embedding_size != model.config.hidden_size)
+    throw Error("the MLM head ties to word embeddings of width " + std::to_string(model.config.embedding_size) +
+                ", but the hidden size is " + std::to_string(model.config.hidden_size));
+  const LMHeadWeights& lm = *model.weights.lm_head;
+  Matrix x(static_cast<int64_t>(positions.size()), hidden.cols());
+  for (size_t m = 0; m < positions.size(); ++m) {
+    if (positions[m] < 0 || positions[m] >= hidden.rows())
+      throw Error("masked position " + std::to_string(positions[m]) + " is outside the sequence [0, " +
+                  std::to_string(hidden.rows()) + ")");
+    x.row(static_cast<int64_t>(m)) = hidden.row(positions[m]);
+  }
+  const Matrix h = layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);
+  Matrix logits = h * model.weights.embeddings.word.transpose();
+  logits.rowwise() += lm.bias.transpose();
+  return logits;
+}
+
+}  // namespace deberta

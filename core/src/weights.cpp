@@ -1,0 +1,204 @@
+#include "deberta/weights.h"
+
+#include <cmath>
+#include <set>
+
+namespace deberta {
+
+Matrix Linear::apply(const Matrix& x) const {
+  Matrix y = x * weight.transpose();
+  if (bias.size() > 0) y.rowwise() += bias.transpose();
+  return y;
+}
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  Tensor t;
+  t.shape = s;
+  return t.shape_string();
+}
+
+// Looks tensors up by name (with or without the `deberta.` prefix), checks shapes, records what
+// is missing so that one error can list every missing name.
+class WeightReader {
+ public:
+  WeightReader(TensorMap& tensors, const std::string& source) : tensors_(tensors), source_(source) {}
+
+  bool has(const std::string& name) const { return find(name) != nullptr; }
+
+  Matrix matrix(const std::string& name, int64_t rows, int64_t cols) {
+    Tensor* t = take(name, {rows, cols});
+    return t ? to_matrix(*t, source_ + ": tensor '" + name + "'") : Matrix::Zero(rows, cols);
+  }
+  Vector vector(const std::string& name, int64_t n) {
+    Tensor* t = take(name, {n});
+    return t ? Vector(Eigen::Map<const Vector>(t->f.data(), n)) : Vector::Zero(n);
+  }
+  Linear linear(const std::string& prefix, int64_t out, int64_t in, bool bias) {
+    Linear l;
+    l.weight = matrix(prefix + ".weight", out, in);
+    if (bias) l.bias = vector(prefix + ".bias", out);
+    return l;
+  }
+  LayerNormParams layer_norm(const std::string& prefix, int64_t n, double eps) {
+    return {vector(prefix + ".weight", n), vector(prefix + ".bias", n), eps};
+  }
+  /// Any tensor by name with a given shape; nullptr (and recorded missing) if absent.
+  Tensor* take(const std::string& name, const std::vector<int64_t>& shape) {
+    Tensor* t = find(name);
+    if (!t) {
+      missing_.push_back(name);
+      return nullptr;
+    }
+    if (t->shape != shape)
+      throw Error(source_ + ": tensor '" + name + "' has shape " + t->shape_string() + ", expected " +
+                  shape_text(shape));
+    if (dtype_is_integer(t->dtype))
+      throw Error(source_ + ": tensor '" + name + "' has integer dtype " + dtype_name(t->dtype) +
+                  ", expected a floating-point dtype");
+    used_.insert(key_of(name));
+    int64_t bad = 0;
+    for (double v : t->f) bad += !std::isfinite(v);
+    if (bad) warnings_.push_back("tensor '" + name + "' holds " + std::to_string(bad) + " NaN/Inf values");
+    return t;
+  }
+  void finish(ModelWeights* w) {
+    if (!missing_.empty()) {
+      std::string list;
+      for (const auto& m : missing_) list += (list.empty() ? "" : ", ") + m;
+      throw Error(source_ + ": missing " + std::to_string(missing_.size()) + " required tensor(s): " + list);
+    }
+    for (const auto& [name, t] : tensors_)
+      if (!used_.count(name)) w->unused.push_back(name);
+    w->warnings = warnings_;
+  }
+
+ private:
+  Tensor* find(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) it = tensors_.find("deberta." + name);
+    return it == tensors_.end() ? nullptr : &it->second;
+  }
+  std::string key_of(const std::string& name) const {
+    return tensors_.count(name) ? name : "deberta." + name;
+  }
+
+  TensorMap& tensors_;
+  const std::string& source_;
+  std::vector<std::string> missing_;
+  std::vector<std::string> warnings_;
+  std::set<std::string> used_;
+};
+
+// v1 `in_proj.weight [3·h·d, H]` holds, per head, the query, key and value rows one after
+// another: output feature f = head·3d + c·d + e with c = 0 (query), 1 (key), 2 (value).
+Matrix split_in_proj(const Matrix& in_proj, int64_t heads, int64_t d, int c) {
+  Matrix out(heads * d, in_proj.cols());
+  for (int64_t h = 0; h < heads; ++h) out.middleRows(h * d, d) = in_proj.middleRows(h * 3 * d + c * d, d);
+  return out;
+}
+
+AttentionWeights read_attention(WeightReader& r, const ModelConfig& c, const std::string& p) {
+  const int64_t H = c.hidden_size, A = c.num_attention_heads * c.d_head();
+  const double eps = c.layer_norm_eps;
+  AttentionWeights a;
+  const bool want_pos_key = c.relative_attention && (c.uses("c2p") || c.uses("p2p"));
+  const bool want_pos_query = c.relative_attention && (c.uses("p2c") || c.uses("p2p"));
+  if (c.version == ModelVersion::V1) {
+    const Matrix in_proj = r.matrix(p + "attention.self.in_proj.weight", 3 * A, H);
+    a.query.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 0);
+    a.key.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 1);
+    a.value.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 2);
+    a.query.bias = r.vector(p + "attention.self.q_bias", A);
+    a.value.bias = r.vector(p + "attention.self.v_bias", A);
+    if (want_pos_key) a.pos_key = r.linear(p + "attention.self.pos_proj", A, H, false);
+    if (want_pos_query) a.pos_query = r.linear(p + "attention.self.pos_q_proj", A, H, true);
+  } else {
+    a.query = r.linear(p + "attention.self.query_proj", A, H, true);
+    a.key = r.linear(p + "attention.self.key_proj", A, H, true);
+    a.value = r.linear(p + "attention.self.value_proj", A, H, true);
+    if (c.relative_attention) {
+      if (c.share_att_key) {
+        a.pos_key = a.key;
+        a.pos_query = a.query;
+      } else {
+        if (c.uses("c2p")) a.pos_key = r.linear(p + "attention.self.pos_key_proj", A, H, true);
+        if (c.uses("p2c")) a.pos_query = r.linear(p + "attention.self.pos_query_proj", A, H, true);
+      }
+    }
+  }
+  a.output = r.linear(p + "attention.output.dense", H, A, true);
+  a.output_norm = r.layer_norm(p + "attention.output.LayerNorm", H, eps);
+  return a;
+}
+
+}  // namespace
+
+ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source) {
+  WeightReader r(tensors, source);
+  ModelWeights w;
+  const int64_t H = c.hidden_size, E = c.embedding_size;
+  const double eps = c.layer_norm_eps;
+
+  auto& e = w.embeddings;
+  e.word = r.matrix("embeddings.word_embeddings.weight", c.vocab_size, E);
+  // Absolute positions: required when added to the input; otherwise optional (the EMD uses them).
+  if (c.position_biased_input || r.has("embeddings.position_embeddings.weight"))
+    e.position = r.matrix("embeddings.position_embeddings.weight", c.max_position_embeddings, E);
+  if (c.type_vocab_size > 0) e.token_type = r.matrix("embeddings.token_type_embeddings.weight", c.type_vocab_size, E);
+  if (E != H) e.embed_proj = r.linear("embeddings.embed_proj", H, E, false);
+  e.norm = r.layer_norm("embeddings.LayerNorm", H, eps);
+
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    LayerWeights layer;
+    layer.attention = read_attention(r, c, p);
+    layer.intermediate = r.linear(p + "intermediate.dense", c.intermediate_size, H, true);
+    layer.output = r.linear(p + "output.dense", H, c.intermediate_size, true);
+    layer.output_norm = r.layer_norm(p + "output.LayerNorm", H, eps);
+    w.layers.push_back(std::move(layer));
+  }
+  if (c.relative_attention) {
+    w.rel_embeddings = r.matrix("encoder.rel_embeddings.weight", 2 * c.relative_span(), H);
+    if (c.version == ModelVersion::V2 && c.norm_rel_layer_norm())
+      w.rel_norm = r.layer_norm("encoder.LayerNorm", H, eps);
+  }
+  if (c.version == ModelVersion::V2 && c.conv_kernel_size > 0) {
+    ConvWeights conv;
+    const int64_t k = c.conv_kernel_size, in_per_group = H / c.conv_groups;
+    if (Tensor* t = r.take("encoder.conv.conv.weight", {H, in_per_group, k})) {
+      // PyTorch Conv1d weight [out, in/groups, k]: tap t is the [out, in/groups] slice at t.
+      for (int64_t tap = 0; tap < k; ++tap) {
+        Matrix m(H, in_per_group);
+        for (int64_t o = 0; o < H; ++o)
+          for (int64_t i = 0; i < in_per_group; ++i) m(o, i) = t->f[(o * in_per_group + i) * k + tap];
+        conv.taps.push_back(std::move(m));
+      }
+    }
+    conv.bias = r.vector("encoder.conv.conv.bias", H);
+    conv.norm = r.layer_norm("encoder.conv.LayerNorm", H, eps);
+    w.conv = std::move(conv);
+  }
+  // Masked-LM head, under microsoft/DeBERTa's or Hugging Face's names.
+  if (r.has("lm_predictions.lm_head.dense.weight")) {
+    LMHeadWeights lm;
+    lm.dense = r.linear("lm_predictions.lm_head.dense", H, H, true);
+    lm.norm = r.layer_norm("lm_predictions.lm_head.LayerNorm", H, eps);
+    lm.bias = r.vector("lm_predictions.lm_head.bias", c.vocab_size);
+    w.lm_head = std::move(lm);
+  } else if (r.has("cls.predictions.transform.dense.weight")) {
+    LMHeadWeights lm;
+    lm.dense = r.linear("cls.predictions.transform.dense", H, H, true);
+    lm.norm = r.layer_norm("cls.predictions.transform.LayerNorm", H, eps);
+    lm.bias = r.vector(r.has("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias",
+                       c.vocab_size);
+    if (r.has("cls.predictions.decoder.weight")) r.take("cls.predictions.decoder.weight", {c.vocab_size, E});
+    w.lm_head = std::move(lm);
+  }
+  r.finish(&w);
+  tensors.clear();
+  return w;
+}
+
+}  // namespace deberta

@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Train the bundled tiny DeBERTa v3-style masked-language model (deberta-tiny).
+
+Masked LM (15 % of the non-special tokens; of those 80 % -> [MASK], 10 % -> a random piece,
+10 % unchanged), predicted through the Enhanced Mask Decoder and the tied-embedding LM head of
+deberta_torch.py. float32, one CPU thread, seeded. Training stops at --max-steps or when the
+--time-budget (seconds) is used up, whichever comes first; the learning-rate schedule
+(linear warm-up, then linear decay to 0) follows the larger of step / --max-steps and
+elapsed / --time-budget, so the decay completes either way; with --time-budget 0 the run is
+reproducible step for step (one thread, fixed seeds).
+
+    nice -n 10 python3 notebooks_data/train_tiny.py --out notebooks_data/models/deberta-tiny
+
+Writes config.json, model.safetensors (F32, Hugging Face names), spm.model, tokenizer files and
+training_log.json into --out.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import deberta_torch as dt  # noqa: E402
+
+SPECIAL = {"pad": ("[PAD]", 0), "cls": ("[CLS]", 1), "sep": ("[SEP]", 2), "unk": ("[UNK]", 3),
+           "mask": ("[MASK]", 4)}
+N_SPECIAL = 5   # ids 0..4 are special; random replacements are drawn from 5..V-1
+
+
+def model_config(vocab_size, args):
+    """The Hugging Face config.json of the model (DebertaV2Config keys)."""
+    return {
+        "model_type": "deberta-v2",
+        "architectures": ["DebertaV2ForMaskedLM"],
+        "vocab_size": vocab_size,
+        "hidden_size": args.hidden,
+        "num_hidden_layers": args.layers,
+        "num_attention_heads": args.heads,
+        "intermediate_size": args.intermediate,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0,
+        "max_position_embeddings": args.max_len,
+        "type_vocab_size": 0,
+        "initializer_range": 0.02,
+        "layer_norm_eps": 1e-07,
+        "relative_attention": True,
+        "max_relative_positions": args.max_relative_positions,
+        "position_buckets": args.position_buckets,
+        "pos_att_type": ["p2c", "c2p"],
+        "position_biased_input": False,
+        "share_att_key": True,
+        "norm_rel_ebd": "layer_norm",
+        "pad_token_id": 0,
+        "torch_dtype": "float32",
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# data
+# --------------------------------------------------------------------------------------------
+
+def encode_file(sp, path, max_len):
+    """[CLS] pieces [SEP] per line, truncated to max_len tokens (the [SEP] is kept)."""
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    out = []
+    for ids in sp.encode(lines):
+        ids = [SPECIAL["cls"][1]] + ids[: max_len - 2] + [SPECIAL["sep"][1]]
+        out.append(np.array(ids, dtype=np.int64))
+    return lines, out
+
+
+def make_batches(seqs, tokens_per_batch, rng):
+    """Group sentences of similar length (sort within random pools of 100 batches), shuffle."""
+    order = list(range(len(seqs)))
+    rng.shuffle(order)
+    batches = []
+    pool = 100 * max(1, tokens_per_batch // 24)
+    for p in range(0, len(order), pool):
+        chunk = sorted(order[p:p + pool], key=lambda i: len(seqs[i]))
+        cur, cur_max = [], 0
+        for i in chunk:
+            L = len(seqs[i])
+            if cur and max(cur_max, L) * (len(cur) + 1) > tokens_per_batch:
+                batches.append(cur)
+                cur, cur_max = [], 0
+            cur.append(i)
+            cur_max = max(cur_max, L)
+        if cur:
+            batches.append(cur)
+    rng.shuffle(batches)
+    return batches
+
+
+def pad(seqs):
+    n = max(len(s) for s in seqs)
+    ids = np.zeros((len(seqs), n), dtype=np.int64)
+    am = np.zeros((len(seqs), n), dtype=np.int64)
+    for b, s in enumerate(seqs):
+        ids[b, :len(s)] = s
+        am[b, :len(s)] = 1
+    return ids, am
+
+
+def mask_tokens(ids, am, vocab_size, rng: np.random.Generator, p=0.15):
+    """BERT masking on the non-special tokens: choose 15 % (at least one per sentence);
+    80 % -> [MASK], 10 % -> random piece, 10 % unchanged. Returns (inputs, labels) with
+    labels = -100 where not chosen."""
+    special = ids < N_SPECIAL
+    cand = (~special) & (am == 1)
+    u = rng.random(ids.shape)
+    u[~cand] = 2.0
+    chosen = u < p
+    # at least one masked token per sentence that has a candidate
+    for b in range(ids.shape[0]):
+        if not chosen[b].any() and cand[b].any():
+            chosen[b, int(np.argmin(u[b]))] = True
+    labels = np.where(chosen, ids, -100)
+    inputs = ids.copy()
+    r = rng.random(ids.shape)
+    to_mask = chosen & (r < 0.8)
+    to_rand = chosen & (r >= 0.8) & (r < 0.9)
+    inputs[to_mask] = SPECIAL["mask"][1]
+    inputs[to_rand] = rng.integers(N_SPECIAL, vocab_size, size=int(to_rand.sum()))
+    return inputs, labels
+
+
+def heldout_batches(seqs, vocab_size, seed, batch_tokens=4096):
+    """Deterministic masking of the held-out sentences (fixed seed, 15 %, 80/10/10)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+    cur = []
+    for i in order:
+        if cur and len(seqs[i]) * (len(cur) + 1) > batch_tokens:
+            out.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        out.append(cur)
+    res = []
+    for b in out:
+        ids, am = pad([seqs[i] for i in b])
+        inp, lab = mask_tokens(ids, am, vocab_size, rng)
+        res.append((inp, am, lab))
+    return res
+
+
+def evaluate(model, batches, ablation=None, use_emd=True, topk=5):
+    """Mean cross-entropy, top-1 and top-k accuracy over the masked tokens."""
+    model.eval()
+    tot, nll, c1, ck = 0, 0.0, 0, 0
+    dtype = model.embeddings.word_embeddings.weight.dtype
+    with torch.no_grad():
+        for inp, am, lab in batches:
+            lab_t = torch.from_numpy(lab)
+            pos = torch.nonzero(lab_t >= 0, as_tuple=True)
+            res = model(torch.from_numpy(inp), torch.from_numpy(am), ablation=ablation,
+                        use_emd=use_emd, lm_positions=pos)
+            logits = res["logits"].to(torch.float64)
+            y = lab_t[pos]
+            nll += float(F.cross_entropy(logits, y, reduction="sum"))
+            top = logits.topk(topk, dim=-1).indices
+            c1 += int((top[:, 0] == y).sum())
+            ck += int((top == y[:, None]).any(-1).sum())
+            tot += int(y.numel())
+    model.train()
+    return {"masked_tokens": tot, "cross_entropy": nll / tot, "top1": c1 / tot, "top5": ck / tot}
+
+
+# --------------------------------------------------------------------------------------------
+# model init and files
+# --------------------------------------------------------------------------------------------
+
+def init_weights(model, std=0.02):
+    for name, p in model.named_parameters():
+        if "LayerNorm.weight" in name:
+            torch.nn.init.ones_(p)
+        elif name.endswith("bias"):
+            torch.nn.init.zeros_(p)
+        else:
+            torch.nn.init.normal_(p, 0.0, std)
+
+
+def write_tokenizer_files(out, max_len):
+    specials = {k: v[0] for k, v in SPECIAL.items()}
+    tok_cfg = {
+        "tokenizer_class": "DebertaV2Tokenizer",
+        "vocab_type": "spm",
+        "do_lower_case": False,
+        "split_by_punct": False,
+        "model_max_length": max_len,
+        "bos_token": "[CLS]", "eos_token": "[SEP]", "unk_token": "[UNK]", "sep_token": "[SEP]",
+        "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]",
+        "sp_model_kwargs": {},
+        "added_tokens_decoder": {
+            str(i): {"content": t, "lstrip": False, "normalized": False, "rstrip": False,
+                     "single_word": False, "special": True}
+            for t, i in sorted(SPECIAL.values(), key=lambda x: x[1])
+        },
+    }
+    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+        json.dump(tok_cfg, f, indent=2)
+    stm = {"bos_token": "[CLS]", "eos_token": "[SEP]", "unk_token": "[UNK]", "sep_token": "[SEP]",
+           "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
+    with open(os.path.join(out, "special_tokens_map.json"), "w") as f:
+        json.dump(stm, f, indent=2)
+    return specials
+
+
+def save_model(model, out, cfg_dict):
+    sd = dt.state_dict_numpy(model, np.float32)
+    dt.save_safetensors(os.path.join(out, "model.safetensors"), sd, {"format": "pt"})
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(cfg_dict, f, indent=2)
+
+
+# --------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description="train deberta-tiny")
+    ap.add_argument("--train", default=os.path.join(HERE, "corpus", "train.txt"))
+    ap.add_argument("--heldout", default=os.path.join(HERE, "corpus", "heldout.txt"))
+    ap.add_argument("--spm", default=os.path.join(HERE, "vocab", "spm.model"))
+    ap.add_argument("--out", default=os.path.join(HERE, "models", "deberta-tiny"))
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--hidden", type=int, default=192)
+    ap.add_argument("--intermediate", type=int, default=768)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--max-len", type=int, default=128)
+    ap.add_argument("--position-buckets", type=int, default=32)
+    ap.add_argument("--max-relative-positions", type=int, default=128)
+    ap.add_argument("--batch-tokens", type=int, default=2048)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--warmup", type=int, default=500)
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--max-steps", type=int, default=20000)
+    ap.add_argument("--time-budget", type=float, default=3300.0,
+                    help="seconds of training (0: none; then the run is step-for-step reproducible)")
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--eval-sentences", type=int, default=2000)
+    ap.add_argument("--bench", type=int, default=0, help="time this many steps and exit")
+    args = ap.parse_args()
+
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    np_rng = np.random.default_rng(args.seed)
+    py_rng = random.Random(args.seed)
+    t_start = time.time()
+
+    import sentencepiece as spm
+    sp = spm.SentencePieceProcessor(model_file=args.spm)
+    for key, (piece, i) in SPECIAL.items():
+        assert sp.piece_to_id(piece) == i, (piece, sp.piece_to_id(piece), i)
+    V = sp.get_piece_size()
+    _, train = encode_file(sp, args.train, args.max_len)
+    held_lines, held = encode_file(sp, args.heldout, args.max_len)
+    print("train %d sentences, %d tokens; held-out %d sentences" %
+          (len(train), sum(len(s) for s in train), len(held)), flush=True)
+    held_eval = heldout_batches(held[:args.eval_sentences], V, seed=args.seed + 1)
+
+    cfg_dict = model_config(V, args)
+    cfg = dt.DebertaConfig.from_dict(cfg_dict, with_lm_head=True)
+    model = dt.DebertaV2(cfg)
+    init_weights(model)
+    n_params = sum(p.numel() for p in model.parameters())
+    print("parameters: %d (%.2f MB as F32)" % (n_params, n_params * 4 / 1e6), flush=True)
+
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=args.lr, betas=(0.9, 0.98), eps=1e-6)
+
+    def progress(step, elapsed):
+        """Fraction of the run done: by steps, or by the time budget if that runs out first."""
+        p = step / args.max_steps
+        if args.time_budget > 0:
+            p = max(p, elapsed / args.time_budget)
+        return min(1.0, p)
+
+    def lr_at(step, elapsed):
+        """Linear warm-up over --warmup steps, then linear decay to 0 at progress 1."""
+        if step < args.warmup:
+            return args.lr * (step + 1) / args.warmup
+        p0 = args.warmup / args.max_steps
+        return args.lr * max(0.0, (1.0 - progress(step, elapsed)) / (1.0 - p0))
+
+    log = {"config": cfg_dict, "args": vars(args), "seed": args.seed, "parameters": n_params,
+           "train_sentences": len(train), "train_tokens": int(sum(len(s) for s in train)),
+           "heldout_sentences_eval": len(held[:args.eval_sentences]),
+           "loss_curve": [], "heldout_curve": []}
+    os.makedirs(args.out, exist_ok=True)
+
+    step, epoch, t_train0 = 0, 0, time.time()
+    run_loss, run_n = 0.0, 0
+    done = False
+    model.train()
+    while not done:
+        batches = make_batches(train, args.batch_tokens, py_rng)
+        for b in batches:
+            ids, am = pad([train[i] for i in b])
+            inp, lab = mask_tokens(ids, am, V, np_rng)
+            lab_t = torch.from_numpy(lab)
+            pos = torch.nonzero(lab_t >= 0, as_tuple=True)
+            lr = lr_at(step, time.time() - t_train0)
+            for g in opt.param_groups:
+                g["lr"] = lr
+            res = model(torch.from_numpy(inp), torch.from_numpy(am), lm_positions=pos)
+            loss = F.cross_entropy(res["logits"], lab_t[pos])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            step += 1
+            run_loss += float(loss)
+            run_n += 1
+            elapsed = time.time() - t_train0
+            if args.bench and step == args.bench:
+                print("bench: %d steps in %.1f s -> %.3f s/step" % (step, elapsed, elapsed / step))
+                return
+            if step % 100 == 0:
+                log["loss_curve"].append({"step": step, "epoch": epoch, "seconds": round(elapsed, 1),
+                                          "lr": lr, "train_loss": run_loss / run_n})
+                print("step %6d ep %d  %.0fs  lr %.2e  loss %.4f" %
+                      (step, epoch, elapsed, lr, run_loss / run_n), flush=True)
+                run_loss, run_n = 0.0, 0
+            stop = step >= args.max_steps or (args.time_budget > 0 and elapsed >= args.time_budget)
+            if step % args.eval_every == 0 or stop:
+                ev = evaluate(model, held_eval)
+                ev.update({"step": step, "seconds": round(elapsed, 1)})
+                log["heldout_curve"].append(ev)
+                print("  held-out: ce %.4f top1 %.4f top5 %.4f" % (ev["cross_entropy"], ev["top1"], ev["top5"]),
+                      flush=True)
+                log.update({"steps": step, "epochs_completed": epoch,
+                            "train_seconds": round(elapsed, 1),
+                            "wall_seconds_total": round(time.time() - t_start, 1)})
+                save_model(model, args.out, cfg_dict)
+                with open(os.path.join(args.out, "training_log.json"), "w") as f:
+                    json.dump(log, f, indent=1)
+            if stop:
+                log["stopped_by"] = "max_steps" if step >= args.max_steps else "time_budget"
+                done = True
+                break
+        else:
+            epoch += 1
+
+    log.update({"steps": step, "epochs_completed": epoch, "train_seconds": round(time.time() - t_train0, 1),
+                "wall_seconds_total": round(time.time() - t_start, 1),
+                "final_train_loss": log["loss_curve"][-1]["train_loss"] if log["loss_curve"] else None,
+                "final_heldout": log["heldout_curve"][-1]})
+    save_model(model, args.out, cfg_dict)
+    shutil.copyfile(args.spm, os.path.join(args.out, "spm.model"))
+    write_tokenizer_files(args.out, args.max_len)
+    with open(os.path.join(args.out, "training_log.json"), "w") as f:
+        json.dump(log, f, indent=1)
+    print("done: %d steps, %.0f s" % (step, log["train_seconds"]), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the project needs to build, test and run (idempotent).
+#   scripts/setup.sh            build + test + viewer dependencies (what CI needs)
+#   scripts/setup.sh --python   also the Python stack for notebooks_data/ (torch, numpy, sentencepiece)
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake pkg-config ninja-build
+  libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libzip-dev libsentencepiece-dev libpcre2-dev
+  libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
+  xvfb xauth libgl1-mesa-dri
+)
+if [[ "${1:-}" == "--python" ]]; then
+  pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: installed ${missing[*]}"

@@ -1,0 +1,78 @@
+// test_util.h — tolerance comparisons that say where they failed.
+#pragma once
+
+#include "deberta/tensor.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace deberta::test {
+
+/// Result of comparing two float tensors element by element.
+struct Diff {
+  double max_abs = 0;
+  int64_t worst = -1;  ///< flat index of the worst element
+  double ours = 0, reference = 0;
+  bool shape_ok = true;
+  std::string shape_note;
+};
+
+inline std::string index_text(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    idx[k] = shape[k] ? flat % shape[k] : 0;
+    flat = shape[k] ? flat / shape[k] : 0;
+  }
+  std::string s = "[";
+  for (size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + std::to_string(idx[k]);
+  return s + "]";
+}
+
+inline Diff compare(const Tensor& ours, const Tensor& ref) {
+  Diff d;
+  if (ours.shape != ref.shape || dtype_is_integer(ours.dtype) != dtype_is_integer(ref.dtype)) {
+    d.shape_ok = false;
+    d.shape_note = "ours " + std::string(dtype_name(ours.dtype)) + " " + ours.shape_string() + ", reference " +
+                   dtype_name(ref.dtype) + " " + ref.shape_string();
+    return d;
+  }
+  const int64_t n = ref.numel();
+  for (int64_t k = 0; k < n; ++k) {
+    const double a = dtype_is_integer(ours.dtype) ? static_cast<double>(ours.i[k]) : ours.f[k];
+    const double b = dtype_is_integer(ref.dtype) ? static_cast<double>(ref.i[k]) : ref.f[k];
+    const double e = std::isnan(a) != std::isnan(b) ? INFINITY : std::fabs(a - b);
+    if (e > d.max_abs || d.worst < 0) {
+      if (e > d.max_abs) d.max_abs = e;
+      if (e >= d.max_abs) d.worst = k, d.ours = a, d.reference = b;
+    }
+  }
+  return d;
+}
+
+/// CHECKs that `ours` matches `ref` within `tol` (max abs), printing tensor, worst index, values.
+inline double check_close(const std::string& name, const Tensor& ours, const Tensor& ref, double tol) {
+  const Diff d = compare(ours, ref);
+  INFO("tensor " << name);
+  if (!d.shape_ok) {
+    FAIL_CHECK("shape/dtype mismatch: " << d.shape_note);
+    return INFINITY;
+  }
+  std::ostringstream msg;
+  msg.precision(17);
+  msg << name << ": max abs error " << d.max_abs << " at " << index_text(ref.shape, d.worst) << " (ours " << d.ours
+      << ", reference " << d.reference << ")";
+  CHECK_MESSAGE(d.max_abs <= tol, msg.str());
+  return d.max_abs;
+}
+
+/// Matrix overload.
+inline double check_close(const std::string& name, const Matrix& ours, const Matrix& ref, double tol) {
+  return check_close(name, Tensor::from_matrix(ours), Tensor::from_matrix(ref), tol);
+}
+
+inline std::string source_path(const std::string& relative) { return std::string(DEBERTA_SOURCE_DIR) + "/" + relative; }
+
+}  // namespace deberta::test
