@@ -1,0 +1,68 @@
+// analysis.h — what the model predicts at masked positions, and what an ablation changes.
+//
+// Shared by `deberta predict` / `ablate` / `eval-mlm` and the viewer's predictions panel.
+#pragma once
+
+#include "deberta/model.h"
+
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// One candidate token at a masked position.
+struct TokenScore {
+  int64_t id = 0;
+  double probability = 0;  ///< softmax over the vocabulary
+  double logit = 0;
+};
+
+/// The model's distribution at one masked position.
+struct MaskPrediction {
+  int64_t position = 0;          ///< token index in the sequence
+  std::vector<TokenScore> top;   ///< top-k, most probable first
+  Vector log_probs;              ///< `[V]` log-softmax of the logits
+};
+
+/// Positions whose id is `mask_id`, in order.
+std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);
+
+/// Row-wise log-softmax of `logits [M, V]`.
+Matrix log_softmax_rows(const Matrix& logits);
+
+/// Top-k tokens for each row of `logits [M, V]` (row m belongs to `positions[m]`).
+std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k);
+
+/// Runs encoder + decoder under `ablation` and returns the predictions at `positions`.
+/// Errors: those of `forward` and `mlm_logits`.
+std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,
+                                           const Ablation& ablation, int64_t k);
+
+/// KL(p ‖ q) in nats for two log-probability vectors `[V]`.
+double kl_divergence(const Vector& log_p, const Vector& log_q);
+
+/// How an ablation changes the predictions relative to a baseline.
+struct AblationEffect {
+  std::string name;      ///< e.g. "-c2p", "mask 3:1"
+  Ablation ablation;
+  double mean_kl = 0;    ///< mean over masked positions of KL(baseline ‖ ablated), nats
+  double max_kl = 0;
+  int64_t top1_changes = 0;  ///< positions whose most probable token changed
+  int64_t positions = 0;
+  std::string error;     ///< non-empty when the ablation cannot run on this model (why)
+};
+
+/// Compares predictions made under `ablated` with `baseline` (same positions, same order).
+AblationEffect compare_predictions(const std::vector<MaskPrediction>& baseline,
+                                   const std::vector<MaskPrediction>& ablated);
+
+/// The paper's Table 4 ablations applied at inference — −c2p, −p2c, +p2p, −EMD, p2c index
+/// (paper), scale √(3d) — that apply to this model, then every single head masked.
+std::vector<std::pair<std::string, Ablation>> standard_ablations(const ModelConfig& config, bool heads = true);
+
+/// Runs every ablation of `ablations` and compares it with the baseline; results sorted by
+/// mean KL, largest first. Ablations the model cannot run are kept with `error` set.
+std::vector<AblationEffect> run_ablations(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,
+                                          const std::vector<std::pair<std::string, Ablation>>& ablations);
+
+}  // namespace deberta

@@ -1,0 +1,53 @@
+// explain.h — the step-by-step walk of eq. 3 and eq. 4 for one attention cell, with the numbers.
+//
+// `deberta explain` prints it; the viewer's equation panel shows the same steps.
+#pragma once
+
+#include "deberta/model.h"
+
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// Every number that enters the attention score of query i and key j in one head.
+struct CellExplanation {
+  int64_t layer = 0, head = 0, i = 0, j = 0;
+  int64_t n = 0;                 ///< sequence length
+  int64_t rel_pos = 0;           ///< i − j (log-bucketed in v2)
+  int64_t rel_pos_raw = 0;       ///< i − j before bucketing
+  int64_t k = 0, window = 0;     ///< relative span and the K read
+  int64_t c2p_row = 0;           ///< δ(i, j): row of K_r read by c2p
+  int64_t p2c_row = 0;           ///< row of Q_r read by p2c (δ(i, j) in code, δ(j, i) in paper mode)
+  bool paper_p2c = false;
+  double d = 0, scale_factor = 0, scale = 0;  ///< s = 1/√(d · scale_factor)
+  double qk = 0, q_kr = 0, k_qr = 0, qr_kr = 0;  ///< raw dot products Q_c[i]·K_c[j], Q_c[i]·K_r[δ], K_c[j]·Q_r[δ'], Q_r[δ']·K_r[δ]
+  double c2c = 0, c2p = 0, p2c = 0, p2p = 0;     ///< scaled terms (0 when off)
+  bool has_c2c = false, has_c2p = false, has_p2c = false, has_p2p = false;
+  double logit = 0;
+  bool valid = true;             ///< false when i or j is padding (masked)
+  bool head_masked = false;
+  std::vector<double> logits_row;  ///< the query's logits over all keys
+  std::vector<double> probs_row;   ///< the query's probabilities over all keys
+  double prob = 0;               ///< probs_row[j]
+};
+
+/// Explains cell (i, j) of `head` in encoder `layer` of a full trace.
+/// Errors: a trace not at TraceLevel::Full, indices out of range.
+CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int64_t layer, int64_t head, int64_t i,
+                             int64_t j);
+
+/// One step of the walk: the paper's equation label, the formula, the numbers.
+struct ExplainStep {
+  std::string equation;  ///< e.g. "eq. 3", "eq. 4 (c2p)"
+  std::string formula;   ///< e.g. "δ(i,j) = clamp(i − j + k, 0, 2k − 1)"
+  std::string numbers;   ///< e.g. "δ(3,5) = clamp(−2 + 4, 0, 7) = 2"
+};
+
+/// The steps of the walk-through in reading order.
+std::vector<ExplainStep> explanation_steps(const CellExplanation& e);
+
+/// The walk-through as plain text, one step per line group (what `deberta explain` prints).
+std::string format_explanation(const CellExplanation& e, const std::vector<std::string>& token_names = {});
+
+}  // namespace deberta

@@ -1,0 +1,51 @@
+// tokenizer.h — text to token ids for the model families DeBERTa ships with.
+//
+// v2/v3: SentencePiece `spm.model` (DeBERTa-v2 tokenizer conventions); v1: GPT-2 byte-level BPE
+// (`vocab.json` + `merges.txt`); fine-tuned models: `tokenizer.json`. Special tokens ([CLS],
+// [SEP], [PAD], [UNK], [MASK]) are read from the model files, never hard-coded.
+#pragma once
+
+#include "deberta/tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// The result of tokenizing one text (or a pair).
+struct Encoding {
+  std::vector<std::string> tokens;       ///< display strings (word-start markers made readable)
+  std::vector<int64_t> ids;              ///< token ids, with [CLS] … [SEP] added
+  std::vector<int64_t> token_type_ids;   ///< 0 for the first segment, 1 for the second
+};
+
+/// A tokenizer loaded from a model directory.
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  /// Tokenizes `text` (and `pair` when non-null) as `[CLS] A [SEP] (B [SEP])`. The literal text
+  /// `[MASK]` becomes the mask token. Errors: text that is not valid UTF-8.
+  virtual Encoding encode(const std::string& text, const std::string* pair = nullptr) const = 0;
+  /// Readable form of one id (e.g. "▁house" → " house"); "<id N>" when out of range.
+  virtual std::string display(int64_t id) const = 0;
+  /// Raw vocabulary piece of one id.
+  virtual std::string piece(int64_t id) const = 0;
+  virtual int64_t mask_id() const = 0;
+  virtual int64_t cls_id() const = 0;
+  virtual int64_t sep_id() const = 0;
+  virtual int64_t pad_id() const = 0;
+  virtual int64_t unk_id() const = 0;
+  virtual int64_t vocab_size() const = 0;
+  /// "sentencepiece", "gpt2-bpe", "tokenizer.json", …
+  virtual std::string kind() const = 0;
+};
+
+/// True when `model_dir` holds files a tokenizer can be loaded from.
+bool has_tokenizer(const std::string& model_dir);
+
+/// Loads the tokenizer of a model directory (spm.model, else vocab.json + merges.txt, else
+/// tokenizer.json). Errors: none of them present, or a file that cannot be parsed (named).
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir);
+
+}  // namespace deberta
