@@ -1,5 +1,7 @@
 #include "cli_common.h"
 
+#include "deberta/analysis.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -79,10 +81,50 @@ Ablation AblationArgs::to_ablation() const {
   return a;
 }
 
-void InputArgs::add_to(CLI::App* app, bool with_text) {
+void InputArgs::add_to(CLI::App* app, bool with_text, bool with_masks) {
   app->add_option("--model", model, "Model directory (config.json + model.safetensors / pytorch_model.bin) or weights file; default: the bundled model");
   if (with_text) app->add_option("--text", text, "Input text; the literal [MASK] becomes the mask token");
   app->add_option("--ids", ids, "Input token ids, comma-separated (e.g. 1,17,4,2)");
+  if (with_masks) {
+    app->add_option("--mask-id", mask_id, "Id of the mask token (default: the tokenizer's [MASK])");
+    app->add_option("--positions", positions, "Positions to predict, comma-separated (default: every [MASK])");
+  }
+}
+
+ResolvedInput resolve_input(const InputArgs& args, const Model& model) {
+  ResolvedInput r;
+  if (has_tokenizer(model.directory)) r.tokenizer = load_tokenizer(model.directory);
+  if (!args.text.empty()) {
+    if (!r.tokenizer)
+      throw Error(model.directory + ": no tokenizer files (spm.model, vocab.json + merges.txt or tokenizer.json); use --ids");
+    const Encoding enc = r.tokenizer->encode(args.text);
+    r.inputs.input_ids = enc.ids;
+    r.inputs.token_type_ids = enc.token_type_ids;
+    r.token_names = enc.tokens;
+  } else if (!args.ids.empty()) {
+    r.inputs.input_ids = parse_int_list(args.ids, "--ids");
+    for (int64_t id : r.inputs.input_ids) r.token_names.push_back(r.tokenizer ? r.tokenizer->display(id) : "#" + std::to_string(id));
+  } else {
+    throw Error("give the input as --text \"...\" or --ids 1,2,3");
+  }
+  const int64_t max_len = model.config.max_position_embeddings;
+  if (r.inputs.size() > max_len)
+    throw Error("input has " + std::to_string(r.inputs.size()) + " tokens, more than max_position_embeddings = " +
+                std::to_string(max_len) + " of " + model.directory);
+  if (!args.positions.empty()) {
+    r.mask_positions = parse_int_list(args.positions, "--positions");
+  } else {
+    const int64_t mask_id = args.mask_id >= 0 ? args.mask_id : r.tokenizer ? r.tokenizer->mask_id() : -1;
+    if (mask_id >= 0) r.mask_positions = find_mask_positions(r.inputs, mask_id);
+  }
+  for (int64_t p : r.mask_positions)
+    if (p < 0 || p >= r.inputs.size())
+      throw Error("masked position " + std::to_string(p) + " is outside the " + std::to_string(r.inputs.size()) + "-token input");
+  return r;
+}
+
+std::string token_label(const ResolvedInput& in, int64_t id) {
+  return in.tokenizer ? in.tokenizer->display(id) : "#" + std::to_string(id);
 }
 
 std::string model_path_or_default(const std::string& arg) { return arg.empty() ? DEBERTA_DEFAULT_MODEL : arg; }

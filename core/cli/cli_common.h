@@ -2,6 +2,9 @@
 #pragma once
 
 #include "deberta/model.h"
+#include "deberta/tokenizer.h"
+
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
@@ -27,13 +30,29 @@ struct AblationArgs {
   Ablation to_ablation() const;
 };
 
-/// Where the tokens come from: --model, --text, --ids.
+/// Where the tokens come from: --model, --text, --ids (and which positions are masked).
 struct InputArgs {
   std::string model;  ///< model directory or weights file; empty = the bundled default
   std::string text;
   std::string ids;    ///< "1,5,7"
-  void add_to(CLI::App* app, bool with_text);
+  int64_t mask_id = -1;   ///< --mask-id: id of [MASK] when there is no tokenizer
+  std::string positions;  ///< --positions: explicit masked positions
+  void add_to(CLI::App* app, bool with_text, bool with_masks = false);
 };
+
+/// Tokens of the resolved input, with display names.
+struct ResolvedInput {
+  Inputs inputs;
+  std::vector<std::string> token_names;  ///< display strings (or ids as text)
+  std::vector<int64_t> mask_positions;   ///< positions of [MASK] or --positions
+  std::unique_ptr<Tokenizer> tokenizer;  ///< null when the model folder has none
+};
+
+/// Turns --text / --ids into inputs for `model`; finds the masked positions.
+/// Errors: neither given, --text without a tokenizer, malformed ids.
+ResolvedInput resolve_input(const InputArgs& args, const Model& model);
+/// Text of one token for tables: the tokenizer's display form, else "#id".
+std::string token_label(const ResolvedInput& in, int64_t id);
 
 /// The model directory to use: `arg`, or the bundled default model.
 std::string model_path_or_default(const std::string& arg);

@@ -4,6 +4,10 @@ namespace deberta::cli {
 
 void register_commands(CLI::App* app) {
   register_dump(app);
+  register_tokenize(app);
+  register_predict(app);
+  register_ablate(app);
+  register_explain(app);
 }
 
 }  // namespace deberta::cli

@@ -9,5 +9,9 @@ namespace deberta::cli {
 void register_commands(CLI::App* app);
 
 void register_dump(CLI::App* app);
+void register_tokenize(CLI::App* app);
+void register_predict(CLI::App* app);
+void register_ablate(CLI::App* app);
+void register_explain(CLI::App* app);
 
 }  // namespace deberta::cli

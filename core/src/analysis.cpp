@@ -1,0 +1,138 @@
+#include "deberta/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace deberta {
+
+std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id) {
+  std::vector<int64_t> positions;
+  for (int64_t n = 0; n < inputs.size(); ++n)
+    if (inputs.input_ids[n] == mask_id) positions.push_back(n);
+  return positions;
+}
+
+Matrix log_softmax_rows(const Matrix& logits) {
+  Matrix out(logits.rows(), logits.cols());
+  for (int64_t m = 0; m < logits.rows(); ++m) {
+    const double max_logit = logits.row(m).maxCoeff();
+    const double log_sum = std::log((logits.row(m).array() - max_logit).exp().sum()) + max_logit;
+    out.row(m) = logits.row(m).array() - log_sum;
+  }
+  return out;
+}
+
+std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k) {
+  const Matrix log_probs = log_softmax_rows(logits);
+  std::vector<MaskPrediction> out;
+  for (int64_t m = 0; m < logits.rows(); ++m) {
+    MaskPrediction p;
+    p.position = positions[m];
+    p.log_probs = log_probs.row(m).transpose();
+    std::vector<int64_t> order(logits.cols());
+    std::iota(order.begin(), order.end(), 0);
+    const int64_t kk = std::min<int64_t>(std::max<int64_t>(k, 1), logits.cols());
+    std::partial_sort(order.begin(), order.begin() + kk, order.end(), [&](int64_t a, int64_t b) {
+      return logits(m, a) > logits(m, b) || (logits(m, a) == logits(m, b) && a < b);
+    });
+    for (int64_t t = 0; t < kk; ++t) p.top.push_back({order[t], std::exp(log_probs(m, order[t])), logits(m, order[t])});
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,
+                                           const Ablation& ablation, int64_t k) {
+  const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::None, true);
+  return top_k_predictions(mlm_logits(model, trace.decoder_output(), positions), positions, k);
+}
+
+double kl_divergence(const Vector& log_p, const Vector& log_q) {
+  double kl = 0;
+  for (int64_t v = 0; v < log_p.size(); ++v) {
+    const double p = std::exp(log_p[v]);
+    if (p > 0) kl += p * (log_p[v] - log_q[v]);
+  }
+  return std::max(kl, 0.0);
+}
+
+AblationEffect compare_predictions(const std::vector<MaskPrediction>& baseline, const std::vector<MaskPrediction>& ablated) {
+  AblationEffect e;
+  e.positions = static_cast<int64_t>(baseline.size());
+  for (size_t m = 0; m < baseline.size() && m < ablated.size(); ++m) {
+    const double kl = kl_divergence(baseline[m].log_probs, ablated[m].log_probs);
+    e.mean_kl += kl;
+    e.max_kl = std::max(e.max_kl, kl);
+    e.top1_changes += baseline[m].top[0].id != ablated[m].top[0].id;
+  }
+  if (e.positions > 0) e.mean_kl /= static_cast<double>(e.positions);
+  return e;
+}
+
+std::vector<std::pair<std::string, Ablation>> standard_ablations(const ModelConfig& c, bool heads) {
+  std::vector<std::pair<std::string, Ablation>> out;
+  Ablation a;
+  if (c.has_c2p()) {
+    a = {};
+    a.c2p = false;
+    out.push_back({"-c2p", a});
+  }
+  if (c.has_p2c()) {
+    a = {};
+    a.p2c = false;
+    out.push_back({"-p2c", a});
+  }
+  a = {};
+  a.p2p = true;
+  out.push_back({"+p2p", a});
+  a = {};
+  a.emd = false;
+  out.push_back({"-EMD", a});
+  if (c.has_p2c()) {
+    a = {};
+    a.p2c_index = P2CIndex::Paper;
+    out.push_back({"p2c index: paper", a});
+  }
+  a = {};
+  a.scale_mode = ScaleMode::Fixed;
+  a.scale_factor = 3;
+  if (c.reference_scale_factor() != 3) out.push_back({"scale sqrt(3d)", a});
+  if (heads)
+    for (int64_t l = 0; l < c.num_hidden_layers; ++l)
+      for (int64_t h = 0; h < c.num_attention_heads; ++h) {
+        a = {};
+        a.head_mask.insert({l, h});
+        out.push_back({"mask head " + std::to_string(l) + ":" + std::to_string(h), a});
+      }
+  return out;
+}
+
+std::vector<AblationEffect> run_ablations(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,
+                                          const std::vector<std::pair<std::string, Ablation>>& ablations) {
+  // One baseline pass; each ablation re-runs only from the first layer it changes.
+  const ForwardTrace base_trace = forward(model, inputs, {}, TraceLevel::None, true);
+  const auto baseline = top_k_predictions(mlm_logits(model, base_trace.decoder_output(), positions), positions, 1);
+  std::vector<AblationEffect> out;
+  for (const auto& [name, ablation] : ablations) {
+    AblationEffect e;
+    try {
+      ForwardTrace trace = base_trace;
+      rerun_from(model, &trace, ablation, first_affected_layer(model, base_trace.ablation, ablation));
+      e = compare_predictions(baseline,
+                              top_k_predictions(mlm_logits(model, trace.decoder_output(), positions), positions, 1));
+    } catch (const Error& err) {
+      e.error = err.what();
+    }
+    e.name = name;
+    e.ablation = ablation;
+    out.push_back(std::move(e));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const AblationEffect& a, const AblationEffect& b) {
+    if (a.error.empty() != b.error.empty()) return a.error.empty();
+    return a.mean_kl > b.mean_kl;
+  });
+  return out;
+}
+
+}  // namespace deberta

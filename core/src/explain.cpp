@@ -1,0 +1,138 @@
+#include "deberta/explain.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace deberta {
+
+CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int64_t layer, int64_t head, int64_t i,
+                             int64_t j) {
+  const ModelConfig& c = model.config;
+  const int64_t N = trace.inputs.size();
+  if (trace.level != TraceLevel::Full) throw Error("explain: the trace does not keep the projections (needs a full trace)");
+  if (layer < 0 || layer >= static_cast<int64_t>(trace.layers.size()))
+    throw Error("explain: layer " + std::to_string(layer) + " is outside [0, " + std::to_string(trace.layers.size()) + ")");
+  if (head < 0 || head >= c.num_attention_heads)
+    throw Error("explain: head " + std::to_string(head) + " is outside [0, " + std::to_string(c.num_attention_heads) + ")");
+  if (i < 0 || i >= N || j < 0 || j >= N)
+    throw Error("explain: cell (" + std::to_string(i) + ", " + std::to_string(j) + ") is outside the " +
+                std::to_string(N) + "-token sequence");
+  const SequenceContext& s = trace.context;
+  const ResolvedAttention& r = s.attention;
+  const AttentionTrace& a = trace.layers[layer].attention;
+  const int64_t d = c.d_head();
+  CellExplanation e;
+  e.layer = layer, e.head = head, e.i = i, e.j = j, e.n = N;
+  e.rel_pos_raw = i - j;
+  e.k = r.k, e.window = r.window;
+  e.paper_p2c = trace.ablation.p2c_index == P2CIndex::Paper;
+  e.d = static_cast<double>(d), e.scale_factor = r.scale_factor, e.scale = r.scale;
+  const auto q_i = a.Q_c.row(i).segment(head * d, d);
+  const auto k_j = a.K_c.row(j).segment(head * d, d);
+  e.qk = q_i.dot(k_j);
+  if (c.relative_attention) {
+    e.rel_pos = s.rel_pos(i, j);
+    e.c2p_row = s.c2p_row(i, j);
+    e.p2c_row = s.p2c_row(i, j);
+    if (a.K_r.size() > 0) e.q_kr = q_i.dot(a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
+    if (a.Q_r.size() > 0) e.k_qr = k_j.dot(a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d));
+    if (a.K_r.size() > 0 && a.Q_r.size() > 0)
+      e.qr_kr = a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d).dot(
+          a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
+  }
+  e.has_c2c = r.c2c, e.has_c2p = r.c2p, e.has_p2c = r.p2c, e.has_p2p = r.p2p;
+  // The stored, scaled terms: the same numbers the maps show.
+  if (r.c2c) e.c2c = a.c2c[head](i, j);
+  if (r.c2p) e.c2p = a.c2p[head](i, j);
+  if (r.p2c) e.p2c = a.p2c[head](i, j);
+  if (r.p2p) e.p2p = a.p2p[head](i, j);
+  e.logit = a.logits[head](i, j);
+  e.valid = s.mask[i] != 0 && s.mask[j] != 0;
+  e.head_masked = s.head_mask.count({layer, head}) > 0;
+  for (int64_t t = 0; t < N; ++t) {
+    e.logits_row.push_back(a.logits[head](i, t));
+    e.probs_row.push_back(a.probs[head](i, t));
+  }
+  e.prob = a.probs[head](i, j);
+  return e;
+}
+
+namespace {
+std::string num(double v, int digits = 6) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+std::string term_sum(const CellExplanation& e) {
+  std::string formula, numbers;
+  auto add = [&](bool on, const char* name, double v) {
+    if (!on) return;
+    formula += std::string(formula.empty() ? "" : " + ") + name;
+    numbers += std::string(numbers.empty() ? "" : " + ") + num(v);
+  };
+  add(e.has_c2c, "c2c", e.c2c);
+  add(e.has_c2p, "c2p", e.c2p);
+  add(e.has_p2c, "p2c", e.p2c);
+  add(e.has_p2p, "p2p", e.p2p);
+  if (formula.empty()) return "(no term active) = 0";
+  return formula + " = " + numbers + " = " + num(e.logit);
+}
+}  // namespace
+
+std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
+  std::vector<ExplainStep> steps;
+  const std::string ij = "(" + std::to_string(e.i) + "," + std::to_string(e.j) + ")";
+  const std::string ji = "(" + std::to_string(e.j) + "," + std::to_string(e.i) + ")";
+  if (e.k > 0) {
+    std::string rel = "i - j = " + std::to_string(e.i) + " - " + std::to_string(e.j) + " = " + std::to_string(e.rel_pos_raw);
+    if (e.rel_pos != e.rel_pos_raw) rel += ", log bucket " + std::to_string(e.rel_pos);
+    if (e.window != e.k) rel += ", window K = " + std::to_string(e.window);
+    steps.push_back({"eq. 3", "δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k),
+                     rel + "  →  δ" + ij + " = row " + std::to_string(e.c2p_row) + " of the relative table"});
+    steps.push_back({"eq. 4 (p2c index)",
+                     e.paper_p2c ? "paper: p2c reads Q_r[δ(j,i)]" : "released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))",
+                     "p2c reads row " + std::to_string(e.p2c_row) + (e.paper_p2c ? " = δ" + ji : " = δ" + ij)});
+  }
+  steps.push_back({"scale", "s = 1 / sqrt(d · scale_factor)",
+                   "s = 1 / sqrt(" + num(e.d) + " · " + num(e.scale_factor) + ") = " + num(e.scale)});
+  if (e.has_c2c)
+    steps.push_back({"eq. 4 (c2c)", "c2c = s · Q_c[i] · K_c[j]",
+                     "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.qk) + ",  × s = " + num(e.c2c)});
+  if (e.has_c2p)
+    steps.push_back({"eq. 4 (c2p)", "c2p = s · Q_c[i] · K_r[δ(i,j)]",
+                     "Q_c[" + std::to_string(e.i) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.q_kr) +
+                         ",  × s = " + num(e.c2p)});
+  if (e.has_p2c)
+    steps.push_back({"eq. 4 (p2c)", std::string("p2c = s · K_c[j] · Q_r[") + (e.paper_p2c ? "δ(j,i)]" : "δ(i,j)]"),
+                     "K_c[" + std::to_string(e.j) + "]·Q_r[" + std::to_string(e.p2c_row) + "] = " + num(e.k_qr) +
+                         ",  × s = " + num(e.p2c)});
+  if (e.has_p2p)
+    steps.push_back({"eq. 2 (p2p)", "p2p = s · Q_r[p2c row] · K_r[δ(i,j)]",
+                     "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.qr_kr) +
+                         ",  × s = " + num(e.p2p)});
+  steps.push_back({"eq. 4 (sum)", "Ã_ij = sum of the active terms", term_sum(e)});
+  std::string softmax = "A_ij = " + num(e.prob);
+  if (!e.valid) softmax = "query or key is padding: excluded, A_ij = 0";
+  else if (e.head_masked) softmax = "head masked: A_ij = 0 (softmax would give a non-zero value)";
+  steps.push_back({"softmax", "A_i = softmax_j(Ã_i) over valid keys", softmax});
+  return steps;
+}
+
+std::string format_explanation(const CellExplanation& e, const std::vector<std::string>& token_names) {
+  std::ostringstream out;
+  auto name = [&](int64_t t) {
+    return t < static_cast<int64_t>(token_names.size()) ? " '" + token_names[t] + "'" : std::string();
+  };
+  out << "layer " << e.layer << ", head " << e.head << ", query i = " << e.i << name(e.i) << ", key j = " << e.j
+      << name(e.j) << " (N = " << e.n << ")\n\n";
+  for (const ExplainStep& s : explanation_steps(e))
+    out << "[" << s.equation << "]  " << s.formula << "\n    " << s.numbers << "\n";
+  out << "\nsoftmax row of query " << e.i << ":\n";
+  for (size_t t = 0; t < e.probs_row.size(); ++t)
+    out << "  j=" << t << name(static_cast<int64_t>(t)) << "  logit " << num(e.logits_row[t]) << "  prob "
+        << num(e.probs_row[t]) << (static_cast<int64_t>(t) == e.j ? "   <-" : "") << "\n";
+  return out.str();
+}
+
+}  // namespace deberta

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Reference tensors of the bundled deberta-tiny model, for the C++ side.
+
+For a few held-out sentences (chosen by length, first match in corpus/heldout.txt order) a few
+tokens are replaced by [MASK] at the token level (about 15 %, at least one, at most four, never
+[CLS]/[SEP]); the model (F32 weights of models/deberta-tiny upcast to float64) is run in float64
+and every intermediate is stored in the format of shared/golden/README.md:
+
+    models/deberta-tiny-golden/config.json              copy of the model's config.json
+    models/deberta-tiny-golden/golden_{i}.safetensors   one sentence each, inputs [1, N]
+    models/deberta-tiny-golden/cases.json               text, pieces, ids, masks, top-5 predictions
+
+golden_5 is golden_0's sentence followed by three padding tokens (id 0, attention_mask 0).
+mlm.logits ([N, V]) is not stored (size); mlm.masked_logits is. The per-term scores
+layer.{l}.{c2c,c2p,p2c,attn_logits} are stored only in files with N <= 24 (size).
+
+    nice -n 10 python3 notebooks_data/make_tiny_golden.py          # write
+    nice -n 10 python3 notebooks_data/make_tiny_golden.py --check  # recompute and compare
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import deberta_torch as dt  # noqa: E402
+
+MASK_SEED = 7
+# (min, max) token counts including [CLS] and [SEP], one sentence per bin
+LENGTH_BINS = [(8, 10), (12, 16), (18, 24), (28, 34), (44, 52)]
+# The per-term scores (c2c, c2p, p2c, attn_logits) of every layer are stored only for N <= this,
+# to keep the files small; attn_probs and output are always stored.
+MAX_N_FOR_SCORES = 24
+N_PAD = 3
+
+
+def pick_sentences(sp, lines, mask_id, rng):
+    picked = []
+    for lo, hi in LENGTH_BINS:
+        for text in lines:
+            ids = [1] + sp.encode(text) + [2]
+            if lo <= len(ids) <= hi and sp.unk_id() not in ids and text not in [p["text"] for p in picked]:
+                break
+        else:
+            raise RuntimeError("no held-out sentence with %d..%d tokens" % (lo, hi))
+        inner = np.arange(1, len(ids) - 1)
+        m = int(min(4, max(1, round(0.15 * len(inner)))))
+        pos = np.sort(rng.choice(inner, size=m, replace=False))
+        masked = list(ids)
+        for p in pos:
+            masked[p] = mask_id
+        picked.append({"text": text, "token_ids": ids, "input_ids": masked,
+                       "masked_positions": [int(p) for p in pos]})
+    return picked
+
+
+def golden_tensors(model, input_ids, attention_mask, masked_positions, labels):
+    g = {
+        "input_ids": np.array([input_ids], dtype=np.int64),
+        "attention_mask": np.array([attention_mask], dtype=np.int64),
+        "token_type_ids": np.zeros((1, len(input_ids)), dtype=np.int64),
+        "mlm.masked_positions": np.array(masked_positions, dtype=np.int64),
+    }
+    lab = np.zeros((1, len(input_ids)), dtype=np.int64)
+    for p, l in zip(masked_positions, labels):
+        lab[0, p] = l
+    g["mlm.labels"] = lab
+    traced = dt.run_traced(model, g)
+    traced.pop("mlm.logits")
+    if len(input_ids) > MAX_N_FOR_SCORES:
+        for k in list(traced):
+            if k.startswith("layer.") and k.split(".")[-1] in ("c2c", "c2p", "p2c", "attn_logits"):
+                del traced[k]
+    for k, v in traced.items():
+        g[k] = v.astype(np.int64) if v.dtype.kind in "iu" else v.astype(np.float64)
+    return g
+
+
+def build(model, sp, lines):
+    rng = np.random.default_rng(MASK_SEED)
+    mask_id = sp.piece_to_id("[MASK]")
+    cases = pick_sentences(sp, lines, mask_id, rng)
+    pad = dict(cases[0])
+    pad = {**pad, "token_ids": pad["token_ids"] + [0] * N_PAD, "input_ids": pad["input_ids"] + [0] * N_PAD,
+           "padding": N_PAD}
+    cases.append(pad)
+    files = {}
+    for i, c in enumerate(cases):
+        n_valid = len(c["input_ids"]) - c.get("padding", 0)
+        am = [1] * n_valid + [0] * c.get("padding", 0)
+        labels = [c["token_ids"][p] for p in c["masked_positions"]]
+        g = golden_tensors(model, c["input_ids"], am, c["masked_positions"], labels)
+        files["golden_%d.safetensors" % i] = g
+        logits = g["mlm.masked_logits"]
+        top = np.argsort(-logits, axis=-1)[:, :5]
+        c.update({
+            "file": "golden_%d.safetensors" % i,
+            "attention_mask": am,
+            "pieces": [sp.id_to_piece(int(t)) for t in c["token_ids"]],
+            "input_pieces": [sp.id_to_piece(int(t)) for t in c["input_ids"]],
+            "labels": labels,
+            "label_pieces": [sp.id_to_piece(int(t)) for t in labels],
+            "top5_ids": top.tolist(),
+            "top5_pieces": [[sp.id_to_piece(int(t)) for t in row] for row in top],
+            "top5_logits": [[float(logits[r, t]) for t in row] for r, row in enumerate(top)],
+            "seq_len": len(c["input_ids"]),
+        })
+    return cases, files
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default=os.path.join(HERE, "models", "deberta-tiny"))
+    ap.add_argument("--heldout", default=os.path.join(HERE, "corpus", "heldout.txt"))
+    ap.add_argument("--out", default=os.path.join(HERE, "models", "deberta-tiny-golden"))
+    ap.add_argument("--check", action="store_true", help="recompute and compare with --out")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    import sentencepiece as spm
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(args.model, "spm.model"))
+    model = dt.load_model(args.model, torch.float64)
+    with open(args.heldout) as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    cases, files = build(model, sp, lines)
+    if args.check:
+        worst = 0.0
+        for name, g in files.items():
+            ref = dt.load_safetensors(os.path.join(args.out, name))
+            assert sorted(ref) == sorted(g), name
+            for k in g:
+                worst = max(worst, float(np.abs(ref[k] - g[k]).max()) if g[k].size else 0.0)
+        print("recomputed %d files, max abs diff %.3e" % (len(files), worst))
+        sys.exit(0 if worst <= 1e-10 else 1)
+    os.makedirs(args.out, exist_ok=True)
+    shutil.copyfile(os.path.join(args.model, "config.json"), os.path.join(args.out, "config.json"))
+    for name, g in files.items():
+        dt.save_safetensors(os.path.join(args.out, name), g,
+                            {"model": "deberta-tiny (F32 weights upcast to float64)",
+                             "producer": "notebooks_data/make_tiny_golden.py"})
+    info = {"weights": "../deberta-tiny/model.safetensors (F32; upcast to float64 before running)",
+            "precision": "float64", "mask_token": "[MASK]", "mask_token_id": sp.piece_to_id("[MASK]"),
+            "mask_seed": MASK_SEED, "max_n_for_term_scores": MAX_N_FOR_SCORES,
+            "stored_tensors": sorted(files["golden_0.safetensors"]),
+            "cases": cases}
+    with open(os.path.join(args.out, "cases.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    for c in cases:
+        print("%s N=%d masked %s -> top1 %s (label %s): %s" % (
+            c["file"], c["seq_len"], c["masked_positions"], [t[0] for t in c["top5_pieces"]],
+            c["label_pieces"], c["text"][:70]))
+
+
+if __name__ == "__main__":
+    main()
