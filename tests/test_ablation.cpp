@@ -1,0 +1,203 @@
+// The switches of issue 3: each one checked against a direct loop over its definition.
+#include "test_util.h"
+
+#include "deberta/analysis.h"
+#include "deberta/dump.h"
+#include "deberta/model.h"
+#include "deberta/safetensors.h"
+
+#include <doctest/doctest.h>
+
+using namespace deberta;
+
+namespace {
+
+struct Case {
+  Model model;
+  Inputs inputs;
+  std::vector<int64_t> positions;
+};
+
+Case load_case(const std::string& name) {
+  const std::string dir = test::source_path("notebooks_data/golden/" + name);
+  Case c{load_model(dir), {}, {}};
+  const TensorMap g = read_safetensors(dir + "/golden.safetensors");
+  c.inputs = inputs_from_tensors(g, dir);
+  c.positions = masked_positions_from_tensors(g, dir);
+  return c;
+}
+
+bool same_layers(const ForwardTrace& a, const ForwardTrace& b) {
+  if (a.layers.size() != b.layers.size()) return false;
+  for (size_t l = 0; l < a.layers.size(); ++l)
+    if (a.layers[l].output != b.layers[l].output) return false;
+  return true;
+}
+
+// Q_r / K_r of one head, projected from the whole relative table (independent of row_offset).
+Matrix head_projection(const Linear& lin, const Matrix& table, int64_t h, int64_t d) {
+  return lin.apply(table).middleCols(h * d, d);
+}
+
+}  // namespace
+
+TEST_SUITE("ablation") {
+  TEST_CASE("every model term switched on explicitly equals the plain path bitwise") {
+    for (const char* name : {"v1_basic", "v2_conv_pad", "v3_emd"}) {
+      CAPTURE(name);
+      const Case c = load_case(name);
+      const bool decoder = c.model.weights.embeddings.position.size() > 0;  // the EMD needs absolute positions
+      const ForwardTrace plain = forward(c.model, c.inputs, {}, TraceLevel::Full, decoder);
+      Ablation all;
+      all.c2c = true;
+      all.c2p = c.model.config.has_c2p();
+      all.p2c = c.model.config.has_p2c();
+      all.max_relative_positions = c.model.config.relative_span();  // K = k
+      all.scale_mode = ScaleMode::Fixed;
+      all.scale_factor = c.model.config.reference_scale_factor();
+      const ForwardTrace same = forward(c.model, c.inputs, all, TraceLevel::Full, decoder);
+      CHECK(same_layers(plain, same));
+      CHECK(plain.decoder_output() == same.decoder_output());
+      for (size_t l = 0; l < plain.layers.size(); ++l) CHECK(plain.layers[l].attention.probs == same.layers[l].attention.probs);
+    }
+  }
+
+  TEST_CASE("p2p is Toeplitz and equals the direct loop s * Q_r[p2c_row] . K_r[c2p_row]") {
+    for (const char* name : {"v1_basic", "v2_basic"}) {
+      CAPTURE(name);
+      const Case c = load_case(name);
+      Ablation a;
+      a.p2p = true;
+      const ForwardTrace t = forward(c.model, c.inputs, a, TraceLevel::Full);
+      const int64_t N = c.inputs.size(), d = c.model.config.d_head();
+      for (size_t l = 0; l < t.layers.size(); ++l) {
+        const auto& w = c.model.weights.layers[l].attention;
+        for (int64_t h = 0; h < c.model.config.num_attention_heads; ++h) {
+          const Matrix& p2p = t.layers[l].attention.p2p[h];
+          const Matrix Q_r = head_projection(w.pos_query, t.context.rel_table, h, d);
+          const Matrix K_r = head_projection(w.pos_key, t.context.rel_table, h, d);
+          Matrix direct(N, N);
+          for (int64_t i = 0; i < N; ++i)
+            for (int64_t j = 0; j < N; ++j)
+              direct(i, j) = t.context.attention.scale * Q_r.row(t.context.p2c_row(i, j)).dot(K_r.row(t.context.c2p_row(i, j)));
+          test::check_close("p2p", p2p, direct, 1e-13);
+          for (int64_t i = 1; i < N; ++i)
+            for (int64_t j = 1; j < N; ++j) CHECK(p2p(i, j) == p2p(i - 1, j - 1));  // depends on i − j only
+        }
+      }
+      // p2p changes the scale factor only under --rescale.
+      CHECK(t.context.attention.scale_factor == c.model.config.reference_scale_factor());
+    }
+  }
+
+  TEST_CASE("p2c index 'paper' equals a direct loop reading row delta(j, i)") {
+    const Case c = load_case("v2_basic");
+    Ablation a;
+    a.p2c_index = P2CIndex::Paper;
+    const ForwardTrace t = forward(c.model, c.inputs, a, TraceLevel::Full);
+    const int64_t N = c.inputs.size(), d = c.model.config.d_head(), k = c.model.config.relative_span();
+    const auto& w = c.model.weights.layers[0].attention;
+    for (int64_t h = 0; h < c.model.config.num_attention_heads; ++h) {
+      const Matrix Q_r = head_projection(w.pos_query, t.context.rel_table, h, d);
+      const Matrix K_c = t.layers[0].attention.K_c.middleCols(h * d, d);
+      Matrix direct(N, N);
+      for (int64_t i = 0; i < N; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          const int64_t r_ji = log_bucket_position(j - i, c.model.config.position_buckets, c.model.config.max_relative_positions);
+          direct(i, j) = t.context.attention.scale * K_c.row(j).dot(Q_r.row(relative_distance(r_ji, 0, k)));
+        }
+      test::check_close("p2c paper", t.layers[0].attention.p2c[h], direct, 1e-13);
+    }
+    // And it differs from the code's index (the two conventions are not the same numbers).
+    const ForwardTrace code = forward(c.model, c.inputs, {}, TraceLevel::Full);
+    CHECK(code.layers[0].attention.p2c[0] != t.layers[0].attention.p2c[0]);
+  }
+
+  TEST_CASE("head mask zeroes exactly that head's context") {
+    const Case c = load_case("v1_basic");
+    Ablation a;
+    a.head_mask.insert({1, 2});
+    const ForwardTrace plain = forward(c.model, c.inputs, {}, TraceLevel::Full);
+    const ForwardTrace masked = forward(c.model, c.inputs, a, TraceLevel::Full);
+    const int64_t d = c.model.config.d_head();
+    CHECK(masked.layers[0].output == plain.layers[0].output);  // layer 0 untouched
+    const Matrix& ctx = masked.layers[1].attention.context;
+    CHECK(ctx.middleCols(2 * d, d).isZero(0));
+    CHECK(ctx.middleCols(0, 2 * d) == plain.layers[1].attention.context.middleCols(0, 2 * d));
+    CHECK(masked.layers[1].attention.probs[2].isZero(0));
+    CHECK(masked.layers[1].attention.logits[2] == plain.layers[1].attention.logits[2]);
+  }
+
+  TEST_CASE("max_relative_positions K < k reads only the central 2K rows; out of range is refused") {
+    const Case c = load_case("v1_basic");  // k = 4
+    Ablation a;
+    a.max_relative_positions = 2;
+    const ForwardTrace t = forward(c.model, c.inputs, a, TraceLevel::Full);
+    CHECK(t.context.c2p_row.minCoeff() == 2);
+    CHECK(t.context.c2p_row.maxCoeff() == 5);
+    a.max_relative_positions = 5;
+    CHECK_THROWS_WITH_AS(forward(c.model, c.inputs, a), doctest::Contains("outside [1, 4]"), Error);
+  }
+
+  TEST_CASE("a term whose weights the model lacks is refused with a clear message") {
+    const Case c = load_case("v1_c2p_only");
+    Ablation a;
+    a.p2c = true;
+    CHECK_THROWS_WITH_AS(forward(c.model, c.inputs, a), doctest::Contains("Q_r projection"), Error);
+    a = {};
+    a.p2p = true;
+    CHECK_THROWS_WITH_AS(forward(c.model, c.inputs, a), doctest::Contains("K_r only"), Error);
+  }
+
+  TEST_CASE("re-running from the first affected layer equals a fresh forward pass") {
+    const Case c = load_case("v3_emd");
+    ForwardTrace t = forward(c.model, c.inputs, {}, TraceLevel::Full, true);
+    Ablation a;
+    a.head_mask.insert({2, 1});
+    CHECK(first_affected_layer(c.model, {}, a) == 2);
+    rerun_from(c.model, &t, a, first_affected_layer(c.model, {}, a));
+    const ForwardTrace fresh = forward(c.model, c.inputs, a, TraceLevel::Full, true);
+    CHECK(same_layers(t, fresh));
+    CHECK(t.decoder_output() == fresh.decoder_output());
+    Ablation b;
+    b.c2p = false;
+    CHECK(first_affected_layer(c.model, a, b) == 0);
+  }
+
+  TEST_CASE("the scale switches: sqrt(3d) and rescale to the active terms") {
+    const Case c = load_case("v1_c2p_only");  // trained with factor 2 (c2p only)
+    Ablation a;
+    a.scale_mode = ScaleMode::Fixed;
+    a.scale_factor = 3;
+    const auto r = resolve_attention(c.model.config, c.model.weights, a);
+    CHECK(r.scale == 1 / std::sqrt(8.0 * 3));
+    a.scale_mode = ScaleMode::Rescale;
+    a.c2p = false;
+    CHECK(resolve_attention(c.model.config, c.model.weights, a).scale_factor == 1);
+  }
+
+  TEST_CASE("no-EMD decodes from the last layer; the EMD needs absolute positions") {
+    const Case c = load_case("v3_emd");
+    Ablation a;
+    a.emd = false;
+    const ForwardTrace t = forward(c.model, c.inputs, a, TraceLevel::None, true);
+    CHECK(!t.emd);
+    CHECK(t.decoder_output() == t.layers.back().output);
+    const Case v2 = load_case("v2_basic");  // no position embeddings
+    CHECK_THROWS_WITH_AS(forward(v2.model, v2.inputs, {}, TraceLevel::None, true),
+                         doctest::Contains("absolute position embeddings"), Error);
+  }
+
+  TEST_CASE("ablate table on the EMD case has every Table 4 row and one row per head") {
+    const Case c = load_case("v3_emd");
+    const auto rows = run_ablations(c.model, c.inputs, c.positions, standard_ablations(c.model.config));
+    CHECK(rows.size() == 5 + 3 * 2);  // -c2p, -p2c, +p2p, -EMD, paper index (scale 3 = trained) + 6 heads
+    for (const auto& r : rows) {
+      CAPTURE(r.name);
+      CHECK(r.error.empty());
+      CHECK(r.mean_kl >= 0);
+      CHECK(r.positions == 3);
+    }
+    for (size_t k = 1; k < rows.size(); ++k) CHECK(rows[k - 1].mean_kl >= rows[k].mean_kl);
+  }
+}

@@ -1,0 +1,219 @@
+// One test per equation, on small cases whose expected values are written out by hand.
+#include "test_util.h"
+
+#include "deberta/equations.h"
+#include "deberta/model.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace deberta;
+
+TEST_SUITE("equations") {
+  TEST_CASE("eq. 3: relative distance delta for k = 3 over i - j = -4..4") {
+    // δ(i,j) = 0 for i−j ≤ −3, 5 for i−j ≥ 3, i−j+3 otherwise.
+    const int64_t expected[] = {0, 0, 1, 2, 3, 4, 5, 5, 5};  // i − j = −4 … 4
+    for (int64_t r = -4; r <= 4; ++r) {
+      CAPTURE(r);
+      CHECK(relative_distance(10 + r, 10, 3) == expected[r + 4]);
+      CHECK(relative_distance(r, 0, 3) == expected[r + 4]);
+    }
+    CHECK_THROWS_AS(relative_distance(0, 0, 0), Error);
+  }
+
+  TEST_CASE("v2 log buckets for position_buckets = 8, max_relative_positions = 32 over r = -40..40") {
+    // mid = 4; |r| ≤ 4 keeps r; else ceil(log(|r|/4) / log(31/4) · 3) + 4, worked out by hand:
+    // 5–7 → 5, 8–15 → 6, 16–31 → 7, 32–40 → 8 (beyond b − 1 = 7: no clamping before the row clamp).
+    auto by_hand = [](int64_t a) -> int64_t {
+      if (a <= 4) return a;
+      if (a <= 7) return 5;
+      if (a <= 15) return 6;
+      if (a <= 31) return 7;
+      return 8;
+    };
+    const int64_t written[] = {0, 1, 2, 3, 4, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7,
+                               7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 8};  // |r| = 0 … 40
+    for (int64_t r = -40; r <= 40; ++r) {
+      CAPTURE(r);
+      const int64_t a = r < 0 ? -r : r;
+      const int64_t want = (r < 0 ? -1 : 1) * written[a];
+      CHECK(by_hand(a) == written[a]);
+      CHECK(log_bucket_position(r, 8, 32) == want);
+    }
+  }
+
+  TEST_CASE("relative_positions and table_rows: v1 clamps i - j, v2 buckets first") {
+    ModelConfig v1;
+    v1.version = ModelVersion::V1;
+    v1.relative_attention = true;
+    v1.max_relative_positions = 2;
+    const IndexMatrix rel = relative_positions(4, 4, v1);
+    CHECK(rel(3, 0) == 3);
+    CHECK(rel(0, 3) == -3);
+    const IndexMatrix rows = table_rows(rel, 2);
+    // clamp(i − j + 2, 0, 3)
+    CHECK(rows(0, 0) == 2);
+    CHECK(rows(0, 1) == 1);
+    CHECK(rows(0, 3) == 0);
+    CHECK(rows(3, 0) == 3);
+    CHECK(rows(2, 1) == 3);
+    // Window K = 1 of k = 2: rows 1 and 2 only.
+    const IndexMatrix narrow = table_rows(rel, 2, 1);
+    CHECK(narrow.minCoeff() == 1);
+    CHECK(narrow.maxCoeff() == 2);
+    CHECK(narrow(0, 0) == 2);
+    CHECK(narrow(0, 1) == 1);
+
+    ModelConfig v2 = v1;
+    v2.version = ModelVersion::V2;
+    v2.position_buckets = 8;
+    v2.max_relative_positions = 32;
+    const IndexMatrix bucketed = relative_positions(41, 41, v2);
+    CHECK(bucketed(40, 0) == 8);
+    CHECK(bucketed(0, 40) == -8);
+    CHECK(bucketed(20, 10) == 6);
+  }
+
+  TEST_CASE("masked softmax: padding query row is all zero, padding keys get zero") {
+    Matrix logits(3, 3);
+    logits << 1, 2, 3,  //
+        0, 0, 0,        //
+        5, 1, -1;
+    Vector mask(3);
+    mask << 1, 1, 0;  // token 2 is padding
+    const Matrix p = masked_softmax(logits, mask, mask);
+    const double e = std::exp(1.0);
+    CHECK(std::fabs(p(0, 0) - 1 / (1 + e)) < 1e-15);
+    CHECK(std::fabs(p(0, 1) - e / (1 + e)) < 1e-15);
+    CHECK(p(0, 2) == 0.0);
+    CHECK(std::fabs(p(1, 0) - 0.5) < 1e-15);
+    CHECK(p(1, 2) == 0.0);
+    CHECK(p.row(2).isZero(0));  // padding query: no valid pair
+    // A fully masked key set gives an all-zero row, not NaN.
+    const Matrix none = masked_softmax(logits, Vector::Ones(3), Vector::Zero(3));
+    CHECK(none.isZero(0));
+  }
+
+  TEST_CASE("GELU is the erf form and LayerNorm uses the biased variance") {
+    CHECK(std::fabs(gelu(1.0) - 0.8413447460685429) < 1e-15);
+    CHECK(std::fabs(gelu(-1.0) - -0.15865525393145707) < 1e-15);
+    CHECK(gelu(0.0) == 0.0);
+    Matrix x(1, 4);
+    x << 1, 2, 3, 6;  // mean 3, biased variance (4 + 1 + 0 + 9)/4 = 3.5
+    LayerNormParams p{Vector::Ones(4), Vector::Zero(4), 0.0};
+    const Matrix y = layer_norm(x, p);
+    CHECK(std::fabs(y(0, 0) - (-2 / std::sqrt(3.5))) < 1e-15);
+    CHECK(std::fabs(y(0, 3) - (3 / std::sqrt(3.5))) < 1e-15);
+  }
+
+  TEST_CASE("eq. 4 terms on a 2-token, 1-head layer computed by hand") {
+    // H = d = 2, one head, v2 with share_att_key, c2p only (scale factor 2, s = 1/√(2·2) = 1/2),
+    // k = 1: row(i, j) = clamp(i − j + 1, 0, 1). All projections identity, relative table
+    // P = I, input x = I. Then Q_c = K_c = V_c = x, K_r = P.
+    Model m;
+    ModelConfig& c = m.config;
+    c.model_type = "deberta-v2";
+    c.version = ModelVersion::V2;
+    c.hidden_size = 2, c.num_attention_heads = 1, c.attention_head_size = 2, c.intermediate_size = 2;
+    c.num_hidden_layers = 1, c.vocab_size = 2, c.max_position_embeddings = 4;
+    c.relative_attention = true, c.max_relative_positions = 1, c.pos_att_type = {"c2p"};
+    c.share_att_key = true, c.position_biased_input = false;
+    const Matrix I = Matrix::Identity(2, 2);
+    const Vector zero = Vector::Zero(2);
+    LayerWeights layer;
+    layer.attention.query = layer.attention.key = layer.attention.value = {I, zero};
+    layer.attention.pos_key = layer.attention.key;
+    layer.attention.pos_query = layer.attention.query;
+    layer.attention.output = {I, zero};
+    layer.attention.output_norm = {Vector::Ones(2), zero, 0.0};
+    layer.intermediate = {I, zero};
+    layer.output = {I, zero};
+    Vector gain(2), bias(2);
+    gain << 2, 3;
+    bias << 0.5, -0.25;
+    layer.output_norm = {gain, bias, 0.0};
+    m.weights.layers.push_back(layer);
+    m.weights.rel_embeddings = I;
+    Inputs in;
+    in.input_ids = {0, 1};
+    const SequenceContext seq = make_sequence_context(m, in, {});
+    CHECK(seq.attention.scale == 0.5);
+    CHECK(seq.c2p_row(0, 0) == 1);
+    CHECK(seq.c2p_row(0, 1) == 0);
+    CHECK(seq.c2p_row(1, 0) == 1);
+    const LayerTrace t = run_layer(m, 0, I, I, seq, TraceLevel::Full);
+    // c2c = s·x xᵀ = diag(.5); c2p(0,0) = s·Q0·P[1] = 0, c2p(0,1) = s·Q0·P[0] = .5,
+    // c2p(1,0) = s·Q1·P[1] = .5, c2p(1,1) = s·Q1·P[1] = .5.
+    Matrix c2c(2, 2), c2p(2, 2);
+    c2c << 0.5, 0, 0, 0.5;
+    c2p << 0, 0.5, 0.5, 0.5;
+    test::check_close("c2c", t.attention.c2c[0], c2c, 0);
+    test::check_close("c2p", t.attention.c2p[0], c2p, 0);
+    // logits [[.5, .5], [.5, 1]] → probs row 0 = [.5, .5], row 1 = [1, e^.5] / (1 + e^.5).
+    const double e = std::exp(0.5);
+    Matrix probs(2, 2);
+    probs << 0.5, 0.5, 1 / (1 + e), e / (1 + e);
+    test::check_close("probs", t.attention.probs[0], probs, 1e-15);
+    test::check_close("context", t.attention.context, probs, 1e-15);  // V = I
+    // attention output = LN(context + x): a 2-vector LayerNorm with no eps gives ±1.
+    Matrix a(2, 2);
+    a << 1, -1, -1, 1;
+    test::check_close("attention_output", t.attention_output, a, 1e-12);
+    // FFN: LN(gelu(a) + a) keeps the signs, so output = ±1 · gain + bias.
+    Matrix out(2, 2);
+    out << 2 + 0.5, -3 - 0.25, -2 + 0.5, 3 - 0.25;
+    test::check_close("output", t.output, out, 1e-12);
+  }
+
+  TEST_CASE("feed-forward sub-layer against the formula on a 3-wide example") {
+    LayerWeights w;
+    Matrix Wi(2, 3), Wo(3, 2);
+    Wi << 1, 0, -1, 0.5, 0.5, 0.5;
+    Wo << 1, 0, 0, 1, 1, 1;
+    Vector bi(2), bo(3);
+    bi << 0.1, -0.2;
+    bo << 0, 0.3, -0.3;
+    w.intermediate = {Wi, bi};
+    w.output = {Wo, bo};
+    w.output_norm = {Vector::Ones(3), Vector::Zero(3), 1e-7};
+    Matrix a(1, 3);
+    a << 1, 2, -1;
+    // hidden = gelu([1 + 1 + 0.1, 0.5·2 − 0.2]) = gelu([2.1, 0.8])
+    const double g1 = gelu(2.1), g2 = gelu(0.8);
+    Matrix pre(1, 3);
+    pre << g1 + 1, g2 + 0.3 + 2, g1 + g2 - 0.3 - 1;
+    const double mean = pre.mean();
+    const double var = (pre.array() - mean).square().mean();
+    const Matrix want = ((pre.array() - mean) / std::sqrt(var + 1e-7)).matrix();
+    test::check_close("ffn", feed_forward(a, w, Activation::GeluErf), want, 1e-15);
+  }
+
+  TEST_CASE("nGiE convolution equals a direct loop over conv1d (kernel 3, 2 groups, padding)") {
+    const int64_t N = 5, H = 4, k = 3, groups = 2, per = H / groups;
+    std::srand(7);
+    ConvWeights w;
+    for (int64_t t = 0; t < k; ++t) w.taps.push_back(Matrix::Random(H, per));
+    w.bias = Vector::Random(H);
+    w.norm = {Vector::Random(H), Vector::Random(H), 1e-7};
+    const Matrix x = Matrix::Random(N, H), residual = Matrix::Random(N, H);
+    Vector mask = Vector::Ones(N);
+    mask[4] = 0;
+    // Direct definition: out[n, o] = b[o] + Σ_t Σ_i W[o, i, t] · x[n + t − 1, g(o)·per + i].
+    Matrix conv(N, H);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t o = 0; o < H; ++o) {
+        double v = w.bias[o];
+        const int64_t g = o / per;
+        for (int64_t t = 0; t < k; ++t) {
+          const int64_t src = n + t - 1;
+          if (src < 0 || src >= N) continue;
+          for (int64_t i = 0; i < per; ++i) v += w.taps[t](o, i) * x(src, g * per + i);
+        }
+        conv(n, o) = mask[n] ? std::tanh(v) : 0.0;
+      }
+    Matrix want = layer_norm(residual + conv, w.norm);
+    want.row(4).setZero();
+    test::check_close("conv", ngie_convolution(x, residual, mask, w, groups, Activation::Tanh), want, 1e-13);
+  }
+}

@@ -1,0 +1,164 @@
+// File formats: the safetensors reader's validation and the config parser's errors.
+#include "test_util.h"
+
+#include "deberta/config.h"
+#include "deberta/safetensors.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
+using namespace deberta;
+
+namespace {
+
+// Builds safetensors bytes from a header JSON text and a data blob.
+std::string make_file(const std::string& header, const std::string& data) {
+  std::string bytes(8, '\0');
+  const uint64_t n = header.size();
+  std::memcpy(bytes.data(), &n, 8);
+  return bytes + header + data;
+}
+
+std::string f32_bytes(std::initializer_list<float> values) {
+  std::string s;
+  for (float v : values) s.append(reinterpret_cast<const char*>(&v), 4);
+  return s;
+}
+
+}  // namespace
+
+TEST_SUITE("safetensors") {
+  TEST_CASE("round trip of F64 and I64 tensors with metadata") {
+    TensorMap t;
+    Matrix m(2, 3);
+    m << 1, 2, 3, 4, 5, 6.5;
+    t["a"] = Tensor::from_matrix(m);
+    IndexMatrix idx(1, 2);
+    idx << -7, 9;
+    t["b"] = Tensor::from_index(idx);
+    const std::string path = "/tmp/deberta_test_roundtrip.safetensors";
+    write_safetensors(path, t, {{"case", "x"}});
+    const TensorMap back = read_safetensors(path);
+    REQUIRE(back.size() == 2);
+    CHECK(to_matrix(back.at("a"), "a") == m);
+    CHECK(to_index_matrix(back.at("b"), "b") == idx);
+  }
+
+  TEST_CASE("F32, F16 and BF16 widen exactly") {
+    const std::string data = f32_bytes({1.5f, -0.1f}) + std::string("\x00\x3c\x00\xc0", 4) + std::string("\x80\x3f", 2);
+    const std::string header =
+        R"({"f":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"h":{"dtype":"F16","shape":[2],"data_offsets":[8,12]},)"
+        R"("b":{"dtype":"BF16","shape":[1],"data_offsets":[12,14]}})";
+    const TensorMap t = parse_safetensors(make_file(header, data), "mem");
+    CHECK(t.at("f").f[0] == 1.5);
+    CHECK(t.at("f").f[1] == static_cast<double>(-0.1f));
+    CHECK(t.at("h").f[0] == 1.0);
+    CHECK(t.at("h").f[1] == -2.0);
+    CHECK(t.at("b").f[0] == 1.0);
+    CHECK(half_to_double(0x0001) == std::ldexp(1.0, -24));  // smallest subnormal
+    CHECK(half_to_double(0x7bff) == 65504.0);
+  }
+
+  TEST_CASE("malformed files are refused with the file name and the problem") {
+    auto refuses = [](const std::string& bytes, const std::string& needle) {
+      CAPTURE(needle);
+      CHECK_THROWS_WITH_AS(parse_safetensors(bytes, "bad.safetensors"), doctest::Contains(needle.c_str()), Error);
+      CHECK_THROWS_WITH_AS(parse_safetensors(bytes, "bad.safetensors"), doctest::Contains("bad.safetensors"), Error);
+    };
+    refuses("", "shorter than the 8-byte header");
+    refuses(make_file("{}", "").substr(0, 6), "shorter than the 8-byte header");
+    std::string huge(8, '\0');
+    const uint64_t big = 1ull << 40;
+    std::memcpy(huge.data(), &big, 8);
+    refuses(huge, "exceeds the 100 MB limit");
+    std::string longer(8, '\0');
+    const uint64_t len = 50;
+    std::memcpy(longer.data(), &len, 8);
+    refuses(longer + "{}", "larger than the file");
+    refuses(make_file("not json", ""), "not JSON");
+    refuses(make_file("[1,2]", ""), "not a JSON object");
+    refuses(make_file(R"({"a":{"dtype":"F99","shape":[1],"data_offsets":[0,4]}})", "abcd"), "unknown dtype");
+    refuses(make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", "abcd"), "needs 8");
+    refuses(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,8]}})", "abcd"), "past the end");
+    refuses(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})",
+                      "abcdefgh"),
+            "overlap");
+    refuses(make_file(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,4]}})", "abcd"),
+            "overflows 64 bits");
+    refuses(make_file(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "abcd"), "non-negative");
+    refuses(make_file(R"({"a":{"dtype":"F32","shape":[1]}})", "abcd"), "data_offsets");
+    refuses(make_file(R"({"a":5})", ""), "not an object");
+    CHECK_THROWS_WITH_AS(read_safetensors("/nonexistent/x.safetensors"), doctest::Contains("cannot open"), Error);
+  }
+}
+
+TEST_SUITE("config") {
+  using nlohmann::json;
+  const json base = {{"model_type", "deberta-v2"}, {"hidden_size", 32}, {"num_hidden_layers", 2},
+                     {"num_attention_heads", 2}, {"intermediate_size", 64}, {"vocab_size", 10},
+                     {"relative_attention", true}, {"pos_att_type", "p2c|c2p"}, {"max_relative_positions", -1},
+                     {"max_position_embeddings", 24}};
+
+  TEST_CASE("defaults and both pos_att_type forms") {
+    ModelConfig c = parse_config(base, "config.json");
+    CHECK(c.version == ModelVersion::V2);
+    CHECK(c.max_relative_positions == 24);  // < 1 means max_position_embeddings
+    CHECK(c.relative_span() == 24);
+    CHECK(c.has_c2p());
+    CHECK(c.has_p2c());
+    CHECK(c.reference_scale_factor() == 3);
+    CHECK(c.conv_act == Activation::Tanh);  // v2 default conv_act
+    CHECK(c.position_biased_input);         // HF default
+    json list = base;
+    list["pos_att_type"] = {"c2p"};
+    list["position_buckets"] = 8;
+    c = parse_config(list, "config.json");
+    CHECK(c.pos_att_type == std::vector<std::string>{"c2p"});
+    CHECK(c.relative_span() == 8);
+    CHECK(c.reference_scale_factor() == 2);
+    json v1 = base;
+    v1["model_type"] = "deberta";
+    v1["pos_att_type"] = "c2p|p2c|p2p";
+    c = parse_config(v1, "config.json");
+    CHECK(c.reference_scale_factor() == 4);  // v1: 1 + len(pos_att_type)
+  }
+
+  TEST_CASE("bad configs name the file and the problem") {
+    auto refuses = [&](json j, const char* needle) {
+      CAPTURE(needle);
+      CHECK_THROWS_WITH_AS(parse_config(j, "my/config.json"), doctest::Contains(needle), Error);
+      CHECK_THROWS_WITH_AS(parse_config(j, "my/config.json"), doctest::Contains("my/config.json"), Error);
+    };
+    json j = base;
+    j["model_type"] = "bert";
+    refuses(j, "unknown model_type 'bert'");
+    j = base;
+    j["num_attention_heads"] = 3;
+    refuses(j, "not divisible by num_attention_heads");
+    j = base;
+    j["pos_att_type"] = "c2p|x2y";
+    refuses(j, "unknown pos_att_type entry 'x2y'");
+    j = base;
+    j["hidden_size"] = -4;
+    refuses(j, "hidden_size must be positive");
+    j = base;
+    j["hidden_size"] = "big";
+    refuses(j, "'hidden_size' must be an integer");
+    j = base;
+    j["relative_attention"] = 1;
+    refuses(j, "'relative_attention' must be true or false");
+    j = base;
+    j["hidden_act"] = "swoosh";
+    refuses(j, "unknown activation 'swoosh'");
+    j = base;
+    j["conv_kernel_size"] = 2;
+    refuses(j, "conv_kernel_size must be odd");
+    j = base;
+    j["norm_rel_ebd"] = "batch_norm";
+    refuses(j, "unknown norm_rel_ebd");
+    refuses(json::array(), "not a JSON object");
+    CHECK_THROWS_WITH_AS(load_config("/nonexistent/config.json"), doctest::Contains("cannot open"), Error);
+  }
+}
