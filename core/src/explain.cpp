@@ -69,7 +69,8 @@ std::string term_sum(const CellExplanation& e) {
   auto add = [&](bool on, const char* name, double v) {
     if (!on) return;
     formula += std::string(formula.empty() ? "" : " + ") + name;
-    numbers += std::string(numbers.empty() ? "" : " + ") + num(v);
+    if (numbers.empty()) numbers = num(v);
+    else numbers += (v < 0 ? " - " : " + ") + num(std::fabs(v));
   };
   add(e.has_c2c, "c2c", e.c2c);
   add(e.has_c2p, "c2p", e.c2p);
