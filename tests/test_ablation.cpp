@@ -200,4 +200,35 @@ TEST_SUITE("ablation") {
     }
     for (size_t k = 1; k < rows.size(); ++k) CHECK(rows[k - 1].mean_kl >= rows[k].mean_kl);
   }
+
+  TEST_CASE("a layer materialised from a probs-only trace equals the full trace bitwise") {
+    for (const char* name : {"v2_conv_pad", "v3_emd"}) {
+      CAPTURE(name);
+      const Case c = load_case(name);
+      const bool decoder = c.model.weights.embeddings.position.size() > 0;
+      const ForwardTrace full = forward(c.model, c.inputs, {}, TraceLevel::Full, decoder);
+      const ForwardTrace light = forward(c.model, c.inputs, {}, TraceLevel::Probs, decoder);
+      CHECK(light.layers[0].attention.c2c.empty());
+      CHECK(light.layers[0].attention.Q_c.size() == 0);
+      for (size_t l = 0; l < full.layers.size(); ++l) {
+        const LayerTrace m = materialize_layer(c.model, light, static_cast<int64_t>(l));
+        const AttentionTrace &a = m.attention, &b = full.layers[l].attention;
+        CHECK(a.c2c == b.c2c);
+        CHECK(a.c2p == b.c2p);
+        CHECK(a.p2c == b.p2c);
+        CHECK(a.logits == b.logits);
+        CHECK(a.probs == b.probs);
+        CHECK(a.Q_c == b.Q_c);
+        CHECK(a.K_r == b.K_r);
+        CHECK(m.output == full.layers[l].output);
+        CHECK(light.layers[l].attention.probs == b.probs);
+      }
+      if (decoder)
+        for (int64_t p = 0; p < 2; ++p) {
+          const LayerTrace m = materialize_emd_pass(c.model, light, p);
+          CHECK(m.attention.logits == full.emd->passes[p].attention.logits);
+          CHECK(m.output == full.emd->passes[p].output);
+        }
+    }
+  }
 }

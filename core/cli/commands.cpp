@@ -8,6 +8,7 @@ void register_commands(CLI::App* app) {
   register_predict(app);
   register_ablate(app);
   register_explain(app);
+  register_bench(app);
 }
 
 }  // namespace deberta::cli

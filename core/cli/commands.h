@@ -13,5 +13,6 @@ void register_tokenize(CLI::App* app);
 void register_predict(CLI::App* app);
 void register_ablate(CLI::App* app);
 void register_explain(CLI::App* app);
+void register_bench(CLI::App* app);
 
 }  // namespace deberta::cli

@@ -4,7 +4,27 @@
 #include <cmath>
 #include <sstream>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace deberta {
+
+void set_num_threads(int threads) {
+  if (threads < 1) threads = 1;
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#endif
+  Eigen::setNbThreads(threads);
+}
+
+int num_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 bool Ablation::is_default() const {
   return c2c && !c2p && !p2c && !p2p && p2c_index == P2CIndex::Code && scale_mode == ScaleMode::Auto &&
@@ -120,10 +140,18 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   }
   t.context = Matrix::Zero(query.rows(), heads * d);
   const bool full = level == TraceLevel::Full;
+  const bool keep_probs = level != TraceLevel::None;
+  const int64_t n_q = query.rows(), n_k = kv.rows();
+  auto sized = [&](bool on) { return std::vector<Matrix>(on ? heads : 0); };
+  t.c2c = sized(full && r.c2c), t.c2p = sized(full && r.c2p), t.p2c = sized(full && r.p2c), t.p2p = sized(full && r.p2p);
+  t.logits = sized(full);
+  t.probs = sized(keep_probs);
+  // Heads are independent: one thread each (Eigen runs single-threaded inside the region).
+#pragma omp parallel for schedule(dynamic, 1) if (heads > 1)
   for (int64_t h = 0; h < heads; ++h) {
     const auto Q_c = t.Q_c.middleCols(h * d, d), K_c = t.K_c.middleCols(h * d, d), V_c = t.V_c.middleCols(h * d, d);
-    Matrix c2c = r.c2c ? content_to_content(Q_c, K_c, r.scale) : Matrix::Zero(query.rows(), kv.rows());
-    Matrix relative = Matrix::Zero(query.rows(), kv.rows());
+    Matrix c2c = r.c2c ? content_to_content(Q_c, K_c, r.scale) : Matrix::Zero(n_q, n_k);
+    Matrix relative = Matrix::Zero(n_q, n_k);
     Matrix c2p, p2c, p2p;
     if (r.c2p) relative += c2p = content_to_position(Q_c, t.K_r.middleCols(h * d, d), seq.c2p_row, t.row_offset, r.scale);
     if (r.p2c) relative += p2c = position_to_content(K_c, t.Q_r.middleCols(h * d, d), seq.p2c_row, t.row_offset, r.scale);
@@ -135,13 +163,13 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     if (seq.head_mask.count({layer, h})) probs.setZero();
     t.context.middleCols(h * d, d) = attention_context(probs, V_c);
     if (full) {
-      if (r.c2c) t.c2c.push_back(std::move(c2c));
-      if (r.c2p) t.c2p.push_back(std::move(c2p));
-      if (r.p2c) t.p2c.push_back(std::move(p2c));
-      if (r.p2p) t.p2p.push_back(std::move(p2p));
-      t.logits.push_back(std::move(logits));
+      if (r.c2c) t.c2c[h] = std::move(c2c);
+      if (r.c2p) t.c2p[h] = std::move(c2p);
+      if (r.p2c) t.p2c[h] = std::move(p2c);
+      if (r.p2p) t.p2p[h] = std::move(p2p);
+      t.logits[h] = std::move(logits);
     }
-    if (level != TraceLevel::None) t.probs.push_back(std::move(probs));
+    if (keep_probs) t.probs[h] = std::move(probs);
   }
   if (!full) t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
   return t;
@@ -198,6 +226,27 @@ void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablatio
   run_layers_from(model, trace, std::clamp<int64_t>(first_layer, 0, model.config.num_hidden_layers));
   trace->emd.reset();
   if (trace->decoder) run_decoder(model, trace);
+}
+
+LayerTrace materialize_layer(const Model& model, const ForwardTrace& trace, int64_t layer) {
+  if (layer < 0 || layer >= static_cast<int64_t>(trace.layers.size()))
+    throw Error("layer " + std::to_string(layer) + " is outside [0, " + std::to_string(trace.layers.size()) + ")");
+  const Matrix& x = layer == 0 ? trace.embedding_output : trace.layers[layer - 1].output;
+  LayerTrace full = run_layer(model, layer, x, x, trace.context, TraceLevel::Full);
+  // Layer 0's kept output is after the conv; keep that, and the pre-conv output run_layer gives.
+  if (layer == 0 && model.weights.conv) {
+    full.output_pre_conv = std::move(full.output);
+    full.output = trace.layers[0].output;
+  }
+  return full;
+}
+
+LayerTrace materialize_emd_pass(const Model& model, const ForwardTrace& trace, int64_t pass) {
+  if (!trace.emd) throw Error("this trace has no Enhanced Mask Decoder pass");
+  if (pass < 0 || pass >= static_cast<int64_t>(trace.emd->passes.size()))
+    throw Error("EMD pass " + std::to_string(pass) + " is outside [0, " + std::to_string(trace.emd->passes.size()) + ")");
+  const Matrix& query = pass == 0 ? trace.emd->query_states0 : trace.emd->passes[pass - 1].output;
+  return run_layer(model, model.config.num_hidden_layers - 1, query, trace.emd->kv_states, trace.context, TraceLevel::Full);
 }
 
 int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablation& b) {

@@ -62,30 +62,44 @@ void decode(const char* p, int64_t n, Tensor* t) {
 
 }  // namespace
 
-TensorMap parse_safetensors(const std::string& bytes, const std::string& source) {
+namespace {
+
+// A validated header entry: where the bytes of one tensor live.
+struct Entry {
+  std::string name;
+  Tensor meta;  // dtype and shape, no data yet
+  uint64_t begin = 0, end = 0;
+};
+
+// Validates the 8-byte length prefix against the file size; returns the header length.
+uint64_t check_prefix(const char* prefix, uint64_t file_size, const std::string& source) {
+  if (file_size < 8)
+    throw Error(source + ": not a valid safetensors file: file is " + std::to_string(file_size) +
+                " bytes, shorter than the 8-byte header length");
+  const uint64_t header_len = load_le<uint64_t>(prefix);
+  if (header_len > kMaxSafetensorsHeader)
+    throw Error(source + ": not a valid safetensors file: header length " + std::to_string(header_len) +
+                " exceeds the 100 MB limit");
+  if (header_len > file_size - 8)
+    throw Error(source + ": not a valid safetensors file: header length " + std::to_string(header_len) +
+                " is larger than the file (" + std::to_string(file_size) + " bytes)");
+  return header_len;
+}
+
+// Parses and validates the JSON header: every entry's form, dtype, shape, byte length, bounds,
+// and that no two tensors overlap. Touches no tensor data.
+std::vector<Entry> parse_header(const std::string& text, uint64_t data_size, const std::string& source) {
   auto fail = [&](const std::string& what) -> Error {
     return Error(source + ": not a valid safetensors file: " + what);
   };
-  if (bytes.size() < 8) throw fail("file is " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
-  const uint64_t header_len = load_le<uint64_t>(bytes.data());
-  if (header_len > kMaxSafetensorsHeader)
-    throw fail("header length " + std::to_string(header_len) + " exceeds the 100 MB limit");
-  if (header_len > bytes.size() - 8)
-    throw fail("header length " + std::to_string(header_len) + " is larger than the file (" +
-               std::to_string(bytes.size()) + " bytes)");
   json header;
   try {
-    header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
+    header = json::parse(text);
   } catch (const json::exception& e) {
     throw fail(std::string("header is not JSON (") + e.what() + ")");
   }
   if (!header.is_object()) throw fail("header is not a JSON object");
-  const uint64_t data_size = bytes.size() - 8 - header_len;
-  const char* data = bytes.data() + 8 + header_len;
-
-  struct Span { uint64_t begin, end; std::string name; };
-  std::vector<Span> spans;
-  TensorMap tensors;
+  std::vector<Entry> entries;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
     auto bad = [&](const std::string& what) { return fail("tensor '" + name + "': " + what); };
@@ -94,9 +108,10 @@ TensorMap parse_safetensors(const std::string& bytes, const std::string& source)
     if (!entry.contains("shape") || !entry["shape"].is_array()) throw bad("missing array 'shape'");
     if (!entry.contains("data_offsets") || !entry["data_offsets"].is_array() || entry["data_offsets"].size() != 2)
       throw bad("missing 'data_offsets' [begin, end]");
-    Tensor t;
+    Entry e;
+    e.name = name;
     const std::string dtype = entry["dtype"].get<std::string>();
-    if (!parse_dtype(dtype, &t.dtype)) throw bad("unknown dtype '" + dtype + "'");
+    if (!parse_dtype(dtype, &e.meta.dtype)) throw bad("unknown dtype '" + dtype + "'");
     uint64_t numel = 1;
     for (const auto& d : entry["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0) throw bad("shape entries must be non-negative integers");
@@ -104,38 +119,69 @@ TensorMap parse_safetensors(const std::string& bytes, const std::string& source)
       if (dim != 0 && numel > std::numeric_limits<uint64_t>::max() / 8 / dim)
         throw bad("shape " + entry["shape"].dump() + " overflows 64 bits");
       numel *= dim;
-      t.shape.push_back(static_cast<int64_t>(dim));
+      e.meta.shape.push_back(static_cast<int64_t>(dim));
     }
     for (const auto& o : entry["data_offsets"])
       if (!o.is_number_integer() || o.get<int64_t>() < 0) throw bad("data_offsets must be non-negative integers");
-    const uint64_t begin = entry["data_offsets"][0].get<uint64_t>();
-    const uint64_t end = entry["data_offsets"][1].get<uint64_t>();
-    if (begin > end) throw bad("data_offsets begin > end");
-    if (end > data_size)
-      throw bad("data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+    e.begin = entry["data_offsets"][0].get<uint64_t>();
+    e.end = entry["data_offsets"][1].get<uint64_t>();
+    if (e.begin > e.end) throw bad("data_offsets begin > end");
+    if (e.end > data_size)
+      throw bad("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
                 "] run past the end of the data (" + std::to_string(data_size) + " bytes)");
-    const uint64_t expected = numel * static_cast<uint64_t>(dtype_size(t.dtype));
-    if (end - begin != expected)
-      throw bad("holds " + std::to_string(end - begin) + " bytes but dtype " + dtype + " x shape " +
-                t.shape_string() + " needs " + std::to_string(expected));
-    spans.push_back({begin, end, name});
-    decode(data + begin, static_cast<int64_t>(numel), &t);
-    tensors.emplace(name, std::move(t));
+    const uint64_t expected = numel * static_cast<uint64_t>(dtype_size(e.meta.dtype));
+    if (e.end - e.begin != expected)
+      throw bad("holds " + std::to_string(e.end - e.begin) + " bytes but dtype " + dtype + " x shape " +
+                e.meta.shape_string() + " needs " + std::to_string(expected));
+    entries.push_back(std::move(e));
   }
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
-  for (size_t k = 1; k < spans.size(); ++k)
-    if (spans[k].begin < spans[k - 1].end)
-      throw fail("tensors '" + spans[k - 1].name + "' and '" + spans[k].name + "' overlap");
+  std::vector<const Entry*> order;
+  for (const auto& e : entries) order.push_back(&e);
+  std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
+  for (size_t k = 1; k < order.size(); ++k)
+    if (order[k]->begin < order[k - 1]->end)
+      throw fail("tensors '" + order[k - 1]->name + "' and '" + order[k]->name + "' overlap");
+  return entries;
+}
+
+}  // namespace
+
+TensorMap parse_safetensors(const std::string& bytes, const std::string& source) {
+  const uint64_t header_len = check_prefix(bytes.data(), bytes.size(), source);
+  const uint64_t data_size = bytes.size() - 8 - header_len;
+  const char* data = bytes.data() + 8 + header_len;
+  TensorMap tensors;
+  for (Entry& e : parse_header(bytes.substr(8, header_len), data_size, source)) {
+    decode(data + e.begin, e.meta.numel(), &e.meta);
+    tensors.emplace(e.name, std::move(e.meta));
+  }
   return tensors;
 }
 
 TensorMap read_safetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  // Streams tensor by tensor: the raw file is never held in memory whole.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw Error(path + ": read error");
-  return parse_safetensors(buffer.str(), path);
+  const uint64_t file_size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  char prefix[8] = {};
+  in.read(prefix, std::min<uint64_t>(8, file_size));
+  const uint64_t header_len = check_prefix(prefix, file_size, path);
+  std::string header(header_len, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(header_len));
+  if (!in) throw Error(path + ": read error in the header");
+  const uint64_t data_start = 8 + header_len;
+  TensorMap tensors;
+  std::string buffer;
+  for (Entry& e : parse_header(header, file_size - data_start, path)) {
+    buffer.resize(e.end - e.begin);
+    in.seekg(static_cast<std::streamoff>(data_start + e.begin));
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (!in) throw Error(path + ": read error in tensor '" + e.name + "'");
+    decode(buffer.data(), e.meta.numel(), &e.meta);
+    tensors.emplace(e.name, std::move(e.meta));
+  }
+  return tensors;
 }
 
 void write_safetensors(const std::string& path, const TensorMap& tensors,

@@ -27,14 +27,23 @@ class WeightReader {
 
   bool has(const std::string& name) const { return find(name) != nullptr; }
 
+  // Each accessor copies the values into its Eigen type and frees the tensor's storage at once,
+  // so loading holds at most one extra tensor beyond the weights.
   Matrix matrix(const std::string& name, int64_t rows, int64_t cols) {
     Tensor* t = take(name, {rows, cols});
-    return t ? to_matrix(*t, source_ + ": tensor '" + name + "'") : Matrix::Zero(rows, cols);
+    if (!t) return Matrix::Zero(rows, cols);
+    Matrix m = to_matrix(*t, source_ + ": tensor '" + name + "'");
+    release(t);
+    return m;
   }
   Vector vector(const std::string& name, int64_t n) {
     Tensor* t = take(name, {n});
-    return t ? Vector(Eigen::Map<const Vector>(t->f.data(), n)) : Vector::Zero(n);
+    if (!t) return Vector::Zero(n);
+    Vector v = Eigen::Map<const Vector>(t->f.data(), n);
+    release(t);
+    return v;
   }
+  static void release(Tensor* t) { std::vector<double>().swap(t->f); }
   Linear linear(const std::string& prefix, int64_t out, int64_t in, bool bias) {
     Linear l;
     l.weight = matrix(prefix + ".weight", out, in);
@@ -57,6 +66,8 @@ class WeightReader {
     if (dtype_is_integer(t->dtype))
       throw Error(source_ + ": tensor '" + name + "' has integer dtype " + dtype_name(t->dtype) +
                   ", expected a floating-point dtype");
+    if (static_cast<int64_t>(t->f.size()) != t->numel())
+      throw Error(source_ + ": tensor '" + name + "' is used twice by the weight map");
     used_.insert(key_of(name));
     int64_t bad = 0;
     for (double v : t->f) bad += !std::isfinite(v);
@@ -175,6 +186,7 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
           for (int64_t i = 0; i < in_per_group; ++i) m(o, i) = t->f[(o * in_per_group + i) * k + tap];
         conv.taps.push_back(std::move(m));
       }
+      WeightReader::release(t);
     }
     conv.bias = r.vector("encoder.conv.conv.bias", H);
     conv.norm = r.layer_norm("encoder.conv.LayerNorm", H, eps);

@@ -39,6 +39,11 @@ Model load_model(const std::string& path, const ProgressFn& progress = {});
 /// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader).
 TensorMap read_weights_file(const std::string& path, const ProgressFn& progress = {});
 
+/// Threads used by the forward pass (heads in parallel; Eigen's GEMM otherwise). Default: all cores.
+void set_num_threads(int threads);
+/// The current thread count.
+int num_threads();
+
 /// Where the released code and the paper disagree on the p2c index (docs/paper-vs-code.md).
 enum class P2CIndex {
   Code,   ///< p2c reads table row δ(i, j), the row of i − j (released code; default)
@@ -176,6 +181,15 @@ ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& a
 /// Re-runs layers `first_layer …` (and the decoder if it was run) of `trace` under a new
 /// ablation, keeping the layers before it. Equal to a fresh `forward` with that ablation.
 void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablation, int64_t first_layer);
+
+/// Recomputes encoder layer `layer` of a lighter trace (TraceLevel::Probs or None) at
+/// TraceLevel::Full from that layer's kept input: every term map, bitwise equal to a full trace.
+/// This is how the viewer keeps memory at hidden states + probabilities and still shows c2c/c2p/
+/// p2c/p2p/logits of the layer on screen. Errors: layer out of range.
+LayerTrace materialize_layer(const Model& model, const ForwardTrace& trace, int64_t layer);
+
+/// The same for EMD pass `pass` (0 or 1). Errors: no EMD in the trace, pass out of range.
+LayerTrace materialize_emd_pass(const Model& model, const ForwardTrace& trace, int64_t pass);
 
 /// The first layer whose result differs between two ablations (the number of layers if none).
 int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablation& b);

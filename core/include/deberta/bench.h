@@ -1,0 +1,29 @@
+// bench.h — seeded random models with real shapes, and the FLOP count of a forward pass.
+#pragma once
+
+#include "deberta/model.h"
+
+#include <string>
+
+namespace deberta {
+
+/// A model with seeded random weights (normal-ish, σ ≈ 0.02; LayerNorm gains 1) and a real
+/// model's configuration: "tiny" (the bundled model's shape), "xsmall" (deberta-v3-xsmall:
+/// H 384, 12 layers, 6 heads, V 128100, position_buckets 256, max_relative_positions 512),
+/// "base" (deberta-base v1: H 768, 12 layers, 12 heads, V 50265, k 512). Each has absolute
+/// position embeddings and an MLM head so the EMD runs. Errors: unknown preset name.
+Model make_preset_model(const std::string& preset, uint64_t seed = 0);
+
+/// Minimal floating-point operations (multiply and add counted separately) of one forward pass
+/// over N tokens with the EMD and the MLM head at `masked` positions, projecting only the table
+/// rows the sequence reads. Formula in docs/performance.md.
+double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_emd);
+
+/// Keeps large freed blocks in the process (glibc mallopt) instead of returning them to the
+/// kernel after every forward pass: saves the page faults of re-mapping the same temporaries.
+void keep_freed_memory();
+
+/// Peak resident set size of this process so far, in bytes.
+uint64_t peak_rss_bytes();
+
+}  // namespace deberta
