@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace deberta::cli {
@@ -137,7 +138,15 @@ Model load_model_with_progress(const std::string& path) {
       std::fprintf(stderr, "\rloading weights %5.1f%%", total ? 100.0 * done / total : 0.0);
       if (done >= total) std::fprintf(stderr, "\n");
     };
-  return load_model(path, progress);
+  Model model = load_model(path, progress);
+  for (const std::string& w : model.weights.warnings) std::fprintf(stderr, "deberta: warning: %s: %s\n", model.weights_path.c_str(), w.c_str());
+  if (std::getenv("DEBERTA_DEBUG") && !model.weights.unused.empty()) {
+    std::string list;
+    for (const auto& u : model.weights.unused) list += (list.empty() ? "" : ", ") + u;
+    std::fprintf(stderr, "deberta: debug: %zu unused tensor(s) in %s: %s\n", model.weights.unused.size(),
+                 model.weights_path.c_str(), list.c_str());
+  }
+  return model;
 }
 
 }  // namespace deberta::cli

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Writes the malformed-input catalogue: tests/bad_inputs/cases/<name>/ and manifest.json.
+
+Each case is a broken model directory, weights file, inputs file or text, plus the `deberta`
+command that must refuse it: exit code 1 and one line naming the file and the problem (or, for
+NaN weights, a warning and exit 0). tests/test_bad_inputs.cpp runs every entry of manifest.json.
+Plain python3 only (no numpy/torch). Re-run after changing a case:
+
+    python3 tests/bad_inputs/make_bad_inputs.py
+"""
+import json
+import os
+import shutil
+import struct
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SOURCE = os.path.join(ROOT, "notebooks_data", "golden", "v1_c2p_only")
+OUT = os.path.join(HERE, "cases")
+
+
+def read_safetensors(path):
+    data = open(path, "rb").read()
+    n = struct.unpack("<Q", data[:8])[0]
+    return json.loads(data[8:8 + n]), data[8 + n:]
+
+
+def pack(header, blob, length=None):
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text) if length is None else length) + text + blob
+
+
+HEADER, BLOB = read_safetensors(os.path.join(SOURCE, "model.safetensors"))
+CONFIG = json.load(open(os.path.join(SOURCE, "config.json")))
+cases = []
+
+
+def model_dir(name, config=CONFIG, weights=None, weights_name="model.safetensors"):
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    if config is not None:
+        with open(os.path.join(d, "config.json"), "w") as f:
+            f.write(config if isinstance(config, str) else json.dumps(config, indent=1))
+    if weights is not None:
+        with open(os.path.join(d, weights_name), "wb") as f:
+            f.write(weights)
+    return d
+
+
+def case(name, args, expect, exit_code=1, what=""):
+    cases.append({"name": name, "args": args, "expect": expect, "exit": exit_code, "what": what})
+
+
+def dump_cmd(name):
+    return "dump --model {cases}/" + name + " --ids 1,2,3 --out {tmp}/out.safetensors"
+
+
+def modified(fn):
+    h = json.loads(json.dumps(HEADER))
+    blob = bytearray(BLOB)
+    fn(h, blob)
+    return pack(h, bytes(blob))
+
+
+FIRST = sorted(k for k in HEADER if k != "__metadata__")[0]
+WORD = "embeddings.word_embeddings.weight"
+
+# ---- safetensors --------------------------------------------------------------------------------
+model_dir("st_empty", weights=b"")
+case("st_empty", dump_cmd("st_empty"), "shorter than the 8-byte header", what="empty weights file")
+model_dir("st_truncated", weights=pack(HEADER, BLOB)[: len(BLOB) // 2])
+case("st_truncated", dump_cmd("st_truncated"), "run past the end", what="file cut in half")
+model_dir("st_header_longer_than_file", weights=struct.pack("<Q", 10**6) + b"{}")
+case("st_header_longer_than_file", dump_cmd("st_header_longer_than_file"), "larger than the file")
+model_dir("st_header_over_limit", weights=struct.pack("<Q", 2**40) + b"{}      ")
+case("st_header_over_limit", dump_cmd("st_header_over_limit"), "exceeds the 100 MB limit")
+model_dir("st_header_not_json", weights=struct.pack("<Q", 16) + b"this is not json")
+case("st_header_not_json", dump_cmd("st_header_not_json"), "header is not JSON")
+model_dir("st_header_not_object", weights=struct.pack("<Q", 8) + b"[1,2,3] ")
+case("st_header_not_object", dump_cmd("st_header_not_object"), "not a JSON object")
+model_dir("st_offsets_out_of_bounds", weights=modified(lambda h, b: h[FIRST].update(data_offsets=[len(BLOB) - 4, len(BLOB) + 4])))
+case("st_offsets_out_of_bounds", dump_cmd("st_offsets_out_of_bounds"), "run past the end of the data")
+def overlap(h, b):
+    names = sorted((v["data_offsets"][0], k) for k, v in h.items() if k != "__metadata__")
+    a, c = names[0][1], names[1][1]
+    size = h[c]["data_offsets"][1] - h[c]["data_offsets"][0]
+    h[c]["data_offsets"] = [h[a]["data_offsets"][0], h[a]["data_offsets"][0] + size]
+model_dir("st_offsets_overlap", weights=modified(overlap))
+case("st_offsets_overlap", dump_cmd("st_offsets_overlap"), "overlap")
+model_dir("st_length_mismatch", weights=modified(lambda h, b: h[WORD].update(shape=[h[WORD]["shape"][0] + 1, h[WORD]["shape"][1]])))
+case("st_length_mismatch", dump_cmd("st_length_mismatch"), "needs")
+model_dir("st_shape_overflow", weights=modified(lambda h, b: h[WORD].update(shape=[2**62, 2**62])))
+case("st_shape_overflow", dump_cmd("st_shape_overflow"), "overflows 64 bits")
+model_dir("st_unknown_dtype", weights=modified(lambda h, b: h[WORD].update(dtype="F128")))
+case("st_unknown_dtype", dump_cmd("st_unknown_dtype"), "unknown dtype 'F128'")
+model_dir("st_negative_dim", weights=modified(lambda h, b: h[WORD].update(shape=[-1, 32])))
+case("st_negative_dim", dump_cmd("st_negative_dim"), "non-negative")
+def nan_weights(h, b):
+    begin = h[WORD]["data_offsets"][0]
+    b[begin:begin + 8] = struct.pack("<d", float("nan"))
+    b[begin + 8:begin + 16] = struct.pack("<d", float("inf"))
+model_dir("st_nan_weights", weights=modified(nan_weights))
+case("st_nan_weights", dump_cmd("st_nan_weights"), "warning: ", exit_code=0, what="NaN/Inf: a warning naming the tensor")
+cases[-1]["expect_also"] = WORD
+def drop(name):
+    def fn(h, b):
+        del h[name]
+    return fn
+MISSING = "encoder.layer.1.attention.self.pos_proj.weight"
+model_dir("w_missing_tensor", weights=modified(drop(MISSING)))
+case("w_missing_tensor", dump_cmd("w_missing_tensor"), "missing 1 required tensor(s): " + MISSING)
+def wrong_shape(h, b):
+    v = h["embeddings.LayerNorm.weight"]
+    n = v["shape"][0]
+    v["shape"] = [n // 2, 2]
+model_dir("w_wrong_shape", weights=modified(wrong_shape))
+case("w_wrong_shape", dump_cmd("w_wrong_shape"), "'embeddings.LayerNorm.weight' has shape [16, 2], expected [32]")
+model_dir("w_integer_dtype", weights=modified(lambda h, b: h["embeddings.LayerNorm.bias"].update(dtype="I64")))
+case("w_integer_dtype", dump_cmd("w_integer_dtype"), "integer dtype I64")
+
+# ---- config.json --------------------------------------------------------------------------------
+good = pack(HEADER, BLOB)
+def cfg(**kw):
+    c = dict(CONFIG)
+    c.update(kw)
+    return c
+model_dir("cfg_heads_not_divisor", config=cfg(num_attention_heads=5), weights=good)
+case("cfg_heads_not_divisor", dump_cmd("cfg_heads_not_divisor"), "not divisible by num_attention_heads 5")
+model_dir("cfg_unknown_pos_att_type", config=cfg(pos_att_type="c2p|q2q"), weights=good)
+case("cfg_unknown_pos_att_type", dump_cmd("cfg_unknown_pos_att_type"), "unknown pos_att_type entry 'q2q'")
+model_dir("cfg_negative_size", config=cfg(intermediate_size=-64), weights=good)
+case("cfg_negative_size", dump_cmd("cfg_negative_size"), "intermediate_size must be positive")
+model_dir("cfg_wrong_type", config=cfg(hidden_size="32"), weights=good)
+case("cfg_wrong_type", dump_cmd("cfg_wrong_type"), "'hidden_size' must be an integer")
+model_dir("cfg_not_json", config='{"model_type": "deberta", ', weights=good)
+case("cfg_not_json", dump_cmd("cfg_not_json"), "not valid JSON")
+model_dir("cfg_unknown_model_type", config=cfg(model_type="roberta"), weights=good)
+case("cfg_unknown_model_type", dump_cmd("cfg_unknown_model_type"), "unknown model_type 'roberta'")
+model_dir("cfg_unknown_activation", config=cfg(hidden_act="gelu_fancy"), weights=good)
+case("cfg_unknown_activation", dump_cmd("cfg_unknown_activation"), "unknown activation 'gelu_fancy'")
+model_dir("dir_no_config", config=None, weights=good)
+case("dir_no_config", dump_cmd("dir_no_config"), "has no config.json")
+model_dir("dir_no_weights")
+case("dir_no_weights", dump_cmd("dir_no_weights"), "has no weights")
+
+# ---- PyTorch checkpoints (pytorch_model.bin) ------------------------------------------------------
+def pt_zip(name, pickle_bytes, extra=None):
+    buf = os.path.join(OUT, name + ".tmp")
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("archive/data.pkl", pickle_bytes)
+        z.writestr("archive/version", "3\n")
+        for k, v in (extra or {}).items():
+            z.writestr(k, v)
+    data = open(buf, "rb").read()
+    os.remove(buf)
+    return data
+
+def zip_other():
+    buf = os.path.join(OUT, "zip.tmp")
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("readme.txt", "not a checkpoint")
+    data = open(buf, "rb").read()
+    os.remove(buf)
+    return data
+model_dir("pt_zip_not_pytorch", weights=zip_other(), weights_name="pytorch_model.bin")
+case("pt_zip_not_pytorch", dump_cmd("pt_zip_not_pytorch"), "pytorch_model.bin")
+# Protocol-2 pickle calling os.system('echo pwned'): GLOBAL 'os system', a string, TUPLE1, REDUCE.
+# It is only ever parsed, never executed.
+evil = b"\x80\x02cos\nsystem\nq\x00X\x0b\x00\x00\x00echo pwnedq\x01\x85q\x02Rq\x03."
+model_dir("pt_global_os_system", weights=pt_zip("evil", evil), weights_name="pytorch_model.bin")
+case("pt_global_os_system", dump_cmd("pt_global_os_system"), "os.system")
+evil2 = b"\x80\x02cbuiltins\neval\nq\x00X\x04\x00\x00\x001+1q\x01\x85q\x02Rq\x03."
+model_dir("pt_global_builtins_eval", weights=pt_zip("evil2", evil2), weights_name="pytorch_model.bin")
+case("pt_global_builtins_eval", dump_cmd("pt_global_builtins_eval"), "builtins.eval")
+model_dir("pt_unknown_opcode", weights=pt_zip("op", b"\x80\x02\xff."), weights_name="pytorch_model.bin")
+case("pt_unknown_opcode", dump_cmd("pt_unknown_opcode"), "opcode")
+model_dir("pt_truncated_pickle", weights=pt_zip("trunc", b"\x80\x02}q\x00(X\x05\x00\x00"), weights_name="pytorch_model.bin")
+case("pt_truncated_pickle", dump_cmd("pt_truncated_pickle"), "pytorch_model.bin")
+model_dir("pt_random_bytes", weights=bytes(range(256)) * 4, weights_name="pytorch_model.bin")
+case("pt_random_bytes", dump_cmd("pt_random_bytes"), "pytorch_model.bin")
+
+# ---- inputs files -------------------------------------------------------------------------------
+def inputs_file(name, tensors):
+    header, blob = {}, b""
+    for key, (dtype, shape, raw) in tensors.items():
+        header[key] = {"dtype": dtype, "shape": shape, "data_offsets": [len(blob), len(blob) + len(raw)]}
+        blob += raw
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "inputs.safetensors"), "wb") as f:
+        f.write(pack(header, blob))
+inputs_file("in_float_ids", {"input_ids": ("F64", [1, 3], struct.pack("<3d", 1, 2, 3))})
+case("in_float_ids", "dump --model {golden}/v1_c2p_only --inputs {cases}/in_float_ids/inputs.safetensors --out {tmp}/o.safetensors",
+     "must be an integer tensor")
+inputs_file("in_batch_of_two", {"input_ids": ("I64", [2, 2], struct.pack("<4q", 1, 2, 3, 4))})
+case("in_batch_of_two", "dump --model {golden}/v1_c2p_only --inputs {cases}/in_batch_of_two/inputs.safetensors --out {tmp}/o.safetensors",
+     "batch of one")
+inputs_file("in_mask_length", {"input_ids": ("I64", [1, 3], struct.pack("<3q", 1, 2, 3)),
+                               "attention_mask": ("I64", [1, 2], struct.pack("<2q", 1, 1))})
+case("in_mask_length", "dump --model {golden}/v1_c2p_only --inputs {cases}/in_mask_length/inputs.safetensors --out {tmp}/o.safetensors",
+     "has 2 entries, input_ids 3")
+inputs_file("in_no_input_ids", {"attention_mask": ("I64", [1, 2], struct.pack("<2q", 1, 1))})
+case("in_no_input_ids", "dump --model {golden}/v1_c2p_only --inputs {cases}/in_no_input_ids/inputs.safetensors --out {tmp}/o.safetensors",
+     "no 'input_ids' tensor")
+case("in_ids_outside_vocab", "dump --model {golden}/v1_c2p_only --ids 1,64000 --out {tmp}/o.safetensors", "outside the vocabulary")
+case("in_empty_ids", "dump --model {golden}/v1_c2p_only --ids , --out {tmp}/o.safetensors", "not an integer")
+
+# ---- text and tokenizers (bundled model) -----------------------------------------------------------
+os.makedirs(os.path.join(OUT, "tok_bad_spm"), exist_ok=True)
+for f in ("config.json", "model.safetensors"):
+    shutil.copy(os.path.join(ROOT, "notebooks_data", "golden", "v3_emd", f), os.path.join(OUT, "tok_bad_spm", f))
+with open(os.path.join(OUT, "tok_bad_spm", "spm.model"), "wb") as f:
+    f.write(b"this is not a sentencepiece model\x00\x01\x02")
+case("tok_spm_not_sentencepiece", "tokenize --model {cases}/tok_bad_spm --text hello", "spm.model")
+case("text_invalid_utf8", "tokenize --text \"$(printf 'caf\\351 [MASK]')\"", "UTF-8")
+case("text_too_long", "predict --text \"$(printf 'word %.0s' $(seq 1 3000)) [MASK]\"", "max_position_embeddings")
+case("predict_without_mask", "predict --text \"A sentence without a mask.\"", "no [MASK]")
+case("explain_cell_outside", "explain --text \"Hello there.\" --query 99 --key 0", "outside the")
+
+json.dump(cases, open(os.path.join(HERE, "manifest.json"), "w"), indent=1)
+print(f"wrote {len(cases)} cases to {OUT}")
