@@ -100,7 +100,9 @@ std::vector<Entry> parse_header(const std::string& text, uint64_t data_size, con
   }
   if (!header.is_object()) throw fail("header is not a JSON object");
   std::vector<Entry> entries;
-  for (const auto& [name, entry] : header.items()) {
+  for (const auto& item : header.items()) {
+    const std::string name = item.key();
+    const json& entry = item.value();
     if (name == "__metadata__") continue;
     auto bad = [&](const std::string& what) { return fail("tensor '" + name + "': " + what); };
     if (!entry.is_object()) throw bad("entry is not an object");
