@@ -10,6 +10,7 @@ pkgs=(
   libzip-dev libsentencepiece-dev libpcre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri
+  clang libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread)

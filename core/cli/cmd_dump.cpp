@@ -33,7 +33,7 @@ void register_dump(CLI::App* app) {
                   "mlm.masked_positions / mlm.labels");
   cmd->add_option("--out", args->out, "Output safetensors file")->required();
   cmd->add_option("--mlm", args->mlm, "Masked positions to decode, e.g. 2,5,7 (default: mlm.masked_positions of --inputs)");
-  cmd->add_flag("--full-logits", args->full_logits, "Also write mlm.logits [N, V] (the LM head at every position)");
+  cmd->add_flag("--full-logits", args->full_logits, "Also write mlm.logits [N, V] (the LM head at every position; default only when --inputs holds mlm.logits)");
   args->ablation.add_to(cmd);
   cmd->callback([args] {
     Inputs inputs;
@@ -54,7 +54,7 @@ void register_dump(CLI::App* app) {
     const bool decoder = !positions.empty();
     const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::Full, decoder);
     const bool full_logits = args->full_logits || (decoder && in_tensors.count("mlm.logits"));
-    TensorMap out = trace_to_tensors(model, trace, positions, full_logits || decoder);
+    TensorMap out = trace_to_tensors(model, trace, positions, full_logits);
     if (in_tensors.count("mlm.labels") && decoder) out["mlm.labels"] = in_tensors.at("mlm.labels");
     write_safetensors(args->out, out, {{"model", model.weights_path}, {"ablation", ablation.describe()}});
     std::printf("wrote %zu tensors to %s\n", out.size(), args->out.c_str());

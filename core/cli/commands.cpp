@@ -9,6 +9,7 @@ void register_commands(CLI::App* app) {
   register_ablate(app);
   register_explain(app);
   register_bench(app);
+  register_eval_mlm(app);
 }
 
 }  // namespace deberta::cli

@@ -14,5 +14,6 @@ void register_predict(CLI::App* app);
 void register_ablate(CLI::App* app);
 void register_explain(CLI::App* app);
 void register_bench(CLI::App* app);
+void register_eval_mlm(CLI::App* app);
 
 }  // namespace deberta::cli

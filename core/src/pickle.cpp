@@ -34,7 +34,7 @@ bool is_allowed_global(const std::string& qualified) {
 
 /// Limits that no state dict comes near; they bound work on hostile input.
 constexpr size_t kMaxStack = 1u << 20;
-constexpr size_t kMaxValues = 1u << 26;
+constexpr size_t kMaxValues = 1u << 22;  // a state dict has ~10 per tensor
 constexpr size_t kMaxRank = 64;
 constexpr uint64_t kMaxLine = 4096;
 
@@ -249,7 +249,10 @@ ValueId Unpickler::load() {
         const ValueId result = pop();
         return result;
       }
-      case '(': marks_.push_back(stack_.size()); break;  // MARK
+      case '(':  // MARK
+        if (marks_.size() > kMaxStack) fail("pickle nests too deeply");
+        marks_.push_back(stack_.size());
+        break;
       case 'N': stack_.push_back(make(Value{})); break;   // NONE
       case 0x88: case 0x89: {                              // NEWTRUE / NEWFALSE
         Value v;
@@ -356,6 +359,7 @@ ValueId Unpickler::load() {
       }
       case 'q': case 'r': case 0x94: {  // BINPUT, LONG_BINPUT, MEMOIZE
         const uint64_t index = op == 'q' ? read_uint(1) : op == 'r' ? read_uint(4) : memo_.size();
+        if (memo_.size() >= kMaxValues) fail("pickle memo too large");
         memo_[index] = top();
         break;
       }

@@ -75,6 +75,8 @@ class Unpickler {
   ValueId load();
 
   const Value& at(ValueId id) const { return values_.at(static_cast<size_t>(id)); }
+  /// Number of values in the arena (ids are 0 … size()−1).
+  size_t size() const { return values_.size(); }
   /// Bytes consumed so far.
   uint64_t consumed() const { return pos_; }
 

@@ -1,0 +1,144 @@
+// deberta eval-mlm: masked-LM accuracy of a model on a text file, with deterministic masking.
+#include "cli_common.h"
+#include "commands.h"
+
+#include "deberta/analysis.h"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <random>
+
+namespace deberta::cli {
+
+namespace {
+struct EvalArgs {
+  std::string model, text_file, unigram_file;
+  double mask_rate = 0.15;
+  uint64_t seed = 0;
+  int64_t max_sentences = 0;
+  bool json = false;
+  AblationArgs ablation;
+};
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open file");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  return lines;
+}
+
+bool is_special(const Tokenizer& tok, int64_t id) {
+  return id == tok.cls_id() || id == tok.sep_id() || id == tok.pad_id() || id == tok.mask_id();
+}
+
+// Masked positions of one sentence: each ordinary token with probability `rate`, at least one.
+// Draws come from mt19937_64 (fully specified by the C++ standard) seeded with seed + line index,
+// so the same file, seed and rate mask the same tokens everywhere.
+std::vector<int64_t> choose_positions(const Encoding& enc, const Tokenizer& tok, double rate, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> candidates, chosen;
+  for (int64_t n = 0; n < static_cast<int64_t>(enc.ids.size()); ++n)
+    if (!is_special(tok, enc.ids[n])) candidates.push_back(n);
+  for (int64_t n : candidates)
+    if (static_cast<double>(rng() >> 11) * 0x1.0p-53 < rate) chosen.push_back(n);
+  if (chosen.empty() && !candidates.empty()) chosen.push_back(candidates[rng() % candidates.size()]);
+  return chosen;
+}
+}  // namespace
+
+void register_eval_mlm(CLI::App* app) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app->add_subcommand("eval-mlm", "Masked-LM evaluation on a text file (one sentence per line): deterministic "
+                                                  "masking, top-1 / top-5 accuracy and mean cross-entropy over the masked "
+                                                  "tokens, next to a unigram-frequency baseline.");
+  cmd->add_option("--model", args->model, "Model directory (default: the bundled model)");
+  cmd->add_option("--text-file", args->text_file, "Text, one sentence per line")->required();
+  cmd->add_option("--mask-rate", args->mask_rate, "Probability that an ordinary token is masked")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", args->seed, "Masking seed");
+  cmd->add_option("--max-sentences", args->max_sentences, "Evaluate at most this many lines (0 = all)");
+  cmd->add_option("--unigram-file", args->unigram_file, "Text whose token frequencies make the baseline (default: --text-file)");
+  cmd->add_flag("--json", args->json, "Print JSON");
+  args->ablation.add_to(cmd);
+  cmd->callback([args] {
+    const Model model = load_model_with_progress(model_path_or_default(args->model));
+    if (!has_tokenizer(model.directory)) throw Error(model.directory + ": eval-mlm needs a tokenizer (spm.model, …)");
+    const auto tok = load_tokenizer(model.directory);
+    const Ablation ablation = args->ablation.to_ablation();
+    std::vector<std::string> lines = read_lines(args->text_file);
+    if (args->max_sentences > 0 && static_cast<int64_t>(lines.size()) > args->max_sentences) lines.resize(args->max_sentences);
+    if (lines.empty()) throw Error(args->text_file + ": no text");
+    // Unigram baseline: token frequencies (add-one smoothed) over the baseline text.
+    std::vector<double> counts(model.config.vocab_size, 1.0);
+    for (const auto& line : args->unigram_file.empty() ? lines : read_lines(args->unigram_file))
+      for (int64_t id : tok->encode(line).ids)
+        if (id >= 0 && id < model.config.vocab_size && !is_special(*tok, id)) counts[id] += 1;
+    double total = 0;
+    for (double c : counts) total += c;
+    std::vector<int64_t> by_freq(counts.size());
+    for (size_t v = 0; v < counts.size(); ++v) by_freq[v] = static_cast<int64_t>(v);
+    std::partial_sort(by_freq.begin(), by_freq.begin() + 5, by_freq.end(),
+                      [&](int64_t a, int64_t b) { return counts[a] > counts[b]; });
+
+    const int64_t max_len = model.config.max_position_embeddings;
+    const bool tty = isatty(fileno(stderr));
+    int64_t masked = 0, top1 = 0, top5 = 0, base1 = 0, base5 = 0, truncated = 0;
+    double ce = 0, base_ce = 0;
+    for (size_t s = 0; s < lines.size(); ++s) {
+      Encoding enc = tok->encode(lines[s]);
+      if (static_cast<int64_t>(enc.ids.size()) > max_len) {
+        enc.ids.resize(max_len), enc.token_type_ids.resize(max_len), ++truncated;
+        enc.ids.back() = tok->sep_id();
+      }
+      const auto positions = choose_positions(enc, *tok, args->mask_rate, args->seed + s);
+      if (positions.empty()) continue;
+      Inputs in;
+      in.input_ids = enc.ids;
+      std::vector<int64_t> labels;
+      for (int64_t p : positions) labels.push_back(in.input_ids[p]), in.input_ids[p] = tok->mask_id();
+      const auto preds = predict_masked(model, in, positions, ablation, 5);
+      for (size_t m = 0; m < preds.size(); ++m) {
+        const int64_t y = labels[m];
+        ++masked;
+        top1 += preds[m].top[0].id == y;
+        for (const auto& t : preds[m].top) top5 += t.id == y;
+        ce -= preds[m].log_probs[y];
+        base1 += by_freq[0] == y;
+        for (int k = 0; k < 5; ++k) base5 += by_freq[k] == y;
+        base_ce -= std::log(counts[y] / total);
+      }
+      if (tty && (s % 20 == 0 || s + 1 == lines.size()))
+        std::fprintf(stderr, "\r%zu/%zu sentences, %lld masked tokens, top-1 %.3f", s + 1, lines.size(),
+                     static_cast<long long>(masked), masked ? double(top1) / masked : 0.0);
+    }
+    if (tty) std::fprintf(stderr, "\n");
+    if (masked == 0) throw Error(args->text_file + ": no token could be masked");
+    const double M = static_cast<double>(masked);
+    if (args->json) {
+      nlohmann::json j = {{"model", model.directory}, {"text_file", args->text_file}, {"ablation", ablation.describe()},
+                          {"sentences", lines.size()}, {"masked_tokens", masked}, {"mask_rate", args->mask_rate},
+                          {"seed", args->seed}, {"truncated_sentences", truncated},
+                          {"top1", top1 / M}, {"top5", top5 / M}, {"cross_entropy", ce / M},
+                          {"unigram", {{"top1", base1 / M}, {"top5", base5 / M}, {"cross_entropy", base_ce / M}}}};
+      std::printf("%s\n", j.dump(2).c_str());
+      return;
+    }
+    std::printf("%s on %s (%zu sentences, %lld masked tokens, rate %.2f, seed %llu), %s\n", model.directory.c_str(),
+                args->text_file.c_str(), lines.size(), static_cast<long long>(masked), args->mask_rate,
+                static_cast<unsigned long long>(args->seed), ablation.describe().c_str());
+    std::printf("%-18s %8s %8s %14s\n", "", "top-1", "top-5", "cross-entropy");
+    std::printf("%-18s %8.4f %8.4f %14.4f\n", "model", top1 / M, top5 / M, ce / M);
+    std::printf("%-18s %8.4f %8.4f %14.4f\n", "unigram baseline", base1 / M, base5 / M, base_ce / M);
+    if (truncated) std::printf("(%lld sentences truncated to %lld tokens)\n", static_cast<long long>(truncated), static_cast<long long>(max_len));
+  });
+}
+
+}  // namespace deberta::cli

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# One clang build with AddressSanitizer + UndefinedBehaviorSanitizer (+ libFuzzer coverage) in
+# build-asan/: runs the whole test suite under the sanitizers, then each fuzz target for N seconds
+# (default 30) on its seed corpus.   scripts/sanitize.sh [fuzz-seconds-per-target]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DDEBERTA_FUZZ=ON \
+  -DDEBERTA_NATIVE=OFF >/dev/null
+cmake --build build-asan -j"${JOBS:-$(nproc)}"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-asan && ctest --output-on-failure --timeout 900 -E viewer)
+BUILD=build-asan bash scripts/fuzz.sh "$seconds"

@@ -1,0 +1,182 @@
+// Checkpoint tests: PyTorch state dicts (zip fp32/fp16/bf16, legacy fp32) made by
+// notebooks_data/make_fixtures.py from the golden models give exactly the forward outputs of the
+// same weights rounded to that dtype; views (strides, offsets, shared and expanded storages) load
+// element for element; hostile or broken files are refused with a message naming the problem.
+#include "test_util.h"
+
+#include "deberta/checkpoint.h"
+#include "deberta/dump.h"
+#include "deberta/model.h"
+#include "deberta/safetensors.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace deberta;
+
+namespace {
+
+const std::string kFixtures = "notebooks_data/fixtures/checkpoints/";
+
+std::string fixture(const std::string& relative) { return test::source_path(kFixtures + relative); }
+
+/// A model from a golden case's config and the given tensors.
+Model model_from(const std::string& golden_case, TensorMap tensors, const std::string& source) {
+  Model m;
+  m.directory = test::source_path("notebooks_data/golden/" + golden_case);
+  m.weights_path = source;
+  m.config = load_config(m.directory + "/config.json");
+  m.weights = map_weights(m.config, std::move(tensors), source);
+  return m;
+}
+
+/// Every output tensor of `deberta dump` for the golden inputs of `golden_case`.
+TensorMap dump_outputs(const Model& model, const std::string& golden_case) {
+  const std::string golden_path = test::source_path("notebooks_data/golden/" + golden_case + "/golden.safetensors");
+  const TensorMap golden = read_safetensors(golden_path);
+  const Inputs inputs = inputs_from_tensors(golden, golden_path);
+  const auto positions = masked_positions_from_tensors(golden, golden_path);
+  const ForwardTrace trace = forward(model, inputs, {}, TraceLevel::Full, !positions.empty());
+  return trace_to_tensors(model, trace, positions, golden.count("mlm.logits") > 0);
+}
+
+/// CHECKs that two dumps are bitwise identical (tolerance 0), tensor by tensor.
+void check_identical(const TensorMap& ours, const TensorMap& reference) {
+  CHECK(ours.size() == reference.size());
+  for (const auto& [name, ref] : reference) {
+    auto it = ours.find(name);
+    REQUIRE_MESSAGE(it != ours.end(), "missing output " << name);
+    test::check_close(name, it->second, ref, 0.0);
+  }
+}
+
+/// Rounds every float tensor to float32 and back (exact round-to-nearest-even).
+TensorMap rounded_to_f32(TensorMap tensors) {
+  for (auto& [name, t] : tensors)
+    for (double& v : t.f) v = static_cast<double>(static_cast<float>(v));
+  return tensors;
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_SUITE("checkpoint") {
+  TEST_CASE("fp32 .bin (zip and legacy) gives bitwise the outputs of F32-rounded safetensors") {
+    for (const std::string golden_case : {"v1_basic", "v3_emd"}) {
+      CAPTURE(golden_case);
+      const std::string st = test::source_path("notebooks_data/golden/" + golden_case + "/model.safetensors");
+      const TensorMap reference =
+          dump_outputs(model_from(golden_case, rounded_to_f32(read_safetensors(st)), st), golden_case);
+      for (const std::string kind : {"fp32", "legacy"}) {
+        CAPTURE(kind);
+        const std::string bin = fixture(golden_case + "_" + kind + "/pytorch_model.bin");
+        TensorMap tensors = read_pytorch_checkpoint(bin);
+        for (const auto& [name, t] : tensors) CHECK_MESSAGE(t.dtype == DType::F32, name);
+        check_identical(dump_outputs(model_from(golden_case, std::move(tensors), bin), golden_case), reference);
+        // The same through the directory loader (config.json + pytorch_model.bin).
+        const Model loaded = load_model(fixture(golden_case + "_" + kind));
+        check_identical(dump_outputs(loaded, golden_case), reference);
+      }
+    }
+  }
+
+  TEST_CASE("fp16 and bf16 .bin give exactly the outputs of the weights rounded to that dtype") {
+    for (const std::string dir : {"v1_basic_fp16", "v3_emd_fp16", "v3_emd_bf16"}) {
+      CAPTURE(dir);
+      const std::string golden_case = dir.substr(0, dir.rfind('_'));
+      const std::string ref_path = fixture(dir + "/reference.safetensors");
+      const TensorMap reference = dump_outputs(model_from(golden_case, read_safetensors(ref_path), ref_path), golden_case);
+      const std::string bin = fixture(dir + "/pytorch_model.bin");
+      TensorMap tensors = read_pytorch_checkpoint(bin);
+      const DType want = dir.find("bf16") != std::string::npos ? DType::BF16 : DType::F16;
+      for (const auto& [name, t] : tensors) CHECK_MESSAGE(t.dtype == want, name);
+      check_identical(dump_outputs(model_from(golden_case, std::move(tensors), bin), golden_case), reference);
+    }
+  }
+
+  TEST_CASE("a task-model checkpoint (deberta. prefix, extra heads) loads and lists its unused tensors") {
+    const Model model = load_model(fixture("v3_emd_task"));
+    const auto& unused = model.weights.unused;
+    for (const char* name : {"pooler.dense.weight", "classifier.weight"})
+      CHECK_MESSAGE(std::find(unused.begin(), unused.end(), name) != unused.end(), name << " not listed as unused");
+    const std::string st = test::source_path("notebooks_data/golden/v3_emd/model.safetensors");
+    const TensorMap reference = dump_outputs(model_from("v3_emd", rounded_to_f32(read_safetensors(st)), st), "v3_emd");
+    check_identical(dump_outputs(model, "v3_emd"), reference);
+  }
+
+  TEST_CASE("views: strides, storage offsets, shared and expanded storages, every dtype") {
+    const TensorMap expected = read_safetensors(fixture("views_expected.safetensors"));
+    for (const std::string file : {"views.bin", "views_legacy.bin"}) {
+      CAPTURE(file);
+      const TensorMap ours = read_pytorch_checkpoint(fixture(file));
+      CHECK(ours.size() == expected.size());
+      for (const auto& [name, ref] : expected) {
+        auto it = ours.find(name);
+        REQUIRE_MESSAGE(it != ours.end(), "missing tensor " << name);
+        test::check_close(name, it->second, ref, 0.0);
+      }
+      CHECK(ours.at("half").dtype == DType::F16);
+      CHECK(ours.at("bfloat").dtype == DType::BF16);
+      CHECK(ours.at("double").dtype == DType::F64);
+      CHECK(ours.at("ids").dtype == DType::I64);
+      CHECK(ours.at("ids").i.at(3) == (int64_t{1} << 40));
+      CHECK(ours.at("scalar").shape.empty());
+      CHECK(ours.at("empty").shape == std::vector<int64_t>{0, 4});
+    }
+  }
+
+  TEST_CASE("progress reports bytes read up to the total") {
+    uint64_t last_done = 0, last_total = 0, calls = 0;
+    bool monotonic = true;
+    read_pytorch_checkpoint(fixture("v1_basic_fp32/pytorch_model.bin"), [&](uint64_t done, uint64_t total) {
+      monotonic = monotonic && done >= last_done;
+      last_done = done;
+      last_total = total;
+      ++calls;
+    });
+    CHECK(calls > 0);
+    CHECK(monotonic);
+    CHECK(last_done == last_total);
+    CHECK(last_total > 100000);  // ~200 KB of fp32 weights
+  }
+
+  TEST_CASE("hostile and broken files are refused with a clear message") {
+    // bad/README.txt: "file<TAB>text the message must contain", written by make_fixtures.py.
+    std::ifstream list(fixture("bad/README.txt"));
+    REQUIRE(list);
+    std::string line;
+    int cases = 0;
+    while (std::getline(list, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const auto tab = line.find('\t');
+      REQUIRE(tab != std::string::npos);
+      const std::string file = line.substr(0, tab), expected = line.substr(tab + 1);
+      CAPTURE(file);
+      const std::string message = error_of([&] { read_pytorch_checkpoint(fixture("bad/" + file)); });
+      CHECK_MESSAGE(message.find(expected) != std::string::npos, "message: " << message);
+      CHECK_MESSAGE(message.find(file) != std::string::npos, "message does not name the file: " << message);
+      ++cases;
+    }
+    CHECK(cases >= 12);
+  }
+
+  TEST_CASE("the os.system pickle is refused before anything is called") {
+    const std::string message = error_of([] { read_pytorch_checkpoint(fixture("bad/os_system.bin")); });
+    CHECK(message.find("os_system.bin: pickle global os.system is not allowed") != std::string::npos);
+  }
+
+  TEST_CASE("a missing file is an Error, not a crash") {
+    CHECK_THROWS_AS(read_pytorch_checkpoint(fixture("no_such_file.bin")), Error);
+  }
+}

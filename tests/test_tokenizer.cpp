@@ -1,0 +1,284 @@
+// Tokenizer tests: SentencePiece ids equal the Python sentencepiece library's for every fixture
+// sentence; the GPT-2 byte-level BPE matches an independent Python implementation; DeBERTa's
+// layout, special tokens and [MASK] handling; bad inputs raise Error with a clear message.
+// Fixtures: notebooks_data/make_fixtures.py.
+#include "test_util.h"
+
+#include "deberta/tokenizer.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace deberta;
+
+namespace {
+
+std::string fixture(const std::string& relative) {
+  return test::source_path("notebooks_data/fixtures/" + relative);
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot open " << path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return nlohmann::json::parse(buf.str());
+}
+
+std::string join(const std::vector<int64_t>& ids) {
+  std::string s;
+  for (int64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+  return s;
+}
+
+/// Runs the CLI, returning stdout+stderr and the exit status.
+std::pair<std::string, int> run_cli(const std::string& args) {
+  const std::string cmd = std::string(DEBERTA_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_SUITE("tokenizer") {
+  TEST_CASE("SentencePiece ids equal the Python library's for every fixture sentence") {
+    const auto tok = load_tokenizer(fixture("spm"));
+    CHECK(tok->kind() == "sentencepiece");
+    const auto expected = read_json(fixture("spm/expected.json"));
+    const auto& sentences = expected["sentences"];
+    REQUIRE(sentences.size() >= 50);
+    bool saw_long = false;
+    for (const auto& s : sentences) {
+      const std::string text = s["text"];
+      saw_long = saw_long || text.size() >= 2000;
+      std::vector<int64_t> want = {tok->cls_id()};
+      for (const auto& id : s["ids"]) want.push_back(id.get<int64_t>());
+      want.push_back(tok->sep_id());
+      const Encoding e = tok->encode(text);
+      CHECK_MESSAGE(e.ids == want, "text: \"" << text << "\"\n  ours:   " << join(e.ids) << "\n  python: " << join(want));
+      CHECK(e.token_type_ids == std::vector<int64_t>(want.size(), 0));
+      REQUIRE(e.tokens.size() == want.size());
+      // Raw pieces as Python gives them (Python shows an unknown piece as its surface text).
+      for (size_t k = 0; k < s["pieces"].size(); ++k)
+        if (want[k + 1] != tok->unk_id()) CHECK(tok->piece(want[k + 1]) == s["pieces"][k].get<std::string>());
+    }
+    CHECK(saw_long);
+  }
+
+  TEST_CASE("SentencePiece special tokens come from the side files; [MASK] is an added token") {
+    const auto tok = load_tokenizer(fixture("spm"));
+    const auto expected = read_json(fixture("spm/expected.json"));
+    CHECK(tok->pad_id() == 0);
+    CHECK(tok->cls_id() == 1);
+    CHECK(tok->sep_id() == 2);
+    CHECK(tok->unk_id() == 3);
+    CHECK(tok->mask_id() == expected["mask_id"].get<int64_t>());
+    CHECK(tok->vocab_size() == expected["vocab_size"].get<int64_t>() + 1);
+    CHECK(tok->piece(tok->mask_id()) == "[MASK]");
+    CHECK(tok->display(tok->mask_id()) == "[MASK]");
+    CHECK(tok->display(-5) == "<id -5>");
+    CHECK(tok->display(tok->vocab_size() + 10) == "<id " + std::to_string(tok->vocab_size() + 10) + ">");
+
+    // "The [MASK] sat." = "The" + [MASK] + " sat." (the mask swallows the space before it).
+    const Encoding plain_the = tok->encode("The");
+    const Encoding plain_sat = tok->encode(" sat.");
+    const Encoding e = tok->encode("The [MASK] sat.");
+    std::vector<int64_t> want = {tok->cls_id()};
+    want.insert(want.end(), plain_the.ids.begin() + 1, plain_the.ids.end() - 1);
+    want.push_back(tok->mask_id());
+    want.insert(want.end(), plain_sat.ids.begin() + 1, plain_sat.ids.end() - 1);
+    want.push_back(tok->sep_id());
+    CHECK_MESSAGE(e.ids == want, "ours " << join(e.ids) << " want " << join(want));
+    CHECK(tok->encode("[MASK][MASK]").ids == std::vector<int64_t>{1, tok->mask_id(), tok->mask_id(), 2});
+
+    // Display: "▁" becomes a leading space.
+    const Encoding hello = tok->encode("hello world");
+    bool spaced = false;
+    for (const std::string& t : hello.tokens) spaced = spaced || (!t.empty() && t[0] == ' ');
+    CHECK(spaced);
+    for (const std::string& t : hello.tokens) CHECK(t.find("\xE2\x96\x81") == std::string::npos);
+  }
+
+  TEST_CASE("pairs: [CLS] A [SEP] B [SEP] with token types") {
+    const auto tok = load_tokenizer(fixture("spm"));
+    const std::string a = "In the beginning.", b = "And the earth.";
+    const Encoding ea = tok->encode(a), eb = tok->encode(b);
+    const Encoding e = tok->encode(a, &b);
+    std::vector<int64_t> want = ea.ids;
+    want.insert(want.end(), eb.ids.begin() + 1, eb.ids.end());
+    CHECK(e.ids == want);
+    std::vector<int64_t> types(ea.ids.size(), 0);
+    types.resize(want.size(), 1);
+    CHECK(e.token_type_ids == types);
+    CHECK(e.tokens.size() == e.ids.size());
+  }
+
+  TEST_CASE("GPT-2 byte-level BPE matches the independent Python tokenisation") {
+    const auto tok = load_tokenizer(fixture("bpe"));
+    CHECK(tok->kind() == "gpt2-bpe");
+    const auto expected = read_json(fixture("bpe/expected.json"));
+    REQUIRE(expected["sentences"].size() >= 20);
+    for (const auto& s : expected["sentences"]) {
+      const std::string text = s["text"];
+      std::vector<int64_t> want = {tok->cls_id()};
+      for (const auto& id : s["ids"]) want.push_back(id.get<int64_t>());
+      want.push_back(tok->sep_id());
+      const Encoding e = tok->encode(text);
+      CHECK_MESSAGE(e.ids == want, "text: \"" << text << "\"\n  ours:   " << join(e.ids) << "\n  python: " << join(want));
+      for (size_t k = 0; k < s["tokens"].size() && k + 1 < e.ids.size(); ++k)
+        CHECK(tok->piece(e.ids[k + 1]) == s["tokens"][k].get<std::string>());
+    }
+    // DeBERTa v1's special tokens from vocab.json.
+    CHECK(tok->piece(tok->cls_id()) == "[CLS]");
+    CHECK(tok->piece(tok->sep_id()) == "[SEP]");
+    CHECK(tok->piece(tok->pad_id()) == "[PAD]");
+    CHECK(tok->piece(tok->unk_id()) == "[UNK]");
+    CHECK(tok->piece(tok->mask_id()) == "[MASK]");
+    // "Ġthe" is shown as " the"; the mask swallows the space before it.
+    const Encoding e = tok->encode("over the [MASK] dog");
+    CHECK(std::find(e.ids.begin(), e.ids.end(), tok->mask_id()) != e.ids.end());
+    for (const std::string& t : e.tokens) CHECK(t.find("\xC4\xA0") == std::string::npos);  // no "Ġ"
+    const auto mask_at = std::find(e.ids.begin(), e.ids.end(), tok->mask_id()) - e.ids.begin();
+    CHECK(e.tokens.at(mask_at - 1).back() != ' ');
+    CHECK(e.tokens.at(mask_at + 1) .front() == ' ');
+  }
+
+  TEST_CASE("tokenizer.json: Unigram equals SentencePiece, byte-level BPE equals vocab.json + merges.txt") {
+    const auto uni = load_tokenizer(fixture("tokenizer_json_unigram"));
+    CHECK(uni->kind() == "tokenizer.json (unigram)");
+    const auto expected = read_json(fixture("tokenizer_json_unigram/expected.json"));
+    REQUIRE(expected["sentences"].size() >= 30);
+    CHECK(uni->mask_id() == expected["mask_id"].get<int64_t>());
+    for (const auto& s : expected["sentences"]) {
+      const std::string text = s["text"];
+      std::vector<int64_t> want = {uni->cls_id()};
+      for (const auto& id : s["ids"]) want.push_back(id.get<int64_t>());
+      want.push_back(uni->sep_id());
+      const Encoding e = uni->encode(text);
+      CHECK_MESSAGE(e.ids == want, "text: \"" << text << "\"\n  ours:   " << join(e.ids) << "\n  python: " << join(want));
+    }
+    const auto spm = load_tokenizer(fixture("spm"));
+    const std::string masked = "The [MASK] sat on the mat.";
+    CHECK(uni->encode(masked).ids == spm->encode(masked).ids);
+
+    const auto bpe_json = load_tokenizer(fixture("tokenizer_json_bpe"));
+    const auto bpe = load_tokenizer(fixture("bpe"));
+    const auto bpe_expected = read_json(fixture("bpe/expected.json"));
+    for (const auto& s : bpe_expected["sentences"]) {
+      const std::string text = s["text"];
+      CHECK_MESSAGE(bpe_json->encode(text).ids == bpe->encode(text).ids, text);
+    }
+    CHECK(bpe_json->mask_id() == bpe->mask_id());
+  }
+
+  TEST_CASE("the bundled model's tokenizer loads when present") {
+    const std::string dir = test::source_path("notebooks_data/models/deberta-tiny");
+    if (!has_tokenizer(dir)) {
+      MESSAGE("no tokenizer in " << dir << " yet; skipped");
+      return;
+    }
+    const auto tok = load_tokenizer(dir);
+    const Encoding e = tok->encode("The [MASK] is here.");
+    CHECK(e.ids.front() == tok->cls_id());
+    CHECK(e.ids.back() == tok->sep_id());
+    CHECK(std::count(e.ids.begin(), e.ids.end(), tok->mask_id()) == 1);
+  }
+
+  TEST_CASE("bad inputs raise Error with a clear message") {
+    const auto spm = load_tokenizer(fixture("spm"));
+    const auto bpe = load_tokenizer(fixture("bpe"));
+    for (const std::string& bad : {std::string("abc\xff"), std::string("\xc3"), std::string("\xed\xa0\x80"),
+                                  std::string("\xc0\xaf"), std::string("ok\xf4\x90\x80\x80")}) {
+      CAPTURE(bad.size());
+      const std::string m1 = error_of([&] { spm->encode(bad); });
+      CHECK_MESSAGE(m1.find("not valid UTF-8") != std::string::npos, m1);
+      const std::string m2 = error_of([&] { bpe->encode(bad); });
+      CHECK_MESSAGE(m2.find("not valid UTF-8") != std::string::npos, m2);
+      const std::string good = "fine";
+      const std::string m3 = error_of([&] { spm->encode(good, &bad); });
+      CHECK_MESSAGE(m3.find("not valid UTF-8") != std::string::npos, m3);
+    }
+    CHECK(error_of([&] { spm->encode("abc\xff"); }).find("byte 0xff at offset 3") != std::string::npos);
+
+    const std::string not_spm = error_of([] { load_tokenizer(fixture("spm_bad")); });
+    CHECK_MESSAGE(not_spm.find("spm.model: not a SentencePiece model") != std::string::npos, not_spm);
+
+    const std::string none = error_of([] { load_tokenizer(fixture("checkpoints")); });
+    CHECK_MESSAGE(none.find("no tokenizer") != std::string::npos, none);
+    CHECK_FALSE(has_tokenizer(fixture("checkpoints")));
+    CHECK(has_tokenizer(fixture("spm")));
+    CHECK(has_tokenizer(fixture("spm/spm.model")));  // a file: its folder is used
+  }
+
+  TEST_CASE("broken vocab.json / merges.txt / side files are named in the error") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "deberta_tok_bad";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; };
+    write("vocab.json", "{\"[CLS]\": 0, \"[SEP]\": 1, \"[UNK]\": 2,");
+    write("merges.txt", "#version: 0.2\na b\n");
+    std::string m = error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("vocab.json: not valid JSON") != std::string::npos, m);
+    write("vocab.json", "{\"[CLS]\": 0, \"[SEP]\": 1, \"[UNK]\": 2}");
+    write("merges.txt", "#version: 0.2\na b c\n");
+    m = error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("merges.txt:2: expected two symbols") != std::string::npos, m);
+    write("merges.txt", "a b\n");
+    write("vocab.json", "{\"[SEP]\": 1, \"[UNK]\": 2}");
+    m = error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("no CLS token \"[CLS]\"") != std::string::npos, m);
+    write("vocab.json", "{\"[CLS]\": 0, \"[SEP]\": 1, \"[UNK]\": 2}");
+    write("added_tokens.json", "[1, 2]");
+    m = error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("added_tokens.json: expected an object") != std::string::npos, m);
+    fs::remove(dir / "added_tokens.json");
+    const auto tok = load_tokenizer(dir.string());
+    CHECK(tok->mask_id() == 3);  // appended after the vocabulary
+    CHECK(tok->encode("zz").ids == std::vector<int64_t>{0, 2, 2, 1});  // unknown bytes → [UNK]
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("deberta tokenize --json prints what encode gives; bad text is one clear line") {
+    const std::string dir = fixture("spm");
+    const auto [out, status] = run_cli("tokenize --model '" + dir + "' --text 'Hello [MASK] world' --pair 'x y' --json");
+    REQUIRE_MESSAGE(status == 0, out);
+    const auto j = nlohmann::json::parse(out);
+    const std::string text = "Hello [MASK] world", pair = "x y";
+    const Encoding e = load_tokenizer(dir)->encode(text, &pair);
+    CHECK(j["ids"].get<std::vector<int64_t>>() == e.ids);
+    CHECK(j["token_type_ids"].get<std::vector<int64_t>>() == e.token_type_ids);
+    CHECK(j["tokens"].get<std::vector<std::string>>() == e.tokens);
+    CHECK(out.find("{\"tokens\"") == 0);  // keys in the documented order
+
+    const auto [table, table_status] = run_cli("tokenize --model '" + dir + "' --text 'Hello'");
+    CHECK(table_status == 0);
+    CHECK(table.find("[CLS]") != std::string::npos);
+
+    const auto [bad, bad_status] = run_cli("tokenize --model '" + dir + "' --text \"$(printf 'caf\\351')\"");
+    CHECK(bad_status == 1);
+    CHECK_MESSAGE(bad.find("--text: text is not valid UTF-8 (byte 0xe9 at offset 3)") != std::string::npos, bad);
+    CHECK(std::count(bad.begin(), bad.end(), '\n') == 1);
+  }
+}
