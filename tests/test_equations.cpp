@@ -43,6 +43,13 @@ TEST_SUITE("equations") {
     }
   }
 
+  TEST_CASE("a log bucket whose exact value is an integer does not jump a bucket") {
+    // b = 18 (mid 9), m = 26, r = 15: log(15/9) / log(25/9) · 8 = 4 exactly (25/9 = (15/9)²), so
+    // the bucket is ⌈4⌉ + 9 = 13; an ulp of libm error above 4 must not make it 14.
+    CHECK(log_bucket_position(15, 18, 26) == 13);
+    CHECK(log_bucket_position(-15, 18, 26) == -13);
+  }
+
   TEST_CASE("relative_positions and table_rows: v1 clamps i - j, v2 buckets first") {
     ModelConfig v1;
     v1.version = ModelVersion::V1;

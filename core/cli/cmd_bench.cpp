@@ -71,8 +71,9 @@ void register_bench(CLI::App* app) {
     for (int64_t n = 0; n < N; ++n) in.input_ids.push_back(static_cast<int64_t>(rng() % model.config.vocab_size));
     std::vector<int64_t> positions;
     for (int64_t n = 0; n < N; n += 7) positions.push_back(n);  // ~15% of the tokens
-    const bool decoder = model.weights.lm_head && model.weights.embeddings.position.size() > 0 &&
-                         model.config.num_hidden_layers >= 2;
+    const bool decoder = model.weights.lm_head.has_value();
+    const bool emd = decoder && uses_emd(model.config) && model.weights.embeddings.position.size() > 0 &&
+                     model.config.num_hidden_layers >= 2;
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
     std::vector<double> ms;
     for (int r = 0; r <= args->repeat; ++r) {
@@ -83,7 +84,7 @@ void register_bench(CLI::App* app) {
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2], best = ms.front();
-    const double flops = forward_flops(model, N, model.weights.lm_head ? static_cast<int64_t>(positions.size()) : 0, decoder);
+    const double flops = forward_flops(model, N, model.weights.lm_head ? static_cast<int64_t>(positions.size()) : 0, emd);
     const double achieved = flops / (median / 1e3) / 1e9;
     const double gemm = gemm_gflops();
     const double rss_mb = peak_rss_bytes() / 1048576.0;
@@ -92,12 +93,12 @@ void register_bench(CLI::App* app) {
       nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
                           {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},
                           {"gflops", achieved}, {"gemm_gflops", gemm}, {"roofline_efficiency", achieved / gemm},
-                          {"peak_rss_mb", rss_mb}, {"emd", decoder}, {"masked_positions", positions.size()}};
+                          {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()}};
       std::printf("%s\n", j.dump(2).c_str());
       return;
     }
     std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", name.c_str(),
-                static_cast<long long>(N), args->threads, args->trace.c_str(), decoder ? "on" : "off", positions.size());
+                static_cast<long long>(N), args->threads, args->trace.c_str(), emd ? "on" : "off", positions.size());
     std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", median, best, args->repeat);
     std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
                 flops / 1e9, achieved, gemm, achieved / gemm);

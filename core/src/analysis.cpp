@@ -86,9 +86,11 @@ std::vector<std::pair<std::string, Ablation>> standard_ablations(const ModelConf
   a = {};
   a.p2p = true;
   out.push_back({"+p2p", a});
-  a = {};
-  a.emd = false;
-  out.push_back({"-EMD", a});
+  if (uses_emd(c)) {  // a model with absolute positions at the input has no EMD to remove
+    a = {};
+    a.emd = false;
+    out.push_back({"-EMD", a});
+  }
   if (c.has_p2c()) {
     a = {};
     a.p2c_index = P2CIndex::Paper;

@@ -12,12 +12,21 @@ namespace deberta {
 using nlohmann::json;
 
 Activation parse_activation(const std::string& name, const std::string& source) {
-  if (name == "gelu") return Activation::GeluErf;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+  // The names of Hugging Face's ACT2FN.
+  if (name == "gelu" || name == "gelu_python") return Activation::GeluErf;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_accurate") return Activation::GeluTanh;
+  if (name == "gelu_fast") return Activation::GeluFast;
+  if (name == "quick_gelu") return Activation::QuickGelu;
   if (name == "relu") return Activation::Relu;
+  if (name == "relu6") return Activation::Relu6;
   if (name == "tanh") return Activation::Tanh;
+  if (name == "sigmoid") return Activation::Sigmoid;
   if (name == "silu" || name == "swish") return Activation::Silu;
-  throw Error(source + ": unknown activation '" + name + "' (known: gelu, gelu_new, relu, tanh, silu)");
+  if (name == "mish") return Activation::Mish;
+  if (name == "linear") return Activation::Linear;
+  throw Error(source + ": unknown activation '" + name +
+              "' (known: gelu, gelu_python, gelu_new, gelu_pytorch_tanh, gelu_accurate, gelu_fast, quick_gelu, relu, "
+              "relu6, tanh, sigmoid, silu, swish, mish, linear)");
 }
 
 namespace {

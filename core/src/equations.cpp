@@ -17,10 +17,12 @@ int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position) {
   const int64_t mid = buckets / 2;
   const int64_t abs_r = r < 0 ? -r : r;
   if (abs_r <= mid) return r;
-  const double log_pos =
-      std::ceil(std::log(static_cast<double>(abs_r) / mid) / std::log(static_cast<double>(max_position - 1) / mid) *
-                (mid - 1)) +
-      mid;
+  double scaled = std::log(static_cast<double>(abs_r) / mid) / std::log(static_cast<double>(max_position - 1) / mid) *
+                  (mid - 1);
+  // When the exact value is an integer (e.g. log(15/9) / log(25/9) · 8 = 4), libm rounding can
+  // land one ulp above it and the ceiling would jump a bucket; snap such values to the integer.
+  if (std::fabs(scaled - std::round(scaled)) <= 1e-12 * std::max(1.0, std::fabs(scaled))) scaled = std::round(scaled);
+  const double log_pos = std::ceil(scaled) + mid;
   const int64_t bucket = static_cast<int64_t>(log_pos);
   return r < 0 ? -bucket : bucket;
 }
@@ -49,9 +51,16 @@ Matrix activation(const Matrix& x, Activation act) {
       return x.unaryExpr([](double v) {
         return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
       });
+    case Activation::GeluFast:
+      return x.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::tanh(v * 0.7978845608 * (1.0 + 0.044715 * v * v))); });
+    case Activation::QuickGelu: return x.unaryExpr([](double v) { return v / (1.0 + std::exp(-1.702 * v)); });
     case Activation::Relu: return x.cwiseMax(0.0);
+    case Activation::Relu6: return x.cwiseMax(0.0).cwiseMin(6.0);
     case Activation::Tanh: return x.array().tanh().matrix();
+    case Activation::Sigmoid: return x.unaryExpr([](double v) { return 1.0 / (1.0 + std::exp(-v)); });
     case Activation::Silu: return x.unaryExpr([](double v) { return v / (1.0 + std::exp(-v)); });
+    case Activation::Mish: return x.unaryExpr([](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
+    case Activation::Linear: return x;
   }
   return x;
 }

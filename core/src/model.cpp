@@ -288,18 +288,17 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
   return t;
 }
 
+bool uses_emd(const ModelConfig& config) { return !config.position_biased_input; }
+
 void run_decoder(const Model& model, ForwardTrace* trace) {
   trace->decoder = true;
   trace->emd.reset();
-  if (trace->ablation.emd) trace->emd = enhanced_mask_decoder(model, *trace);
+  if (trace->ablation.emd && uses_emd(model.config)) trace->emd = enhanced_mask_decoder(model, *trace);
 }
 
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
   if (!model.weights.lm_head)
     throw Error(model.weights_path + ": this checkpoint has no masked-LM head (lm_predictions.lm_head.* or cls.predictions.*)");
-  if (model.config.embedding_size != model.config.hidden_size)
-    throw Error("the MLM head ties to word embeddings of width " + std::to_string(model.config.embedding_size) +
-                ", but the hidden size is " + std::to_string(model.config.hidden_size));
   const LMHeadWeights& lm = *model.weights.lm_head;
   Matrix x(static_cast<int64_t>(positions.size()), hidden.cols());
   for (size_t m = 0; m < positions.size(); ++m) {

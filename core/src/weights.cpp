@@ -193,16 +193,17 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
     w.conv = std::move(conv);
   }
   // Masked-LM head, under microsoft/DeBERTa's or Hugging Face's names.
+  // The head maps H → E (embedding_size) and ties to the word embeddings [V, E].
   if (r.has("lm_predictions.lm_head.dense.weight")) {
     LMHeadWeights lm;
-    lm.dense = r.linear("lm_predictions.lm_head.dense", H, H, true);
-    lm.norm = r.layer_norm("lm_predictions.lm_head.LayerNorm", H, eps);
+    lm.dense = r.linear("lm_predictions.lm_head.dense", E, H, true);
+    lm.norm = r.layer_norm("lm_predictions.lm_head.LayerNorm", E, eps);
     lm.bias = r.vector("lm_predictions.lm_head.bias", c.vocab_size);
     w.lm_head = std::move(lm);
   } else if (r.has("cls.predictions.transform.dense.weight")) {
     LMHeadWeights lm;
-    lm.dense = r.linear("cls.predictions.transform.dense", H, H, true);
-    lm.norm = r.layer_norm("cls.predictions.transform.LayerNorm", H, eps);
+    lm.dense = r.linear("cls.predictions.transform.dense", E, H, true);
+    lm.norm = r.layer_norm("cls.predictions.transform.LayerNorm", E, eps);
     lm.bias = r.vector(r.has("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias",
                        c.vocab_size);
     if (r.has("cls.predictions.decoder.weight")) r.take("cls.predictions.decoder.weight", {c.vocab_size, E});

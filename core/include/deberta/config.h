@@ -22,11 +22,17 @@ enum class ModelVersion {
 
 /// Activation functions named by `hidden_act` / `conv_act`.
 enum class Activation {
-  GeluErf,   ///< "gelu": x·Φ(x) with the exact erf form.
-  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh", "gelu_fast": tanh approximation.
+  GeluErf,   ///< "gelu", "gelu_python": x·Φ(x) with the exact erf form.
+  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh", "gelu_accurate": tanh approximation with √(2/π).
+  GeluFast,  ///< "gelu_fast": the tanh approximation with HF's truncated constant 0.7978845608.
+  QuickGelu, ///< "quick_gelu": x·σ(1.702x).
   Relu,      ///< "relu"
+  Relu6,     ///< "relu6": min(max(x, 0), 6)
   Tanh,      ///< "tanh" (the default `conv_act` of v2)
+  Sigmoid,   ///< "sigmoid"
   Silu,      ///< "silu", "swish"
+  Mish,      ///< "mish": x·tanh(softplus(x))
+  Linear,    ///< "linear": identity
 };
 
 /// Parses an activation name; errors name `source` and the unknown value.

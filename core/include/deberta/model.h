@@ -200,12 +200,19 @@ int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablati
 /// embedding_size ≠ hidden_size.
 EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder);
 
-/// Runs the decoder stage on a finished encoder trace: the EMD when `trace->ablation.emd` (and
-/// sets `trace->emd`), nothing otherwise (then the MLM head reads the last layer's output).
+/// Whether the model decodes with the EMD. As microsoft `EnhancedMaskDecoder.emd_context_layer`:
+/// only models whose input has no absolute positions (`position_biased_input` false) add them in
+/// the decoder; a model that already added them at the input decodes from its last layer.
+bool uses_emd(const ModelConfig& config);
+
+/// Runs the decoder stage on a finished encoder trace: the EMD when the model uses it
+/// (`uses_emd`) and `trace->ablation.emd` (sets `trace->emd`); otherwise nothing, and the MLM
+/// head reads the last layer's output.
 void run_decoder(const Model& model, ForwardTrace* trace);
 
 /// MLM head at the given positions: logits `[M, V]` = LN(act(x W_dᵀ + b_d)) Eᵀ + bias, x the
-/// rows `positions` of `hidden [N, H]`, E the tied word embeddings.
+/// rows `positions` of `hidden [N, H]`, W_d `[E, H]`, E the tied word embeddings `[V, E]`
+/// (microsoft `BertLMPredictionHead`).
 /// Errors: model without an LM head; a position outside [0, N).
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions);
 

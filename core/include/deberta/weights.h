@@ -67,8 +67,8 @@ struct EmbeddingWeights {
 
 /// Masked-LM head: dense → activation → LayerNorm → tied word embeddings + bias.
 struct LMHeadWeights {
-  Linear dense;          ///< `[H, H]`
-  LayerNormParams norm;  ///< `[H]`
+  Linear dense;          ///< `[E, H]` (E = embedding_size)
+  LayerNormParams norm;  ///< `[E]`
   Vector bias;           ///< `[V]`
 };
 

@@ -1,0 +1,486 @@
+// main.cpp — deberta-viewer: the window, the fixed layout of the panels, keyboard shortcuts, and the
+// headless modes (--screenshot, --bench-frames) that render in a real window and exit.
+//
+//   deberta-viewer [--model DIR] [--text "…"] [--ids 1,2,3] [--mask-id N]
+//   deberta-viewer --screenshot OUT.png [--frames N] [--panel NAME] [--select L:H[:I:J]] [--ablate "…"]
+//   deberta-viewer --bench-frames N
+//
+// [SECTION] index: arguments · window and fonts · layout · keyboard · headless driver · main loop
+#include "heatmap.h"
+#include "panels.h"
+#include "state.h"
+
+#include "cli_common.h"  // the CLI's ablation flags, so --ablate takes exactly `deberta predict`'s switches
+
+#include <CLI/CLI.hpp>
+#include <GL/gl.h>
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using viewer::Tab;
+using viewer::ViewerState;
+
+// ----------------------------------------------------------------------------------------------
+// Arguments
+
+struct Args {
+  std::string model, text, ids;
+  int mask_id = -1;
+  std::string screenshot;
+  int frames = 4;
+  std::string panel;
+  std::string select;
+  std::string ablate;
+  int bench_frames = 0;
+  int width = 1280, height = 800;
+  std::string mouse;  ///< "X,Y": pin the mouse (to show a tooltip in a screenshot)
+  bool crop = false;  ///< crop the screenshot to the --panel's window
+  std::string export_dir;  ///< headless: write every export of the selected map and the trace here
+  double timeout = 120;
+};
+
+bool parse_tab(const std::string& name, Tab* tab) {
+  for (int t = 0; t < static_cast<int>(Tab::Count); ++t)
+    if (name == viewer::tab_name(static_cast<Tab>(t))) return *tab = static_cast<Tab>(t), true;
+  // Left-column panels: keep the default tab.
+  return name == "model" || name == "tokens" || name == "ablations" || name == "ablation";
+}
+
+// ----------------------------------------------------------------------------------------------
+// Window and fonts
+
+void glfw_error(int code, const char* text) { std::fprintf(stderr, "deberta-viewer: GLFW error %d: %s\n", code, text); }
+
+void load_fonts(ViewerState& s) {
+  ImGuiIO& io = ImGui::GetIO();
+  // Latin-1, Greek (δ, α), general punctuation (…, ‖), super/subscripts, arrows (→), maths (∑, √, −, ≤),
+  // block elements (▁) and phonetic extensions (ᵀ).
+  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070, 0x209F,
+                                   0x2190, 0x21FF, 0x2200, 0x22FF, 0x2580, 0x259F, 0};
+  const char* sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  const char* mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
+  if (std::filesystem::exists(sans)) {
+    io.Fonts->AddFontFromFileTTF(sans, 15.0f, nullptr, ranges);
+  } else {
+    std::fprintf(stderr, "deberta-viewer: %s not found (install fonts-dejavu-core); Greek letters will show as '?'\n", sans);
+    io.Fonts->AddFontDefault();
+  }
+  if (std::filesystem::exists(mono)) s.mono = io.Fonts->AddFontFromFileTTF(mono, 14.0f, nullptr, ranges);
+}
+
+void set_style() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& st = ImGui::GetStyle();
+  st.WindowRounding = 0;
+  st.FrameRounding = 3;
+  st.TabRounding = 3;
+  st.WindowPadding = ImVec2(8, 6);
+  st.ItemSpacing = ImVec2(7, 5);
+  st.Colors[ImGuiCol_WindowBg] = ImVec4(0.10f, 0.11f, 0.13f, 1);
+  st.Colors[ImGuiCol_TitleBg] = ImVec4(0.16f, 0.20f, 0.28f, 1);
+  st.Colors[ImGuiCol_TitleBgActive] = ImVec4(0.16f, 0.20f, 0.28f, 1);
+}
+
+/// Screen rectangles (x, y, w, h) of the four windows, for --crop.
+std::map<std::string, ImVec4> g_window_rects;
+
+void remember_rect(const char* name) {
+  const ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+  g_window_rects[name] = ImVec4(p.x, p.y, sz.x, sz.y);
+}
+
+/// The window a --panel name lives in.
+const char* window_of_panel(const std::string& panel) {
+  if (panel == "model") return "Model & text";
+  if (panel == "tokens") return "Tokens";
+  if (panel == "ablations" || panel == "ablation") return "Ablations";
+  return "Explorer";
+}
+
+/// Writes the framebuffer region (x, y, w, h; top-left origin) as PNG. Returns "" or an error.
+std::string write_region_png(const std::string& path, int fb_h, int x, int y, int w, int h) {
+  std::vector<uint8_t> px(static_cast<size_t>(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(x, fb_h - y - h, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  std::vector<uint8_t> flipped(px.size());
+  const size_t stride = static_cast<size_t>(w) * 4;
+  for (int r = 0; r < h; ++r)
+    std::copy(px.begin() + static_cast<std::ptrdiff_t>(r * stride), px.begin() + static_cast<std::ptrdiff_t>((r + 1) * stride),
+              flipped.begin() + static_cast<std::ptrdiff_t>((h - 1 - r) * stride));
+  for (size_t p = 3; p < flipped.size(); p += 4) flipped[p] = 255;
+  return stbi_write_png(path.c_str(), w, h, 4, flipped.data(), static_cast<int>(stride)) ? "" : "cannot write " + path;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Layout: a fixed arrangement (no docking in imgui 1.86) that follows the window size.
+//   left column: Model & text, Ablations · right: Tokens strip, then the tabbed main area.
+
+void draw_layout(ViewerState& s) {
+  const ImVec2 full = ImGui::GetIO().DisplaySize;
+  const float left_w = std::clamp(full.x * 0.33f, 360.0f, 480.0f);
+  const float model_h = std::clamp(full.y * 0.46f, 300.0f, 420.0f);
+  const float tokens_h = std::clamp(full.y * 0.11f, 70.0f, 110.0f);
+  // NoBackground: the four windows tile the screen, so glClear paints their background. Under
+  // software rendering (llvmpipe) this halves the frame time: a window background is a textured,
+  // blended quad over every pixel, a clear is a memset.
+  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoBackground;
+
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(left_w, model_h));
+  if (ImGui::Begin("Model & text", nullptr, fixed)) remember_rect("Model & text"), viewer::DrawModelPanel(s);
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(0, model_h));
+  ImGui::SetNextWindowSize(ImVec2(left_w, full.y - model_h));
+  if (ImGui::Begin("Ablations", nullptr, fixed)) remember_rect("Ablations"), viewer::DrawAblationPanel(s);
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(left_w, 0));
+  ImGui::SetNextWindowSize(ImVec2(full.x - left_w, tokens_h));
+  if (ImGui::Begin("Tokens", nullptr, fixed)) remember_rect("Tokens"), viewer::DrawTokensPanel(s);
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(left_w, tokens_h));
+  ImGui::SetNextWindowSize(ImVec2(full.x - left_w, full.y - tokens_h));
+  if (ImGui::Begin("Explorer", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
+    remember_rect("Explorer");
+    struct Item {
+      Tab tab;
+      const char* title;
+      void (*draw)(ViewerState&);
+    };
+    const Item items[] = {{Tab::Grid, "Attention grid", viewer::DrawGridPanel},
+                          {Tab::Head, "Head detail", viewer::DrawHeadPanel},
+                          {Tab::Distance, "Relative distance δ", viewer::DrawDistancePanel},
+                          {Tab::Equation, "Equation walk-through", viewer::DrawEquationPanel},
+                          {Tab::Predictions, "EMD & predictions", viewer::DrawPredictionsPanel},
+                          {Tab::Export, "Export", viewer::DrawExportPanel}};
+    if (ImGui::BeginTabBar("tabs")) {
+      for (const Item& it : items) {
+        const ImGuiTabItemFlags flags = s.switch_tab && s.tab == it.tab ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(it.title, nullptr, flags)) {
+          if (s.switch_tab) {
+            if (s.tab == it.tab) s.switch_tab = false;
+          } else {
+            s.tab = it.tab;
+          }
+          ImGui::BeginChild("content", ImVec2(0, 0), false);
+          it.draw(s);
+          ImGui::EndChild();
+          ImGui::EndTabItem();
+        }
+      }
+      ImGui::EndTabBar();
+    }
+  }
+  ImGui::End();
+  viewer::DrawPopups(s);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Keyboard: Ctrl+O open model, Ctrl+E export, arrows move the selected cell (Esc closes popups in DrawPopups).
+
+void handle_keys(ViewerState& s) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) s.open_model_popup = true;
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_E, false)) s.open_export_popup = true;
+  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) || !s.result) return;
+  const int n = viewer::token_count(s);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s.kj = std::max(s.kj - 1, 0);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s.kj = std::min(s.kj + 1, n - 1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) s.qi = std::max(s.qi - 1, 0);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) s.qi = std::min(s.qi + 1, n - 1);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Headless driver: wait for the model and the computation, apply --select/--ablate, render, exit.
+
+bool settled(const ViewerState& s) {
+  if (s.loading.valid()) return false;
+  if (!s.model) return true;  // nothing to compute: the screenshot shows the message
+  if (!s.input_error.empty() || !s.compute_error.empty()) return true;
+  return !s.worker.busy() && s.result && s.result->generation == s.generation;
+}
+
+std::vector<int> parse_select(const std::string& text) {
+  std::vector<int> v;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t colon = text.find(':', start);
+    v.push_back(std::stoi(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start)));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (v.size() != 2 && v.size() != 4) throw std::invalid_argument("--select wants L:H or L:H:I:J");
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  CLI::App app{"deberta-viewer: explore DeBERTa's disentangled attention, relative distances, the Enhanced Mask "
+               "Decoder and ablations, layer by layer and head by head."};
+  app.add_option("--model", args.model, "Model directory (default: the bundled model)");
+  app.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
+  app.add_option("--ids", args.ids, "Input token ids, comma-separated (models without a tokenizer)");
+  app.add_option("--mask-id", args.mask_id, "Id of the mask token when the model has no tokenizer");
+  app.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
+  app.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
+  app.add_option("--panel", args.panel,
+                 "Tab to show: grid, head, distance, equation, predictions, export (model, tokens, ablations: default tab)");
+  app.add_option("--select", args.select, "Selected layer:head[:query:key]");
+  app.add_option("--ablate", args.ablate,
+                 "Ablation flags as for `deberta predict`, e.g. \"--terms c2c,c2p --head-mask 1:0 --no-emd\"");
+  app.add_option("--bench-frames", args.bench_frames, "Render N frames of the default scene, print mean and p95 frame time");
+  app.add_option("--width", args.width, "Window width")->check(CLI::Range(640, 4096));
+  app.add_option("--height", args.height, "Window height")->check(CLI::Range(480, 4096));
+  app.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
+  app.add_flag("--crop", args.crop, "Crop the screenshot to the window of --panel");
+  app.add_option("--export", args.export_dir,
+                 "With --screenshot: also write the selected map (PNG, CSV, .npy of every quantity) and the trace "
+                 "(safetensors) to this folder");
+  app.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation");
+  CLI11_PARSE(app, argc, argv);
+
+  const bool headless = !args.screenshot.empty() || args.bench_frames > 0;
+  // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
+  // rasteriser threads) share the cores with the background worker: keep the worker on one thread
+  // so that recomputing never makes the UI stutter (the viewer's models are small).
+  Eigen::setNbThreads(1);
+  Tab start_tab = Tab::Grid;
+  if (!args.panel.empty() && !parse_tab(args.panel, &start_tab)) {
+    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, export, "
+                         "model, tokens, ablations)\n", args.panel.c_str());
+    return 2;
+  }
+  deberta::Ablation pending_ablation;
+  std::vector<int> select;
+  try {
+    if (!args.ablate.empty()) {
+      deberta::cli::AblationArgs ab;
+      CLI::App sub{"--ablate"};
+      ab.add_to(&sub);
+      sub.parse(args.ablate, false);
+      pending_ablation = ab.to_ablation();
+    }
+    if (!args.select.empty()) select = parse_select(args.select);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "deberta-viewer: %s\n", e.what());
+    return 2;
+  }
+  float mouse_x = -FLT_MAX, mouse_y = -FLT_MAX;
+  if (!args.mouse.empty() && std::sscanf(args.mouse.c_str(), "%f,%f", &mouse_x, &mouse_y) != 2) {
+    std::fprintf(stderr, "deberta-viewer: --mouse wants X,Y\n");
+    return 2;
+  }
+
+  // --- window
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr, "deberta-viewer: cannot initialise GLFW (no display? run under xvfb-run)\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  GLFWwindow* window = glfwCreateWindow(args.width, args.height, "DeBERTa Explorer", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "deberta-viewer: cannot open an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(headless ? 0 : 1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  if (headless) io.IniFilename = nullptr;
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  set_style();
+
+  int exit_code = 0;
+  {
+    ViewerState s;
+    s.headless = headless;
+    load_fonts(s);
+    s.tab = start_tab;
+    s.text = args.text;
+    s.ids_text = args.ids;
+    s.mask_id = args.mask_id;
+    if (!select.empty()) {
+      s.layer = select[0], s.head = select[1];
+      if (select.size() == 4) s.qi = select[2], s.kj = select[3];
+    }
+    // Suggestions for the recent list: the golden models next to the bundled one.
+    const std::filesystem::path def = DEBERTA_DEFAULT_MODEL;
+    const std::filesystem::path golden = def.parent_path().parent_path() / "golden";
+    for (const char* g : {"v1_basic", "v2_basic", "v3_emd"})
+      if (std::filesystem::exists(golden / g / "config.json")) s.recent.push_back((golden / g).string());
+    s.model_path = args.model.empty() ? def.string() : args.model;
+    if (args.model.empty() && !std::filesystem::exists(def / "config.json")) {
+      s.model_notice = "The bundled model is not there yet (" + def.string() +
+                       " has no config.json). Open a model directory above, e.g. one of the golden models "
+                       "in the recent list (they have no tokenizer: type ids such as 14,43,3,33 with [MASK] id 3).";
+    } else {
+      start_load(s, s.model_path);
+    }
+
+    bool applied_args = false;
+    std::chrono::steady_clock::time_point ablation_requested{};
+    double ablation_latency_ms = -1;
+    bool font_nearest = false;
+    int frames_after_ready = 0;
+    std::vector<double> frame_ms, ui_ms;
+    const auto t_start = std::chrono::steady_clock::now();
+    bool done = false;
+    while (!done && !glfwWindowShouldClose(window)) {
+      const auto t0 = std::chrono::steady_clock::now();
+      glfwPollEvents();
+      viewer::poll_load(s);
+      if (viewer::poll_compute(s) && ablation_requested.time_since_epoch().count() != 0) {
+        ablation_latency_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ablation_requested).count();
+        ablation_requested = {};
+      }
+      // --ablate acts like a switch flipped in a running viewer: after the first result, so the
+      // worker re-runs from the first layer the ablation affects.
+      if (!applied_args && !s.loading.valid() && (!s.model || settled(s))) {
+        applied_args = true;
+        if (!pending_ablation.is_default() && s.model && s.result) {
+          s.ablation = pending_ablation;
+          viewer::request_compute(s);
+          ablation_requested = std::chrono::steady_clock::now();
+        }
+      }
+
+      ImGui_ImplOpenGL3_NewFrame();
+      if (!font_nearest && io.Fonts->TexID) {
+        // Glyphs are drawn at integer pixel positions: nearest sampling looks the same and is cheaper
+        // for software rasterisers than the backend's GL_LINEAR.
+        glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        font_nearest = true;
+      }
+      ImGui_ImplGlfw_NewFrame();
+      if (headless) io.MousePos = ImVec2(mouse_x, mouse_y);
+      ImGui::NewFrame();
+      handle_keys(s);
+      draw_layout(s);
+      s.hover_token = s.hover_token_next;
+      s.hover_token_next = -1;
+      ImGui::Render();
+      const auto t_ui = std::chrono::steady_clock::now();
+      int fb_w = 0, fb_h = 0;
+      glfwGetFramebufferSize(window, &fb_w, &fb_h);
+      glViewport(0, 0, fb_w, fb_h);
+      const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+      glClearColor(bg.x, bg.y, bg.z, 1.0f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+      if (!s.window_png_request.empty()) {
+        const std::string err = viewer::write_framebuffer_png(s.window_png_request, fb_w, fb_h);
+        s.export_status = err.empty() ? "wrote " + s.window_png_request : err;
+        s.window_png_request.clear();
+      }
+      if (headless) {
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        const bool ready = settled(s) && (applied_args || !s.model);
+        if (ready && frames_after_ready++ == 0 && s.result)
+          std::printf("computed %d tokens in %.1f ms (encoder from layer %lld)%s%s\n", viewer::token_count(s),
+                      s.result->compute_ms, static_cast<long long>(s.result->first_layer),
+                      ablation_latency_ms >= 0 ? (", ablation shown " + std::to_string(static_cast<int>(ablation_latency_ms)) +
+                                                  " ms after the switch").c_str() : "",
+                      s.compute_error.empty() ? "" : (" — error: " + s.compute_error).c_str());
+        if (ready && frames_after_ready == 1 && !args.export_dir.empty()) {
+          std::filesystem::create_directories(args.export_dir);
+          std::vector<std::string> lines;
+          for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C,
+                                     viewer::Quantity::Logits, viewer::Quantity::Probs}) {
+            const std::string base = args.export_dir + "/" + viewer::quantity_name(q);
+            lines.push_back(viewer::export_map_png(s, q, base + ".png"));
+            lines.push_back(viewer::export_map_csv(s, q, base + ".csv"));
+            lines.push_back(viewer::export_map_npy(s, q, base + ".npy"));
+          }
+          lines.push_back(viewer::export_trace(s, args.export_dir + "/trace.safetensors"));
+          for (const auto& l : lines) {
+            std::printf("export: %s\n", l.c_str());
+            if (l.rfind("wrote ", 0) != 0) exit_code = 1;
+          }
+        }
+        if (!ready && waited > args.timeout) {
+          std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
+          exit_code = 1;
+          done = true;
+        }
+        if (!args.screenshot.empty() && frames_after_ready >= std::max(args.frames, 3)) {
+          std::string err;
+          const auto rect = g_window_rects.find(window_of_panel(args.panel));
+          if (args.crop && rect != g_window_rects.end()) {
+            const ImVec4 r = rect->second;
+            err = write_region_png(args.screenshot, fb_h, static_cast<int>(r.x), static_cast<int>(r.y),
+                                   std::min(static_cast<int>(r.z), fb_w - static_cast<int>(r.x)),
+                                   std::min(static_cast<int>(r.w), fb_h - static_cast<int>(r.y)));
+          } else {
+            err = viewer::write_framebuffer_png(args.screenshot, fb_w, fb_h);
+          }
+          if (!err.empty()) {
+            std::fprintf(stderr, "deberta-viewer: %s\n", err.c_str());
+            exit_code = 1;
+          } else {
+            std::printf("wrote %s\n", args.screenshot.c_str());
+          }
+          done = true;
+        }
+      }
+      glfwSwapBuffers(window);
+      if (args.bench_frames > 0 && frames_after_ready > 3) {
+        glFinish();
+        frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ui_ms.push_back(std::chrono::duration<double, std::milli>(t_ui - t0).count());
+        if (static_cast<int>(frame_ms.size()) >= args.bench_frames) {
+          std::vector<double> sorted = frame_ms;
+          std::sort(sorted.begin(), sorted.end());
+          double mean = 0;
+          for (double v : sorted) mean += v;
+          mean /= static_cast<double>(sorted.size());
+          const double p95 = sorted[std::min(sorted.size() - 1, static_cast<size_t>(0.95 * static_cast<double>(sorted.size())))];
+          double ui_mean = 0;
+          for (double v : ui_ms) ui_mean += v;
+          ui_mean /= static_cast<double>(ui_ms.size());
+          std::printf("frames %zu  tokens %d  panel %s  mean %.2f ms  p95 %.2f ms  (ImGui frame %.2f ms, GL render + swap %.2f ms)\n",
+                      sorted.size(), viewer::token_count(s), viewer::tab_name(s.tab), mean, p95, ui_mean, mean - ui_mean);
+          done = true;
+        }
+      }
+      if (headless && !settled(s)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }  // ViewerState (textures, worker thread) goes before the GL context
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}

@@ -1,0 +1,207 @@
+// panel_ablation.cpp — Ablations: switch parts of DeBERTa off at inference and compare the
+// predictions with the model as trained (KL(baseline ‖ ablated), top-1 changes). Each change is
+// re-run off the UI thread from the first layer it affects (deberta::first_affected_layer).
+#include "heatmap.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace viewer {
+
+namespace {
+
+/// Whether the model can run `a`; `why` gets the core's reason when it cannot.
+bool runnable(const deberta::Model& m, const deberta::Ablation& a, std::string* why) {
+  try {
+    deberta::resolve_attention(m.config, m.weights, a);
+    return true;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return false;
+  }
+}
+
+/// A checkbox for one switch, greyed out (with the reason) when the flipped value cannot run.
+bool term_checkbox(const deberta::Model& m, const char* label, bool value, deberta::Ablation flipped, bool* out,
+                   const char* help) {
+  std::string why;
+  const bool can = runnable(m, flipped, &why);
+  if (!can) ImGui::BeginDisabled();
+  bool v = value;
+  const bool changed = ImGui::Checkbox(label, &v);
+  if (!can) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s%s%s", help, can ? "" : "\n\nnot available: ", can ? "" : why.c_str());
+  if (changed) *out = v;
+  return changed;
+}
+
+}  // namespace
+
+void DrawAblationPanel(ViewerState& s) {
+  if (!s.model) {
+    Note("Load a model first.");
+    return;
+  }
+  const deberta::Model& m = s.model->model;
+  const auto& c = m.config;
+  deberta::Ablation& a = s.ablation;
+  bool changed = false;
+
+  ImGui::TextDisabled("attention terms summed into Ã (eq. 2 / eq. 4)");
+  const bool c2p = a.c2p.value_or(c.has_c2p()), p2c = a.p2c.value_or(c.has_p2c());
+  {
+    deberta::Ablation f = a;
+    f.c2c = !a.c2c;
+    bool v;
+    if (term_checkbox(m, "c2c", a.c2c, f, &v, "content→content: Q_c[i]·K_c[j], the ordinary attention")) a.c2c = v, changed = true;
+  }
+  ImGui::SameLine();
+  {
+    deberta::Ablation f = a;
+    f.c2p = !c2p;
+    bool v;
+    if (term_checkbox(m, "c2p", c2p, f, &v, "content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about "
+                                            "what sits at relative distance i−j"))
+      a.c2p = v, changed = true;
+  }
+  ImGui::SameLine();
+  {
+    deberta::Ablation f = a;
+    f.p2c = !p2c;
+    bool v;
+    if (term_checkbox(m, "p2c", p2c, f, &v, "position→content: K_c[j]·Q_r[δ] — how much token j is wanted "
+                                            "from its relative position"))
+      a.p2c = v, changed = true;
+  }
+  ImGui::SameLine();
+  {
+    deberta::Ablation f = a;
+    f.p2p = !a.p2p;
+    bool v;
+    if (term_checkbox(m, "p2p", a.p2p, f, &v, "position→position: Q_r·K_r, the fourth term of eq. 2, which the "
+                                              "paper drops (the model was never trained with it)"))
+      a.p2p = v, changed = true;
+  }
+
+  if (c.has_p2c() || a.p2c.value_or(false)) {
+    ImGui::TextDisabled("p2c index");
+    HelpMarker("The released code makes p2c read Q_r at the row of i − j (δ(i,j)); eq. 4 of the paper writes "
+               "δ(j,i). The model was trained with the code's choice.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("code δ(i,j)", a.p2c_index == deberta::P2CIndex::Code)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("paper δ(j,i)", a.p2c_index == deberta::P2CIndex::Paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
+  }
+
+  ImGui::TextDisabled("scale s = 1/√(d·f)");
+  HelpMarker("auto: the factor the model was trained with (the code uses 1 + number of position terms); "
+             "√(3d): the paper's factor 3; active terms: 1 + the number of position terms switched on now.");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("auto", a.scale_mode == deberta::ScaleMode::Auto)) a.scale_mode = deberta::ScaleMode::Auto, changed = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("√(3d)", a.scale_mode == deberta::ScaleMode::Fixed))
+    a.scale_mode = deberta::ScaleMode::Fixed, a.scale_factor = 3, changed = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("active terms", a.scale_mode == deberta::ScaleMode::Rescale))
+    a.scale_mode = deberta::ScaleMode::Rescale, changed = true;
+
+  if (c.relative_attention) {
+    const int k = static_cast<int>(c.relative_span());
+    int K = a.max_relative_positions > 0 ? static_cast<int>(a.max_relative_positions) : k;
+    ImGui::SetNextItemWidth(150);
+    if (ImGui::SliderInt("K (distance seen)", &K, 1, k)) {
+      a.max_relative_positions = K >= k ? 0 : K;
+      changed = true;
+    }
+    HelpMarker("Read only the central 2K rows of the relative table: tokens further apart than K look "
+               "equally far. K = k is the model as trained.");
+  }
+  {
+    const bool can_emd = m.weights.embeddings.position.size() > 0 && c.num_hidden_layers >= 2 &&
+                         c.embedding_size == c.hidden_size;
+    bool emd = a.emd && can_emd;
+    if (!can_emd) ImGui::BeginDisabled();
+    if (ImGui::Checkbox("Enhanced Mask Decoder", &emd)) a.emd = emd, changed = true;
+    if (!can_emd) ImGui::EndDisabled();
+    HelpMarker(can_emd ? "Off: the MLM head reads the last encoder layer directly (no absolute positions)."
+                       : "This model cannot run the EMD (it needs absolute position embeddings and at least 2 "
+                         "layers): the MLM head reads the last encoder layer.");
+  }
+
+  ImGui::TextDisabled("masked heads (right-click a map in the grid)");
+  if (a.head_mask.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled(": none");
+  } else {
+    std::pair<int64_t, int64_t> remove{-1, -1};
+    for (const auto& [l, h] : a.head_mask) {
+      ImGui::SameLine();
+      const std::string label = std::to_string(l) + ":" + std::to_string(h) + " ×";
+      if (ImGui::SmallButton(label.c_str())) remove = {l, h};
+    }
+    if (remove.first >= 0) a.head_mask.erase(remove), changed = true;
+  }
+  if (!a.is_default()) {
+    if (ImGui::Button("Reset: the model as trained")) a = {}, changed = true;
+  }
+  if (changed) request_compute(s);
+  if (!s.compute_error.empty()) ErrorText("This ablation cannot run: " + s.compute_error);
+
+  // --- baseline vs ablated
+  ImGui::Separator();
+  if (!s.result) return;
+  const Result& r = *s.result;
+  const bool stale = s.worker.busy();
+  if (stale) {
+    ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "recomputing…");
+  } else if (r.ablation.is_default()) {
+    ImGui::TextWrapped("Baseline: the model as trained. Flip a switch above to see what changes.");
+  } else {
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "ablation: %s", r.ablation.describe().c_str());
+    ImGui::TextDisabled("re-ran from layer %lld in %.1f ms", static_cast<long long>(r.first_layer), r.compute_ms);
+  }
+  if (!r.predict_note.empty()) {
+    Note(r.predict_note);
+    return;
+  }
+  if (r.baseline.empty()) return;
+  ImGui::Text("mean KL %s nats · top-1 changed at %lld of %lld", fmt(r.effect.mean_kl, 4, false).c_str(),
+              static_cast<long long>(r.effect.top1_changes), static_cast<long long>(r.effect.positions));
+  HelpMarker("KL(baseline ‖ ablated): how far the ablated distribution over the vocabulary is from the "
+             "model as trained, at each [MASK]. 0 = unchanged.");
+  const LoadedModel* lm = r.model.get();
+  if (ImGui::BeginTable("ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("pos", ImGuiTableColumnFlags_WidthFixed, 30);
+    ImGui::TableSetupColumn("baseline");
+    ImGui::TableSetupColumn("ablated");
+    ImGui::TableSetupColumn("KL", ImGuiTableColumnFlags_WidthFixed, 50);
+    ImGui::TableHeadersRow();
+    for (size_t p = 0; p < r.baseline.size() && p < r.current.size(); ++p) {
+      const auto& b = r.baseline[p].top;
+      const auto& x = r.current[p].top;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(r.baseline[p].position));
+      for (const auto* list : {&b, &x}) {
+        ImGui::TableNextColumn();
+        // Top-1 with its probability (orange when the ablation changed it), then the runner-up.
+        const auto& ts = (*list)[0];
+        const bool changed_top = b[0].id != x[0].id;
+        ImGui::TextColored(changed_top ? ImVec4(1, 0.55f, 0.3f, 1) : ImVec4(0.5f, 1, 0.6f, 1), "%s %.2f",
+                           vocab_name(lm, ts.id).c_str(), ts.probability);
+        if (list->size() > 1) {
+          ImGui::SameLine();
+          ImGui::TextDisabled("%s %.2f", vocab_name(lm, (*list)[1].id).c_str(), (*list)[1].probability);
+        }
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(p < r.kl.size() ? fmt(r.kl[p], 3, false).c_str() : "");
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace viewer

@@ -1,0 +1,152 @@
+// panel_distance.cpp — Relative distance: δ(i, j) of eq. 3 for the current sequence with a k
+// slider, and the table rows the model really reads (log-bucketed in v2).
+//
+// eq. 3: δ(i, j) = 0 if i − j ≤ −k; 2k − 1 if i − j ≥ k; i − j + k otherwise. δ is a row of the
+// relative table: c2p reads K_r[δ(i, j)], p2c reads Q_r[δ(i, j)] (code) or Q_r[δ(j, i)] (paper).
+#include "heatmap.h"
+#include "panels.h"
+
+#include "deberta/equations.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdio>
+
+namespace viewer {
+
+namespace {
+
+// Cell values as text when the cells are big enough.
+void cell_numbers(const HeatmapEvent& ev, const deberta::IndexMatrix& m) {
+  const float cw = (ev.max.x - ev.min.x) / static_cast<float>(m.cols());
+  const float ch = (ev.max.y - ev.min.y) / static_cast<float>(m.rows());
+  if (cw < 20 || ch < 14) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  char buf[16];
+  for (int64_t i = 0; i < m.rows(); ++i)
+    for (int64_t j = 0; j < m.cols(); ++j) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(m(i, j)));
+      const ImVec2 ts = ImGui::CalcTextSize(buf);
+      const ImVec2 p(ev.min.x + (j + 0.5f) * cw - ts.x * 0.5f, ev.min.y + (i + 0.5f) * ch - ts.y * 0.5f);
+      dl->AddText(ImVec2(p.x + 1, p.y + 1), IM_COL32(0, 0, 0, 200), buf);
+      dl->AddText(p, IM_COL32(255, 255, 255, 255), buf);
+    }
+}
+
+deberta::Matrix as_double(const deberta::IndexMatrix& m) { return m.cast<double>(); }
+
+std::string row_preview(const deberta::Matrix& table, int64_t row, int64_t offset, int64_t head, int64_t d) {
+  const int64_t r = row - offset;
+  if (table.size() == 0 || r < 0 || r >= table.rows()) return "(not projected)";
+  std::string out = "[";
+  for (int64_t t = 0; t < std::min<int64_t>(d, 4); ++t) out += (t ? ", " : "") + fmt(table(r, head * d + t), 3);
+  return out + (d > 4 ? ", …]" : "]");
+}
+
+}  // namespace
+
+void DrawDistancePanel(ViewerState& s) {
+  if (!s.result) {
+    WaitingNote(s);
+    return;
+  }
+  const Result& r = *s.result;
+  const auto& c = r.model->model.config;
+  const int N = token_count(s);
+  if (!c.relative_attention) {
+    Note("This model has no relative attention (relative_attention = false): there is no δ(i, j).");
+    return;
+  }
+  const auto& ctx = r.trace.context;
+  const int model_k = static_cast<int>(ctx.attention.k);
+
+  ImGui::TextWrapped("eq. 3:  δ(i, j) = 0 if i − j ≤ −k,  2k − 1 if i − j ≥ k,  else i − j + k.   "
+                     "δ picks a row of the 2k-row relative table; c2p reads K_r[δ(i, j)] and p2c reads Q_r[δ].");
+  ImGui::SetNextItemWidth(260);
+  ImGui::SliderInt("k (illustration)", &s.distance_k, 1, std::max(N, 2));
+  HelpMarker("k of the left map only. The model's own k is fixed by training; to make the model see less "
+             "distance, use the K slider of the Ablations panel.");
+  ImGui::TextDisabled("this model: k = %d%s, relative table of 2k = %d rows", model_k,
+                      c.log_buckets() ? (", log buckets (position_buckets = " + std::to_string(c.position_buckets) + ")").c_str() : "",
+                      2 * model_k);
+
+  // Left: eq. 3 for the slider's k. Right: the rows the model reads (c2p_row), bucketed in v2.
+  deberta::IndexMatrix delta(N, N);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) delta(i, j) = deberta::relative_distance(i, j, s.distance_k);
+  const deberta::Matrix delta_d = as_double(delta);
+  const deberta::Matrix rows_d = as_double(ctx.c2p_row);
+
+  const float bar_w = 110;
+  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 2 * bar_w - 30) / 2,
+                                         ImGui::GetContentRegionAvail().y - 130),
+                                80.0f, 460.0f);
+  const ColorScale sc1 = ColorScale::sequential(0, 2 * s.distance_k - 1);
+  const ColorScale sc2 = ColorScale::sequential(0, 2 * model_k - 1);
+  int hi = -1, hj = -1;
+
+  ImGui::BeginGroup();
+  ImGui::Text("δ(i, j) with k = %d", s.distance_k);
+  Overlay ov;
+  ov.highlight = s.hover_token;
+  ov.sel_i = s.qi, ov.sel_j = s.kj;
+  HeatmapEvent e1 = Heatmap(s, "distance/delta", delta_d, sc1, ImVec2(size, size), r.generation * 1000 + s.distance_k, ov);
+  cell_numbers(e1, delta);
+  if (e1.hovered) hi = e1.i, hj = e1.j;
+  if (e1.clicked) s.qi = e1.i, s.kj = e1.j;
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ColorBar(s, sc1, size, "δ");
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::Text(c.log_buckets() ? "rows the model reads: δ of the log-bucketed i − j (k = %d)"
+                              : "rows the model reads (k = %d%s)",
+              model_k, "");
+  HeatmapEvent e2 = Heatmap(s, "distance/rows", rows_d, sc2, ImVec2(size, size), r.generation, ov);
+  cell_numbers(e2, ctx.c2p_row);
+  if (e2.hovered) hi = e2.i, hj = e2.j;
+  if (e2.clicked) s.qi = e2.i, s.kj = e2.j;
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ColorBar(s, sc2, size, "row");
+
+  // The bucket function as a curve: i − j → bucketed position.
+  if (c.log_buckets()) {
+    const int span = static_cast<int>(std::max<int64_t>(N - 1, c.max_relative_positions));
+    std::vector<float> curve;
+    for (int d = -span; d <= span; ++d)
+      curve.push_back(static_cast<float>(deberta::log_bucket_position(d, c.position_buckets, c.max_relative_positions)));
+    const std::string cap = "bucket(i − j) for i − j = " + std::to_string(-span) + " … " + std::to_string(span) +
+                            ": exact up to ±" + std::to_string(c.position_buckets / 2) + ", then logarithmic (this input spans ±" +
+                            std::to_string(N - 1) + ")";
+    ImGui::PlotLines("##buckets", curve.data(), static_cast<int>(curve.size()), 0, cap.c_str(), FLT_MAX, FLT_MAX,
+                     ImVec2(std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), 70));
+  } else {
+    ImGui::TextDisabled("v1 models do not bucket: the right map is δ(i, j) with the model's k%s.",
+                        ctx.attention.window != ctx.attention.k ? " and the ablation's window K" : "");
+  }
+
+  if (hi >= 0) {
+    const auto& a = r.trace.layers[s.layer].attention;
+    const int64_t d = c.d_head();
+    ImGui::BeginTooltip();
+    ImGui::Text("i = %d '%s',  j = %d '%s'", hi, token_name(s, hi).c_str(), hj, token_name(s, hj).c_str());
+    ImGui::Text("i − j = %d", hi - hj);
+    ImGui::Text("δ(i,j) = %lld,  δ(j,i) = %lld   (k = %d)", static_cast<long long>(delta(hi, hj)),
+                static_cast<long long>(delta(hj, hi)), s.distance_k);
+    if (c.log_buckets()) ImGui::Text("log bucket of i − j: %lld", static_cast<long long>(ctx.rel_pos(hi, hj)));
+    ImGui::Separator();
+    ImGui::Text("model (k = %d): c2p reads K_r row %lld, p2c reads Q_r row %lld", model_k,
+                static_cast<long long>(ctx.c2p_row(hi, hj)), static_cast<long long>(ctx.p2c_row(hi, hj)));
+    ImGui::TextDisabled("layer %d head %d:", s.layer, s.head);
+    ImGui::Text("K_r[%lld] = %s", static_cast<long long>(ctx.c2p_row(hi, hj)),
+                row_preview(a.K_r, ctx.c2p_row(hi, hj), a.row_offset, s.head, d).c_str());
+    ImGui::Text("Q_r[%lld] = %s", static_cast<long long>(ctx.p2c_row(hi, hj)),
+                row_preview(a.Q_r, ctx.p2c_row(hi, hj), a.row_offset, s.head, d).c_str());
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace viewer

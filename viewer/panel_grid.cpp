@@ -1,0 +1,100 @@
+// panel_grid.cpp — Attention grid: one thumbnail per layer × head of a chosen quantity, all on one
+// shared colour scale. Click a thumbnail to open it in Head detail; right-click to mask that head.
+#include "heatmap.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace viewer {
+
+void DrawGridPanel(ViewerState& s) {
+  if (!s.result) {
+    WaitingNote(s);
+    return;
+  }
+  const Result& r = *s.result;
+  const auto& c = r.model->model.config;
+  const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
+
+  // Quantity selector: only the terms this run computed.
+  ImGui::TextUnformatted("show");
+  const Quantity all[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs};
+  for (Quantity q : all) {
+    const deberta::Matrix* m = head_map(r.trace, 0, 0, q);
+    if (!m || m->size() == 0) continue;
+    ImGui::SameLine();
+    if (ImGui::RadioButton(quantity_name(q), s.grid_quantity == q)) s.grid_quantity = q;
+  }
+  if (!head_map(r.trace, 0, 0, s.grid_quantity) || head_map(r.trace, 0, 0, s.grid_quantity)->size() == 0)
+    s.grid_quantity = Quantity::Probs;
+  ImGui::SameLine();
+  ImGui::TextDisabled("  %s", quantity_label(s.grid_quantity));
+  ImGui::TextDisabled("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs).");
+
+  const bool prob = s.grid_quantity == Quantity::Probs;
+  std::vector<const deberta::Matrix*> maps;
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < H; ++h) maps.push_back(head_map(r.trace, l, h, s.grid_quantity));
+  const ColorScale scale = prob ? ColorScale::sequential(0, max_value(maps)) : ColorScale::diverging(max_abs(maps));
+
+  const float label_w = 70, bar_w = 110;
+  const float gap = 6;
+  const float avail_w = ImGui::GetContentRegionAvail().x - label_w - bar_w - gap * H;
+  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 2 - gap * L;
+  const float size = std::clamp(std::min(avail_w / H, avail_h / L), 24.0f, 220.0f);
+
+  ImGui::BeginGroup();
+  ImGui::Dummy(ImVec2(label_w, 0));
+  for (int h = 0; h < H; ++h) {
+    ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
+    ImGui::Text("head %d", h);
+  }
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(gap, gap));
+  int hover_l = -1, hover_h = -1, hover_i = -1, hover_j = -1;
+  for (int l = 0; l < L; ++l) {
+    ImGui::BeginGroup();
+    ImGui::Dummy(ImVec2(label_w, size * 0.5f - ImGui::GetTextLineHeight()));
+    ImGui::Text("layer %d", l);
+    ImGui::EndGroup();
+    for (int h = 0; h < H; ++h) {
+      ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
+      const deberta::Matrix* m = maps[static_cast<size_t>(l * H + h)];
+      Overlay ov;
+      ov.highlight = s.hover_token;
+      ov.crossed = r.trace.context.head_mask.count({l, h}) > 0;
+      if (l == s.layer && h == s.head) ov.sel_i = s.qi, ov.sel_j = s.kj;
+      const HeatmapEvent ev = Heatmap(s, "grid/" + std::to_string(l) + "/" + std::to_string(h), *m, scale,
+                                      ImVec2(size, size), r.generation, ov);
+      if (l == s.layer && h == s.head)
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(ev.min.x - 3, ev.min.y - 3), ImVec2(ev.max.x + 3, ev.max.y + 3),
+                                            IM_COL32(255, 200, 60, 255), 0, 0, 2);
+      if (ev.hovered) hover_l = l, hover_h = h, hover_i = ev.i, hover_j = ev.j;
+      if (ev.clicked) {
+        s.layer = l, s.head = h;
+        s.tab = Tab::Head;
+        s.switch_tab = true;
+      }
+      if (ev.right_clicked) toggle_head_mask(s, l, h);
+    }
+  }
+  ImGui::PopStyleVar();
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ColorBar(s, scale, std::min(size * L, 300.0f), prob ? "probability" : "score");
+
+  if (hover_l >= 0) {
+    const deberta::Matrix& m = *maps[static_cast<size_t>(hover_l * H + hover_h)];
+    ImGui::BeginTooltip();
+    ImGui::Text("layer %d, head %d%s", hover_l, hover_h,
+                r.trace.context.head_mask.count({hover_l, hover_h}) ? "  (masked)" : "");
+    ImGui::Text("%s(i=%d '%s', j=%d '%s') = %s", quantity_name(s.grid_quantity), hover_i, token_name(s, hover_i).c_str(),
+                hover_j, token_name(s, hover_j).c_str(), fmt(m(hover_i, hover_j), 5).c_str());
+    ImGui::TextDisabled("click: open in Head detail · right-click: %s this head",
+                        r.trace.context.head_mask.count({hover_l, hover_h}) ? "unmask" : "mask");
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace viewer

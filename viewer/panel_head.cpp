@@ -1,0 +1,193 @@
+// panel_head.cpp — Head detail: eq. 4's terms of one head side by side, their sum and the softmax.
+//
+// c2c, c2p, p2c (and p2p) and their sum Ã share one diverging colour scale centred on 0, so the
+// same colour means the same number in every map; the softmax A uses viridis. Hover a cell for each
+// term's value and share of the logit; click to select it (arrow keys move the selection).
+#include "heatmap.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <vector>
+
+namespace viewer {
+
+namespace {
+
+struct Term {
+  Quantity q;
+  const char* title;
+  const char* formula;
+  const deberta::Matrix* m;
+};
+
+void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const deberta::Matrix& logits,
+                  const deberta::Matrix& probs, int i, int j) {
+  ImGui::BeginTooltip();
+  ImGui::Text("query i = %d '%s'  →  key j = %d '%s'", i, token_name(s, i).c_str(), j, token_name(s, j).c_str());
+  ImGui::TextDisabled("i − j = %d", i - j);
+  double total_abs = 0;
+  for (const auto& t : terms)
+    if (t.m && t.q != Quantity::Logits && t.q != Quantity::Probs) total_abs += std::fabs((*t.m)(i, j));
+  if (ImGui::BeginTable("cell", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("term");
+    ImGui::TableSetupColumn("value");
+    ImGui::TableSetupColumn("share of |Ã| terms");
+    ImGui::TableHeadersRow();
+    for (const auto& t : terms) {
+      if (!t.m || t.q == Quantity::Logits || t.q == Quantity::Probs) continue;
+      const double v = (*t.m)(i, j);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(t.title);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(fmt(v, 5).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%5.1f %%", total_abs > 0 ? 100.0 * std::fabs(v) / total_abs : 0.0);
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("sum Ã");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt(logits(i, j), 5).c_str());
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("softmax A");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt(probs(i, j), 5, false).c_str());
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("click: select this cell for the equation walk-through");
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void DrawHeadPanel(ViewerState& s) {
+  if (!s.result) {
+    WaitingNote(s);
+    return;
+  }
+  const Result& r = *s.result;
+  LayerHeadSliders(s);
+  ImGui::SameLine();
+  ImGui::TextDisabled("  selected: query i = %d '%s' → key j = %d '%s'", s.qi, token_name(s, s.qi).c_str(), s.kj,
+                      token_name(s, s.kj).c_str());
+  const deberta::AttentionTrace& a = r.trace.layers[s.layer].attention;
+  const bool masked = r.trace.context.head_mask.count({s.layer, s.head}) > 0;
+
+  std::vector<Term> terms;
+  auto add = [&](Quantity q, const char* title, const char* formula) {
+    const deberta::Matrix* m = attention_map(a, s.head, q);
+    if (m && m->size()) terms.push_back({q, title, formula, m});
+  };
+  add(Quantity::C2C, "c2c", "s·Q_c[i]·K_c[j]");
+  add(Quantity::C2P, "c2p", "s·Q_c[i]·K_r[δ(i,j)]");
+  add(Quantity::P2C, "p2c", r.ablation.p2c_index == deberta::P2CIndex::Paper ? "s·K_c[j]·Q_r[δ(j,i)]" : "s·K_c[j]·Q_r[δ(i,j)]");
+  add(Quantity::P2P, "p2p", "s·Q_r·K_r");
+  add(Quantity::Logits, "sum Ã", "c2c + c2p + p2c …");
+  add(Quantity::Probs, "softmax A", "softmax over j");
+  const deberta::Matrix& logits = a.logits[s.head];
+  const deberta::Matrix& probs = a.probs[s.head];
+
+  std::vector<const deberta::Matrix*> signed_maps;
+  for (const auto& t : terms)
+    if (t.q != Quantity::Probs) signed_maps.push_back(t.m);
+  const ColorScale div = ColorScale::diverging(max_abs(signed_maps));
+  const ColorScale vir = ColorScale::sequential(0, std::max(max_value({&probs}), 1e-12));
+
+  // One size for every map, fitted to the window: one row, or two rows when that gives bigger maps
+  // (row 1: c2c c2p p2c + the score bar; row 2: (p2p) sum softmax + the probability bar).
+  const float bar_w = 90;
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2;
+  const float Hgt = ImGui::GetContentRegionAvail().y - 150;
+  const int n = static_cast<int>(terms.size());
+  const int N = static_cast<int>(probs.rows());
+  // Token names left of the first map of each row when the cells are tall enough to read them.
+  const float label_w = 96;
+  bool labels = false, wrap = false;
+  float size = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const float W = ImGui::GetContentRegionAvail().x - (labels ? label_w + gap : 0);
+    const float one_row = std::min((W - 2 * bar_w - gap * (n + 2)) / n, Hgt - title_h);
+    const int cols2 = (n + 1) / 2;
+    const float two_rows = std::min((W - bar_w - gap * (cols2 + 1)) / cols2, (Hgt - 2 * title_h) / 2 - gap);
+    wrap = two_rows > one_row * 1.15f;
+    size = std::clamp(wrap ? two_rows : one_row, 60.0f, 420.0f);
+    if (pass == 0) labels = size / static_cast<float>(N) >= ImGui::GetTextLineHeight() * 0.9f;
+    if (!labels) break;
+  }
+  const int per_row = wrap ? n - n / 2 : n;  // first row holds the first terms
+  const uint64_t version = r.generation;
+
+  int hover_i = -1, hover_j = -1;
+  for (int t = 0; t < n; ++t) {
+    const Term& term = terms[static_cast<size_t>(t)];
+    const bool is_prob = term.q == Quantity::Probs;
+    if (labels && (t == 0 || (wrap && t == per_row))) {
+      // Row labels: "i token", right-aligned against the map.
+      const ImVec2 p0 = ImGui::GetCursorScreenPos();
+      ImGui::Dummy(ImVec2(label_w, title_h + size));
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      const float ch = size / static_cast<float>(N);
+      for (int i = 0; i < N; ++i) {
+        std::string lab = token_name(s, i);
+        if (lab.size() > 10) lab = lab.substr(0, 9) + "…";
+        lab = std::to_string(i) + " " + lab;
+        const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
+        const ImU32 col = i == s.qi ? IM_COL32(255, 255, 255, 255)
+                          : i == s.hover_token ? IM_COL32(255, 170, 0, 255) : ImGui::GetColorU32(ImGuiCol_TextDisabled);
+        dl->AddText(ImVec2(p0.x + label_w - ts.x - 2, p0.y + title_h + (i + 0.5f) * ch - ts.y * 0.5f), col, lab.c_str());
+      }
+      ImGui::SameLine();
+    }
+    if (is_prob && !wrap) {
+      ColorBar(s, div, size + title_h, "score");
+      ImGui::SameLine();
+    }
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted(term.title);
+    ImGui::TextDisabled("%s", term.formula);
+    Overlay ov;
+    ov.highlight = s.hover_token;
+    ov.sel_i = s.qi, ov.sel_j = s.kj;
+    ov.crossed = masked && is_prob;
+    const HeatmapEvent ev = Heatmap(s, "head/" + std::string(quantity_name(term.q)), *term.m, is_prob ? vir : div,
+                                    ImVec2(size, size), version, ov);
+    if (ev.hovered) hover_i = ev.i, hover_j = ev.j;
+    if (ev.clicked) s.qi = ev.i, s.kj = ev.j;
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    if (wrap && t == per_row - 1) {
+      ColorBar(s, div, size + title_h, "score");  // ends row 1
+    }
+  }
+  ColorBar(s, vir, size + title_h, "probability");
+  if (hover_i >= 0) cell_tooltip(s, terms, logits, probs, hover_i, hover_j);
+
+  ImGui::TextDisabled("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
+                      "blue < 0 < red. %s",
+                      masked ? "This head is masked: its probabilities are zeroed." : "");
+
+  // The selected cell as a sum, and its query's softmax row.
+  ImGui::Separator();
+  ImGui::Text("cell (i=%d, j=%d):", s.qi, s.kj);
+  for (const auto& t : terms) {
+    if (t.q == Quantity::Logits || t.q == Quantity::Probs) continue;
+    ImGui::SameLine();
+    ImGui::Text("%s %s %s", t.q == terms.front().q ? "" : "+", t.title, fmt((*t.m)(s.qi, s.kj), 4).c_str());
+  }
+  ImGui::SameLine();
+  ImGui::Text("= Ã %s   →  A %s", fmt(logits(s.qi, s.kj), 4).c_str(), fmt(probs(s.qi, s.kj), 4, false).c_str());
+  std::vector<float> row(static_cast<size_t>(probs.cols()));
+  for (int64_t j = 0; j < probs.cols(); ++j) row[static_cast<size_t>(j)] = static_cast<float>(probs(s.qi, j));
+  const std::string label = "softmax row of query i = " + std::to_string(s.qi) + " (key j on the x axis)";
+  ImGui::PlotHistogram("##row", row.data(), static_cast<int>(row.size()), 0, label.c_str(), 0.0f, FLT_MAX,
+                       ImVec2(std::min(ImGui::GetContentRegionAvail().x, 900.0f), 80));
+}
+
+}  // namespace viewer

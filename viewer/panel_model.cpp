@@ -1,0 +1,127 @@
+// panel_model.cpp — Model & text: directory, recent list, load progress, config summary, input.
+#include "heatmap.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <cstdio>
+
+namespace viewer {
+
+namespace {
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+}  // namespace
+
+void DrawModelPanel(ViewerState& s) {
+  // --- directory
+  ImGui::TextUnformatted("Model directory");
+  HelpMarker("A folder with config.json and model.safetensors (or pytorch_model.bin); a tokenizer "
+             "(spm.model, vocab.json + merges.txt or tokenizer.json) is optional. Ctrl+O opens this too.");
+  ImGui::SetNextItemWidth(-70);
+  const bool enter = InputString("##model", &s.model_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Load") || enter) start_load(s, s.model_path);
+  if (!s.recent.empty()) {
+    ImGui::SetNextItemWidth(-70);
+    if (ImGui::BeginCombo("recent", s.recent.front().c_str())) {
+      for (const auto& r : s.recent)
+        if (ImGui::Selectable(r.c_str())) {
+          s.model_path = r;
+          start_load(s, r);
+        }
+      ImGui::EndCombo();
+    }
+  }
+  if (s.loading.valid()) {
+    ImGui::ProgressBar(static_cast<float>(s.load_progress->load()), ImVec2(-1, 0),
+                       ("loading " + s.loading_path).c_str());
+  }
+  if (!s.model_error.empty()) {
+    ErrorText("Could not load: " + s.model_error);
+    if (s.model) Note("Still showing the previous model.");
+  }
+  if (!s.model_notice.empty()) ErrorText(s.model_notice);
+  if (!s.model) {
+    if (s.model_error.empty() && s.model_notice.empty() && !s.loading.valid())
+      Note("No model loaded. Type a directory above and press Enter.");
+    return;
+  }
+
+  // --- config summary
+  const auto& m = s.model->model;
+  const auto& c = m.config;
+  ImGui::Separator();
+  ImGui::TextWrapped("%s", m.directory.c_str());
+  if (ImGui::BeginTable("config", 4, ImGuiTableFlags_SizingStretchProp)) {
+    auto row = [](const char* a, const std::string& b, const char* c2, const std::string& d) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", a);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(b.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", c2);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(d.c_str());
+    };
+    const std::string version = c.version == deberta::ModelVersion::V1 ? "v1" : "v2/v3";
+    row("version", version + (c.model_type.empty() ? "" : " (" + c.model_type + ")"), "vocab",
+        std::to_string(c.vocab_size));
+    row("layers", std::to_string(c.num_hidden_layers), "heads", std::to_string(c.num_attention_heads));
+    row("hidden H", std::to_string(c.hidden_size), "head d", std::to_string(c.d_head()));
+    row("span k", c.relative_attention ? std::to_string(c.relative_span()) : "-", "buckets",
+        c.log_buckets() ? std::to_string(c.position_buckets) : "none");
+    row("terms", "c2c" + (c.pos_att_type.empty() ? std::string() : ", " + join(c.pos_att_type)), "EMD",
+        m.weights.embeddings.position.size() > 0 && c.num_hidden_layers >= 2 ? "yes" : "no");
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("tokenizer: %s", s.model->tokenizer ? s.model->tokenizer->kind().c_str() : "none");
+  if (!s.model->tokenizer_note.empty()) Note(s.model->tokenizer_note);
+
+  // --- input
+  ImGui::Separator();
+  if (s.model->tokenizer) {
+    ImGui::TextUnformatted("Text");
+    HelpMarker("Enter re-runs the model. The literal [MASK] becomes the mask token; the predictions "
+               "panel shows what the model puts there.");
+    ImGui::SetNextItemWidth(-1);
+    if (InputString("##text", &s.text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      s.ids_text.clear();
+      set_input_from_fields(s);
+    }
+    if (!s.ids_text.empty()) Note("Showing the ids below; press Enter in the text box to use the text again.");
+  } else {
+    ImGui::TextUnformatted("Token ids");
+    HelpMarker("This model has no tokenizer: type comma-separated ids and press Enter. Tokens whose id "
+               "equals the [MASK] id are predicted.");
+  }
+  ImGui::SetNextItemWidth(s.model->tokenizer ? -40 : -170);
+  if (InputString("##ids", &s.ids_text, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+  if (!s.model->tokenizer) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(90);
+    if (ImGui::InputInt("[MASK] id", &s.mask_id, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+  } else {
+    ImGui::SameLine();
+    ImGui::TextDisabled("or ids");
+    HelpMarker("Optional: comma-separated token ids instead of the text (Enter runs them).");
+  }
+  if (!s.input_error.empty()) ErrorText(s.input_error);
+  if (!s.compute_error.empty()) ErrorText(s.compute_error);
+  const int n = static_cast<int>(s.input.inputs.size());
+  ImGui::TextDisabled("%d tokens, %d masked", n, static_cast<int>(s.input.mask_positions.size()));
+  if (s.worker.busy()) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing…");
+  } else if (s.result) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("· last run %.1f ms%s", s.result->compute_ms,
+                        s.result->first_layer > 0 ? (" (from layer " + std::to_string(s.result->first_layer) + ")").c_str() : "");
+  }
+}
+
+}  // namespace viewer

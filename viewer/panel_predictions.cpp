@@ -1,0 +1,124 @@
+// panel_predictions.cpp — EMD & predictions: the top-k tokens at each [MASK] decoded with the
+// Enhanced Mask Decoder and without it, side by side, and the attention maps of the decoder's two
+// passes (appendix A.8: H = output of layer L−2, I_0 = H + P, I_{t+1} = layer_{L−1}(query I_t, key/value H)).
+#include "heatmap.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace viewer {
+
+namespace {
+
+void prediction_table(const ViewerState& s, const char* id, const std::vector<deberta::MaskPrediction>& preds,
+                      const std::vector<deberta::MaskPrediction>* other, float width) {
+  const LoadedModel* m = s.result->model.get();
+  const int k = 3;
+  if (!ImGui::BeginTable(id, k + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame,
+                         ImVec2(width, 0)))
+    return;
+  ImGui::TableSetupColumn("[MASK] at", ImGuiTableColumnFlags_WidthFixed, 70);
+  ImGui::TableSetupColumn("1st");
+  ImGui::TableSetupColumn("2nd");
+  ImGui::TableSetupColumn("3rd");
+  ImGui::TableHeadersRow();
+  for (size_t p = 0; p < preds.size(); ++p) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(preds[p].position));
+    const bool differs = other && p < other->size() && (*other)[p].top[0].id != preds[p].top[0].id;
+    for (int t = 0; t < k; ++t) {
+      ImGui::TableNextColumn();
+      if (t >= static_cast<int>(preds[p].top.size())) continue;
+      const auto& ts = preds[p].top[static_cast<size_t>(t)];
+      const std::string name = vocab_name(m, ts.id);
+      if (t == 0)
+        ImGui::TextColored(differs ? ImVec4(1, 0.55f, 0.3f, 1) : ImVec4(0.5f, 1.0f, 0.6f, 1), "%s  %.3f", name.c_str(),
+                           ts.probability);
+      else
+        ImGui::Text("%s  %.3f", name.c_str(), ts.probability);
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void DrawPredictionsPanel(ViewerState& s) {
+  if (!s.result) {
+    WaitingNote(s);
+    return;
+  }
+  const Result& r = *s.result;
+  const auto& c = r.model->model.config;
+  if (!r.predict_note.empty()) Note(r.predict_note);
+
+  const float half = (ImGui::GetContentRegionAvail().x - 20) / 2;
+  if (!r.emd_on.empty() || !r.emd_off.empty()) {
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + half);
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "with the Enhanced Mask Decoder");
+    Note("The MLM head reads the decoder's output: H = output of layer " + std::to_string(c.num_hidden_layers - 2) +
+         ", I_0 = H + P (absolute positions), layer " + std::to_string(c.num_hidden_layers - 1) + " applied twice.");
+    ImGui::PopTextWrapPos();
+    if (!r.emd_on.empty())
+      prediction_table(s, "emd_on", r.emd_on, nullptr, half);
+    else
+      Note(r.emd_note.empty() ? "no EMD" : r.emd_note);
+    ImGui::EndGroup();
+    ImGui::SameLine(0, 20);
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + half);
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "without the EMD");
+    Note("The MLM head reads the last encoder layer (layer " + std::to_string(c.num_hidden_layers - 1) +
+         ") directly: no absolute position enters. Orange: top-1 differs from the EMD column.");
+    ImGui::PopTextWrapPos();
+    prediction_table(s, "emd_off", r.emd_off, r.emd_on.empty() ? nullptr : &r.emd_on, half);
+    ImGui::EndGroup();
+    if (!r.ablation.is_default())
+      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "both columns use the current ablation: %s", r.ablation.describe().c_str());
+  }
+
+  ImGui::Separator();
+  if (!r.emd) {
+    Note("No decoder passes to show: " + (r.emd_note.empty() ? std::string("the EMD did not run") : r.emd_note));
+    return;
+  }
+  ImGui::Text("Attention of the decoder passes");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  ImGui::SliderInt("head##emd", &s.emd_head, 0, static_cast<int>(c.num_attention_heads) - 1);
+  Note("The shared last layer attends from the queries I_t to the keys/values H. Compare with the encoder's own "
+       "last layer (left): the decoder's queries carry absolute positions.");
+  const int h = s.emd_head;
+  const deberta::Matrix& enc = r.trace.layers.back().attention.probs[h];
+  std::vector<const deberta::Matrix*> maps = {&enc};
+  for (const auto& p : r.emd->passes) maps.push_back(&p.attention.probs[h]);
+  const ColorScale vir = ColorScale::sequential(0, max_value(maps));
+  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 140) / static_cast<float>(maps.size()) - 10,
+                                         ImGui::GetContentRegionAvail().y - 50),
+                                60.0f, 360.0f);
+  int hover_map = -1, hi = -1, hj = -1;
+  for (size_t t = 0; t < maps.size(); ++t) {
+    ImGui::BeginGroup();
+    if (t == 0)
+      ImGui::Text("encoder layer %lld (no EMD)", static_cast<long long>(c.num_hidden_layers - 1));
+    else
+      ImGui::Text("EMD pass %zu: query I_%zu, key H", t, t - 1);
+    Overlay ov;
+    ov.highlight = s.hover_token;
+    const HeatmapEvent ev = Heatmap(s, "emd/" + std::to_string(t), *maps[t], vir, ImVec2(size, size), r.generation, ov);
+    if (ev.hovered) hover_map = static_cast<int>(t), hi = ev.i, hj = ev.j;
+    ImGui::EndGroup();
+    ImGui::SameLine();
+  }
+  ColorBar(s, vir, size + ImGui::GetTextLineHeightWithSpacing(), "probability");
+  if (hover_map >= 0)
+    ImGui::SetTooltip("%s\nquery i = %d '%s' → key j = %d '%s'\nA = %s",
+                      hover_map == 0 ? "encoder last layer" : ("EMD pass " + std::to_string(hover_map)).c_str(), hi,
+                      token_name(s, hi).c_str(), hj, token_name(s, hj).c_str(), fmt((*maps[hover_map])(hi, hj), 5, false).c_str());
+}
+
+}  // namespace viewer

@@ -1,0 +1,119 @@
+// widgets.cpp — small shared widgets and the popups (Ctrl+O open model, Ctrl+E export).
+#include "heatmap.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace viewer {
+
+namespace {
+int resize_callback(ImGuiInputTextCallbackData* data) {
+  if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+    auto* str = static_cast<std::string*>(data->UserData);
+    str->resize(static_cast<size_t>(data->BufTextLen));
+    data->Buf = str->data();
+  }
+  return 0;
+}
+}  // namespace
+
+bool InputString(const char* label, std::string* str, int flags) {
+  return ImGui::InputText(label, str->data(), str->capacity() + 1, flags | ImGuiInputTextFlags_CallbackResize,
+                          resize_callback, str);
+}
+
+void HelpMarker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void Note(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.65f, 0.68f, 0.72f, 1.0f));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+void ErrorText(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+void WaitingNote(const ViewerState& s) {
+  if (s.loading.valid())
+    Note("Loading the model…");
+  else if (!s.model)
+    Note("No model loaded: choose a model directory in the Model & text panel (or press Ctrl+O).");
+  else if (!s.input_error.empty() || s.input.inputs.input_ids.empty())
+    Note("No input yet: type the text (or token ids) in the Model & text panel and press Enter.");
+  else if (!s.compute_error.empty())
+    ErrorText("Could not run the model: " + s.compute_error);
+  else
+    Note("Computing…");
+}
+
+std::string selection_text(const ViewerState& s) {
+  return "layer " + std::to_string(s.layer) + ", head " + std::to_string(s.head) + ",  query i = " +
+         std::to_string(s.qi) + " '" + token_name(s, s.qi) + "'  →  key j = " + std::to_string(s.kj) + " '" +
+         token_name(s, s.kj) + "'";
+}
+
+bool LayerHeadSliders(ViewerState& s) {
+  if (!s.result) return false;
+  const auto& c = s.result->model->model.config;
+  bool changed = false;
+  ImGui::SetNextItemWidth(140);
+  changed |= ImGui::SliderInt("layer", &s.layer, 0, static_cast<int>(c.num_hidden_layers) - 1);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  changed |= ImGui::SliderInt("head", &s.head, 0, static_cast<int>(c.num_attention_heads) - 1);
+  return changed;
+}
+
+void DrawPopups(ViewerState& s) {
+  if (s.open_model_popup) {
+    ImGui::OpenPopup("Open model");
+    s.open_model_popup = false;
+  }
+  if (s.open_export_popup) {
+    ImGui::OpenPopup("Export");
+    s.open_export_popup = false;
+  }
+  ImGui::SetNextWindowSize(ImVec2(620, 0), ImGuiCond_Appearing);
+  if (ImGui::BeginPopupModal("Open model", nullptr, ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::TextUnformatted("Model directory (config.json + model.safetensors or pytorch_model.bin):");
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter = InputString("##path", &s.model_path, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (!s.recent.empty()) {
+      ImGui::TextUnformatted("Recent:");
+      for (const auto& r : s.recent)
+        if (ImGui::Selectable(r.c_str())) s.model_path = r;
+    }
+    if (ImGui::Button("Open") || enter) {
+      start_load(s, s.model_path);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  ImGui::SetNextWindowSize(ImVec2(640, 0), ImGuiCond_Appearing);
+  if (ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_NoSavedSettings)) {
+    DrawExportPanel(s);
+    ImGui::Separator();
+    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+}  // namespace viewer
