@@ -35,7 +35,9 @@ TEST_SUITE("bundled") {
       const TensorMap ours = trace_to_tensors(model, trace, positions, golden.count("mlm.logits") > 0);
       double worst = 0;
       int compared = 0;
-      for (const auto& [name, ref] : golden) {
+      for (const auto& kv : golden) {
+        const auto& name = kv.first;
+        const auto& ref = kv.second;
         if (name == "mlm.labels" || !ours.count(name)) continue;
         worst = std::max(worst, test::check_close(name, ours.at(name), ref, 1e-9));
         ++compared;

@@ -46,7 +46,9 @@ TensorMap dump_outputs(const Model& model, const std::string& golden_case) {
 /// CHECKs that two dumps are bitwise identical (tolerance 0), tensor by tensor.
 void check_identical(const TensorMap& ours, const TensorMap& reference) {
   CHECK(ours.size() == reference.size());
-  for (const auto& [name, ref] : reference) {
+  for (const auto& kv : reference) {
+    const auto& name = kv.first;
+    const auto& ref = kv.second;
     auto it = ours.find(name);
     REQUIRE_MESSAGE(it != ours.end(), "missing output " << name);
     test::check_close(name, it->second, ref, 0.0);
@@ -82,7 +84,7 @@ TEST_SUITE("checkpoint") {
         CAPTURE(kind);
         const std::string bin = fixture(golden_case + "_" + kind + "/pytorch_model.bin");
         TensorMap tensors = read_pytorch_checkpoint(bin);
-        for (const auto& [name, t] : tensors) CHECK_MESSAGE(t.dtype == DType::F32, name);
+        for (const auto& kv : tensors) { const auto& name = kv.first; const auto& t = kv.second; CHECK_MESSAGE(t.dtype == DType::F32, name); }
         check_identical(dump_outputs(model_from(golden_case, std::move(tensors), bin), golden_case), reference);
         // The same through the directory loader (config.json + pytorch_model.bin).
         const Model loaded = load_model(fixture(golden_case + "_" + kind));
@@ -100,7 +102,7 @@ TEST_SUITE("checkpoint") {
       const std::string bin = fixture(dir + "/pytorch_model.bin");
       TensorMap tensors = read_pytorch_checkpoint(bin);
       const DType want = dir.find("bf16") != std::string::npos ? DType::BF16 : DType::F16;
-      for (const auto& [name, t] : tensors) CHECK_MESSAGE(t.dtype == want, name);
+      for (const auto& kv : tensors) { const auto& name = kv.first; const auto& t = kv.second; CHECK_MESSAGE(t.dtype == want, name); }
       check_identical(dump_outputs(model_from(golden_case, std::move(tensors), bin), golden_case), reference);
     }
   }
@@ -121,7 +123,9 @@ TEST_SUITE("checkpoint") {
       CAPTURE(file);
       const TensorMap ours = read_pytorch_checkpoint(fixture(file));
       CHECK(ours.size() == expected.size());
-      for (const auto& [name, ref] : expected) {
+      for (const auto& kv : expected) {
+        const auto& name = kv.first;
+        const auto& ref = kv.second;
         auto it = ours.find(name);
         REQUIRE_MESSAGE(it != ours.end(), "missing tensor " << name);
         test::check_close(name, it->second, ref, 0.0);

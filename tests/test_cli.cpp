@@ -44,7 +44,9 @@ TEST_SUITE("cli") {
       const Run r = run_cli("dump --model " + entry.path().string() + " --inputs " + golden.string() + " --out " + out);
       CHECK_MESSAGE(r.exit_code == 0, r.output);
       const TensorMap ours = read_safetensors(out), ref = read_safetensors(golden.string());
-      for (const auto& [name, t] : ref) {
+      for (const auto& kv : ref) {
+        const auto& name = kv.first;
+        const auto& t = kv.second;
         CAPTURE(name);
         REQUIRE_MESSAGE(ours.count(name), "dump does not write " << name);
         test::check_close(name, ours.at(name), t, 1e-10);

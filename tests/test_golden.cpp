@@ -37,7 +37,9 @@ int check_case(const std::string& dir, const std::string& golden_path, const std
   const TensorMap ours = trace_to_tensors(model, trace, positions, golden.count("mlm.logits") > 0);
   int compared = 0;
   double worst = 0;
-  for (const auto& [name, ref] : golden) {
+  for (const auto& kv : golden) {
+    const auto& name = kv.first;
+    const auto& ref = kv.second;
     if (name == "mlm.labels") continue;  // original ids: an input, not an output
     CAPTURE(name);
     auto it = ours.find(name);

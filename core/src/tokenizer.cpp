@@ -248,11 +248,17 @@ std::string BasicTokenizer::display(int64_t id) const {
 std::vector<int64_t> BasicTokenizer::encode_segment(const std::string& text) const {
   std::vector<int64_t> ids;
   std::string plain;
+  bool after_special = false;  // the plain text follows an added token directly
   auto flush = [&] {
     if (plain.empty()) return;
     if (specials_.lower_case)
       for (char& c : plain) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    const auto part = encode_plain(plain);
+    auto part = encode_plain(plain);
+    // Text glued to a special token ("[MASK]." ) continues the word: SentencePiece's dummy
+    // prefix would otherwise put a lone "▁" piece before it, a token a model trained on whole
+    // sentences never sees there.
+    const bool glued = after_special && plain[0] != ' ' && plain[0] != '\t' && plain[0] != '\n';
+    if (glued && part.size() > 1 && piece(part[0]) == "\xE2\x96\x81") part.erase(part.begin());
     ids.insert(ids.end(), part.begin(), part.end());
     plain.clear();
   };
@@ -274,6 +280,7 @@ std::vector<int64_t> BasicTokenizer::encode_segment(const std::string& text) con
     flush();
     ids.push_back(best_id);
     i += best->size();
+    after_special = true;
   }
   flush();
   return ids;
