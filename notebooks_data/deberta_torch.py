@@ -11,11 +11,12 @@ What this is
     The semantics are those written down in shared/golden/README.md.
 
 What it is not
-    Not a copy of any released implementation, not fast, and only model_type "deberta-v2"
-    (the v1 "deberta" layout with interleaved in_proj is not supported).
+    Not a copy of any released implementation, and not fast. model_type "deberta-v2" is the
+    main target; the v1 layout (model_type "deberta": interleaved in_proj, q_bias / v_bias,
+    pos_proj / pos_q_proj, no buckets) is supported for the encoder as well.
 
 Parameter names are the Hugging Face state-dict names of the base model (no "deberta." prefix)
-plus the microsoft/DeBERTa names of the EMD / LM head:
+plus the microsoft/DeBERTa names of the EMD / LM head (v2 layout shown):
     embeddings.word_embeddings.weight            [V, H]
     embeddings.position_embeddings.weight        [P, H]   (absolute; used by the EMD only
                                                            when position_biased_input is false)
@@ -33,12 +34,16 @@ rows of the relative table. Query axis i, key axis j. Shapes in comments omit th
 where it is obvious.
 
 Usage
-    python3 deberta_torch.py --check-golden DIR      # compare with every deberta-v2 golden case
+    python3 deberta_torch.py --check-golden DIR      # compare with every golden case (v1 and v2)
 """
 import argparse
 import json
 import math
 import os
+# One thread everywhere (the machine is shared): OpenBLAS / OpenMP read these at load time,
+# before torch.set_num_threads(1) can take effect.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 import struct
 import sys
 from dataclasses import dataclass, field
@@ -111,7 +116,8 @@ def save_safetensors(path: str, tensors: Dict[str, np.ndarray],
 
 @dataclass
 class DebertaConfig:
-    """The subset of the Hugging Face DebertaV2Config that the equations need."""
+    """The subset of the Hugging Face Deberta(V2)Config that the equations need. Defaults are
+    what the reference code assumes when a key is absent from config.json."""
     vocab_size: int
     hidden_size: int
     num_hidden_layers: int
@@ -120,13 +126,13 @@ class DebertaConfig:
     max_position_embeddings: int = 512
     layer_norm_eps: float = 1e-7
     hidden_act: str = "gelu"
-    relative_attention: bool = True
+    relative_attention: bool = False
     max_relative_positions: int = -1
     position_buckets: int = -1
-    pos_att_type: List[str] = field(default_factory=lambda: ["p2c", "c2p"])
-    position_biased_input: bool = False
-    share_att_key: bool = True
-    norm_rel_ebd: str = "layer_norm"
+    pos_att_type: List[str] = field(default_factory=list)
+    position_biased_input: bool = True
+    share_att_key: bool = False
+    norm_rel_ebd: str = "none"
     conv_kernel_size: int = 0
     conv_act: str = "gelu"
     type_vocab_size: int = 0
@@ -137,13 +143,18 @@ class DebertaConfig:
 
     @staticmethod
     def from_dict(d: dict, with_lm_head: bool = True) -> "DebertaConfig":
-        if d.get("model_type", "deberta-v2") != "deberta-v2":
-            raise ValueError("only model_type deberta-v2 is supported, got %r" % d.get("model_type"))
-        pat = d.get("pos_att_type", ["p2c", "c2p"])
+        mt = d.get("model_type", "deberta-v2")
+        if mt not in ("deberta", "deberta-v2"):
+            raise ValueError("model_type must be deberta or deberta-v2, got %r" % mt)
+        pat = d.get("pos_att_type") or []
         if isinstance(pat, str):
             pat = [p for p in pat.lower().split("|") if p]
         kw = {k: d[k] for k in DebertaConfig.__dataclass_fields__ if k in d}
         kw["pos_att_type"] = [p.lower() for p in pat]
+        kw["model_type"] = mt
+        if mt == "deberta":   # v1 has none of the v2 features, whatever the file says
+            kw.update(position_buckets=-1, share_att_key=False, norm_rel_ebd="none",
+                      conv_kernel_size=0)
         kw["with_lm_head"] = with_lm_head
         return DebertaConfig(**kw)
 
@@ -164,7 +175,15 @@ class DebertaConfig:
         return self.position_buckets if self.position_buckets > 0 else self.max_rel
 
     @property
+    def is_v1(self) -> bool:
+        return self.model_type == "deberta"
+
+    @property
     def scale_factor(self) -> int:
+        """s = 1 / sqrt(d * scale_factor). v1: 1 + number of pos_att_type entries;
+        v2: 1 + [c2p used] + [p2c used]."""
+        if self.is_v1:
+            return 1 + len(self.pos_att_type)
         return 1 + int("c2p" in self.pos_att_type) + int("p2c" in self.pos_att_type)
 
 
@@ -247,19 +266,55 @@ class Embeddings(nn.Module):
 
 
 class SelfAttentionProj(nn.Module):
-    """Holds the projections; named "attention.self" in the state dict."""
+    """Holds the projections; named "attention.self" in the state dict.
+
+    v2: query_proj / key_proj / value_proj (with biases); relative side: the same key / query
+        projections when share_att_key, else pos_key_proj (c2p) / pos_query_proj (p2c).
+    v1: in_proj [3H, H] without bias, viewed as [h, 3, d, H] (0 = query, 1 = key, 2 = value of
+        each head), q_bias and v_bias [H] (no key bias); pos_proj (c2p, no bias) and pos_q_proj
+        (p2c, with bias) for the relative side."""
 
     def __init__(self, cfg: DebertaConfig):
         super().__init__()
+        self.cfg = cfg
         H = cfg.hidden_size
+        if cfg.is_v1:
+            self.in_proj = nn.Linear(H, 3 * H, bias=False)
+            self.q_bias = nn.Parameter(torch.zeros(H))
+            self.v_bias = nn.Parameter(torch.zeros(H))
+            if cfg.relative_attention and "c2p" in cfg.pos_att_type:
+                self.pos_proj = nn.Linear(H, H, bias=False)
+            if cfg.relative_attention and "p2c" in cfg.pos_att_type:
+                self.pos_q_proj = nn.Linear(H, H)
+            return
         self.query_proj = nn.Linear(H, H)
         self.key_proj = nn.Linear(H, H)
         self.value_proj = nn.Linear(H, H)
-        if not cfg.share_att_key:
+        if cfg.relative_attention and not cfg.share_att_key:
             if "c2p" in cfg.pos_att_type:
                 self.pos_key_proj = nn.Linear(H, H)
             if "p2c" in cfg.pos_att_type:
                 self.pos_query_proj = nn.Linear(H, H)
+
+    def content(self, x_q, x_kv):
+        """Q_c, K_c, V_c [B, N, H] (eq. 2: H W_q, H W_k, H W_v)."""
+        if self.cfg.is_v1:
+            H = self.cfg.hidden_size
+            W = self.in_proj.weight.view(self.cfg.num_attention_heads, 3, -1, H)
+            Wq, Wk, Wv = (W[:, c].reshape(H, H) for c in range(3))
+            return (F.linear(x_q, Wq) + self.q_bias, F.linear(x_kv, Wk),
+                    F.linear(x_kv, Wv) + self.v_bias)
+        return self.query_proj(x_q), self.key_proj(x_kv), self.value_proj(x_kv)
+
+    def relative(self, table):
+        """K_r (c2p side) and Q_r (p2c side), [2k, H] each, or None where not used."""
+        if self.cfg.is_v1:
+            kp, qp = getattr(self, "pos_proj", None), getattr(self, "pos_q_proj", None)
+        elif self.cfg.share_att_key:
+            kp, qp = self.key_proj, self.query_proj
+        else:
+            kp, qp = getattr(self, "pos_key_proj", None), getattr(self, "pos_query_proj", None)
+        return (kp(table) if kp is not None else None, qp(table) if qp is not None else None)
 
 
 class DenseLN(nn.Module):
@@ -363,19 +418,15 @@ class Layer(nn.Module):
         h = cfg.num_attention_heads
         sa = self.attention.self
         s = 1.0 / math.sqrt(cfg.d_head * cfg.scale_factor)
-        Qc = split_heads(sa.query_proj(x_q), h)
-        Kc = split_heads(sa.key_proj(x_kv), h)
-        Vc = split_heads(sa.value_proj(x_kv), h)
+        Qc, Kc, Vc = (split_heads(t, h) for t in sa.content(x_q, x_kv))
         logits = content_to_content(Qc, Kc, s)
         if trace is not None:
             trace[prefix + "c2c"] = logits
         use_c2p = "c2p" in cfg.pos_att_type and ablation.c2p
         use_p2c = "p2c" in cfg.pos_att_type and ablation.p2c
         if cfg.relative_attention and (use_c2p or use_p2c or ablation.p2p):
-            kproj = sa.key_proj if cfg.share_att_key else getattr(sa, "pos_key_proj", None)
-            qproj = sa.query_proj if cfg.share_att_key else getattr(sa, "pos_query_proj", None)
-            Kr = split_heads(kproj(rel_table).unsqueeze(0), h)[0] if kproj is not None else None
-            Qr = split_heads(qproj(rel_table).unsqueeze(0), h)[0] if qproj is not None else None
+            Kr, Qr = (split_heads(t.unsqueeze(0), h)[0] if t is not None else None
+                      for t in sa.relative(rel_table))
             if use_c2p:
                 c2p = content_to_position(Qc, Kr, row, s)
                 logits = logits + c2p
@@ -607,11 +658,6 @@ def check_golden(root: str, tol: float = 1e-10) -> bool:
     overall = 0.0
     for case in cases:
         cdir = os.path.join(root, case)
-        with open(os.path.join(cdir, "config.json")) as f:
-            mt = json.load(f).get("model_type")
-        if mt != "deberta-v2":
-            print("%-14s skipped (model_type %s)" % (case, mt))
-            continue
         model = load_model(cdir)
         g = load_safetensors(os.path.join(cdir, "golden.safetensors"))
         ours = run_traced(model, g)

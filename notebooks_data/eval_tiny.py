@@ -22,6 +22,10 @@ import argparse
 import json
 import math
 import os
+# One thread everywhere (the machine is shared): OpenBLAS / OpenMP read these at load time,
+# before torch.set_num_threads(1) can take effect.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 import sys
 import time
 

@@ -2,9 +2,10 @@
 """Reference tensors of the bundled deberta-tiny model, for the C++ side.
 
 For a few held-out sentences (chosen by length, first match in corpus/heldout.txt order) a few
-tokens are replaced by [MASK] at the token level (about 15 %, at least one, at most four, never
-[CLS]/[SEP]); the model (F32 weights of models/deberta-tiny upcast to float64) is run in float64
-and every intermediate is stored in the format of shared/golden/README.md:
+tokens are replaced by [MASK] at the token level (about 15 % of the tokens, at least one, at most
+four, chosen among whole-word pieces, never [CLS]/[SEP]); the model (F32 weights of
+models/deberta-tiny upcast to float64) is run in float64 and every intermediate is stored in
+the format of shared/golden/README.md:
 
     models/deberta-tiny-golden/config.json              copy of the model's config.json
     models/deberta-tiny-golden/golden_{i}.safetensors   one sentence each, inputs [1, N]
@@ -20,6 +21,10 @@ layer.{l}.{c2c,c2p,p2c,attn_logits} are stored only in files with N <= 24 (size)
 import argparse
 import json
 import os
+# One thread everywhere (the machine is shared): OpenBLAS / OpenMP read these at load time,
+# before torch.set_num_threads(1) can take effect.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 import shutil
 import sys
 
@@ -39,6 +44,27 @@ MAX_N_FOR_SCORES = 24
 N_PAD = 3
 
 
+def encode_text(sp, text):
+    """[CLS] pieces [SEP] of a text that may contain the literal "[MASK]": SentencePiece keeps
+    [MASK] as one user-defined piece; a lone "▁" piece directly before it is dropped."""
+    mask_id = sp.piece_to_id("[MASK]")
+    ids = sp.encode(text)
+    out = [i for k, i in enumerate(ids)
+           if not (sp.id_to_piece(i) == "\u2581" and k + 1 < len(ids) and ids[k + 1] == mask_id)]
+    return [sp.piece_to_id("[CLS]")] + out + [sp.piece_to_id("[SEP]")]
+
+
+def masked_text(sp, token_ids, masked_positions):
+    """The text with each masked piece replaced by "[MASK]" (keeping its word-start space)."""
+    parts = []
+    for k, t in enumerate(token_ids[1:-1], start=1):
+        piece = sp.id_to_piece(int(t))
+        if k in masked_positions:
+            piece = ("\u2581" if piece.startswith("\u2581") else "") + "[MASK]"
+        parts.append(piece)
+    return "".join(parts).replace("\u2581", " ").strip()
+
+
 def pick_sentences(sp, lines, mask_id, rng):
     picked = []
     for lo, hi in LENGTH_BINS:
@@ -48,8 +74,16 @@ def pick_sentences(sp, lines, mask_id, rng):
                 break
         else:
             raise RuntimeError("no held-out sentence with %d..%d tokens" % (lo, hi))
-        inner = np.arange(1, len(ids) - 1)
-        m = int(min(4, max(1, round(0.15 * len(inner)))))
+        # prefer whole words: a word-start piece followed by another word start, punctuation
+        # or [SEP], so that the masked text reads naturally and tokenizes back to input_ids
+        def whole_word(p):
+            nxt = sp.id_to_piece(ids[p + 1])
+            return sp.id_to_piece(ids[p]).startswith("\u2581") and len(sp.id_to_piece(ids[p])) > 1 and (
+                ids[p + 1] == 2 or nxt.startswith("\u2581") or not any(ch.isalnum() for ch in nxt))
+        inner = np.array([p for p in range(1, len(ids) - 1) if whole_word(p)])
+        if inner.size == 0:
+            inner = np.arange(1, len(ids) - 1)
+        m = int(min(4, max(1, round(0.15 * (len(ids) - 2))), inner.size))
         pos = np.sort(rng.choice(inner, size=m, replace=False))
         masked = list(ids)
         for p in pos:
@@ -98,8 +132,13 @@ def build(model, sp, lines):
         files["golden_%d.safetensors" % i] = g
         logits = g["mlm.masked_logits"]
         top = np.argsort(-logits, axis=-1)[:, :5]
+        mt = masked_text(sp, c["token_ids"][:len(c["token_ids"]) - c.get("padding", 0)],
+                         c["masked_positions"])
         c.update({
             "file": "golden_%d.safetensors" % i,
+            "masked_text": mt,
+            "masked_text_encodes_to_input_ids":
+                encode_text(sp, mt) == c["input_ids"][:len(c["input_ids"]) - c.get("padding", 0)],
             "attention_mask": am,
             "pieces": [sp.id_to_piece(int(t)) for t in c["token_ids"]],
             "input_pieces": [sp.id_to_piece(int(t)) for t in c["input_ids"]],

@@ -15,6 +15,7 @@ fixed seed -> hold out 5 % -> write corpus/train.txt and corpus/heldout.txt, one
     python3 notebooks_data/prepare_corpus.py
 """
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -107,6 +108,9 @@ def main():
             f.write("\n".join(data) + "\n")
     stats.update({"seed": SEED, "heldout_fraction": HELDOUT_FRACTION,
                   "train_sentences": len(train), "heldout_sentences": len(held)})
+    for fn in ("train.txt", "heldout.txt"):
+        with open(os.path.join(args.out, fn), "rb") as f:
+            stats["sha256_" + fn] = hashlib.sha256(f.read()).hexdigest()
     with open(os.path.join(args.out, "stats.json"), "w") as f:
         json.dump(stats, f, indent=2)
     print(json.dumps(stats, indent=2))

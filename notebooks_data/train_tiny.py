@@ -18,6 +18,10 @@ import argparse
 import json
 import math
 import os
+# One thread everywhere (the machine is shared): OpenBLAS / OpenMP read these at load time,
+# before torch.set_num_threads(1) can take effect.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 import random
 import shutil
 import sys
@@ -37,12 +41,15 @@ N_SPECIAL = 5   # ids 0..4 are special; random replacements are drawn from 5..V-
 
 
 def model_config(vocab_size, args):
-    """The Hugging Face config.json of the model (DebertaV2Config keys)."""
+    """The Hugging Face config.json of the model (DebertaV2Config keys). "architectures" names
+    the base model: the state dict has the base-model names (no "deberta." prefix) plus the
+    EMD / LM head under the microsoft/DeBERTa names lm_predictions.lm_head.*."""
     return {
         "model_type": "deberta-v2",
-        "architectures": ["DebertaV2ForMaskedLM"],
+        "architectures": ["DebertaV2Model"],
         "vocab_size": vocab_size,
         "hidden_size": args.hidden,
+        "embedding_size": args.hidden,
         "num_hidden_layers": args.layers,
         "num_attention_heads": args.heads,
         "intermediate_size": args.intermediate,
@@ -61,6 +68,9 @@ def model_config(vocab_size, args):
         "share_att_key": True,
         "norm_rel_ebd": "layer_norm",
         "pad_token_id": 0,
+        "pooler_hidden_size": args.hidden,
+        "pooler_dropout": 0,
+        "pooler_hidden_act": "gelu",
         "torch_dtype": "float32",
     }
 
@@ -202,9 +212,12 @@ def write_tokenizer_files(out, max_len):
         "model_max_length": max_len,
         "bos_token": "[CLS]", "eos_token": "[SEP]", "unk_token": "[UNK]", "sep_token": "[SEP]",
         "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]",
-        "sp_model_kwargs": {},
+        "sp_model_kwargs": {}, "add_prefix_space": True,
+        # The ids of the special pieces (all of them are pieces of spm.model, none is added
+        # on top of it). [MASK] strips the space on its left: the lone "▁" that SentencePiece
+        # emits before a user-defined piece is dropped (see notebooks_data/README.md).
         "added_tokens_decoder": {
-            str(i): {"content": t, "lstrip": False, "normalized": False, "rstrip": False,
+            str(i): {"content": t, "lstrip": t == "[MASK]", "normalized": False, "rstrip": False,
                      "single_word": False, "special": True}
             for t, i in sorted(SPECIAL.values(), key=lambda x: x[1])
         },
