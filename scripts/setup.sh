@@ -13,7 +13,8 @@ pkgs=(
   clang libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--python" ]]; then
-  pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread)
+  pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread
+          wordnet-base bible-kjv-text bible-kjv)
 fi
 
 missing=()
