@@ -56,7 +56,7 @@ void register_dump(CLI::App* app) {
     const bool full_logits = args->full_logits || (decoder && in_tensors.count("mlm.logits"));
     TensorMap out = trace_to_tensors(model, trace, positions, full_logits);
     if (in_tensors.count("mlm.labels") && decoder) out["mlm.labels"] = in_tensors.at("mlm.labels");
-    write_safetensors(args->out, out, {{"model", model.weights_path}, {"ablation", ablation.describe()}});
+    write_safetensors(args->out, out, {{"model", model.weights_path}, {"ablation", ablation.describe(&model.config)}});
     std::printf("wrote %zu tensors to %s\n", out.size(), args->out.c_str());
   });
 }

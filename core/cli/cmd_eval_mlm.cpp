@@ -123,7 +123,7 @@ void register_eval_mlm(CLI::App* app) {
     if (masked == 0) throw Error(args->text_file + ": no token could be masked");
     const double M = static_cast<double>(masked);
     if (args->json) {
-      nlohmann::json j = {{"model", model.directory}, {"text_file", args->text_file}, {"ablation", ablation.describe()},
+      nlohmann::json j = {{"model", model.directory}, {"text_file", args->text_file}, {"ablation", ablation.describe(&model.config)},
                           {"sentences", lines.size()}, {"masked_tokens", masked}, {"mask_rate", args->mask_rate},
                           {"seed", args->seed}, {"truncated_sentences", truncated},
                           {"top1", top1 / M}, {"top5", top5 / M}, {"cross_entropy", ce / M},
@@ -133,7 +133,7 @@ void register_eval_mlm(CLI::App* app) {
     }
     std::printf("%s on %s (%zu sentences, %lld masked tokens, rate %.2f, seed %llu), %s\n", model.directory.c_str(),
                 args->text_file.c_str(), lines.size(), static_cast<long long>(masked), args->mask_rate,
-                static_cast<unsigned long long>(args->seed), ablation.describe().c_str());
+                static_cast<unsigned long long>(args->seed), ablation.describe(&model.config).c_str());
     std::printf("%-18s %8s %8s %14s\n", "", "top-1", "top-5", "cross-entropy");
     std::printf("%-18s %8.4f %8.4f %14.4f\n", "model", top1 / M, top5 / M, ce / M);
     std::printf("%-18s %8.4f %8.4f %14.4f\n", "unigram baseline", base1 / M, base5 / M, base_ce / M);

@@ -65,7 +65,7 @@ void register_predict(CLI::App* app) {
       nlohmann::json out = {{"tokens", in.token_names}, {"input_ids", in.inputs.input_ids}};
       out["predictions"] = predictions_json(ablated ? changed : baseline, in);
       if (ablated) {
-        out["ablation"] = ablation.describe();
+        out["ablation"] = ablation.describe(&model.config);
         out["baseline"] = predictions_json(baseline, in);
         out["mean_kl"] = effect.mean_kl;
         out["top1_changes"] = effect.top1_changes;
@@ -81,7 +81,7 @@ void register_predict(CLI::App* app) {
       return;
     }
     print_predictions("baseline:", baseline, in);
-    print_predictions(("ablated (" + ablation.describe() + "):").c_str(), changed, in);
+    print_predictions(("ablated (" + ablation.describe(&model.config) + "):").c_str(), changed, in);
     std::printf("mean KL(baseline || ablated) = %.6f nats, top-1 changed at %lld of %lld positions\n", effect.mean_kl,
                 static_cast<long long>(effect.top1_changes), static_cast<long long>(effect.positions));
   });

@@ -31,11 +31,11 @@ bool Ablation::is_default() const {
          head_mask.empty() && max_relative_positions == 0 && emd;
 }
 
-std::string Ablation::describe() const {
+std::string Ablation::describe(const ModelConfig* config) const {
   std::ostringstream s;
   if (!c2c) s << " -c2c";
-  if (c2p) s << (*c2p ? " +c2p" : " -c2p");
-  if (p2c) s << (*p2c ? " +p2c" : " -p2c");
+  if (c2p && !(config && *c2p == config->has_c2p())) s << (*c2p ? " +c2p" : " -c2p");
+  if (p2c && !(config && *p2c == config->has_p2c())) s << (*p2c ? " +p2c" : " -p2c");
   if (p2p) s << " +p2p";
   if (p2c_index == P2CIndex::Paper) s << " p2c-index=paper";
   if (scale_mode == ScaleMode::Fixed) s << " scale-factor=" << scale_factor;

@@ -73,8 +73,9 @@ struct Ablation {
 
   /// True when nothing is switched (the model as trained).
   bool is_default() const;
-  /// Short description, e.g. "-c2p +p2p scale=3 mask 1:0".
-  std::string describe() const;
+  /// Short description, e.g. "-c2p +p2p scale=3 mask 1:0". With `config`, a term switched to
+  /// what the model does anyway is not mentioned.
+  std::string describe(const ModelConfig* config = nullptr) const;
 };
 
 /// The attention terms and scale in force for one model under one `Ablation`.
