@@ -51,6 +51,7 @@ struct Args {
   bool crop = false;  ///< crop the screenshot to the --panel's window
   std::string export_dir;  ///< headless: write every export of the selected map and the trace here
   double timeout = 120;
+  std::vector<std::string> then_load;  ///< headless: models to load, one after another, once the first is shown
 };
 
 bool parse_tab(const std::string& name, Tab* tab) {
@@ -256,6 +257,9 @@ int main(int argc, char** argv) {
   app.add_option("--export", args.export_dir,
                  "With --screenshot: also write the selected map (PNG, CSV, .npy of every quantity) and the trace "
                  "(safetensors) to this folder");
+  app.add_option("--then-load", args.then_load,
+                 "Headless: after the first model is shown, load these models in turn (a failed load must keep the "
+                 "previous model and the text); prints the resulting state")->expected(1, 16);
   app.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation");
   CLI11_PARSE(app, argc, argv);
 
@@ -345,6 +349,7 @@ int main(int argc, char** argv) {
     }
 
     bool applied_args = false;
+    size_t then_load_next = 0;
     std::chrono::steady_clock::time_point ablation_requested{};
     double ablation_latency_ms = -1;
     bool font_nearest = false;
@@ -405,7 +410,18 @@ int main(int argc, char** argv) {
       }
       if (headless) {
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        const bool ready = settled(s) && (applied_args || !s.model);
+        bool ready = settled(s) && (applied_args || !s.model);
+        if (ready && then_load_next < args.then_load.size()) {
+          // Try the next model; the frame counter restarts once that load has settled.
+          std::printf("state: model=%s error=%s text=%s\n", s.model ? s.model->model.directory.c_str() : "(none)",
+                      s.model_error.c_str(), s.text.c_str());
+          viewer::start_load(s, args.then_load[then_load_next++]);
+          frames_after_ready = 0;
+          ready = false;
+        } else if (ready && !args.then_load.empty() && frames_after_ready == 0) {
+          std::printf("state: model=%s error=%s text=%s\n", s.model ? s.model->model.directory.c_str() : "(none)",
+                      s.model_error.c_str(), s.text.c_str());
+        }
         if (ready && frames_after_ready++ == 0 && s.result)
           std::printf("computed %d tokens in %.1f ms (encoder from layer %lld)%s%s\n", viewer::token_count(s),
                       s.result->compute_ms, static_cast<long long>(s.result->first_layer),
