@@ -34,17 +34,12 @@ TEST_SUITE("bad_inputs") {
       args = replace_all(args, "{cases}", dir + "/cases");
       args = replace_all(args, "{golden}", deberta::test::source_path("notebooks_data/golden"));
       args = replace_all(args, "{tmp}", "/tmp");
-      const std::string cmd = std::string(DEBERTA_CLI) + " " + args + " 2>&1";
-      FILE* pipe = popen(cmd.c_str(), "r");
-      REQUIRE(pipe != nullptr);
-      std::string out;
-      std::array<char, 4096> buf{};
-      while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-      const int status = pclose(pipe);
+      const deberta::test::CliRun r = deberta::test::run_cli(args);
+      const std::string& out = r.output;
       CAPTURE(out);
-      REQUIRE_MESSAGE(WIFEXITED(status), "killed by signal " << WTERMSIG(status));
+      REQUIRE_MESSAGE(!r.signalled, "killed by a signal: exit " << r.exit_code);
       const int expected_exit = c["exit"];
-      CHECK(WEXITSTATUS(status) == expected_exit);
+      CHECK(r.exit_code == expected_exit);
       CHECK_MESSAGE(out.find(c["expect"].get<std::string>()) != std::string::npos, "expected: " << c["expect"]);
       if (c.contains("expect_also")) CHECK(out.find(c["expect_also"].get<std::string>()) != std::string::npos);
       if (expected_exit == 1) {

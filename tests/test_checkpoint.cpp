@@ -62,14 +62,6 @@ TensorMap rounded_to_f32(TensorMap tensors) {
   return tensors;
 }
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 }  // namespace
 
@@ -167,7 +159,7 @@ TEST_SUITE("checkpoint") {
       REQUIRE(tab != std::string::npos);
       const std::string file = line.substr(0, tab), expected = line.substr(tab + 1);
       CAPTURE(file);
-      const std::string message = error_of([&] { read_pytorch_checkpoint(fixture("bad/" + file)); });
+      const std::string message = test::error_of([&] { read_pytorch_checkpoint(fixture("bad/" + file)); });
       CHECK_MESSAGE(message.find(expected) != std::string::npos, "message: " << message);
       CHECK_MESSAGE(message.find(file) != std::string::npos, "message does not name the file: " << message);
       ++cases;
@@ -176,7 +168,7 @@ TEST_SUITE("checkpoint") {
   }
 
   TEST_CASE("the os.system pickle is refused before anything is called") {
-    const std::string message = error_of([] { read_pytorch_checkpoint(fixture("bad/os_system.bin")); });
+    const std::string message = test::error_of([] { read_pytorch_checkpoint(fixture("bad/os_system.bin")); });
     CHECK(message.find("os_system.bin: pickle global os.system is not allowed") != std::string::npos);
   }
 

@@ -13,27 +13,6 @@
 using namespace deberta;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Run {
-  int exit_code = -1;
-  std::string output;  // stdout + stderr
-};
-
-Run run_cli(const std::string& args) {
-  Run r;
-  const std::string cmd = std::string(DEBERTA_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
-
-}  // namespace
-
 TEST_SUITE("cli") {
   TEST_CASE("deberta dump reproduces every golden case within 1e-10") {
     for (const auto& entry : fs::directory_iterator(test::source_path("notebooks_data/golden"))) {
@@ -41,7 +20,7 @@ TEST_SUITE("cli") {
       if (!fs::exists(golden)) continue;
       CAPTURE(entry.path().string());
       const std::string out = "/tmp/deberta_cli_" + entry.path().filename().string() + ".safetensors";
-      const Run r = run_cli("dump --model " + entry.path().string() + " --inputs " + golden.string() + " --out " + out);
+      const test::CliRun r = test::run_cli("dump --model " + entry.path().string() + " --inputs " + golden.string() + " --out " + out);
       CHECK_MESSAGE(r.exit_code == 0, r.output);
       const TensorMap ours = read_safetensors(out), ref = read_safetensors(golden.string());
       for (const auto& kv : ref) {
@@ -57,7 +36,7 @@ TEST_SUITE("cli") {
   TEST_CASE("bad input exits 1 with one line naming the file and the problem") {
     auto fails = [](const std::string& args, const char* needle) {
       CAPTURE(args);
-      const Run r = run_cli(args);
+      const test::CliRun r = test::run_cli(args);
       CHECK(r.exit_code == 1);
       CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
       CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
@@ -80,17 +59,17 @@ TEST_SUITE("cli") {
   TEST_CASE("predict, ablate and explain run on the EMD golden model") {
     const std::string v3 = test::source_path("notebooks_data/golden/v3_emd");
     const std::string ids = " --ids 14,43,3,33,29,3,18,3,26,16 --mask-id 3";
-    Run r = run_cli("predict --model " + v3 + ids + " --top-k 3 --json");
+    test::CliRun r = test::run_cli("predict --model " + v3 + ids + " --top-k 3 --json");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("\"predictions\"") != std::string::npos);
-    r = run_cli("predict --model " + v3 + ids + " --terms c2c,c2p");
+    r = test::run_cli("predict --model " + v3 + ids + " --terms c2c,c2p");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("mean KL") != std::string::npos);
-    r = run_cli("ablate --model " + v3 + ids);
+    r = test::run_cli("ablate --model " + v3 + ids);
     CHECK(r.exit_code == 0);
     for (const char* row : {"-c2p", "-p2c", "+p2p", "-EMD", "p2c index: paper", "mask head 2:1"})
       CHECK_MESSAGE(r.output.find(row) != std::string::npos, row);
-    r = run_cli("explain --model " + v3 + " --ids 14,43,3,33 --layer 1 --head 0 --query 2 --key 0 --terms c2c,c2p,p2c,p2p");
+    r = test::run_cli("explain --model " + v3 + " --ids 14,43,3,33 --layer 1 --head 0 --query 2 --key 0 --terms c2c,c2p,p2c,p2p");
     CHECK(r.exit_code == 0);
     for (const char* step : {"[eq. 3]", "[eq. 4 (c2p)]", "[eq. 4 (p2c)]", "[eq. 2 (p2p)]", "[softmax]"})
       CHECK_MESSAGE(r.output.find(step) != std::string::npos, step);

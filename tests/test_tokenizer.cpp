@@ -38,25 +38,10 @@ std::string join(const std::vector<int64_t>& ids) {
   return s;
 }
 
-/// Runs the CLI, returning stdout+stderr and the exit status.
-std::pair<std::string, int> run_cli(const std::string& args) {
-  const std::string cmd = std::string(DEBERTA_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+std::pair<std::string, int> run_cli_pair(const std::string& args) {
+  const test::CliRun r = test::run_cli(args);
+  return {r.output, r.exit_code};
 }
 
 }  // namespace
@@ -211,20 +196,20 @@ TEST_SUITE("tokenizer") {
     for (const std::string& bad : {std::string("abc\xff"), std::string("\xc3"), std::string("\xed\xa0\x80"),
                                   std::string("\xc0\xaf"), std::string("ok\xf4\x90\x80\x80")}) {
       CAPTURE(bad.size());
-      const std::string m1 = error_of([&] { spm->encode(bad); });
+      const std::string m1 = test::error_of([&] { spm->encode(bad); });
       CHECK_MESSAGE(m1.find("not valid UTF-8") != std::string::npos, m1);
-      const std::string m2 = error_of([&] { bpe->encode(bad); });
+      const std::string m2 = test::error_of([&] { bpe->encode(bad); });
       CHECK_MESSAGE(m2.find("not valid UTF-8") != std::string::npos, m2);
       const std::string good = "fine";
-      const std::string m3 = error_of([&] { spm->encode(good, &bad); });
+      const std::string m3 = test::error_of([&] { spm->encode(good, &bad); });
       CHECK_MESSAGE(m3.find("not valid UTF-8") != std::string::npos, m3);
     }
-    CHECK(error_of([&] { spm->encode("abc\xff"); }).find("byte 0xff at offset 3") != std::string::npos);
+    CHECK(test::error_of([&] { spm->encode("abc\xff"); }).find("byte 0xff at offset 3") != std::string::npos);
 
-    const std::string not_spm = error_of([] { load_tokenizer(fixture("spm_bad")); });
+    const std::string not_spm = test::error_of([] { load_tokenizer(fixture("spm_bad")); });
     CHECK_MESSAGE(not_spm.find("spm.model: not a SentencePiece model") != std::string::npos, not_spm);
 
-    const std::string none = error_of([] { load_tokenizer(fixture("checkpoints")); });
+    const std::string none = test::error_of([] { load_tokenizer(fixture("checkpoints")); });
     CHECK_MESSAGE(none.find("no tokenizer") != std::string::npos, none);
     CHECK_FALSE(has_tokenizer(fixture("checkpoints")));
     CHECK(has_tokenizer(fixture("spm")));
@@ -239,19 +224,19 @@ TEST_SUITE("tokenizer") {
     auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; };
     write("vocab.json", "{\"[CLS]\": 0, \"[SEP]\": 1, \"[UNK]\": 2,");
     write("merges.txt", "#version: 0.2\na b\n");
-    std::string m = error_of([&] { load_tokenizer(dir.string()); });
+    std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
     CHECK_MESSAGE(m.find("vocab.json: not valid JSON") != std::string::npos, m);
     write("vocab.json", "{\"[CLS]\": 0, \"[SEP]\": 1, \"[UNK]\": 2}");
     write("merges.txt", "#version: 0.2\na b c\n");
-    m = error_of([&] { load_tokenizer(dir.string()); });
+    m = test::error_of([&] { load_tokenizer(dir.string()); });
     CHECK_MESSAGE(m.find("merges.txt:2: expected two symbols") != std::string::npos, m);
     write("merges.txt", "a b\n");
     write("vocab.json", "{\"[SEP]\": 1, \"[UNK]\": 2}");
-    m = error_of([&] { load_tokenizer(dir.string()); });
+    m = test::error_of([&] { load_tokenizer(dir.string()); });
     CHECK_MESSAGE(m.find("no CLS token \"[CLS]\"") != std::string::npos, m);
     write("vocab.json", "{\"[CLS]\": 0, \"[SEP]\": 1, \"[UNK]\": 2}");
     write("added_tokens.json", "[1, 2]");
-    m = error_of([&] { load_tokenizer(dir.string()); });
+    m = test::error_of([&] { load_tokenizer(dir.string()); });
     CHECK_MESSAGE(m.find("added_tokens.json: expected an object") != std::string::npos, m);
     fs::remove(dir / "added_tokens.json");
     const auto tok = load_tokenizer(dir.string());
@@ -262,7 +247,7 @@ TEST_SUITE("tokenizer") {
 
   TEST_CASE("deberta tokenize --json prints what encode gives; bad text is one clear line") {
     const std::string dir = fixture("spm");
-    const auto [out, status] = run_cli("tokenize --model '" + dir + "' --text 'Hello [MASK] world' --pair 'x y' --json");
+    const auto [out, status] = run_cli_pair("tokenize --model '" + dir + "' --text 'Hello [MASK] world' --pair 'x y' --json");
     REQUIRE_MESSAGE(status == 0, out);
     const auto j = nlohmann::json::parse(out);
     const std::string text = "Hello [MASK] world", pair = "x y";
@@ -272,11 +257,11 @@ TEST_SUITE("tokenizer") {
     CHECK(j["tokens"].get<std::vector<std::string>>() == e.tokens);
     CHECK(out.find("{\"tokens\"") == 0);  // keys in the documented order
 
-    const auto [table, table_status] = run_cli("tokenize --model '" + dir + "' --text 'Hello'");
+    const auto [table, table_status] = run_cli_pair("tokenize --model '" + dir + "' --text 'Hello'");
     CHECK(table_status == 0);
     CHECK(table.find("[CLS]") != std::string::npos);
 
-    const auto [bad, bad_status] = run_cli("tokenize --model '" + dir + "' --text \"$(printf 'caf\\351')\"");
+    const auto [bad, bad_status] = run_cli_pair("tokenize --model '" + dir + "' --text \"$(printf 'caf\\351')\"");
     CHECK(bad_status == 1);
     CHECK_MESSAGE(bad.find("--text: text is not valid UTF-8 (byte 0xe9 at offset 3)") != std::string::npos, bad);
     CHECK(std::count(bad.begin(), bad.end(), '\n') == 1);

@@ -5,7 +5,12 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <array>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -74,5 +79,37 @@ inline double check_close(const std::string& name, const Matrix& ours, const Mat
 }
 
 inline std::string source_path(const std::string& relative) { return std::string(DEBERTA_SOURCE_DIR) + "/" + relative; }
+
+/// What one run of the `deberta` executable printed (stdout + stderr) and its exit code
+/// (128 + signal when it was killed).
+struct CliRun {
+  int exit_code = -1;
+  std::string output;
+  bool signalled = false;
+};
+
+/// Runs `deberta ARGS` through the shell (so ARGS may use $(printf …)).
+inline CliRun run_cli(const std::string& args) {
+  CliRun r;
+  const std::string cmd = std::string(DEBERTA_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.signalled = !WIFEXITED(status);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+/// The message of the deberta::Error `fn` throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 }  // namespace deberta::test

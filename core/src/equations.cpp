@@ -114,22 +114,27 @@ Matrix relative_embedding_table(const ModelConfig& c, const ModelWeights& w) {
 
 Matrix content_to_content(const Matrix& Q_c, const Matrix& K_c, double s) { return s * (Q_c * K_c.transpose()); }
 
+namespace {
+// The gather both relative terms end with: out(i, j) = s · scores(q ? i : j, rows(i, j) − offset),
+// where `scores` holds one token against every projected table row.
+Matrix gather_table_rows(const Matrix& scores, const IndexMatrix& rows, int64_t row_offset, double s, bool by_query) {
+  Matrix out(rows.rows(), rows.cols());
+  for (int64_t i = 0; i < rows.rows(); ++i)
+    for (int64_t j = 0; j < rows.cols(); ++j) out(i, j) = s * scores(by_query ? i : j, rows(i, j) - row_offset);
+  return out;
+}
+}  // namespace
+
 Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatrix& rows, int64_t row_offset,
                            double s) {
   const Matrix all = Q_c * K_r.transpose();  // [N_q, R]: query i against every table row
-  Matrix c2p(rows.rows(), rows.cols());
-  for (int64_t i = 0; i < rows.rows(); ++i)
-    for (int64_t j = 0; j < rows.cols(); ++j) c2p(i, j) = s * all(i, rows(i, j) - row_offset);
-  return c2p;
+  return gather_table_rows(all, rows, row_offset, s, /*by_query=*/true);
 }
 
 Matrix position_to_content(const Matrix& K_c, const Matrix& Q_r, const IndexMatrix& rows, int64_t row_offset,
                            double s) {
   const Matrix all = K_c * Q_r.transpose();  // [N_k, R]: key j against every table row
-  Matrix p2c(rows.rows(), rows.cols());
-  for (int64_t i = 0; i < rows.rows(); ++i)
-    for (int64_t j = 0; j < rows.cols(); ++j) p2c(i, j) = s * all(j, rows(i, j) - row_offset);
-  return p2c;
+  return gather_table_rows(all, rows, row_offset, s, /*by_query=*/false);
 }
 
 Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMatrix& p2c_rows,
