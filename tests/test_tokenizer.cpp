@@ -39,11 +39,6 @@ std::string join(const std::vector<int64_t>& ids) {
 }
 
 
-std::pair<std::string, int> run_cli_pair(const std::string& args) {
-  const test::CliRun r = test::run_cli(args);
-  return {r.output, r.exit_code};
-}
-
 }  // namespace
 
 TEST_SUITE("tokenizer") {
@@ -247,7 +242,9 @@ TEST_SUITE("tokenizer") {
 
   TEST_CASE("deberta tokenize --json prints what encode gives; bad text is one clear line") {
     const std::string dir = fixture("spm");
-    const auto [out, status] = run_cli_pair("tokenize --model '" + dir + "' --text 'Hello [MASK] world' --pair 'x y' --json");
+    const test::CliRun run_out = test::run_cli("tokenize --model '" + dir + "' --text 'Hello [MASK] world' --pair 'x y' --json");
+    const std::string& out = run_out.output;
+    const int status = run_out.exit_code;
     REQUIRE_MESSAGE(status == 0, out);
     const auto j = nlohmann::json::parse(out);
     const std::string text = "Hello [MASK] world", pair = "x y";
@@ -257,11 +254,15 @@ TEST_SUITE("tokenizer") {
     CHECK(j["tokens"].get<std::vector<std::string>>() == e.tokens);
     CHECK(out.find("{\"tokens\"") == 0);  // keys in the documented order
 
-    const auto [table, table_status] = run_cli_pair("tokenize --model '" + dir + "' --text 'Hello'");
+    const test::CliRun run_table = test::run_cli("tokenize --model '" + dir + "' --text 'Hello'");
+    const std::string& table = run_table.output;
+    const int table_status = run_table.exit_code;
     CHECK(table_status == 0);
     CHECK(table.find("[CLS]") != std::string::npos);
 
-    const auto [bad, bad_status] = run_cli_pair("tokenize --model '" + dir + "' --text \"$(printf 'caf\\351')\"");
+    const test::CliRun run_bad = test::run_cli("tokenize --model '" + dir + "' --text \"$(printf 'caf\\351')\"");
+    const std::string& bad = run_bad.output;
+    const int bad_status = run_bad.exit_code;
     CHECK(bad_status == 1);
     CHECK_MESSAGE(bad.find("--text: text is not valid UTF-8 (byte 0xe9 at offset 3)") != std::string::npos, bad);
     CHECK(std::count(bad.begin(), bad.end(), '\n') == 1);
