@@ -44,7 +44,22 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window) {
 
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
+namespace {
+Matrix activation_rows(const Matrix& x, Activation act);
+}  // namespace
+
 Matrix activation(const Matrix& x, Activation act) {
+  // Elementwise and independent per row: large inputs (the feed-forward's N × I) are split
+  // across threads, each row evaluated exactly as in the serial case.
+  if (x.size() < (1 << 16) || x.rows() < 2) return activation_rows(x, act);
+  Matrix y(x.rows(), x.cols());
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < x.rows(); ++r) y.row(r) = activation_rows(x.row(r), act);
+  return y;
+}
+
+namespace {
+Matrix activation_rows(const Matrix& x, Activation act) {
   switch (act) {
     case Activation::GeluErf: return x.unaryExpr([](double v) { return gelu(v); });
     case Activation::GeluTanh:
@@ -64,6 +79,7 @@ Matrix activation(const Matrix& x, Activation act) {
   }
   return x;
 }
+}  // namespace
 
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
   Matrix y(x.rows(), x.cols());

@@ -308,8 +308,20 @@ Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<in
     x.row(static_cast<int64_t>(m)) = hidden.row(positions[m]);
   }
   const Matrix h = layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);
-  Matrix logits = h * model.weights.embeddings.word.transpose();
-  logits.rowwise() += lm.bias.transpose();
+  // logits[m, v] = h_m · E_v + bias_v. The tied embedding table E [V, E] is by far the largest
+  // operand and is read once, row by row, each row against every masked position: for a few
+  // positions this streams the table at memory speed instead of packing a copy of it for a GEMM.
+  const Matrix& E = model.weights.embeddings.word;
+  const int64_t V = E.rows(), M = h.rows();
+  Matrix logits(M, V);
+  if (M > 16) {  // enough positions for a GEMM to pay for packing the table
+    logits.noalias() = h * E.transpose();
+    logits.rowwise() += lm.bias.transpose();
+    return logits;
+  }
+#pragma omp parallel for schedule(static) if (V * M > 65536)
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t m = 0; m < M; ++m) logits(m, v) = E.row(v).dot(h.row(m)) + lm.bias[v];
   return logits;
 }
 
