@@ -314,8 +314,14 @@ Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<in
   const Matrix& E = model.weights.embeddings.word;
   const int64_t V = E.rows(), M = h.rows();
   Matrix logits(M, V);
-  if (M > 16) {  // enough positions for a GEMM to pay for packing the table
-    logits.noalias() = h * E.transpose();
+  if (M > 16) {
+    // Enough positions for a GEMM to pay for packing the table; done in slices of the vocabulary
+    // so the packed copy stays small (a multi-threaded GEMM over all of V packs all of E).
+    constexpr int64_t kSlice = 8192;
+    for (int64_t v0 = 0; v0 < V; v0 += kSlice) {
+      const int64_t n = std::min(kSlice, V - v0);
+      logits.middleCols(v0, n).noalias() = h * E.middleRows(v0, n).transpose();
+    }
     logits.rowwise() += lm.bias.transpose();
     return logits;
   }
