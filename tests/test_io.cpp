@@ -159,6 +159,16 @@ TEST_SUITE("config") {
     j["norm_rel_ebd"] = "batch_norm";
     refuses(j, "unknown norm_rel_ebd");
     refuses(json::array(), "not a JSON object");
+    // Found by fuzz_config: numbers far outside int64 (as float or unsigned) must not be cast.
+    j = base;
+    j["vocab_size"] = 7.7777777777777777e300;
+    refuses(j, "'vocab_size' must be an integer of reasonable size");
+    j = base;
+    j["vocab_size"] = 18446744073709551615ull;
+    refuses(j, "'vocab_size' must be an integer of reasonable size");
+    j = base;
+    j["hidden_size"] = 32.5;
+    refuses(j, "'hidden_size' must be an integer");
     CHECK_THROWS_WITH_AS(load_config("/nonexistent/config.json"), doctest::Contains("cannot open"), Error);
   }
 }

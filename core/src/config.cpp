@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -61,9 +62,19 @@ struct Reader {
   int64_t integer(const std::string& key, int64_t fallback) const {
     if (!has(key)) return fallback;
     const json& v = j.at(key);
+    // Bounds are checked before any conversion: a huge number (found by fuzzing) must give an
+    // error, not an out-of-range cast.
+    constexpr double kLimit = 9.0e18;  // inside int64
+    if (v.is_number_unsigned()) {
+      if (v.get<uint64_t>() > static_cast<uint64_t>(kLimit)) throw type_error(key, "an integer of reasonable size");
+      return static_cast<int64_t>(v.get<uint64_t>());
+    }
     if (v.is_number_integer()) return v.get<int64_t>();
-    if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
-      return static_cast<int64_t>(v.get<double>());
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!(std::fabs(d) < kLimit)) throw type_error(key, "an integer of reasonable size");
+      if (d == std::floor(d)) return static_cast<int64_t>(d);
+    }
     throw type_error(key, "an integer");
   }
   double number(const std::string& key, double fallback) const {
