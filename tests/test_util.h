@@ -1,13 +1,18 @@
 // test_util.h — tolerance comparisons that say where they failed.
 #pragma once
 
+#include "deberta/dump.h"
+#include "deberta/model.h"
+#include "deberta/safetensors.h"
 #include "deberta/tensor.h"
 
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -111,5 +116,38 @@ inline std::string error_of(const std::function<void()>& fn) {
   }
   return "(no error)";
 }
+
+// Runs one case: inputs from `inputs_file` (or the golden file itself), every tensor of the golden
+// file compared at `tolerance`. Returns the number of tensors compared.
+inline int check_case(const std::string& dir, const std::string& golden_path, const std::string& inputs_path, double tolerance) {
+  const Model model = load_model(dir);
+  const TensorMap golden = read_safetensors(golden_path);
+  const TensorMap in_file = inputs_path == golden_path ? golden : read_safetensors(inputs_path);
+  const Inputs inputs = inputs_from_tensors(in_file, inputs_path);
+  const auto positions = masked_positions_from_tensors(in_file, inputs_path);
+  const ForwardTrace trace = forward(model, inputs, {}, TraceLevel::Full, !positions.empty());
+  const TensorMap ours = trace_to_tensors(model, trace, positions, golden.count("mlm.logits") > 0);
+  int compared = 0;
+  double worst = 0;
+  for (const auto& kv : golden) {
+    const auto& name = kv.first;
+    const auto& ref = kv.second;
+    if (name == "mlm.labels") continue;  // original ids: an input, not an output
+    CAPTURE(name);
+    auto it = ours.find(name);
+    CHECK_MESSAGE(it != ours.end(), "we do not produce golden tensor " << name);
+    if (it == ours.end()) continue;
+    worst = std::max(worst, check_close(name, it->second, ref, tolerance));
+    ++compared;
+  }
+  // Nothing extra either: a decoder tensor the reference does not produce is a semantic error.
+  for (const auto& kv : ours) {
+    const std::string& name = kv.first;
+    if (name.rfind("emd.", 0) == 0) CHECK_MESSAGE(golden.count(name), "we produce " << name << " but the reference does not");
+  }
+  MESSAGE(std::filesystem::path(dir).filename().string() << ": " << compared << " tensors, max abs error " << worst);
+  return compared;
+}
+
 
 }  // namespace deberta::test
