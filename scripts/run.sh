@@ -9,4 +9,4 @@ if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" && -x build/bin/deberta-viewer ]]; t
   exec build/bin/deberta-viewer "$@"
 fi
 echo "No display found: showing the command-line view (run build/bin/deberta-viewer on a desktop)."
-build/bin/deberta predict --text "The capital of France is [MASK]." --top-k 5
+build/bin/deberta predict --text "In the beginning God created the heaven and the [MASK]." --top-k 5
