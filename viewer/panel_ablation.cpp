@@ -160,7 +160,7 @@ void DrawAblationPanel(ViewerState& s) {
   } else if (r.ablation.is_default()) {
     ImGui::TextWrapped("Baseline: the model as trained. Flip a switch above to see what changes.");
   } else {
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "ablation: %s", r.ablation.describe().c_str());
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "ablation: %s", r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
     ImGui::TextDisabled("re-ran from layer %lld in %.1f ms", static_cast<long long>(r.first_layer), r.compute_ms);
   }
   if (!r.predict_note.empty()) {

@@ -40,7 +40,7 @@ void DrawEquationPanel(ViewerState& s) {
   ImGui::Text("Attention score of query i = %d '%s' for key j = %d '%s' in layer %d, head %d (N = %lld)", s.qi,
               token_name(s, static_cast<int>(e.i)).c_str(), s.kj, token_name(s, static_cast<int>(e.j)).c_str(), s.layer,
               s.head, static_cast<long long>(e.n));
-  if (!r.ablation.is_default()) ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "under the ablation: %s", r.ablation.describe().c_str());
+  if (!r.ablation.is_default()) ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "under the ablation: %s", r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
 
   const auto steps = deberta::explanation_steps(e);
   if (ImGui::BeginTable("steps", 3,

@@ -115,7 +115,7 @@ std::string export_trace(const ViewerState& s, const std::string& path) {
     const deberta::TensorMap t = deberta::trace_to_tensors(r.model->model, r.trace, r.input.mask_positions);
     deberta::write_safetensors(path, t,
                                {{"format", "deberta dump"}, {"model", r.model->model.directory},
-                                {"ablation", r.ablation.describe()}, {"written_by", "deberta-viewer"}});
+                                {"ablation", r.ablation.describe(r.model ? &r.model->model.config : nullptr)}, {"written_by", "deberta-viewer"}});
     return "wrote " + path + " (" + std::to_string(t.size()) + " tensors)";
   } catch (const std::exception& e) {
     return std::string("trace: ") + e.what();

@@ -78,7 +78,7 @@ void DrawPredictionsPanel(ViewerState& s) {
     prediction_table(s, "emd_off", r.emd_off, r.emd_on.empty() ? nullptr : &r.emd_on, half);
     ImGui::EndGroup();
     if (!r.ablation.is_default())
-      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "both columns use the current ablation: %s", r.ablation.describe().c_str());
+      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "both columns use the current ablation: %s", r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
   }
 
   ImGui::Separator();
