@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace viewer {
 
@@ -24,8 +25,12 @@ bool runnable(const deberta::Model& m, const deberta::Ablation& a, std::string* 
 }
 
 /// A checkbox for one switch, greyed out (with the reason) when the flipped value cannot run.
-bool term_checkbox(const deberta::Model& m, const char* label, bool value, deberta::Ablation flipped, bool* out,
-                   const char* help) {
+// One term's checkbox: `set` switches the term in an Ablation. Greyed out (with the reason in the
+// tooltip) when the model cannot run the flipped setting; returns true when the user changed it.
+bool term_checkbox(const deberta::Model& m, deberta::Ablation& a, const char* label, bool value,
+                   const std::function<void(deberta::Ablation&, bool)>& set, const char* help) {
+  deberta::Ablation flipped = a;
+  set(flipped, !value);
   std::string why;
   const bool can = runnable(m, flipped, &why);
   if (!can) ImGui::BeginDisabled();
@@ -34,7 +39,7 @@ bool term_checkbox(const deberta::Model& m, const char* label, bool value, deber
   if (!can) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s%s%s", help, can ? "" : "\n\nnot available: ", can ? "" : why.c_str());
-  if (changed) *out = v;
+  if (changed) set(a, v);
   return changed;
 }
 
@@ -52,39 +57,19 @@ void DrawAblationPanel(ViewerState& s) {
 
   ImGui::TextDisabled("attention terms summed into Ã (eq. 2 / eq. 4)");
   const bool c2p = a.c2p.value_or(c.has_c2p()), p2c = a.p2c.value_or(c.has_p2c());
-  {
-    deberta::Ablation f = a;
-    f.c2c = !a.c2c;
-    bool v;
-    if (term_checkbox(m, "c2c", a.c2c, f, &v, "content→content: Q_c[i]·K_c[j], the ordinary attention")) a.c2c = v, changed = true;
-  }
+  changed |= term_checkbox(m, a, "c2c", a.c2c, [](deberta::Ablation& x, bool v) { x.c2c = v; },
+                           "content→content: Q_c[i]·K_c[j], the ordinary attention");
   ImGui::SameLine();
-  {
-    deberta::Ablation f = a;
-    f.c2p = !c2p;
-    bool v;
-    if (term_checkbox(m, "c2p", c2p, f, &v, "content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about "
-                                            "what sits at relative distance i−j"))
-      a.c2p = v, changed = true;
-  }
+  changed |= term_checkbox(m, a, "c2p", c2p, [](deberta::Ablation& x, bool v) { x.c2p = v; },
+                           "content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at "
+                           "relative distance i−j");
   ImGui::SameLine();
-  {
-    deberta::Ablation f = a;
-    f.p2c = !p2c;
-    bool v;
-    if (term_checkbox(m, "p2c", p2c, f, &v, "position→content: K_c[j]·Q_r[δ] — how much token j is wanted "
-                                            "from its relative position"))
-      a.p2c = v, changed = true;
-  }
+  changed |= term_checkbox(m, a, "p2c", p2c, [](deberta::Ablation& x, bool v) { x.p2c = v; },
+                           "position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position");
   ImGui::SameLine();
-  {
-    deberta::Ablation f = a;
-    f.p2p = !a.p2p;
-    bool v;
-    if (term_checkbox(m, "p2p", a.p2p, f, &v, "position→position: Q_r·K_r, the fourth term of eq. 2, which the "
-                                              "paper drops (the model was never trained with it)"))
-      a.p2p = v, changed = true;
-  }
+  changed |= term_checkbox(m, a, "p2p", a.p2p, [](deberta::Ablation& x, bool v) { x.p2p = v; },
+                           "position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model "
+                           "was never trained with it)");
 
   if (c.has_p2c() || a.p2c.value_or(false)) {
     ImGui::TextDisabled("p2c index");
