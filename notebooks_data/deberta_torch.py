@@ -140,6 +140,10 @@ class DebertaConfig:
     model_type: str = "deberta-v2"
     # Not a Hugging Face key: whether the model carries the EMD + LM head weights.
     with_lm_head: bool = True
+    # Project keys (config.json "deberta_explorer": {...}) for behaviour Hugging Face's config
+    # cannot express: a model trained with the p2p term, or with the paper's p2c index.
+    p2p: bool = False
+    p2c_index: str = "code"
 
     @staticmethod
     def from_dict(d: dict, with_lm_head: bool = True) -> "DebertaConfig":
@@ -156,6 +160,11 @@ class DebertaConfig:
             kw.update(position_buckets=-1, share_att_key=False, norm_rel_ebd="none",
                       conv_kernel_size=0)
         kw["with_lm_head"] = with_lm_head
+        proj = d.get("deberta_explorer") or {}
+        kw["p2p"] = bool(proj.get("p2p", False))
+        kw["p2c_index"] = str(proj.get("p2c_index", "code"))
+        if kw["p2c_index"] not in ("code", "paper"):
+            raise ValueError("deberta_explorer.p2c_index must be code or paper, got %r" % kw["p2c_index"])
         return DebertaConfig(**kw)
 
     # Derived quantities -----------------------------------------------------------------
@@ -341,10 +350,12 @@ class Intermediate(nn.Module):
 
 @dataclass
 class Ablation:
-    """Inference-time switches. The scale s stays 1/sqrt(d * scale_factor of the config)."""
+    """Inference-time switches. The scale s stays 1/sqrt(d * scale_factor of the config).
+    p2p and p2c_index None: as the model was trained (config.json "deberta_explorer")."""
     c2p: bool = True
     p2c: bool = True
-    p2p: bool = False
+    p2p: Optional[bool] = None
+    p2c_index: Optional[str] = None
 
 
 def split_heads(x: torch.Tensor, h: int) -> torch.Tensor:
@@ -377,10 +388,11 @@ def content_to_position(Qc, Kr, row, s):
     return s * gather_rows(torch.matmul(Qc, Kr.transpose(-1, -2)), row)
 
 
-def position_to_content(Kc, Qr, row, s):
-    """Eq. 4, p2c term: p2c[h, i, j] = s * Kc_j . Qr[row(i, j)].   -> [B, h, N(i), N(j)]"""
+def position_to_content(Kc, Qr, row, s, paper=False):
+    """Eq. 4, p2c term: p2c[h, i, j] = s * Kc_j . Qr[row(i, j)] (released code), or with
+    paper=True s * Kc_j . Qr[row(j, i)] (eq. 4's delta(j, i)).   -> [B, h, N(i), N(j)]"""
     t = torch.matmul(Kc, Qr.transpose(-1, -2))              # [B, h, N(j), 2k]
-    return s * gather_rows(t, row.transpose(0, 1)).transpose(-1, -2)
+    return s * gather_rows(t, row if paper else row.transpose(0, 1)).transpose(-1, -2)
 
 
 def position_to_position(Qr, Kr, row, s):
@@ -424,7 +436,9 @@ class Layer(nn.Module):
             trace[prefix + "c2c"] = logits
         use_c2p = "c2p" in cfg.pos_att_type and ablation.c2p
         use_p2c = "p2c" in cfg.pos_att_type and ablation.p2c
-        if cfg.relative_attention and (use_c2p or use_p2c or ablation.p2p):
+        use_p2p = cfg.p2p if ablation.p2p is None else ablation.p2p
+        paper = (ablation.p2c_index or cfg.p2c_index) == "paper"
+        if cfg.relative_attention and (use_c2p or use_p2c or use_p2p):
             Kr, Qr = (split_heads(t.unsqueeze(0), h)[0] if t is not None else None
                       for t in sa.relative(rel_table))
             if use_c2p:
@@ -433,11 +447,11 @@ class Layer(nn.Module):
                 if trace is not None:
                     trace[prefix + "c2p"] = c2p
             if use_p2c:
-                p2c = position_to_content(Kc, Qr, row, s)
+                p2c = position_to_content(Kc, Qr, row, s, paper)
                 logits = logits + p2c
                 if trace is not None:
                     trace[prefix + "p2c"] = p2c
-            if ablation.p2p:
+            if use_p2p:
                 p2p = position_to_position(Qr, Kr, row, s)
                 logits = logits + p2p
                 if trace is not None:
@@ -528,12 +542,13 @@ class DebertaV2(nn.Module):
         return self._row_cache[n]
 
     def forward(self, input_ids, attention_mask=None, token_type_ids=None,
-                ablation: Optional[Ablation] = None, use_emd: bool = True,
+                ablation: Optional[Ablation] = None, use_emd: Optional[bool] = None,
                 trace: Optional[dict] = None, lm_positions=None):
         """input_ids [B, N]. Returns a dict with 'hidden' (last encoder layer) [B, N, H] and,
         with the LM head, 'logits' [B, N, V] (or [M, V] at lm_positions = (b_idx, n_idx)).
 
-        use_emd=False decodes from the last encoder layer output (the -EMD ablation).
+        use_emd=False decodes from the last encoder layer output (the -EMD ablation); None:
+        what the model runs (runs_emd).
         trace (a dict) receives every named intermediate, with the golden-file names."""
         cfg = self.cfg
         ablation = ablation or Ablation()
@@ -565,6 +580,8 @@ class DebertaV2(nn.Module):
         result = {"hidden": x}
         if not cfg.with_lm_head:
             return result
+        if use_emd is None:
+            use_emd = self.runs_emd()
         if use_emd:
             dec = self.enhanced_mask_decoder(outs[-2], mask, table, row, ablation, trace)
         else:
@@ -576,6 +593,13 @@ class DebertaV2(nn.Module):
         else:
             result["logits"] = self.lm_predictions.lm_head(dec, E)
         return result
+
+    def runs_emd(self) -> bool:
+        """microsoft's emd_context_layer: the EMD runs when the model has an LM head, an absolute
+        position table and no absolute positions at the input; otherwise the LM head reads the
+        last encoder layer."""
+        return (self.cfg.with_lm_head and not self.cfg.position_biased_input
+                and hasattr(self.embeddings, "position_embeddings"))
 
     def enhanced_mask_decoder(self, H, mask, table, row, ablation, trace=None):
         """EMD: I_0 = H + P[0:N]; I_{t+1} = layer_{L-1}(query = I_t, key/value = H), t = 0, 1.

@@ -75,6 +75,33 @@ def model_config(vocab_size, args):
     }
 
 
+# The trained ablations of the mini Table 4 (docs/table4.md): each changes one component of the
+# baseline recipe. "config" entries overwrite Hugging Face keys; "project" goes under the project
+# key "deberta_explorer" (behaviour Hugging Face's config cannot express); "no_position_table"
+# drops the absolute position table, so the LM head reads the last layer (no EMD).
+VARIANTS = {
+    "baseline": {},
+    "no-c2p": {"config": {"pos_att_type": ["p2c"]}},
+    "no-p2c": {"config": {"pos_att_type": ["c2p"]}},
+    "no-emd": {"no_position_table": True},
+    "p2p": {"project": {"p2p": True}},
+    "p2c-paper": {"project": {"p2c_index": "paper"}},
+    "c2c-abs": {"config": {"relative_attention": False, "pos_att_type": [],
+                           "position_biased_input": True, "norm_rel_ebd": "none",
+                           "position_buckets": -1, "max_relative_positions": -1}},
+}
+
+
+def apply_variant(cfg_dict, variant):
+    """The config.json of a variant: the baseline's with the variant's changes."""
+    v = VARIANTS[variant]
+    cfg_dict = dict(cfg_dict)
+    cfg_dict.update(v.get("config", {}))
+    if v.get("project"):
+        cfg_dict["deberta_explorer"] = dict(v["project"])
+    return cfg_dict
+
+
 # --------------------------------------------------------------------------------------------
 # data
 # --------------------------------------------------------------------------------------------
@@ -166,7 +193,7 @@ def heldout_batches(seqs, vocab_size, seed, batch_tokens=4096):
     return res
 
 
-def evaluate(model, batches, ablation=None, use_emd=True, topk=5):
+def evaluate(model, batches, ablation=None, use_emd=None, topk=5):
     """Mean cross-entropy, top-1 and top-k accuracy over the masked tokens."""
     model.eval()
     tot, nll, c1, ck = 0, 0.0, 0, 0
@@ -231,8 +258,8 @@ def write_tokenizer_files(out, max_len):
     return specials
 
 
-def save_model(model, out, cfg_dict):
-    sd = dt.state_dict_numpy(model, np.float32)
+def save_model(model, out, cfg_dict, dtype=np.float32):
+    sd = dt.state_dict_numpy(model, dtype)
     dt.save_safetensors(os.path.join(out, "model.safetensors"), sd, {"format": "pt"})
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(cfg_dict, f, indent=2)
@@ -266,6 +293,10 @@ def main():
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--eval-sentences", type=int, default=2000)
     ap.add_argument("--bench", type=int, default=0, help="time this many steps and exit")
+    ap.add_argument("--variant", default="baseline", choices=sorted(VARIANTS),
+                    help="the component switched for the trained ablations (docs/table4.md)")
+    ap.add_argument("--weights-dtype", default="f32", choices=["f32", "f16"],
+                    help="dtype of model.safetensors (f16 keeps a zoo model under 8 MB)")
     args = ap.parse_args()
 
     torch.set_num_threads(1)
@@ -286,10 +317,14 @@ def main():
           (len(train), sum(len(s) for s in train), len(held)), flush=True)
     held_eval = heldout_batches(held[:args.eval_sentences], V, seed=args.seed + 1)
 
-    cfg_dict = model_config(V, args)
+    cfg_dict = apply_variant(model_config(V, args), args.variant)
     cfg = dt.DebertaConfig.from_dict(cfg_dict, with_lm_head=True)
     model = dt.DebertaV2(cfg)
+    if VARIANTS[args.variant].get("no_position_table"):
+        del model.embeddings.position_embeddings
     init_weights(model)
+    wdtype = np.float16 if args.weights_dtype == "f16" else np.float32
+    print("variant %s: runs the EMD: %s" % (args.variant, model.runs_emd()), flush=True)
     n_params = sum(p.numel() for p in model.parameters())
     print("parameters: %d (%.2f MB as F32)" % (n_params, n_params * 4 / 1e6), flush=True)
 
@@ -313,7 +348,8 @@ def main():
         p0 = args.warmup / args.max_steps
         return args.lr * max(0.0, (1.0 - progress(step, elapsed)) / (1.0 - p0))
 
-    log = {"config": cfg_dict, "args": vars(args), "seed": args.seed, "parameters": n_params,
+    log = {"config": cfg_dict, "args": vars(args), "variant": args.variant, "seed": args.seed,
+           "parameters": n_params,
            "train_sentences": len(train), "train_tokens": int(sum(len(s) for s in train)),
            "heldout_sentences_eval": len(held[:args.eval_sentences]),
            "loss_curve": [], "heldout_curve": []}
@@ -362,7 +398,7 @@ def main():
                 log.update({"steps": step, "epochs_completed": epoch,
                             "train_seconds": round(elapsed, 1),
                             "wall_seconds_total": round(time.time() - t_start, 1)})
-                save_model(model, args.out, cfg_dict)
+                save_model(model, args.out, cfg_dict, wdtype)
                 with open(os.path.join(args.out, "training_log.json"), "w") as f:
                     json.dump(log, f, indent=1)
             if stop:
@@ -376,7 +412,7 @@ def main():
                 "wall_seconds_total": round(time.time() - t_start, 1),
                 "final_train_loss": log["loss_curve"][-1]["train_loss"] if log["loss_curve"] else None,
                 "final_heldout": log["heldout_curve"][-1]})
-    save_model(model, args.out, cfg_dict)
+    save_model(model, args.out, cfg_dict, wdtype)
     shutil.copyfile(args.spm, os.path.join(args.out, "spm.model"))
     write_tokenizer_files(args.out, args.max_len)
     with open(os.path.join(args.out, "training_log.json"), "w") as f:

@@ -2,11 +2,13 @@
 #include "test_util.h"
 
 #include "deberta/analysis.h"
+#include "deberta/config.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
 #include "deberta/safetensors.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 using namespace deberta;
 
@@ -183,14 +185,92 @@ TEST_SUITE("ablation") {
     const ForwardTrace t = forward(c.model, c.inputs, a, TraceLevel::None, true);
     CHECK(!t.emd);
     CHECK(t.decoder_output() == t.layers.back().output);
-    const Case v2 = load_case("v2_basic");  // no position embeddings
-    CHECK_THROWS_WITH_AS(forward(v2.model, v2.inputs, {}, TraceLevel::None, true),
-                         doctest::Contains("absolute position embeddings"), Error);
+    const Case v2 = load_case("v2_basic");  // no LM head: the decoder stage has nothing to run
+    CHECK(!runs_emd(v2.model));
+    CHECK(!forward(v2.model, v2.inputs, {}, TraceLevel::None, true).emd);
+  }
+
+  TEST_CASE("runs_emd: one rule for every command and panel (issue 11)") {
+    const Case c = load_case("v3_emd");
+    CHECK(runs_emd(c.model));
+    CHECK(why_no_emd(c.model).empty());
+    // An LM head without the position table: trained without the EMD (the zoo's -EMD variant);
+    // the baseline decodes from the last layer instead of failing.
+    Model no_table = c.model;
+    no_table.weights.embeddings.position = Matrix();
+    CHECK(!runs_emd(no_table));
+    CHECK(why_no_emd(no_table).find("position table") != std::string::npos);
+    const ForwardTrace t = forward(no_table, c.inputs, {}, TraceLevel::None, true);
+    CHECK(!t.emd);
+    CHECK(t.decoder_output() == t.layers.back().output);
+    // Absolute positions at the input: microsoft's emd_context_layer decodes from the last layer.
+    Model pbi = c.model;
+    pbi.config.position_biased_input = true;
+    CHECK(!runs_emd(pbi));
+    // A Hugging Face head (cls.predictions.*) never runs the EMD, table or not.
+    Model hf = c.model;
+    hf.weights.lm_head->hf_names = true;
+    CHECK(!runs_emd(hf));
+    CHECK(why_no_emd(hf).find("cls.predictions") != std::string::npos);
+  }
+
+  TEST_CASE("normalized: a switch equal to the model is the baseline") {
+    const Case c = load_case("v3_emd");
+    Ablation a;
+    a.c2p = true, a.p2c = true, a.p2p = false, a.p2c_index = P2CIndex::Code;
+    CHECK(!a.is_default());
+    CHECK(normalized(c.model, a).is_default());
+    CHECK(a.describe(&c.model.config) == "baseline");
+    Model no_table = c.model;
+    no_table.weights.embeddings.position = Matrix();
+    Ablation no_emd;
+    no_emd.emd = false;
+    CHECK(!normalized(c.model, no_emd).is_default());
+    CHECK(normalized(no_table, no_emd).is_default());
+    Ablation real;
+    real.c2p = false;
+    CHECK(!normalized(c.model, real).is_default());
+  }
+
+  TEST_CASE("deberta_explorer keys: a model trained with p2p / the paper's p2c index runs so by default") {
+    const Case c = load_case("v3_emd");
+    Model m = c.model;
+    m.config.trained_with_p2p = true;
+    m.config.trained_with_paper_p2c = true;
+    const ResolvedAttention r = resolve_attention(m.config, m.weights, {});
+    CHECK(r.p2p);
+    CHECK(r.p2c_index == P2CIndex::Paper);
+    // The default forward of such a model equals the plain model under the explicit switches.
+    Ablation explicit_switches;
+    explicit_switches.p2p = true;
+    explicit_switches.p2c_index = P2CIndex::Paper;
+    const ForwardTrace as_trained = forward(m, c.inputs, {}, TraceLevel::Probs, true);
+    const ForwardTrace plain = forward(c.model, c.inputs, explicit_switches, TraceLevel::Probs, true);
+    CHECK(as_trained.decoder_output() == plain.decoder_output());
+    // And the switches turn them off again: -p2p, p2c index code is the plain model.
+    Ablation off;
+    off.p2p = false;
+    off.p2c_index = P2CIndex::Code;
+    CHECK(forward(m, c.inputs, off, TraceLevel::Probs, true).decoder_output() ==
+          forward(c.model, c.inputs, {}, TraceLevel::Probs, true).decoder_output());
+    CHECK(off.describe(&m.config) == "-p2p p2c-index=code");
+    // The keys as read from config.json, and refusals.
+    nlohmann::json j = nlohmann::json::parse(R"({"model_type": "deberta-v2", "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "intermediate_size": 64, "vocab_size": 40, "relative_attention": true,
+        "position_buckets": 8, "max_relative_positions": 32, "pos_att_type": ["p2c", "c2p"],
+        "deberta_explorer": {"p2p": true, "p2c_index": "paper"}})");
+    const ModelConfig parsed = parse_config(j, "cfg.json");
+    CHECK(parsed.trained_with_p2p);
+    CHECK(parsed.trained_with_paper_p2c);
+    j["deberta_explorer"] = {{"p2c_index", "mirror"}};
+    CHECK_THROWS_WITH_AS(parse_config(j, "cfg.json"), doctest::Contains("p2c_index"), Error);
+    j["deberta_explorer"] = {{"talking_heads", true}};
+    CHECK_THROWS_WITH_AS(parse_config(j, "cfg.json"), doctest::Contains("unknown key 'talking_heads'"), Error);
   }
 
   TEST_CASE("ablate table on the EMD case has every Table 4 row and one row per head") {
     const Case c = load_case("v3_emd");
-    const auto rows = run_ablations(c.model, c.inputs, c.positions, standard_ablations(c.model.config));
+    const auto rows = run_ablations(c.model, c.inputs, c.positions, standard_ablations(c.model));
     CHECK(rows.size() == 5 + 3 * 2);  // -c2p, -p2c, +p2p, -EMD, paper index (scale 3 = trained) + 6 heads
     for (const auto& r : rows) {
       CAPTURE(r.name);

@@ -67,7 +67,7 @@ void DrawAblationPanel(ViewerState& s) {
   changed |= term_checkbox(m, a, "p2c", p2c, [](deberta::Ablation& x, bool v) { x.p2c = v; },
                            "position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position");
   ImGui::SameLine();
-  changed |= term_checkbox(m, a, "p2p", a.p2p, [](deberta::Ablation& x, bool v) { x.p2p = v; },
+  changed |= term_checkbox(m, a, "p2p", a.p2p.value_or(c.trained_with_p2p), [](deberta::Ablation& x, bool v) { x.p2p = v; },
                            "position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model "
                            "was never trained with it)");
 
@@ -76,9 +76,11 @@ void DrawAblationPanel(ViewerState& s) {
     HelpMarker("The released code makes p2c read Q_r at the row of i − j (δ(i,j)); eq. 4 of the paper writes "
                "δ(j,i). The model was trained with the code's choice.");
     ImGui::SameLine();
-    if (ImGui::RadioButton("code δ(i,j)", a.p2c_index == deberta::P2CIndex::Code)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
+    const bool paper = a.p2c_index.value_or(c.trained_with_paper_p2c ? deberta::P2CIndex::Paper
+                                                                    : deberta::P2CIndex::Code) == deberta::P2CIndex::Paper;
+    if (ImGui::RadioButton("code δ(i,j)", !paper)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
     ImGui::SameLine();
-    if (ImGui::RadioButton("paper δ(j,i)", a.p2c_index == deberta::P2CIndex::Paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
+    if (ImGui::RadioButton("paper δ(j,i)", paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
   }
 
   ImGui::TextDisabled("scale s = 1/√(d·f)");

@@ -86,7 +86,7 @@ void DrawHeadPanel(ViewerState& s) {
   };
   add(Quantity::C2C, "c2c", "s·Q_c[i]·K_c[j]");
   add(Quantity::C2P, "c2p", "s·Q_c[i]·K_r[δ(i,j)]");
-  add(Quantity::P2C, "p2c", r.ablation.p2c_index == deberta::P2CIndex::Paper ? "s·K_c[j]·Q_r[δ(j,i)]" : "s·K_c[j]·Q_r[δ(i,j)]");
+  add(Quantity::P2C, "p2c", r.trace.context.attention.p2c_index == deberta::P2CIndex::Paper ? "s·K_c[j]·Q_r[δ(j,i)]" : "s·K_c[j]·Q_r[δ(i,j)]");
   add(Quantity::P2P, "p2p", "s·Q_r·K_r");
   add(Quantity::Logits, "sum Ã", "c2c + c2p + p2c …");
   add(Quantity::Probs, "softmax A", "softmax over j");

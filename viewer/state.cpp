@@ -149,8 +149,11 @@ std::vector<deberta::MaskPrediction> predictions(const deberta::Model& m, const 
   return deberta::top_k_predictions(deberta::mlm_logits(m, hidden, positions), positions, 5);
 }
 
-/// The EMD on a finished encoder trace, or nothing (with the reason) when the model cannot run it.
+/// The EMD on a finished encoder trace when the model decodes with it (`deberta::runs_emd`, the
+/// rule every CLI command follows), else nothing and the reason.
 std::optional<deberta::EMDTrace> emd_or_note(const deberta::Model& m, const deberta::ForwardTrace& t, std::string* note) {
+  *note = deberta::why_no_emd(m);
+  if (!note->empty()) return std::nullopt;
   try {
     return deberta::enhanced_mask_decoder(m, t);
   } catch (const std::exception& e) {
@@ -169,8 +172,8 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
   out->generation = r.generation;
   out->model = r.model;
   out->input = r.input;
-  out->ablation = r.ablation;
-  deberta::resolve_attention(m.config, m.weights, r.ablation);  // throws a readable error first
+  out->ablation = deberta::normalized(m, r.ablation);  // a switch equal to the model is no ablation
+  deberta::resolve_attention(m.config, m.weights, out->ablation);  // throws a readable error first
 
   // Re-run from the first layer the change affects when only the ablation changed. The encoder
   // runs without the decoder stage; the EMD is added below, so that a model without absolute
@@ -178,17 +181,17 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
   const bool reuse = prev && prev->model == r.model && same_input(prev->input, r.input);
   if (reuse) {
     out->trace = prev->trace;
-    out->first_layer = deberta::first_affected_layer(m, prev->ablation, r.ablation);
-    deberta::rerun_from(m, &out->trace, r.ablation, out->first_layer);
+    out->first_layer = deberta::first_affected_layer(m, prev->ablation, out->ablation);
+    deberta::rerun_from(m, &out->trace, out->ablation, out->first_layer);
   } else {
     out->first_layer = 0;
-    out->trace = deberta::forward(m, r.input.inputs, r.ablation, deberta::TraceLevel::Full, false);
+    out->trace = deberta::forward(m, r.input.inputs, out->ablation, deberta::TraceLevel::Full, false);
   }
 
   // The EMD's passes, also when the ablation decodes without it (for the side-by-side view).
   out->emd = emd_or_note(m, out->trace, &out->emd_note);
   out->trace.emd.reset();
-  if (r.ablation.emd && out->emd) out->trace.emd = out->emd;  // decoder_output() reads it; the dump exports it
+  if (out->ablation.emd && out->emd) out->trace.emd = out->emd;  // decoder_output() reads it; the dump exports it
 
   const auto& pos = r.input.mask_positions;
   if (pos.empty()) {
@@ -200,14 +203,13 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
       out->current = predictions(m, out->trace.decoder_output(), pos);
       out->emd_off = predictions(m, out->trace.layers.back().output, pos);
       if (out->emd) out->emd_on = predictions(m, out->emd->output(), pos);
-      if (r.ablation.is_default()) {
+      if (out->ablation.is_default()) {
         out->baseline = out->current;
       } else if (reuse && !prev->baseline.empty()) {
         out->baseline = prev->baseline;
       } else {
-        deberta::ForwardTrace base = deberta::forward(m, r.input.inputs, {}, deberta::TraceLevel::None, false);
-        std::string note;
-        base.emd = emd_or_note(m, base, &note);
+        // The model as trained, through the core's own decoder stage (as `deberta predict`).
+        const deberta::ForwardTrace base = deberta::forward(m, r.input.inputs, {}, deberta::TraceLevel::None, true);
         out->baseline = predictions(m, base.decoder_output(), pos);
       }
       out->effect = deberta::compare_predictions(out->baseline, out->current);

@@ -44,6 +44,7 @@ Ablation AblationArgs::to_ablation() const {
     a.c2c = false;
     a.c2p = false;
     a.p2c = false;
+    a.p2p = false;
     std::stringstream in(terms);
     std::string t;
     while (std::getline(in, t, ',')) {
@@ -54,7 +55,9 @@ Ablation AblationArgs::to_ablation() const {
       else throw Error("--terms: unknown term '" + t + "' (known: c2c, c2p, p2c, p2p)");
     }
   }
-  a.p2c_index = p2c_index == "paper" ? P2CIndex::Paper : P2CIndex::Code;
+  if (p2c_index == "paper") a.p2c_index = P2CIndex::Paper;
+  else if (p2c_index == "code") a.p2c_index = P2CIndex::Code;
+  else if (!p2c_index.empty()) throw Error("--p2c-index: '" + p2c_index + "' is neither 'code' nor 'paper'");
   if (rescale) {
     a.scale_mode = ScaleMode::Rescale;
   } else if (scale_factor != "auto") {

@@ -16,7 +16,7 @@ namespace deberta::cli {
 /// The ablation flags, as typed on the command line (turned into an `Ablation` per model).
 struct AblationArgs {
   std::string terms;           ///< "c2c,c2p,p2c,p2p" subset; empty = the model's own
-  std::string p2c_index = "code";
+  std::string p2c_index;  ///< "code", "paper" or empty (as the model was trained)
   std::string scale_factor = "auto";
   bool rescale = false;
   std::string head_mask;       ///< "L:H,L:H"

@@ -33,7 +33,7 @@ void register_ablate(CLI::App* app) {
     if (in.mask_positions.empty())
       throw Error("ablate: the input has no [MASK] token (put [MASK] in --text, or give --mask-id / --positions)");
     const auto effects =
-        run_ablations(model, in.inputs, in.mask_positions, standard_ablations(model.config, !args->no_heads));
+        run_ablations(model, in.inputs, in.mask_positions, standard_ablations(model, !args->no_heads));
     if (args->json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& e : effects) {

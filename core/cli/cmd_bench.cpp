@@ -72,8 +72,7 @@ void register_bench(CLI::App* app) {
     std::vector<int64_t> positions;
     for (int64_t n = 0; n < N; n += 7) positions.push_back(n);  // ~15% of the tokens
     const bool decoder = model.weights.lm_head.has_value();
-    const bool emd = decoder && uses_emd(model.config) && model.weights.embeddings.position.size() > 0 &&
-                     model.config.num_hidden_layers >= 2;
+    const bool emd = decoder && runs_emd(model);
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
     std::vector<double> ms;
     for (int r = 0; r <= args->repeat; ++r) {

@@ -50,7 +50,7 @@ void register_dump(CLI::App* app) {
     }
     if (!args->mlm.empty()) positions = parse_int_list(args->mlm, "--mlm");
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
-    const Ablation ablation = args->ablation.to_ablation();
+    const Ablation ablation = normalized(model, args->ablation.to_ablation());
     const bool decoder = !positions.empty();
     const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::Full, decoder);
     const bool full_logits = args->full_logits || (decoder && in_tensors.count("mlm.logits"));

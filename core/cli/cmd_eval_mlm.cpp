@@ -72,7 +72,7 @@ void register_eval_mlm(CLI::App* app) {
     const Model model = load_model_with_progress(model_path_or_default(args->model));
     if (!has_tokenizer(model.directory)) throw Error(model.directory + ": eval-mlm needs a tokenizer (spm.model, …)");
     const auto tok = load_tokenizer(model.directory);
-    const Ablation ablation = args->ablation.to_ablation();
+    const Ablation ablation = normalized(model, args->ablation.to_ablation());
     std::vector<std::string> lines = read_lines(args->text_file);
     if (args->max_sentences > 0 && static_cast<int64_t>(lines.size()) > args->max_sentences) lines.resize(args->max_sentences);
     if (lines.empty()) throw Error(args->text_file + ": no text");

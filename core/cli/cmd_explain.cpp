@@ -30,7 +30,7 @@ void register_explain(CLI::App* app) {
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
     const ResolvedInput in = resolve_input(args->input, model);
-    const ForwardTrace trace = forward(model, in.inputs, args->ablation.to_ablation(), TraceLevel::Full, false);
+    const ForwardTrace trace = forward(model, in.inputs, normalized(model, args->ablation.to_ablation()), TraceLevel::Full, false);
     const CellExplanation e = explain_cell(model, trace, args->layer, args->head, args->query, args->key);
     std::printf("%s", format_explanation(e, in.token_names).c_str());
   });

@@ -52,7 +52,7 @@ void register_predict(CLI::App* app) {
     const ResolvedInput in = resolve_input(args->input, model);
     if (in.mask_positions.empty())
       throw Error("predict: the input has no [MASK] token (put [MASK] in --text, or give --mask-id / --positions)");
-    const Ablation ablation = args->ablation.to_ablation();
+    const Ablation ablation = normalized(model, args->ablation.to_ablation());
     const auto baseline = predict_masked(model, in.inputs, in.mask_positions, {}, args->top_k);
     const bool ablated = !ablation.is_default();
     std::vector<MaskPrediction> changed;

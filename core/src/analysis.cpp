@@ -70,7 +70,8 @@ AblationEffect compare_predictions(const std::vector<MaskPrediction>& baseline, 
   return e;
 }
 
-std::vector<std::pair<std::string, Ablation>> standard_ablations(const ModelConfig& c, bool heads) {
+std::vector<std::pair<std::string, Ablation>> standard_ablations(const Model& model, bool heads) {
+  const ModelConfig& c = model.config;
   std::vector<std::pair<std::string, Ablation>> out;
   Ablation a;
   if (c.has_c2p()) {
@@ -84,17 +85,17 @@ std::vector<std::pair<std::string, Ablation>> standard_ablations(const ModelConf
     out.push_back({"-p2c", a});
   }
   a = {};
-  a.p2p = true;
-  out.push_back({"+p2p", a});
-  if (uses_emd(c)) {  // a model with absolute positions at the input has no EMD to remove
+  a.p2p = !c.trained_with_p2p;
+  out.push_back({c.trained_with_p2p ? "-p2p" : "+p2p", a});
+  if (runs_emd(model)) {  // a model that decodes without the EMD has none to remove
     a = {};
     a.emd = false;
     out.push_back({"-EMD", a});
   }
   if (c.has_p2c()) {
     a = {};
-    a.p2c_index = P2CIndex::Paper;
-    out.push_back({"p2c index: paper", a});
+    a.p2c_index = c.trained_with_paper_p2c ? P2CIndex::Code : P2CIndex::Paper;
+    out.push_back({c.trained_with_paper_p2c ? "p2c index: code" : "p2c index: paper", a});
   }
   a = {};
   a.scale_mode = ScaleMode::Fixed;

@@ -221,6 +221,25 @@ ModelConfig parse_config(const json& j, const std::string& source) {
     // v1 code ignores the v2-only keys (position_buckets, share_att_key, conv_*), as we do.
     c.norm_rel_ebd = {"none"};
   }
+  if (r.has("deberta_explorer")) {
+    const json& p = j.at("deberta_explorer");
+    const std::string where = source + ": deberta_explorer";
+    if (!p.is_object()) throw Error(where + " must be an object");
+    for (const auto& [key, v] : p.items()) {
+      if (key == "p2p") {
+        if (!v.is_boolean()) throw Error(where + ".p2p must be true or false");
+        c.trained_with_p2p = v.get<bool>();
+      } else if (key == "p2c_index") {
+        if (!v.is_string() || (v != "code" && v != "paper"))
+          throw Error(where + ".p2c_index must be \"code\" or \"paper\", found " + v.dump());
+        c.trained_with_paper_p2c = v == "paper";
+      } else {
+        throw Error(where + ": unknown key '" + key + "' (known: p2p, p2c_index)");
+      }
+    }
+    if (c.trained_with_p2p && !(c.relative_attention && c.uses("c2p") && c.uses("p2c")))
+      throw Error(where + ".p2p needs relative attention with both c2p and p2c (the p2p term uses K_r and Q_r)");
+  }
   if (c.version == ModelVersion::V1 || !r.has("attention_head_size")) {
     if (c.hidden_size % c.num_attention_heads != 0)
       throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) + " is not divisible by num_attention_heads " +

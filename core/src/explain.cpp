@@ -26,7 +26,7 @@ CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int6
   e.layer = layer, e.head = head, e.i = i, e.j = j, e.n = N;
   e.rel_pos_raw = i - j;
   e.k = r.k, e.window = r.window;
-  e.paper_p2c = trace.ablation.p2c_index == P2CIndex::Paper;
+  e.paper_p2c = r.p2c_index == P2CIndex::Paper;
   e.d = static_cast<double>(d), e.scale_factor = r.scale_factor, e.scale = r.scale;
   const auto q_i = a.Q_c.row(i).segment(head * d, d);
   const auto k_j = a.K_c.row(j).segment(head * d, d);

@@ -27,7 +27,7 @@ int num_threads() {
 }
 
 bool Ablation::is_default() const {
-  return c2c && !c2p && !p2c && !p2p && p2c_index == P2CIndex::Code && scale_mode == ScaleMode::Auto &&
+  return c2c && !c2p && !p2c && !p2p && !p2c_index && scale_mode == ScaleMode::Auto &&
          head_mask.empty() && max_relative_positions == 0 && emd;
 }
 
@@ -36,8 +36,9 @@ std::string Ablation::describe(const ModelConfig* config) const {
   if (!c2c) s << " -c2c";
   if (c2p && !(config && *c2p == config->has_c2p())) s << (*c2p ? " +c2p" : " -c2p");
   if (p2c && !(config && *p2c == config->has_p2c())) s << (*p2c ? " +p2c" : " -p2c");
-  if (p2p) s << " +p2p";
-  if (p2c_index == P2CIndex::Paper) s << " p2c-index=paper";
+  if (p2p && !(config && *p2p == config->trained_with_p2p)) s << (*p2p ? " +p2p" : " -p2p");
+  if (p2c_index && !(config && (*p2c_index == P2CIndex::Paper) == config->trained_with_paper_p2c))
+    s << (*p2c_index == P2CIndex::Paper ? " p2c-index=paper" : " p2c-index=code");
   if (scale_mode == ScaleMode::Fixed) s << " scale-factor=" << scale_factor;
   if (scale_mode == ScaleMode::Rescale) s << " rescale";
   if (max_relative_positions > 0) s << " K=" << max_relative_positions;
@@ -52,7 +53,8 @@ ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w,
   r.c2c = a.c2c;
   r.c2p = a.c2p.value_or(c.has_c2p());
   r.p2c = a.p2c.value_or(c.has_p2c());
-  r.p2p = a.p2p;
+  r.p2p = a.p2p.value_or(c.trained_with_p2p);
+  r.p2c_index = a.p2c_index.value_or(c.trained_with_paper_p2c ? P2CIndex::Paper : P2CIndex::Code);
   const bool has_k_r = c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_key.empty();
   const bool has_q_r = c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_query.empty();
   if (r.c2p && !has_k_r)
@@ -110,7 +112,7 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   s.rel_pos = relative_positions(N, N, c);
   s.c2p_row = table_rows(s.rel_pos, s.attention.k, s.attention.window);
   // Released code: p2c reads the row of i − j, like c2p. Paper (eq. 4): δ(j, i), the row of j − i.
-  s.p2c_row = ablation.p2c_index == P2CIndex::Code ? s.c2p_row
+  s.p2c_row = s.attention.p2c_index == P2CIndex::Code ? s.c2p_row
                                                    : table_rows(IndexMatrix(-s.rel_pos), s.attention.k, s.attention.window);
   s.rel_table = relative_embedding_table(c, model.weights);
   const auto& r = s.attention;
@@ -288,12 +290,43 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
   return t;
 }
 
-bool uses_emd(const ModelConfig& config) { return !config.position_biased_input; }
+std::string why_no_emd(const Model& model) {
+  const ModelConfig& c = model.config;
+  const auto& lm = model.weights.lm_head;
+  if (!lm) return "the model has no masked-LM head";
+  if (lm->hf_names) return "a Hugging Face masked-LM head (cls.predictions.*): DebertaForMaskedLM has no EMD";
+  if (c.position_biased_input)
+    return "absolute positions are added at the input (position_biased_input): microsoft's emd_context_layer "
+           "then decodes from the last layer";
+  if (model.weights.embeddings.position.size() == 0)
+    return "no absolute position table (embeddings.position_embeddings.weight): the model was trained without the EMD";
+  if (c.num_hidden_layers < 2) return "the EMD needs at least 2 layers";
+  if (c.embedding_size != c.hidden_size) return "embedding_size differs from hidden_size (the EMD adds P to H)";
+  return {};
+}
+
+bool runs_emd(const Model& model) { return why_no_emd(model).empty(); }
+
+Ablation normalized(const Model& model, Ablation a) {
+  const ModelConfig& c = model.config;
+  if (a.c2p && *a.c2p == c.has_c2p()) a.c2p.reset();
+  if (a.p2c && *a.p2c == c.has_p2c()) a.p2c.reset();
+  if (a.p2p && *a.p2p == c.trained_with_p2p) a.p2p.reset();
+  if (a.p2c_index && (*a.p2c_index == P2CIndex::Paper) == c.trained_with_paper_p2c) a.p2c_index.reset();
+  if (a.scale_mode == ScaleMode::Fixed && a.scale_factor == c.reference_scale_factor()) {
+    a.scale_mode = ScaleMode::Auto;
+    a.scale_factor = 0;
+  }
+  if (a.max_relative_positions != 0 && c.relative_attention && a.max_relative_positions == c.relative_span())
+    a.max_relative_positions = 0;
+  if (!a.emd && !runs_emd(model)) a.emd = true;
+  return a;
+}
 
 void run_decoder(const Model& model, ForwardTrace* trace) {
   trace->decoder = true;
   trace->emd.reset();
-  if (trace->ablation.emd && uses_emd(model.config)) trace->emd = enhanced_mask_decoder(model, *trace);
+  if (trace->ablation.emd && runs_emd(model)) trace->emd = enhanced_mask_decoder(model, *trace);
 }
 
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {

@@ -207,6 +207,7 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
     lm.bias = r.vector(r.has("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias",
                        c.vocab_size);
     if (r.has("cls.predictions.decoder.weight")) r.take("cls.predictions.decoder.weight", {c.vocab_size, E});
+    lm.hf_names = true;
     w.lm_head = std::move(lm);
   }
   r.finish(&w);

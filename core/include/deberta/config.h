@@ -68,6 +68,11 @@ struct ModelConfig {
   int64_t conv_groups = 1;
   int64_t embedding_size = 768;  ///< word-embedding width (= hidden_size unless set)
   int64_t pad_token_id = 0;
+  /// Project keys (config.json `"deberta_explorer": {...}`): how a model of the trained-ablation
+  /// zoo (docs/table4.md) was trained where Hugging Face's keys cannot say it. The forward pass
+  /// runs the model exactly so unless an `Ablation` overrides it.
+  bool trained_with_p2p = false;        ///< `"p2p": true`: the fourth term of eq. 2 was on in training
+  bool trained_with_paper_p2c = false;  ///< `"p2c_index": "paper"`: p2c read δ(j, i) in training
 
   /// True if `pos_att_type` lists `term` ("c2p", "p2c", "p2p").
   bool uses(const std::string& term) const;

@@ -63,8 +63,8 @@ struct Ablation {
   bool c2c = true;                ///< content-to-content term
   std::optional<bool> c2p;        ///< unset: as the model (pos_att_type)
   std::optional<bool> p2c;        ///< unset: as the model (pos_att_type)
-  bool p2p = false;               ///< the fourth term of eq. 2
-  P2CIndex p2c_index = P2CIndex::Code;
+  std::optional<bool> p2p;        ///< the fourth term of eq. 2; unset: as trained (`trained_with_p2p`)
+  std::optional<P2CIndex> p2c_index;  ///< unset: as trained (`trained_with_paper_p2c`; else Code)
   ScaleMode scale_mode = ScaleMode::Auto;
   double scale_factor = 0;        ///< with ScaleMode::Fixed
   std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) whose probabilities are zeroed
@@ -81,6 +81,7 @@ struct Ablation {
 /// The attention terms and scale in force for one model under one `Ablation`.
 struct ResolvedAttention {
   bool c2c = true, c2p = false, p2c = false, p2p = false;
+  P2CIndex p2c_index = P2CIndex::Code;  ///< the table row p2c reads
   double scale_factor = 1;  ///< s = 1/√(d · scale_factor)
   double scale = 1;
   int64_t k = 0;            ///< relative span of the table (2k rows)
@@ -201,13 +202,24 @@ int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablati
 /// embedding_size ≠ hidden_size.
 EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder);
 
-/// Whether the model decodes with the EMD. As microsoft `EnhancedMaskDecoder.emd_context_layer`:
-/// only models whose input has no absolute positions (`position_biased_input` false) add them in
-/// the decoder; a model that already added them at the input decodes from its last layer.
-bool uses_emd(const ModelConfig& config);
+/// Whether the model decodes with the EMD — the one place every CLI command and viewer panel asks.
+/// As microsoft `MaskedLanguageModel` / `EnhancedMaskDecoder.emd_context_layer`: the EMD runs for a
+/// microsoft-style LM head (`lm_predictions.lm_head.*`) on a model with an absolute position table
+/// that is not added at the input (`position_biased_input` false), at least 2 layers and
+/// embedding_size = hidden_size. A Hugging Face head (`cls.predictions.*`, DebertaForMaskedLM) never
+/// runs it; a model without the position table was trained without it (the zoo's −EMD variant).
+bool runs_emd(const Model& model);
 
-/// Runs the decoder stage on a finished encoder trace: the EMD when the model uses it
-/// (`uses_emd`) and `trace->ablation.emd` (sets `trace->emd`); otherwise nothing, and the MLM
+/// Why `runs_emd` is false, in one sentence naming the deciding fact; empty when it is true.
+std::string why_no_emd(const Model& model);
+
+/// `ablation` with every switch that equals what the model does anyway reset to "as the model"
+/// (e.g. −EMD on a model without the EMD, p2c index "code" on a model trained with it). An ablation
+/// whose `normalized(...).is_default()` is true is the baseline: no label, no rerun.
+Ablation normalized(const Model& model, Ablation ablation);
+
+/// Runs the decoder stage on a finished encoder trace: the EMD when the model runs it
+/// (`runs_emd`) and `trace->ablation.emd` (sets `trace->emd`); otherwise nothing, and the MLM
 /// head reads the last layer's output.
 void run_decoder(const Model& model, ForwardTrace* trace);
 

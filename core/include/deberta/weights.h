@@ -70,6 +70,7 @@ struct LMHeadWeights {
   Linear dense;          ///< `[E, H]` (E = embedding_size)
   LayerNormParams norm;  ///< `[E]`
   Vector bias;           ///< `[V]`
+  bool hf_names = false; ///< read from Hugging Face's `cls.predictions.*` (DebertaForMaskedLM: no EMD)
 };
 
 /// All parameters of a model.
