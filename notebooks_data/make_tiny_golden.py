@@ -17,6 +17,11 @@ layer.{l}.{c2c,c2p,p2c,attn_logits} are stored only in files with N <= 24 (size)
 
     nice -n 10 python3 notebooks_data/make_tiny_golden.py          # write
     nice -n 10 python3 notebooks_data/make_tiny_golden.py --check  # recompute and compare
+
+The trained-ablation zoo (docs/table4.md) uses the same script with the three short bins only:
+
+    python3 notebooks_data/make_tiny_golden.py --model models/zoo/deberta-tiny-no-c2p \
+        --out models/zoo/golden/deberta-tiny-no-c2p --bins 3
 """
 import argparse
 import json
@@ -65,9 +70,9 @@ def masked_text(sp, token_ids, masked_positions):
     return "".join(parts).replace("\u2581", " ").strip()
 
 
-def pick_sentences(sp, lines, mask_id, rng):
+def pick_sentences(sp, lines, mask_id, rng, bins=LENGTH_BINS):
     picked = []
-    for lo, hi in LENGTH_BINS:
+    for lo, hi in bins:
         for text in lines:
             ids = [1] + sp.encode(text) + [2]
             if lo <= len(ids) <= hi and sp.unk_id() not in ids and text not in [p["text"] for p in picked]:
@@ -115,10 +120,10 @@ def golden_tensors(model, input_ids, attention_mask, masked_positions, labels):
     return g
 
 
-def build(model, sp, lines):
+def build(model, sp, lines, bins=LENGTH_BINS):
     rng = np.random.default_rng(MASK_SEED)
     mask_id = sp.piece_to_id("[MASK]")
-    cases = pick_sentences(sp, lines, mask_id, rng)
+    cases = pick_sentences(sp, lines, mask_id, rng, bins)
     pad = dict(cases[0])
     pad = {**pad, "token_ids": pad["token_ids"] + [0] * N_PAD, "input_ids": pad["input_ids"] + [0] * N_PAD,
            "padding": N_PAD}
@@ -158,6 +163,8 @@ def main():
     ap.add_argument("--heldout", default=os.path.join(HERE, "corpus", "heldout.txt"))
     ap.add_argument("--out", default=os.path.join(HERE, "models", "deberta-tiny-golden"))
     ap.add_argument("--check", action="store_true", help="recompute and compare with --out")
+    ap.add_argument("--bins", type=int, default=len(LENGTH_BINS),
+                    help="use the first this many length bins (the zoo: 3, N <= 24)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     import sentencepiece as spm
@@ -165,7 +172,7 @@ def main():
     model = dt.load_model(args.model, torch.float64)
     with open(args.heldout) as f:
         lines = [l.rstrip("\n") for l in f if l.strip()]
-    cases, files = build(model, sp, lines)
+    cases, files = build(model, sp, lines, LENGTH_BINS[:args.bins])
     if args.check:
         worst = 0.0
         for name, g in files.items():
@@ -177,11 +184,14 @@ def main():
         sys.exit(0 if worst <= 1e-10 else 1)
     os.makedirs(args.out, exist_ok=True)
     shutil.copyfile(os.path.join(args.model, "config.json"), os.path.join(args.out, "config.json"))
+    name_ = os.path.basename(os.path.normpath(args.model))
+    wdtype = json.load(open(os.path.join(args.model, "config.json"))).get("torch_dtype", "float32")
     for name, g in files.items():
         dt.save_safetensors(os.path.join(args.out, name), g,
-                            {"model": "deberta-tiny (F32 weights upcast to float64)",
+                            {"model": "%s (%s weights upcast to float64)" % (name_, wdtype),
                              "producer": "notebooks_data/make_tiny_golden.py"})
-    info = {"weights": "../deberta-tiny/model.safetensors (F32; upcast to float64 before running)",
+    info = {"weights": "%s/model.safetensors (%s; upcast to float64 before running)" %
+                       (os.path.relpath(args.model, args.out), wdtype),
             "precision": "float64", "mask_token": "[MASK]", "mask_token_id": sp.piece_to_id("[MASK]"),
             "mask_seed": MASK_SEED, "max_n_for_term_scores": MAX_N_FOR_SCORES,
             "stored_tensors": sorted(files["golden_0.safetensors"]),

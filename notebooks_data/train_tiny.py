@@ -324,6 +324,8 @@ def main():
         del model.embeddings.position_embeddings
     init_weights(model)
     wdtype = np.float16 if args.weights_dtype == "f16" else np.float32
+    if args.weights_dtype == "f16":
+        cfg_dict["torch_dtype"] = "float16"   # what model.safetensors holds (training is float32)
     print("variant %s: runs the EMD: %s" % (args.variant, model.runs_emd()), flush=True)
     n_params = sum(p.numel() for p in model.parameters())
     print("parameters: %d (%.2f MB as F32)" % (n_params, n_params * 4 / 1e6), flush=True)

@@ -24,6 +24,7 @@ struct EvalArgs {
   uint64_t seed = 0;
   int64_t max_sentences = 0;
   bool json = false;
+  bool per_sentence = false;
   AblationArgs ablation;
 };
 
@@ -67,6 +68,9 @@ void register_eval_mlm(CLI::App* app) {
   cmd->add_option("--max-sentences", args->max_sentences, "Evaluate at most this many lines (0 = all)");
   cmd->add_option("--unigram-file", args->unigram_file, "Text whose token frequencies make the baseline (default: --text-file)");
   cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->add_flag("--per-sentence", args->per_sentence,
+                "With --json: also per sentence [line, masked, top-1 hits, top-5 hits, summed cross-entropy] "
+                "(for bootstrap intervals over sentences, notebooks_data/make_table4.py)");
   args->ablation.add_to(cmd);
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->model));
@@ -92,6 +96,7 @@ void register_eval_mlm(CLI::App* app) {
     const bool tty = isatty(fileno(stderr));
     int64_t masked = 0, top1 = 0, top5 = 0, base1 = 0, base5 = 0, truncated = 0;
     double ce = 0, base_ce = 0;
+    nlohmann::json per_sentence = nlohmann::json::array();
     for (size_t s = 0; s < lines.size(); ++s) {
       Encoding enc = tok->encode(lines[s]);
       if (static_cast<int64_t>(enc.ids.size()) > max_len) {
@@ -105,6 +110,8 @@ void register_eval_mlm(CLI::App* app) {
       std::vector<int64_t> labels;
       for (int64_t p : positions) labels.push_back(in.input_ids[p]), in.input_ids[p] = tok->mask_id();
       const auto preds = predict_masked(model, in, positions, ablation, 5);
+      const int64_t s_top1 = top1, s_top5 = top5;
+      const double s_ce = ce;
       for (size_t m = 0; m < preds.size(); ++m) {
         const int64_t y = labels[m];
         ++masked;
@@ -115,6 +122,8 @@ void register_eval_mlm(CLI::App* app) {
         for (int k = 0; k < 5; ++k) base5 += by_freq[k] == y;
         base_ce -= std::log(counts[y] / total);
       }
+      if (args->per_sentence)
+        per_sentence.push_back({s, preds.size(), top1 - s_top1, top5 - s_top5, ce - s_ce});
       if (tty && (s % 20 == 0 || s + 1 == lines.size()))
         std::fprintf(stderr, "\r%zu/%zu sentences, %lld masked tokens, top-1 %.3f", s + 1, lines.size(),
                      static_cast<long long>(masked), masked ? double(top1) / masked : 0.0);
@@ -128,6 +137,7 @@ void register_eval_mlm(CLI::App* app) {
                           {"seed", args->seed}, {"truncated_sentences", truncated},
                           {"top1", top1 / M}, {"top5", top5 / M}, {"cross_entropy", ce / M},
                           {"unigram", {{"top1", base1 / M}, {"top5", base5 / M}, {"cross_entropy", base_ce / M}}}};
+      if (args->per_sentence) j["per_sentence"] = per_sentence;
       std::printf("%s\n", j.dump(2).c_str());
       return;
     }

@@ -15,5 +15,6 @@ void register_ablate(CLI::App* app);
 void register_explain(CLI::App* app);
 void register_bench(CLI::App* app);
 void register_eval_mlm(CLI::App* app);
+void register_compare(CLI::App* app);
 
 }  // namespace deberta::cli

@@ -1,0 +1,42 @@
+// compare.h — two models on the same input: per-head attention differences and prediction
+// differences. This is how a model trained *without* a component (the trained-ablation zoo,
+// docs/table4.md) is put beside the model trained *with* it, in `deberta compare` and the viewer.
+#pragma once
+
+#include "deberta/analysis.h"
+#include "deberta/model.h"
+
+#include <string>
+#include <vector>
+
+namespace deberta {
+
+/// The comparison of model A with model B on one input.
+struct ModelComparison {
+  int64_t layers = 0, heads = 0;  ///< the layers × heads both models have (the smaller of each)
+  /// `[layers][heads]`: mean over the valid (query, key) pairs of |P_A(i, j) − P_B(i, j)|, where P
+  /// is the attention probability map of that layer and head (eq. 4 softmax). Unitless, in [0, 2/N].
+  std::vector<std::vector<double>> mean_abs_prob_diff;
+  std::vector<MaskPrediction> predictions_a, predictions_b;  ///< at `positions`, top-k each
+  std::vector<double> kl;            ///< per position KL(A ‖ B) in nats (raw value: ≥ −1e-12 up to rounding)
+  double mean_kl = 0;                ///< mean of `kl`
+  int64_t top1_agree = 0;            ///< positions where both rank the same token first
+  std::string note;                  ///< e.g. "model B has 6 layers, A 4: the first 4 are compared"
+};
+
+/// Runs both models (as trained: no ablation) on `inputs` and compares them.
+/// `positions` are the masked positions to predict at (may be empty: attention only).
+/// Shapes: each model's probabilities are `[N, N]` per head; predictions `[V]` log-probabilities.
+/// Errors: the input does not fit either model (ids ≥ vocab_size, N > max_position_embeddings);
+/// predictions asked for but a model has no LM head; the two vocabularies differ in size (KL needs
+/// one vocabulary).
+ModelComparison compare_models(const Model& a, const Model& b, const Inputs& inputs,
+                               const std::vector<int64_t>& positions, int64_t top_k = 5);
+
+/// The same from two finished traces with `TraceLevel::Probs` or `Full` (the viewer keeps them).
+/// `decoded_a` / `decoded_b` are the hidden states the MLM head reads (`decoder_output()`).
+ModelComparison compare_traces(const Model& a, const ForwardTrace& trace_a, const Model& b,
+                               const ForwardTrace& trace_b, const std::vector<int64_t>& positions,
+                               int64_t top_k = 5);
+
+}  // namespace deberta

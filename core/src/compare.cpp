@@ -1,0 +1,60 @@
+#include "deberta/compare.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace deberta {
+
+ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Model& b, const ForwardTrace& tb,
+                               const std::vector<int64_t>& positions, int64_t top_k) {
+  if (ta.inputs.input_ids != tb.inputs.input_ids)
+    throw Error("compare: the two traces were run on different inputs");
+  ModelComparison out;
+  out.layers = std::min<int64_t>(ta.layers.size(), tb.layers.size());
+  out.heads = std::min(a.config.num_attention_heads, b.config.num_attention_heads);
+  if (a.config.num_hidden_layers != b.config.num_hidden_layers ||
+      a.config.num_attention_heads != b.config.num_attention_heads)
+    out.note = "model A has " + std::to_string(a.config.num_hidden_layers) + " layers x " +
+               std::to_string(a.config.num_attention_heads) + " heads, model B " +
+               std::to_string(b.config.num_hidden_layers) + " x " + std::to_string(b.config.num_attention_heads) +
+               ": the common " + std::to_string(out.layers) + " x " + std::to_string(out.heads) + " are compared";
+  // Valid (query, key) pairs: both unmasked (padding rows and columns are zero in both maps).
+  const Vector& mask = ta.context.mask;
+  const double pairs = mask.sum() * mask.sum();
+  for (int64_t l = 0; l < out.layers; ++l) {
+    std::vector<double> row;
+    for (int64_t h = 0; h < out.heads; ++h) {
+      const Matrix& pa = ta.layers[l].attention.probs.at(h);
+      const Matrix& pb = tb.layers[l].attention.probs.at(h);
+      row.push_back(pairs > 0 ? (pa - pb).cwiseAbs().sum() / pairs : 0.0);
+    }
+    out.mean_abs_prob_diff.push_back(std::move(row));
+  }
+  if (positions.empty()) return out;
+  if (a.config.vocab_size != b.config.vocab_size)
+    throw Error("compare: model A has vocab_size " + std::to_string(a.config.vocab_size) + ", model B " +
+                std::to_string(b.config.vocab_size) + "; predictions can only be compared over one vocabulary");
+  out.predictions_a = top_k_predictions(mlm_logits(a, ta.decoder_output(), positions), positions, top_k);
+  out.predictions_b = top_k_predictions(mlm_logits(b, tb.decoder_output(), positions), positions, top_k);
+  for (size_t m = 0; m < positions.size(); ++m) {
+    const Vector& lp = out.predictions_a[m].log_probs;
+    const Vector& lq = out.predictions_b[m].log_probs;
+    double kl = 0;  // KL(A ‖ B) = Σ p (log p − log q), unclamped
+    for (int64_t v = 0; v < lp.size(); ++v) kl += std::exp(lp[v]) * (lp[v] - lq[v]);
+    out.kl.push_back(kl);
+    out.mean_kl += kl;
+    out.top1_agree += out.predictions_a[m].top[0].id == out.predictions_b[m].top[0].id;
+  }
+  out.mean_kl /= static_cast<double>(positions.size());
+  return out;
+}
+
+ModelComparison compare_models(const Model& a, const Model& b, const Inputs& inputs,
+                               const std::vector<int64_t>& positions, int64_t top_k) {
+  const bool decode = !positions.empty();
+  const ForwardTrace ta = forward(a, inputs, {}, TraceLevel::Probs, decode);
+  const ForwardTrace tb = forward(b, inputs, {}, TraceLevel::Probs, decode);
+  return compare_traces(a, ta, b, tb, positions, top_k);
+}
+
+}  // namespace deberta
