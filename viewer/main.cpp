@@ -52,6 +52,8 @@ struct Args {
   std::string export_dir;  ///< headless: write every export of the selected map and the trace here
   double timeout = 120;
   std::vector<std::string> then_load;  ///< headless: models to load, one after another, once the first is shown
+  std::string compare;     ///< model B of the Compare tab
+  std::string zoo;         ///< the trained-ablation zoo folder (default: next to the bundled model)
 };
 
 bool parse_tab(const std::string& name, Tab* tab) {
@@ -171,6 +173,7 @@ void draw_layout(ViewerState& s) {
                           {Tab::Distance, "Relative distance δ", viewer::DrawDistancePanel},
                           {Tab::Equation, "Equation walk-through", viewer::DrawEquationPanel},
                           {Tab::Predictions, "EMD & predictions", viewer::DrawPredictionsPanel},
+                          {Tab::Compare, "Compare models", viewer::DrawComparePanel},
                           {Tab::Export, "Export", viewer::DrawExportPanel}};
     if (ImGui::BeginTabBar("tabs")) {
       for (const Item& it : items) {
@@ -216,6 +219,8 @@ bool settled(const ViewerState& s) {
   if (s.loading.valid()) return false;
   if (!s.model) return true;  // nothing to compute: the screenshot shows the message
   if (!s.input_error.empty() || !s.compute_error.empty()) return true;
+  if (viewer::compare_busy(s)) return false;
+  if (s.model_b && s.result && (!s.compare || s.compare->generation != s.result->generation)) return false;
   return !s.worker.busy() && s.result && s.result->generation == s.generation;
 }
 
@@ -245,7 +250,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
   app.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
   app.add_option("--panel", args.panel,
-                 "Tab to show: grid, head, distance, equation, predictions, export (model, tokens, ablations: default tab)");
+                 "Tab to show: grid, head, distance, equation, predictions, compare, export (model, tokens, ablations: default tab)");
   app.add_option("--select", args.select, "Selected layer:head[:query:key]");
   app.add_option("--ablate", args.ablate,
                  "Ablation flags as for `deberta predict`, e.g. \"--terms c2c,c2p --head-mask 1:0 --no-emd\"");
@@ -260,6 +265,10 @@ int main(int argc, char** argv) {
   app.add_option("--then-load", args.then_load,
                  "Headless: after the first model is shown, load these models in turn (a failed load must keep the "
                  "previous model and the text); prints the resulting state")->expected(1, 16);
+  app.add_option("--compare", args.compare,
+                 "Model B of the Compare tab (\"compare with…\"), run on the same tokens, e.g. a zoo model: "
+                 "--model notebooks_data/models/zoo/deberta-tiny-baseline --compare notebooks_data/models/zoo/deberta-tiny-no-c2p --panel compare");
+  app.add_option("--zoo", args.zoo, "Folder of the trained-ablation zoo listed in the Compare tab (default: models/zoo beside the bundled model)");
   app.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation");
   CLI11_PARSE(app, argc, argv);
 
@@ -270,7 +279,7 @@ int main(int argc, char** argv) {
   Eigen::setNbThreads(1);
   Tab start_tab = Tab::Grid;
   if (!args.panel.empty() && !parse_tab(args.panel, &start_tab)) {
-    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, export, "
+    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, "
                          "model, tokens, ablations)\n", args.panel.c_str());
     return 2;
   }
@@ -339,6 +348,8 @@ int main(int argc, char** argv) {
     const std::filesystem::path golden = def.parent_path().parent_path() / "golden";
     for (const char* g : {"v1_basic", "v2_basic", "v3_emd"})
       if (std::filesystem::exists(golden / g / "config.json")) s.recent.push_back((golden / g).string());
+    s.zoo_dir = args.zoo.empty() ? (def.parent_path() / "zoo").string() : args.zoo;
+    if (!args.compare.empty()) viewer::start_load_b(s, args.compare);
     s.model_path = args.model.empty() ? def.string() : args.model;
     if (args.model.empty() && !std::filesystem::exists(def / "config.json")) {
       s.model_notice = "The bundled model is not there yet (" + def.string() +
@@ -361,6 +372,7 @@ int main(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       glfwPollEvents();
       viewer::poll_load(s);
+      viewer::poll_compare(s);
       if (viewer::poll_compute(s) && ablation_requested.time_since_epoch().count() != 0) {
         ablation_latency_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ablation_requested).count();

@@ -9,6 +9,7 @@
 //   panel_equation.cpp     DrawEquationPanel     explain_cell's steps for the selected cell
 //   panel_predictions.cpp  DrawPredictionsPanel  top-k at each [MASK], EMD on/off, the decoder passes
 //   panel_ablation.cpp     DrawAblationPanel     switches; baseline vs ablated with KL, top-1 changes
+//   panel_compare.cpp      DrawComparePanel      model B beside model A: maps, A − B, mean |ΔP| per head, KL
 //   panel_export.cpp       DrawExportPanel       PNG / CSV / .npy of a map, window PNG, trace safetensors
 #pragma once
 
@@ -27,6 +28,7 @@ void DrawEquationPanel(ViewerState& s);
 void DrawPredictionsPanel(ViewerState& s);
 void DrawAblationPanel(ViewerState& s);
 void DrawExportPanel(ViewerState& s);
+void DrawComparePanel(ViewerState& s);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.
 void DrawPopups(ViewerState& s);

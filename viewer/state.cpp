@@ -64,6 +64,7 @@ const char* tab_name(Tab t) {
     case Tab::Distance: return "distance";
     case Tab::Equation: return "equation";
     case Tab::Predictions: return "predictions";
+    case Tab::Compare: return "compare";
     case Tab::Export: return "export";
     case Tab::Count: break;
   }
@@ -227,13 +228,9 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
 // ----------------------------------------------------------------------------------------------
 // Actions
 
-void start_load(ViewerState& s, const std::string& path) {
-  if (s.loading.valid()) return;  // one load at a time
-  s.loading_path = path;
-  s.model_error.clear();
-  s.load_progress->store(0.0);
-  auto progress = s.load_progress;
-  s.loading = std::async(std::launch::async, [path, progress]() -> std::shared_ptr<const LoadedModel> {
+namespace {
+/// Reads a model folder (weights, tokenizer) off the UI thread.
+std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std::shared_ptr<std::atomic<double>>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     auto lm = std::make_shared<LoadedModel>();
     lm->model = deberta::load_model(path, [progress](uint64_t done, uint64_t total) {
@@ -251,7 +248,76 @@ void start_load(ViewerState& s, const std::string& path) {
     lm->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress->store(1.0);
     return lm;
-  });
+}
+
+/// Model B on model A's input, compared with A's trace (run on a background thread).
+std::shared_ptr<const CompareResult> run_compare(std::shared_ptr<const Result> a, std::shared_ptr<const LoadedModel> b) {
+  auto out = std::make_shared<CompareResult>();
+  out->generation = a->generation;
+  out->model_b = b;
+  try {
+    const deberta::Model& mb = b->model;
+    const auto& in = a->input;
+    // Model A's token ids feed both models: they must share a vocabulary (the zoo's models do).
+    if (mb.config.vocab_size != a->model->model.config.vocab_size)
+      throw deberta::Error("model B has vocab_size " + std::to_string(mb.config.vocab_size) + ", model A " +
+                           std::to_string(a->model->model.config.vocab_size) +
+                           ": the two models do not share a vocabulary, so one input cannot feed both");
+    const bool lm = a->model->model.weights.lm_head && mb.weights.lm_head;
+    const std::vector<int64_t> positions = lm ? in.mask_positions : std::vector<int64_t>{};
+    out->trace_b = deberta::forward(mb, in.inputs, {}, deberta::TraceLevel::Probs, !positions.empty());
+    out->cmp = deberta::compare_traces(a->model->model, a->trace, mb, out->trace_b, positions, 5);
+  } catch (const std::exception& e) {
+    out->error = e.what();
+  }
+  return out;
+}
+}  // namespace
+
+void start_load(ViewerState& s, const std::string& path) {
+  if (s.loading.valid()) return;  // one load at a time
+  s.loading_path = path;
+  s.model_error.clear();
+  s.load_progress->store(0.0);
+  auto progress = s.load_progress;
+  s.loading = std::async(std::launch::async, [path, progress] { return read_model(path, progress); });
+}
+
+void start_load_b(ViewerState& s, const std::string& path) {
+  if (s.loading_b.valid()) return;
+  s.loading_b_path = path;
+  s.model_b_error.clear();
+  auto progress = std::make_shared<std::atomic<double>>(0.0);
+  s.loading_b = std::async(std::launch::async, [path, progress] { return read_model(path, progress); });
+}
+
+bool compare_busy(const ViewerState& s) { return s.loading_b.valid() || s.comparing.valid(); }
+
+bool poll_compare(ViewerState& s) {
+  bool changed = false;
+  if (s.loading_b.valid() && s.loading_b.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    try {
+      s.model_b = s.loading_b.get();
+      s.model_b_path = s.loading_b_path;
+      s.model_b_error.clear();
+    } catch (const std::exception& e) {
+      s.model_b_error = e.what();  // the previous model B stays
+    }
+    s.loading_b = {};
+    changed = true;
+  }
+  if (s.comparing.valid()) {
+    if (s.comparing.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return changed;
+    s.compare = s.comparing.get();
+    s.comparing = {};
+    changed = true;
+  }
+  // Start a comparison when A's shown result or model B is newer than the last comparison.
+  if (s.model_b && s.result && s.result->model == s.model &&
+      (!s.compare || s.compare->generation != s.result->generation || s.compare->model_b != s.model_b)) {
+    s.comparing = std::async(std::launch::async, run_compare, s.result, s.model_b);
+  }
+  return changed;
 }
 
 bool poll_load(ViewerState& s) {

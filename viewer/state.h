@@ -13,6 +13,7 @@
 #pragma once
 
 #include "deberta/analysis.h"
+#include "deberta/compare.h"
 #include "deberta/model.h"
 #include "deberta/tokenizer.h"
 
@@ -78,6 +79,15 @@ struct Result {
   double compute_ms = 0;
 };
 
+/// Model B run on the shown result's input and compared with model A (the Compare tab).
+struct CompareResult {
+  uint64_t generation = 0;                       ///< of the `Result` (model A) it was compared with
+  std::shared_ptr<const LoadedModel> model_b;
+  deberta::ForwardTrace trace_b;                 ///< model B as trained, `TraceLevel::Probs`
+  deberta::ModelComparison cmp;                  ///< per-head mean |ΔP|, predictions, KL(A ‖ B)
+  std::string error;                             ///< why B could not run on this input
+};
+
 /// The compute thread. `submit` replaces any request not yet started; `poll` hands the UI the
 /// newest finished result (or error). Stale results (older generation) are dropped.
 class Worker {
@@ -119,7 +129,7 @@ const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t laye
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q);
 
 /// The tabs of the main area.
-enum class Tab { Grid, Head, Distance, Equation, Predictions, Export, Count };
+enum class Tab { Grid, Head, Distance, Equation, Predictions, Compare, Export, Count };
 const char* tab_name(Tab t);  ///< short name used by --panel: grid, head, distance, ...
 
 /// GL textures of the heatmaps, re-uploaded only when their data changed.
@@ -161,6 +171,16 @@ struct ViewerState {
   std::string compute_error;
   double request_time = 0;             ///< ImGui time the newest request was made (for "updating…")
 
+  // --- a second model beside the first (Compare tab)
+  std::shared_ptr<const LoadedModel> model_b;
+  std::string model_b_path;            ///< what the compare path field holds
+  std::string model_b_error;           ///< last load error of model B
+  std::future<std::shared_ptr<const LoadedModel>> loading_b;
+  std::string loading_b_path;
+  std::future<std::shared_ptr<const CompareResult>> comparing;
+  std::shared_ptr<const CompareResult> compare;
+  std::string zoo_dir;                 ///< folder of the trained-ablation zoo (docs/table4.md)
+
   // --- selection
   int layer = 0, head = 0;
   int qi = 0, kj = 0;                  ///< selected cell: query i (row), key j (column)
@@ -191,6 +211,13 @@ struct ViewerState {
 void start_load(ViewerState& s, const std::string& path);
 /// Checks a pending load; on success installs the model and re-runs. Returns true when one finished.
 bool poll_load(ViewerState& s);
+/// Loads `path` as model B of the Compare tab in the background (model A stays as it is).
+void start_load_b(ViewerState& s, const std::string& path);
+/// Installs a finished model-B load and (re)starts the comparison when model A's result or model
+/// B changed. Returns true when something changed.
+bool poll_compare(ViewerState& s);
+/// True while a model-B load or a comparison is under way.
+bool compare_busy(const ViewerState& s);
 /// Tokenizes the text (or parses the ids) for the current model and requests a computation.
 void set_input_from_fields(ViewerState& s);
 /// Requests a computation for the current model, input and ablation.

@@ -1,0 +1,281 @@
+// panel_compare.cpp — Compare: a second model (B) on the same tokens as the loaded model (A).
+// For the selected layer and head: A's attention probabilities, B's, and A − B on one shared colour
+// scale; the layers × heads table of mean |P_A − P_B|; both models' predictions at each [MASK] with
+// KL(A ‖ B). The trained-ablation zoo (docs/table4.md) is listed with its table numbers, so that a
+// model trained *without* c2p can be opened beside the one trained *with* it in one click.
+#include "heatmap.h"
+#include "panels.h"
+
+#include <nlohmann/json.hpp>
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace viewer {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One model of the zoo folder, with its row of docs/table4.md when the zoo has table4.json.
+struct ZooEntry {
+  std::string name, path, change;
+  double top1 = -1, top5 = -1, ce = -1;
+};
+
+std::vector<ZooEntry> read_zoo(const std::string& dir) {
+  std::vector<ZooEntry> out;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  nlohmann::json table;
+  try {
+    std::ifstream in(dir + "/table4.json");
+    if (in) table = nlohmann::json::parse(in).value("models", nlohmann::json::object());
+  } catch (const std::exception&) {
+    table = nlohmann::json::object();  // numbers are optional; the models still load
+  }
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!fs::is_regular_file(e.path() / "config.json", ec)) continue;
+    ZooEntry z;
+    z.name = e.path().filename().string();
+    z.path = e.path().string();
+    if (table.contains(z.name)) {
+      const auto& row = table[z.name];
+      z.change = row.value("change", "");
+      z.top1 = row.value("top1", -1.0), z.top5 = row.value("top5", -1.0), z.ce = row.value("cross_entropy", -1.0);
+    }
+    out.push_back(std::move(z));
+  }
+  std::sort(out.begin(), out.end(), [](const ZooEntry& a, const ZooEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+std::string short_name(const std::string& dir) {
+  const fs::path p(dir);
+  return p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
+}
+
+void zoo_table(ViewerState& s) {
+  static std::vector<ZooEntry> zoo;  // re-read when the folder changes
+  static std::string zoo_read_from;
+  if (zoo_read_from != s.zoo_dir) zoo = read_zoo(s.zoo_dir), zoo_read_from = s.zoo_dir;
+  if (zoo.empty()) {
+    Note("No trained-ablation zoo found at '" + s.zoo_dir + "' (notebooks_data/models/zoo).");
+    return;
+  }
+  const auto find = [&](const char* name) -> const ZooEntry* {
+    for (const auto& z : zoo)
+      if (z.name == name) return &z;
+    return nullptr;
+  };
+  const ZooEntry* base = find("deberta-tiny-baseline");
+  const ZooEntry* no_c2p = find("deberta-tiny-no-c2p");
+  if (base && no_c2p && ImGui::Button("Baseline  vs  trained without c2p")) {
+    start_load(s, base->path);
+    start_load_b(s, no_c2p->path);
+  }
+  ImGui::SameLine();
+  HelpMarker("Loads the zoo's baseline as model A and the model trained without c2p as model B: the paper's "
+             "Table 4 question (what does c2p contribute?) answered by training, not by switching a term off.");
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("zoo", 6, flags)) {
+    ImGui::TableSetupColumn("model");
+    ImGui::TableSetupColumn("trained with");
+    ImGui::TableSetupColumn("top-1");
+    ImGui::TableSetupColumn("top-5");
+    ImGui::TableSetupColumn("CE");
+    ImGui::TableSetupColumn("open");
+    ImGui::TableHeadersRow();
+    for (const auto& z : zoo) {
+      ImGui::PushID(z.name.c_str());
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(z.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(z.change.empty() ? "-" : z.change.c_str());
+      ImGui::TableNextColumn();
+      z.top1 >= 0 ? ImGui::Text("%.1f %%", 100 * z.top1) : ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      z.top5 >= 0 ? ImGui::Text("%.1f %%", 100 * z.top5) : ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      z.ce >= 0 ? ImGui::Text("%.3f", z.ce) : ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      if (ImGui::SmallButton("as A")) start_load(s, z.path);
+      ImGui::SameLine();
+      if (ImGui::SmallButton("as B")) start_load_b(s, z.path);
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("Held-out masked-LM numbers of docs/table4.md (C++ eval-mlm, one fixed set of masks).");
+}
+
+void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
+  const auto& cmp = c.cmp;
+  if (cmp.predictions_a.empty()) {
+    Note(s.result->input.mask_positions.empty() ? "Put [MASK] in the text to compare predictions."
+                                                : "No predictions: a model has no masked-LM head.");
+    return;
+  }
+  ImGui::Text("mean KL(A || B) = %.4f nats, top-1 agrees at %lld of %zu [MASK] positions", cmp.mean_kl,
+              static_cast<long long>(cmp.top1_agree), cmp.predictions_a.size());
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("cmp_preds", 4, flags)) return;
+  ImGui::TableSetupColumn("position");
+  ImGui::TableSetupColumn("A top-5");
+  ImGui::TableSetupColumn("B top-5");
+  ImGui::TableSetupColumn("KL(A||B)");
+  ImGui::TableHeadersRow();
+  const LoadedModel* lm = s.result->model.get();
+  for (size_t m = 0; m < cmp.predictions_a.size(); ++m) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(cmp.predictions_a[m].position));
+    for (const auto* p : {&cmp.predictions_a[m], &cmp.predictions_b[m]}) {
+      ImGui::TableNextColumn();
+      std::string line;
+      for (const auto& t : p->top) line += vocab_name(lm, t.id) + " " + fmt(t.probability, 3, false) + "  ";
+      const bool differs = cmp.predictions_a[m].top[0].id != cmp.predictions_b[m].top[0].id;
+      if (p == &cmp.predictions_b[m] && differs)
+        ImGui::TextColored(ImVec4(1, 0.65f, 0.2f, 1), "%s", line.c_str());
+      else
+        ImGui::TextUnformatted(line.c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%.4f", cmp.kl[m]);
+  }
+  ImGui::EndTable();
+  ImGui::TextDisabled("Orange: B's most probable token differs from A's.");
+}
+
+}  // namespace
+
+void DrawComparePanel(ViewerState& s) {
+  ImGui::TextDisabled("model B (compare with…)");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 260));
+  static std::string field;
+  if (field.empty()) field = s.model_b_path;
+  const bool enter = InputString("##model_b", &field, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("Load as B") || enter) && !field.empty()) start_load_b(s, field);
+  if (s.loading_b.valid()) ImGui::TextDisabled("loading %s …", s.loading_b_path.c_str());
+  if (!s.model_b_error.empty()) ErrorText("model B: " + s.model_b_error);
+  if (ImGui::CollapsingHeader("Trained-ablation zoo (mini Table 4)", ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(s);
+
+  if (!s.result) {
+    WaitingNote(s);
+    return;
+  }
+  if (!s.model_b) {
+    Note("Choose model B: a zoo model above, or any model directory that shares model A's vocabulary.");
+    return;
+  }
+  const std::shared_ptr<const CompareResult> c = s.compare;
+  if (!c || c->model_b != s.model_b) {
+    Note("comparing …");
+    return;
+  }
+  if (!c->error.empty()) {
+    ErrorText(c->error);
+    return;
+  }
+  const auto& a_model = s.result->model->model;
+  ImGui::Text("A: %s    B: %s", short_name(a_model.directory).c_str(), short_name(s.model_b->model.directory).c_str());
+  if (!s.result->ablation.is_default())
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "A is shown under the inference-time ablation %s; B as trained",
+                       s.result->ablation.describe(&a_model.config).c_str());
+  if (!c->cmp.note.empty()) Note(c->cmp.note);
+  if (c->generation != s.result->generation) ImGui::TextDisabled("(updating …)");
+
+  LayerHeadSliders(s);
+  const int layer = std::min<int>(s.layer, static_cast<int>(c->cmp.layers) - 1);
+  const int head = std::min<int>(s.head, static_cast<int>(c->cmp.heads) - 1);
+  if (layer < 0 || head < 0) return;
+  const deberta::Matrix& pa = s.result->trace.layers[layer].attention.probs[head];
+  const deberta::Matrix& pb = c->trace_b.layers[layer].attention.probs[head];
+  const deberta::Matrix diff = pa - pb;
+  const ColorScale vir = ColorScale::sequential(0, std::max(max_value({&pa, &pb}), 1e-12));
+  const ColorScale div = ColorScale::diverging(max_abs({&diff}));
+
+  const float bar_w = 90, gap = ImGui::GetStyle().ItemSpacing.x;
+  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 2 * bar_w - 5 * gap) / 3,
+                                         ImGui::GetContentRegionAvail().y - 260),
+                                80.0f, 380.0f);
+  const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2;
+  const uint64_t version = s.result->generation * 1000003u + c->generation;
+  int hover_i = -1, hover_j = -1, hover_map = -1;
+  const std::string name_a = "A  " + short_name(a_model.directory), name_b = "B  " + short_name(s.model_b->model.directory);
+  const struct {
+    const char* id;
+    std::string title;
+    const char* sub;
+    const deberta::Matrix* m;
+    const ColorScale* scale;
+  } maps[] = {{"cmp/a", name_a, "softmax A", &pa, &vir}, {"cmp/b", name_b, "softmax B", &pb, &vir},
+              {"cmp/diff", "A − B", "difference of the probabilities", &diff, &div}};
+  for (int k = 0; k < 3; ++k) {
+    if (k == 2) {
+      ColorBar(s, vir, size + title_h, "probability");
+      ImGui::SameLine();
+    }
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted(maps[k].title.c_str());
+    ImGui::TextDisabled("%s", maps[k].sub);
+    Overlay ov;
+    ov.highlight = s.hover_token;
+    ov.sel_i = s.qi, ov.sel_j = s.kj;
+    const HeatmapEvent ev = Heatmap(s, maps[k].id, *maps[k].m, *maps[k].scale, ImVec2(size, size), version, ov);
+    if (ev.hovered) hover_i = ev.i, hover_j = ev.j, hover_map = k;
+    if (ev.clicked) s.qi = ev.i, s.kj = ev.j;
+    ImGui::EndGroup();
+    ImGui::SameLine();
+  }
+  ColorBar(s, div, size + title_h, "A − B");
+  if (hover_i >= 0) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s  query %d '%s' → key %d '%s'", maps[hover_map].title.c_str(), hover_i, token_name(s, hover_i).c_str(),
+                hover_j, token_name(s, hover_j).c_str());
+    ImGui::Text("P_A %s   P_B %s   A − B %s", fmt(pa(hover_i, hover_j), 4, false).c_str(),
+                fmt(pb(hover_i, hover_j), 4, false).c_str(), fmt(diff(hover_i, hover_j), 4).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::TextDisabled("layer %d, head %d. A and B share one probability scale; A − B: blue < 0 < red.", layer, head);
+
+  ImGui::Separator();
+  ImGui::TextUnformatted("mean |P_A − P_B| over valid pairs, per layer (rows) and head (columns); click to select");
+  const double worst = [&] {
+    double w = 1e-12;
+    for (const auto& row : c->cmp.mean_abs_prob_diff)
+      for (double v : row) w = std::max(w, v);
+    return w;
+  }();
+  const ColorScale cell_scale = ColorScale::sequential(0, worst);
+  if (ImGui::BeginTable("cmp_heads", static_cast<int>(c->cmp.heads) + 1,
+                        ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    for (int64_t l = 0; l < c->cmp.layers; ++l) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("layer %lld", static_cast<long long>(l));
+      for (int64_t h = 0; h < c->cmp.heads; ++h) {
+        ImGui::TableNextColumn();
+        const double v = c->cmp.mean_abs_prob_diff[l][h];
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, color_of(cell_scale, v));
+        const bool sel = l == layer && h == head;
+        const std::string label = (sel ? "[" : " ") + fmt(v, 4, false) + (sel ? "]" : " ") + "##" +
+                                  std::to_string(l) + "_" + std::to_string(h);
+        ImGui::PushStyleColor(ImGuiCol_Text, v > 0.6 * worst ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255));
+        if (ImGui::Selectable(label.c_str(), sel)) s.layer = static_cast<int>(l), s.head = static_cast<int>(h);
+        ImGui::PopStyleColor();
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Separator();
+  predictions_side_by_side(s, *c);
+}
+
+}  // namespace viewer
