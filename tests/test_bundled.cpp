@@ -32,6 +32,33 @@ TEST_SUITE("bundled") {
     }
   }
 
+  TEST_CASE("every model of the trained-ablation zoo reproduces its PyTorch reference within 1e-9") {
+    // notebooks_data/models/zoo (docs/table4.md): each variant is run as its config.json says it was
+    // trained (deberta_explorer keys, no position table = no EMD, absolute positions at the input),
+    // and must match the float64 tensors of notebooks_data/make_zoo_golden.sh.
+    const fs::path zoo = test::source_path("notebooks_data/models/zoo");
+    const fs::path golden_root = test::source_path("notebooks_data/models/zoo-golden");
+    REQUIRE(fs::is_directory(zoo));
+    int models = 0;
+    for (const auto& e : fs::directory_iterator(zoo)) {
+      if (!fs::exists(e.path() / "config.json")) continue;
+      const std::string name = e.path().filename().string();
+      CAPTURE(name);
+      const fs::path golden_dir = golden_root / name;
+      REQUIRE_MESSAGE(fs::is_directory(golden_dir), "no reference tensors for " << name << " (run make_zoo_golden.sh)");
+      int files = 0;
+      for (const auto& g : fs::directory_iterator(golden_dir)) {
+        if (g.path().extension() != ".safetensors") continue;
+        CAPTURE(g.path().string());
+        CHECK(test::check_case(e.path().string(), g.path().string(), g.path().string(), 1e-9) >= 10);
+        ++files;
+      }
+      CHECK(files >= 2);
+      ++models;
+    }
+    CHECK(models >= 7);
+  }
+
   TEST_CASE("the bundled model has a tokenizer with a [MASK] token and predicts at it") {
     const std::string model_dir = test::source_path("notebooks_data/models/deberta-tiny");
     REQUIRE(has_tokenizer(model_dir));
