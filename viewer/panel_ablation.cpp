@@ -55,6 +55,9 @@ void DrawAblationPanel(ViewerState& s) {
   deberta::Ablation& a = s.ablation;
   bool changed = false;
 
+  ImGui::TextDisabled("inference-time ablations");
+  HelpMarker("Each switch changes the trained model at inference: it shows how much the model depends on a "
+             "component. Models trained without a component (the paper's Table 4): the Compare models tab.");
   ImGui::TextDisabled("attention terms summed into Ã (eq. 2 / eq. 4)");
   const bool c2p = a.c2p.value_or(c.has_c2p()), p2c = a.p2c.value_or(c.has_p2c());
   changed |= term_checkbox(m, a, "c2c", a.c2c, [](deberta::Ablation& x, bool v) { x.c2c = v; },

@@ -1,4 +1,5 @@
-// deberta ablate: the paper's Table 4 ablations at inference, plus every head masked, ranked by KL.
+// deberta ablate: inference-time ablations (components switched off in the trained model), plus every
+// head masked, ranked by KL. Trained ablations (the paper's Table 4): docs/table4.md.
 #include "cli_common.h"
 #include "commands.h"
 
@@ -22,8 +23,9 @@ struct AblateArgs {
 void register_ablate(CLI::App* app) {
   auto args = std::make_shared<AblateArgs>();
   CLI::App* cmd = app->add_subcommand(
-      "ablate", "Apply the paper's Table 4 ablations at inference (-c2p, -p2c, +p2p, -EMD, paper p2c index, scale "
-                "sqrt(3d)) and mask every head in turn; one row each with mean KL and top-1 changes, sorted.");
+      "ablate", "Inference-time ablations: switch -c2p, -p2c, +p2p, -EMD, the other p2c index, scale sqrt(3d) in the "
+                "trained model, and mask every head in turn; one row each with mean KL and top-1 changes, sorted. "
+                "(Models trained without a component, the paper's Table 4: docs/table4.md and `deberta compare`.)");
   args->input.add_to(cmd, true, true);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--no-heads", args->no_heads, "Skip the per-head rows");
