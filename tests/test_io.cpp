@@ -125,6 +125,37 @@ TEST_SUITE("config") {
     CHECK(c.reference_scale_factor() == 4);  // v1: 1 + len(pos_att_type)
   }
 
+  TEST_CASE("pos_att_type as Hugging Face reads it: empty string parts count, list entries verbatim") {
+    json v1 = base;
+    v1["model_type"] = "deberta";
+    struct Row { json value; std::vector<std::string> entries; double v1_scale; bool c2p, p2c; };
+    const Row rows[] = {
+        {"", {""}, 2, false, false},                          // "".split("|") == [""]
+        {"c2p|p2c|", {"c2p", "p2c", ""}, 4, true, true},
+        {"c2p||p2c", {"c2p", "", "p2c"}, 4, true, true},
+        {" C2P | P2C ", {"c2p", "p2c"}, 3, true, true},       // strings: lower-cased and stripped
+        {json::array({"C2P", "P2C"}), {"C2P", "P2C"}, 3, false, false},  // lists: verbatim
+        {json::array({"c2p", "x2y"}), {"c2p", "x2y"}, 3, true, false},   // unknown entries ignored
+    };
+    for (const Row& row : rows) {
+      CAPTURE(row.value.dump());
+      v1["pos_att_type"] = row.value;
+      const ModelConfig c = parse_config(v1, "config.json");
+      CHECK(c.pos_att_type == row.entries);
+      CHECK(c.reference_scale_factor() == row.v1_scale);
+      CHECK(c.has_c2p() == row.c2p);
+      CHECK(c.has_p2c() == row.p2c);
+      json v2 = v1;
+      v2["model_type"] = "deberta-v2";
+      // v2: 1 + [c2p] + [p2c]; ["C2P", "P2C"] names neither, so scale 1.
+      CHECK(parse_config(v2, "config.json").reference_scale_factor() == 1.0 + row.c2p + row.p2c);
+    }
+    v1.erase("pos_att_type");
+    CHECK(parse_config(v1, "config.json").pos_att_type.empty());  // absent: None -> []
+    v1["pos_att_type"] = nullptr;
+    CHECK(parse_config(v1, "config.json").pos_att_type.empty());
+  }
+
   TEST_CASE("bad configs name the file and the problem") {
     auto refuses = [&](json j, const char* needle) {
       CAPTURE(needle);
@@ -138,8 +169,19 @@ TEST_SUITE("config") {
     j["num_attention_heads"] = 3;
     refuses(j, "not divisible by num_attention_heads");
     j = base;
-    j["pos_att_type"] = "c2p|x2y";
-    refuses(j, "unknown pos_att_type entry 'x2y'");
+    j["pos_att_type"] = 7;
+    refuses(j, "'pos_att_type' must be");
+    j = base;
+    j["model_type"] = "deberta";
+    j["talking_head"] = true;
+    refuses(j, "talking_head = true");
+    j = base;
+    j["position_buckets"] = 1;
+    refuses(j, "position_buckets = 1");
+    j = base;
+    j["attention_head_size"] = int64_t{1} << 22;
+    j["num_attention_heads"] = 64;
+    refuses(j, "implausibly large");
     j = base;
     j["hidden_size"] = -4;
     refuses(j, "hidden_size must be positive");

@@ -50,6 +50,30 @@ std::vector<std::string> split_bar(const std::string& s) {
   return out;
 }
 
+// pos_att_type exactly as Hugging Face's Deberta(V2)Config reads it: a string is lower-cased, split
+// at every '|' and each part stripped — empty parts are kept ("c2p|p2c|" has three entries, "" one),
+// and they count in v1's scale factor 1 + len(pos_att_type); a list is kept verbatim (no lower-case,
+// no strip: ["C2P"] names no term HF knows). Entries other than "c2p" / "p2c" (/ "p2p" in v1, which
+// only creates the projections) are ignored, as the reference code ignores them.
+std::vector<std::string> hf_pos_att_type(const std::string& s) {
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t bar = lower.find('|', start);
+    std::string part = lower.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    const char* ws = " \t\n\r\f\v";
+    part.erase(0, part.find_first_not_of(ws));
+    const size_t last = part.find_last_not_of(ws);
+    part.erase(last == std::string::npos ? 0 : last + 1);
+    out.push_back(part);
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  return out;
+}
+
 // Typed access with a clear message: "config.json: key 'hidden_size' must be an integer, found "abc"".
 struct Reader {
   const json& j;
@@ -175,10 +199,19 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   c.relative_attention = r.boolean("relative_attention", false);
   const int64_t max_rel = r.integer("max_relative_positions", -1);
   c.max_relative_positions = max_rel < 1 ? c.max_position_embeddings : max_rel;
-  c.pos_att_type = r.bar_list("pos_att_type", "");
-  for (const auto& t : c.pos_att_type)
-    if (t != "c2p" && t != "p2c" && t != "p2p")
-      throw Error(source + ": unknown pos_att_type entry '" + t + "' (known: c2p, p2c, p2p)");
+  if (r.has("pos_att_type")) {
+    const json& v = j.at("pos_att_type");
+    if (v.is_string()) {
+      c.pos_att_type = hf_pos_att_type(v.get<std::string>());
+    } else if (v.is_array()) {
+      for (const auto& e : v) {
+        if (!e.is_string()) throw r.type_error("pos_att_type", "a \"a|b\" string or a list of strings");
+        c.pos_att_type.push_back(e.get<std::string>());
+      }
+    } else {
+      throw r.type_error("pos_att_type", "a \"a|b\" string or a list of strings");
+    }
+  }
   c.embedding_size = r.integer("embedding_size", c.hidden_size);
   c.pad_token_id = r.integer("pad_token_id", 0);
 
@@ -248,6 +281,21 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   require_positive(source, "attention_head_size", c.attention_head_size);
   if (c.relative_attention && c.relative_span() < 1)
     throw Error(source + ": relative attention needs a positive relative span (max_relative_positions / position_buckets)");
+  if (c.version == ModelVersion::V1 && r.has("talking_head") && r.boolean("talking_head", false))
+    throw Error(source + ": talking_head = true (v1 head_logits_proj / head_weights_proj mixing the heads) is not "
+                         "implemented; refusing rather than running the model without it");
+  if (c.version == ModelVersion::V2 && c.relative_attention && c.position_buckets == 1)
+    throw Error(source + ": position_buckets = 1 leaves no room for log buckets (the reference code divides by "
+                         "position_buckets // 2 = 0); use 0 or -1 for none, or at least 2");
+  // Sizes that feed allocations and products: bounded before anything is allocated.
+  const int64_t size_limit = int64_t{1} << 24;
+  if (c.attention_head_size > size_limit || c.num_attention_heads > size_limit ||
+      c.attention_head_size * c.num_attention_heads > size_limit)
+    throw Error(source + ": num_attention_heads x attention_head_size = " + std::to_string(c.num_attention_heads) +
+                " x " + std::to_string(c.attention_head_size) + " is implausibly large");
+  if (c.relative_attention && c.relative_span() > size_limit)
+    throw Error(source + ": the relative span k = " + std::to_string(c.relative_span()) +
+                " (2k table rows) is implausibly large");
   if (c.log_buckets() && c.max_relative_positions < 2)
     throw Error(source + ": position_buckets needs max_relative_positions >= 2");
   return c;

@@ -128,8 +128,9 @@ def cfg(**kw):
     return c
 model_dir("cfg_heads_not_divisor", config=cfg(num_attention_heads=5), weights=good)
 case("cfg_heads_not_divisor", dump_cmd("cfg_heads_not_divisor"), "not divisible by num_attention_heads 5")
-model_dir("cfg_unknown_pos_att_type", config=cfg(pos_att_type="c2p|q2q"), weights=good)
-case("cfg_unknown_pos_att_type", dump_cmd("cfg_unknown_pos_att_type"), "unknown pos_att_type entry 'q2q'")
+# Unknown pos_att_type entries are ignored, as Hugging Face ignores them; talking_head is refused.
+model_dir("cfg_talking_head", config=cfg(pos_att_type="c2p|p2c", talking_head=True), weights=good)
+case("cfg_talking_head", dump_cmd("cfg_talking_head"), "talking_head = true")
 model_dir("cfg_negative_size", config=cfg(intermediate_size=-64), weights=good)
 case("cfg_negative_size", dump_cmd("cfg_negative_size"), "intermediate_size must be positive")
 model_dir("cfg_wrong_type", config=cfg(hidden_size="32"), weights=good)
