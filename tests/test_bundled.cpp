@@ -3,6 +3,7 @@
 // sentences (notebooks_data/models/deberta-tiny-golden/golden_*.safetensors) at ≤ 1e-9.
 #include "test_util.h"
 
+#include "deberta/analysis.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
 #include "deberta/safetensors.h"
@@ -67,5 +68,26 @@ TEST_SUITE("bundled") {
     CHECK(enc.ids.front() == tok->cls_id());
     CHECK(enc.ids.back() == tok->sep_id());
     CHECK(std::count(enc.ids.begin(), enc.ids.end(), tok->mask_id()) == 1);
+    // ... and predicts at it: a distribution over the vocabulary whose top-1 is an ordinary word
+    // piece, and "the" ranks high after "on" (the model has seen the phrase thousands of times).
+    const Model model = load_model(model_dir);
+    Inputs in;
+    in.input_ids = enc.ids;
+    const auto pos = find_mask_positions(in, tok->mask_id());
+    REQUIRE(pos.size() == 1);
+    const auto preds = predict_masked(model, in, pos, {}, 5);
+    REQUIRE(preds.size() == 1);
+    CHECK(preds[0].log_probs.size() == model.config.vocab_size);
+    CHECK(std::abs(preds[0].log_probs.array().exp().sum() - 1.0) < 1e-12);
+    CHECK(preds[0].top[0].id > 4);  // not a special token
+    const Encoding sat = tok->encode("He sat on [MASK] floor.");
+    Inputs in2;
+    in2.input_ids = sat.ids;
+    const auto p2 = predict_masked(model, in2, find_mask_positions(in2, tok->mask_id()), {}, 5);
+    const auto the = tok->encode("the").ids;  // [CLS] ▁the [SEP]
+    REQUIRE(the.size() == 3);
+    bool the_in_top5 = false;
+    for (const auto& t : p2.at(0).top) the_in_top5 |= t.id == the[1];
+    CHECK_MESSAGE(the_in_top5, "top-5 after 'He sat on' should contain 'the'");
   }
 }

@@ -54,7 +54,7 @@ double kl_divergence(const Vector& log_p, const Vector& log_q) {
     const double p = std::exp(log_p[v]);
     if (p > 0) kl += p * (log_p[v] - log_q[v]);
   }
-  return std::max(kl, 0.0);
+  return kl;  // not clamped: a negative value beyond rounding (~1e-12) is a bug for the tests to see
 }
 
 AblationEffect compare_predictions(const std::vector<MaskPrediction>& baseline, const std::vector<MaskPrediction>& ablated) {
