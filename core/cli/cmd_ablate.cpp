@@ -2,6 +2,7 @@
 // head masked, ranked by KL. Trained ablations (the paper's Table 4): docs/table4.md.
 #include "cli_common.h"
 #include "commands.h"
+#include "head_report.h"
 
 #include "deberta/analysis.h"
 
@@ -17,6 +18,7 @@ struct AblateArgs {
   InputArgs input;
   bool json = false;
   bool no_heads = false;
+  std::string head;
 };
 }  // namespace
 
@@ -29,9 +31,17 @@ void register_ablate(CLI::App* app) {
   args->input.add_to(cmd, true, true);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--no-heads", args->no_heads, "Skip the per-head rows");
+  cmd->add_option("--head", args->head, "Output head measured: mlm (KL, top-1 changes at [MASK]), rtd (mean |dp|, "
+                                        "decisions flipped at 0.5), cls / tokcls (label KL, label flips); default: the model's own");
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
+    const HeadKind head = select_head(model, args->head);
     const ResolvedInput in = resolve_input(args->input, model);
+    if (head != HeadKind::MLM) {
+      report_head_ablations(model, in, head, !args->no_heads, args->json);
+      return;
+    }
+    if (const std::string note = head_note(model, head); !note.empty()) std::fprintf(stderr, "deberta: note: %s\n", note.c_str());
     if (in.mask_positions.empty())
       throw Error("ablate: the input has no [MASK] token (put [MASK] in --text, or give --mask-id / --positions)");
     const auto effects =

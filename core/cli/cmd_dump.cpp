@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "deberta/dump.h"
+#include "deberta/heads.h"
 #include "deberta/safetensors.h"
 
 #include <cstdio>
@@ -17,6 +18,7 @@ struct DumpArgs {
   std::string out;
   std::string mlm;
   bool full_logits = false;
+  std::string head;
   AblationArgs ablation;
 };
 }  // namespace
@@ -34,6 +36,8 @@ void register_dump(CLI::App* app) {
   cmd->add_option("--out", args->out, "Output safetensors file")->required();
   cmd->add_option("--mlm", args->mlm, "Masked positions to decode, e.g. 2,5,7 (default: mlm.masked_positions of --inputs)");
   cmd->add_flag("--full-logits", args->full_logits, "Also write mlm.logits [N, V] (the LM head at every position; default only when --inputs holds mlm.logits)");
+  cmd->add_option("--head", args->head, "Write only this head's tensors: mlm (mlm.*), rtd (rtd.logits), cls (cls.pooled, "
+                                        "cls.logits), tokcls (tokcls.logits); default: every head the model has");
   args->ablation.add_to(cmd);
   cmd->callback([args] {
     Inputs inputs;
@@ -56,6 +60,15 @@ void register_dump(CLI::App* app) {
     const bool full_logits = args->full_logits || (decoder && in_tensors.count("mlm.logits"));
     TensorMap out = trace_to_tensors(model, trace, positions, full_logits);
     if (in_tensors.count("mlm.labels") && decoder) out["mlm.labels"] = in_tensors.at("mlm.labels");
+    if (!args->head.empty()) {
+      const std::string keep = head_key(select_head(model, args->head)) + std::string(".");
+      for (auto it = out.begin(); it != out.end();) {
+        const std::string& name = it->first;
+        const bool head_tensor = name.rfind("mlm.", 0) == 0 || name.rfind("rtd.", 0) == 0 ||
+                                 name.rfind("cls.", 0) == 0 || name.rfind("tokcls.", 0) == 0;
+        it = head_tensor && name.rfind(keep, 0) != 0 ? out.erase(it) : std::next(it);
+      }
+    }
     write_safetensors(args->out, out, {{"model", model.weights_path}, {"ablation", ablation.describe(&model.config)}});
     std::printf("wrote %zu tensors to %s\n", out.size(), args->out.c_str());
   });

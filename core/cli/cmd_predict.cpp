@@ -1,6 +1,7 @@
 // deberta predict: top-k tokens at each masked position; with ablation flags, baseline vs ablated.
 #include "cli_common.h"
 #include "commands.h"
+#include "head_report.h"
 
 #include "deberta/analysis.h"
 
@@ -16,6 +17,7 @@ struct PredictArgs {
   InputArgs input;
   int64_t top_k = 5;
   bool json = false;
+  std::string head;
   AblationArgs ablation;
 };
 
@@ -46,10 +48,18 @@ void register_predict(CLI::App* app) {
   args->input.add_to(cmd, true, true);
   cmd->add_option("--top-k", args->top_k, "How many tokens to list per position")->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->add_option("--head", args->head, "Head to predict with: mlm, rtd, cls, tokcls (default: the model's own; a v3 "
+                                        "discriminator defaults to rtd)");
   args->ablation.add_to(cmd);
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
+    const HeadKind head = select_head(model, args->head);
     const ResolvedInput in = resolve_input(args->input, model);
+    if (head != HeadKind::MLM) {
+      report_head(model, in, head, normalized(model, args->ablation.to_ablation()), args->json);
+      return;
+    }
+    if (const std::string note = head_note(model, head); !note.empty()) std::fprintf(stderr, "deberta: note: %s\n", note.c_str());
     if (in.mask_positions.empty())
       throw Error("predict: the input has no [MASK] token (put [MASK] in --text, or give --mask-id / --positions)");
     const Ablation ablation = normalized(model, args->ablation.to_ablation());

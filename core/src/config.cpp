@@ -138,6 +138,56 @@ void require_positive(const std::string& source, const char* key, int64_t v) {
   if (v <= 0) throw Error(source + ": " + key + " must be positive, found " + std::to_string(v));
 }
 
+// Task-model keys (heads.h): `architectures`, `id2label` / `num_labels`, `pooler_hidden_size`,
+// `pooler_hidden_act`, read as Hugging Face's PretrainedConfig / DebertaV2Config read them.
+void parse_task_keys(const Reader& r, ModelConfig* c) {
+  const json& j = r.j;
+  const std::string& source = r.source;
+  if (r.has("architectures")) {
+    const json& v = j.at("architectures");
+    if (!v.is_array()) throw r.type_error("architectures", "a list of strings");
+    for (const auto& e : v) {
+      if (!e.is_string()) throw r.type_error("architectures", "a list of strings");
+      c->architectures.push_back(e.get<std::string>());
+    }
+  }
+  const int64_t limit = int64_t{1} << 20;
+  if (r.has("id2label")) {
+    const json& v = j.at("id2label");
+    if (!v.is_object()) throw r.type_error("id2label", "an object {\"0\": \"LABEL\", ...}");
+    const int64_t n = static_cast<int64_t>(v.size());
+    if (n < 1 || n > limit)
+      throw Error(source + ": id2label has " + std::to_string(n) + " entries (expected 1 to " + std::to_string(limit) + ")");
+    std::vector<std::string> labels(n);
+    std::vector<bool> seen(n, false);
+    for (const auto& [key, name] : v.items()) {
+      int64_t id = -1;
+      const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos;
+      if (digits) id = std::stoll(key);
+      if (id < 0 || id >= n)
+        throw Error(source + ": id2label key '" + key + "' is not a label id in 0 ... " + std::to_string(n - 1));
+      if (!name.is_string()) throw Error(source + ": id2label[\"" + key + "\"] must be a string, found " + name.dump());
+      if (seen[id]) throw Error(source + ": id2label lists id " + std::to_string(id) + " twice");
+      seen[id] = true;
+      labels[id] = name.get<std::string>();
+    }
+    c->id2label = labels;
+    c->has_id2label = true;
+  } else if (r.has("num_labels")) {
+    const int64_t n = r.integer("num_labels", 2);
+    if (n < 1 || n > limit)
+      throw Error(source + ": num_labels must be in 1 ... " + std::to_string(limit) + ", found " + std::to_string(n));
+    c->id2label.clear();
+    for (int64_t k = 0; k < n; ++k) c->id2label.push_back("LABEL_" + std::to_string(k));
+  }
+  c->pooler_hidden_size = r.integer("pooler_hidden_size", c->hidden_size);
+  if (c->pooler_hidden_size < 1 || c->pooler_hidden_size > limit * 16)
+    throw Error(source + ": pooler_hidden_size must be in 1 ... " + std::to_string(limit * 16) + ", found " +
+                std::to_string(c->pooler_hidden_size));
+  c->pooler_hidden_act_name = r.string("pooler_hidden_act", "gelu");
+  c->pooler_hidden_act = parse_activation(c->pooler_hidden_act_name, source + " (pooler_hidden_act)");
+}
+
 }  // namespace
 
 bool ModelConfig::uses(const std::string& term) const {
@@ -214,6 +264,7 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   }
   c.embedding_size = r.integer("embedding_size", c.hidden_size);
   c.pad_token_id = r.integer("pad_token_id", 0);
+  parse_task_keys(r, &c);
 
   require_positive(source, "hidden_size", c.hidden_size);
   require_positive(source, "num_hidden_layers", c.num_hidden_layers);

@@ -1,5 +1,7 @@
 #include "deberta/dump.h"
 
+#include "deberta/heads.h"
+
 namespace deberta {
 
 namespace {
@@ -112,6 +114,7 @@ TensorMap trace_to_tensors(const Model& model, const ForwardTrace& trace, const 
       out["mlm.logits"] = Tensor::from_matrix(mlm_logits(model, hidden, all));
     }
   }
+  for (auto& [name, t] : head_tensors(model, trace)) out[name] = std::move(t);
   return out;
 }
 

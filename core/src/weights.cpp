@@ -1,5 +1,7 @@
 #include "deberta/weights.h"
 
+#include "deberta/heads.h"
+
 #include <cmath>
 #include <set>
 
@@ -209,6 +211,31 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
     if (r.has("cls.predictions.decoder.weight")) r.take("cls.predictions.decoder.weight", {c.vocab_size, E});
     lm.hf_names = true;
     w.lm_head = std::move(lm);
+  }
+  // Task heads (heads.h decides which; a head it plans must be complete).
+  const TaskHeadPlan plan = task_head_plan(c, [&r](const std::string& name) { return r.has(name); });
+  if (plan.rtd) {
+    RTDHeadWeights rtd;
+    rtd.norm = r.layer_norm("mask_predictions.LayerNorm", H, eps);
+    rtd.dense = r.linear("mask_predictions.dense", H, H, true);
+    rtd.classifier = r.linear("mask_predictions.classifier", 1, H, true);
+    w.rtd_head = std::move(rtd);
+  }
+  const int64_t labels = static_cast<int64_t>(c.id2label.size());
+  if (plan.sequence) {
+    const int64_t P = c.pooler_hidden_size;
+    // ContextPooler applies dense [P, P] to the H-wide token-0 state: P must equal H.
+    if (P != H)
+      throw Error(source + ": pooler_hidden_size " + std::to_string(P) + " differs from hidden_size " +
+                  std::to_string(H) + " (the pooler's dense layer reads the token-0 hidden state)");
+    SequenceClassifierWeights cls;
+    cls.pooler = r.linear("pooler.dense", P, P, true);
+    cls.classifier = r.linear("classifier", labels, P, true);
+    w.seq_classifier = std::move(cls);
+  } else if (plan.token) {
+    TokenClassifierWeights tok;
+    tok.classifier = r.linear("classifier", labels, H, true);
+    w.token_classifier = std::move(tok);
   }
   r.finish(&w);
   tensors.clear();

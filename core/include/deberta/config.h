@@ -68,6 +68,19 @@ struct ModelConfig {
   int64_t conv_groups = 1;
   int64_t embedding_size = 768;  ///< word-embedding width (= hidden_size unless set)
   int64_t pad_token_id = 0;
+  /// `architectures` (e.g. {"DebertaV2ForSequenceClassification"}); empty when the key is absent
+  /// (published v3 pre-training configs carry none). `select_head` / `available_heads` read it.
+  std::vector<std::string> architectures;
+  /// Label names by id, as Hugging Face's PretrainedConfig builds them: from `id2label`
+  /// (`{"0": "CONTRADICTION", ...}`, keys 0 … C−1), else `num_labels` names "LABEL_i", else two
+  /// ("LABEL_0", "LABEL_1"). C = num_labels = 1 means regression. Only classifier heads use it.
+  std::vector<std::string> id2label = {"LABEL_0", "LABEL_1"};
+  bool has_id2label = false;  ///< true when `id2label` was in the file
+  /// Sequence classifier (`ContextPooler`): `pooler_hidden_size` (default hidden_size) and
+  /// `pooler_hidden_act` (an ACT2FN name, default "gelu").
+  int64_t pooler_hidden_size = 768;
+  std::string pooler_hidden_act_name = "gelu";
+  Activation pooler_hidden_act = Activation::GeluErf;
   /// Project keys (config.json `"deberta_explorer": {...}`): how a model of the trained-ablation
   /// zoo (docs/table4.md) was trained where Hugging Face's keys cannot say it. The forward pass
   /// runs the model exactly so unless an `Ablation` overrides it.

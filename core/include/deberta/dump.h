@@ -22,8 +22,10 @@ std::vector<int64_t> masked_positions_from_tensors(const TensorMap& tensors, con
 /// `layer.{l}.c2c|c2p|p2c|p2p|attn_logits|attn_probs` `[h, N, N]` (those computed at the trace
 /// level) and `layer.{l}.output [N, H]`, `layer.0.output_pre_conv`; with the EMD `emd.*`; with
 /// masked positions `mlm.masked_positions [M]`, `mlm.logits [N, V]` (only
-/// when `full_logits`) and `mlm.masked_logits [M, V]`. (`mlm.labels` holds original ids, which
-/// only the input file knows: the CLI copies it through.)
+/// when `full_logits`) and `mlm.masked_logits [M, V]`; the task heads the model has
+/// (`head_tensors`, heads.h): `rtd.logits [N]`, `cls.pooled [P]`, `cls.logits [C]`,
+/// `tokcls.logits [N, C]`. (`mlm.labels` holds original ids, which only the input file knows:
+/// the CLI copies it through.)
 TensorMap trace_to_tensors(const Model& model, const ForwardTrace& trace, const std::vector<int64_t>& masked_positions,
                            bool full_logits = false);
 

@@ -73,6 +73,30 @@ struct LMHeadWeights {
   bool hf_names = false; ///< read from Hugging Face's `cls.predictions.*` (DebertaForMaskedLM: no EMD)
 };
 
+// Task heads (heads.h has the functions that apply them; the structs live here because
+// `ModelWeights` holds them and they are read by the same name-checking map as the encoder).
+
+/// Replaced-token-detection head of the DeBERTa-v3 discriminator (microsoft/DeBERTa
+/// `LMMaskPredictionHead`, weights `mask_predictions.*`): LayerNorm `[H]`, dense `[H, H]`,
+/// classifier `[1, H]` + `[1]`.
+struct RTDHeadWeights {
+  LayerNormParams norm;  ///< `mask_predictions.LayerNorm`
+  Linear dense;          ///< `mask_predictions.dense`
+  Linear classifier;     ///< `mask_predictions.classifier`
+};
+
+/// Sequence classifier (Hugging Face `Deberta(V2)ForSequenceClassification`): `ContextPooler`
+/// dense `[P, P]` on token 0, then `classifier` `[C, P]` (P = pooler_hidden_size, C = num_labels).
+struct SequenceClassifierWeights {
+  Linear pooler;      ///< `pooler.dense`
+  Linear classifier;  ///< `classifier`
+};
+
+/// Token classifier (`DebertaV2ForTokenClassification`): `classifier` `[C, H]` on every position.
+struct TokenClassifierWeights {
+  Linear classifier;  ///< `classifier`
+};
+
 /// All parameters of a model.
 struct ModelWeights {
   EmbeddingWeights embeddings;
@@ -81,14 +105,20 @@ struct ModelWeights {
   std::optional<LayerNormParams> rel_norm;  ///< `encoder.LayerNorm` (v2, norm_rel_ebd = layer_norm)
   std::optional<ConvWeights> conv;      ///< `encoder.conv` (v2, conv_kernel_size > 0)
   std::optional<LMHeadWeights> lm_head; ///< `lm_predictions.lm_head.*` or `cls.predictions.*`
+  std::optional<RTDHeadWeights> rtd_head;                ///< `mask_predictions.*`
+  std::optional<SequenceClassifierWeights> seq_classifier;  ///< `pooler.dense.*` + `classifier.*`
+  std::optional<TokenClassifierWeights> token_classifier;   ///< `classifier.*` without a pooler
   std::vector<std::string> unused;      ///< checkpoint tensors not used by the model
   std::vector<std::string> warnings;    ///< e.g. "tensor X holds 3 NaN/Inf values"
 };
 
 /// Maps a checkpoint's tensors onto typed weights. Names may carry the task-model prefix
 /// `deberta.`. Tensors are moved out of `tensors`. `source` names the file in errors.
+/// Task heads are read as `task_head_plan` (heads.h) decides from `architectures` and the names
+/// present; a head named by `architectures` whose tensors are missing is an error.
 /// Errors: required tensors missing (all listed by name), a tensor with the wrong shape (name,
-/// expected and found shape), an integer tensor where floats are needed.
+/// expected and found shape), an integer tensor where floats are needed; a pooler whose size is
+/// not hidden_size.
 ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source);
 
 }  // namespace deberta
