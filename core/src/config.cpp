@@ -264,7 +264,6 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   }
   c.embedding_size = r.integer("embedding_size", c.hidden_size);
   c.pad_token_id = r.integer("pad_token_id", 0);
-  parse_task_keys(r, &c);
 
   require_positive(source, "hidden_size", c.hidden_size);
   require_positive(source, "num_hidden_layers", c.num_hidden_layers);
@@ -349,6 +348,7 @@ ModelConfig parse_config(const json& j, const std::string& source) {
                 " (2k table rows) is implausibly large");
   if (c.log_buckets() && c.max_relative_positions < 2)
     throw Error(source + ": position_buckets needs max_relative_positions >= 2");
+  parse_task_keys(r, &c);  // after the encoder keys: their errors come first
   return c;
 }
 

@@ -1,0 +1,135 @@
+// The task-head commands as a user runs them on the golden task checkpoints (no tokenizer: --ids):
+// classify, rtd, predict / ablate / dump --head, and their errors.
+#include "test_util.h"
+
+#include "deberta/heads.h"
+#include "deberta/safetensors.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace deberta;
+
+namespace {
+const char* kRtdIds = " --ids 46,30,9,42,15,8,39,44,29,4,36,26";
+const char* kNliIds = " --ids 9,46,23,50,19,31,9,41,51,39,10,53,55";
+std::string golden(const char* name) { return test::source_path(std::string("notebooks_data/golden/") + name); }
+
+nlohmann::json json_of(const test::CliRun& r) {
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  const auto start = r.output.find('{');
+  REQUIRE_MESSAGE(start != std::string::npos, r.output);
+  return nlohmann::json::parse(r.output.substr(start));
+}
+}  // namespace
+
+TEST_SUITE("cli") {
+  TEST_CASE("classify prints the golden classifier's label probabilities") {
+    const nlohmann::json j = json_of(test::run_cli("classify --json --model " + golden("v2_cls_nli") + kNliIds));
+    const TensorMap ref = read_safetensors(golden("v2_cls_nli") + "/golden.safetensors");
+    const auto& logits = ref.at("cls.logits").f;
+    REQUIRE(j["output"]["head"] == "cls");
+    const auto& labels = j["output"]["labels"];
+    REQUIRE(labels.size() == 3);
+    const char* names[] = {"CONTRADICTION", "NEUTRAL", "ENTAILMENT"};
+    double z = 0;
+    for (double l : logits) z += std::exp(l);
+    for (int c = 0; c < 3; ++c) {
+      CAPTURE(c);
+      CHECK(labels[c]["label"] == names[c]);
+      CHECK(std::fabs(labels[c]["logit"].get<double>() - logits[c]) <= 1e-10);
+      CHECK(std::fabs(labels[c]["probability"].get<double>() - std::exp(logits[c]) / z) <= 1e-10);
+    }
+    const int best = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    CHECK(j["output"]["prediction"] == names[best]);
+    const test::CliRun text = test::run_cli("classify --model " + golden("v2_cls_nli") + kNliIds);
+    CHECK(text.exit_code == 0);
+    for (const char* n : names) CHECK_MESSAGE(text.output.find(n) != std::string::npos, text.output);
+  }
+
+  TEST_CASE("rtd prints each token's replaced probability; predict defaults to the RTD head") {
+    const TensorMap ref = read_safetensors(golden("v3_rtd") + "/golden.safetensors");
+    const auto& logits = ref.at("rtd.logits").f;
+    for (const std::string cmd : {"rtd", "predict"}) {
+      CAPTURE(cmd);
+      const nlohmann::json j = json_of(test::run_cli(cmd + " --json --model " + golden("v3_rtd") + kRtdIds));
+      REQUIRE(j["output"]["head"] == "rtd");
+      const auto& tokens = j["output"]["tokens"];
+      REQUIRE(tokens.size() == logits.size());
+      for (size_t i = 0; i < logits.size(); ++i) {
+        CAPTURE(i);
+        CHECK(std::fabs(tokens[i]["logit"].get<double>() - logits[i]) <= 1e-10);
+        CHECK(std::fabs(tokens[i]["p_replaced"].get<double>() - 1 / (1 + std::exp(-logits[i]))) <= 1e-10);
+        CHECK(tokens[i]["replaced"] == (logits[i] > 0));
+      }
+    }
+    // --head mlm still reaches the (untrained) MLM head, with a note saying so.
+    const test::CliRun mlm = test::run_cli("predict --head mlm --model " + golden("v3_rtd") + kRtdIds + " --positions 2");
+    CHECK(mlm.exit_code == 0);
+    CHECK_MESSAGE(mlm.output.find("never trained") != std::string::npos, mlm.output);
+    CHECK_MESSAGE(mlm.output.find("position 2:") != std::string::npos, mlm.output);
+  }
+
+  TEST_CASE("ablate measures the model's head: label KL / flips, mean |dp| / flips at 0.5") {
+    test::CliRun r = test::run_cli("ablate --json --model " + golden("v2_cls_nli") + kNliIds);
+    nlohmann::json j = json_of(r);
+    CHECK(j["head"] == "cls");
+    REQUIRE(j["rows"].size() > 3);
+    bool some_effect = false;
+    for (const auto& row : j["rows"]) {
+      CHECK(row.contains("mean_kl"));
+      CHECK(row["items"] == 1);
+      CHECK(row["ablation"] != "-EMD");
+      some_effect = some_effect || row["mean_kl"].get<double>() > 1e-6;
+    }
+    CHECK(some_effect);
+    r = test::run_cli("ablate --json --model " + golden("v3_rtd") + kRtdIds);
+    j = json_of(r);
+    CHECK(j["head"] == "rtd");
+    for (const auto& row : j["rows"]) {
+      CHECK(row.contains("mean_abs_dp"));
+      CHECK(row["items"] == 12);
+      CHECK(row["ablation"] != "-EMD");
+    }
+    r = test::run_cli("ablate --model " + golden("v3_rtd") + kRtdIds + " --no-heads");
+    CHECK(r.exit_code == 0);
+    for (const char* s : {"mean |dp|", "-c2p", "-p2c"}) CHECK_MESSAGE(r.output.find(s) != std::string::npos, s);
+    // classify / rtd with an ablation: baseline, ablated and the effect.
+    r = test::run_cli("classify --model " + golden("v2_cls_nli") + kNliIds + " --terms c2c,c2p");
+    CHECK(r.exit_code == 0);
+    CHECK_MESSAGE(r.output.find("mean KL(baseline || ablated)") != std::string::npos, r.output);
+    r = test::run_cli("rtd --model " + golden("v3_rtd") + kRtdIds + " --head-mask 1:1");
+    CHECK(r.exit_code == 0);
+    CHECK_MESSAGE(r.output.find("decisions flipped at 0.5") != std::string::npos, r.output);
+  }
+
+  TEST_CASE("dump --head keeps one head's tensors") {
+    const std::string out = "/tmp/deberta_cli_heads_rtd.safetensors";
+    test::CliRun r = test::run_cli("dump --model " + golden("v3_rtd") + kRtdIds + " --head rtd --out " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const TensorMap t = read_safetensors(out);
+    CHECK(t.count("rtd.logits"));
+    CHECK(t.count("layer.1.output"));
+    r = test::run_cli("dump --model " + golden("v3_rtd") + kRtdIds + " --head mlm --out " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(!read_safetensors(out).count("rtd.logits"));
+  }
+
+  TEST_CASE("head errors exit 1 with one line") {
+    auto fails = [](const std::string& args, const char* needle) {
+      CAPTURE(args);
+      const test::CliRun r = test::run_cli(args);
+      CHECK(r.exit_code == 1);
+      CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
+      CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+    };
+    fails("classify --model " + golden("v3_rtd") + kRtdIds, "has no classifier head");
+    fails("rtd --model " + golden("v2_cls_nli") + kNliIds, "has no replaced-token detection head");
+    fails("predict --head tokcls --model " + golden("v2_cls_nli") + kNliIds, "it has: cls");
+    fails("predict --head ner --model " + golden("v2_cls_nli") + kNliIds, "unknown head 'ner'");
+    fails("classify --model " + golden("v2_cls_nli") + kNliIds + " --token-types 0,1", "--token-types has 2 entries");
+    fails("classify --model " + golden("v2_cls_nli") + " --text a --pair b", "no tokenizer");
+  }
+}
