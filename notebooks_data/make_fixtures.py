@@ -19,6 +19,11 @@ What it writes under fixtures/:
   checkpoints/views.bin, views_legacy.bin   tensors that are views: transposed, sliced with a
       storage offset, sharing one storage, expanded (stride 0), plus F16/BF16/F64/I64 storages;
       views_expected.safetensors holds their values contiguous in F64/I64.
+  checkpoints/views_byteorder.bin   views.bin (written by torch 1.13, which writes no byteorder
+      record) with the `archive/byteorder` = "little" entry that torch.save of PyTorch >= 2.1
+      writes, inserted right after data.pkl as torch does; every other entry byte for byte.
+  checkpoints/duplicate_keys.bin   a hand-made state dict that sets "w" twice: torch.load keeps
+      the last value ([6..11]), and so must we.
   checkpoints/bad/*.bin, *.zip       inputs the reader must refuse, each made by hand, never
       executed: os.system / builtins.eval globals, an unknown opcode, a truncated pickle, a
       tensor larger than its storage, a storage entry shorter than declared, a zip that is not
@@ -166,6 +171,26 @@ def make_view_checkpoints():
 
 # Hand-made pickles. Nothing here is ever unpickled by Python.
 
+def make_byteorder_checkpoint():
+    """views.bin plus the <prefix>/byteorder record of current torch.save (see the docstring)."""
+    folder = os.path.join(OUT, "checkpoints")
+    src = os.path.join(folder, "views.bin")
+    dst = os.path.join(folder, "views_byteorder.bin")
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        names = zin.namelist()
+        assert not any(n.endswith("/byteorder") for n in names), "torch already wrote a byteorder record"
+        for name in names:
+            info = zin.getinfo(name)
+            info.date_time = (2024, 1, 1, 0, 0, 0)
+            zout.writestr(info, zin.read(name))
+            if name.endswith("/data.pkl"):
+                order = zipfile.ZipInfo(name[: -len("data.pkl")] + "byteorder", date_time=(2024, 1, 1, 0, 0, 0))
+                zout.writestr(order, sys.byteorder)
+    reloaded = torch.load(dst)  # torch 1.13 ignores the record; the values must be unchanged
+    original = torch.load(src)
+    assert all(torch.equal(reloaded[k], original[k]) for k in original)
+
+
 def p_str(s):
     b = s.encode()
     return (b"\x8c" + bytes([len(b)]) if len(b) < 256 else b"X" + struct.pack("<I", len(b))) + b
@@ -204,6 +229,15 @@ def make_bad_checkpoints():
     os.makedirs(folder, exist_ok=True)
     floats = struct.pack("<6f", *range(6))
     good_pkl = p_state_dict([("w", p_tensor("0", "FloatStorage", 6, 0, [2, 3], [3, 1]))])
+    # Duplicate keys: "w" from storage 0, then "w" again from storage 1; torch.load keeps the last.
+    dup = os.path.join(OUT, "checkpoints", "duplicate_keys.bin")
+    write_zip(dup, {"archive/data.pkl": p_state_dict([("w", p_tensor("0", "FloatStorage", 6, 0, [6], [1])),
+                                                      ("v", p_tensor("0", "FloatStorage", 6, 0, [2], [1])),
+                                                      ("w", p_tensor("1", "FloatStorage", 6, 0, [6], [1]))]),
+                    "archive/version": b"3\n", "archive/data/0": floats,
+                    "archive/data/1": struct.pack("<6f", *range(6, 12))})
+    assert torch.load(dup)["w"].tolist() == [6.0, 7.0, 8.0, 9.0, 10.0, 11.0]
+    assert list(torch.load(dup)) == ["w", "v"]
     cases = OrderedDict()
     # The classic: a pickle that would run a shell command when loaded by pickle.load.
     cases["os_system.bin"] = ({"archive/data.pkl": b"\x80\x02cos\nsystem\n" + p_tuple(p_str("echo pwned")) + b"R."},
@@ -231,6 +265,18 @@ def make_bad_checkpoints():
     cases["not_a_dict.bin"] = ({"archive/data.pkl": b"\x80\x02K\x05."}, "not a state dict")
     cases["big_endian.bin"] = ({"archive/data.pkl": good_pkl, "archive/byteorder": b"big", "archive/data/0": floats},
                                "big-endian checkpoints are not supported")
+    cases["byteorder_unknown.bin"] = ({"archive/data.pkl": good_pkl, "archive/byteorder": b"middle",
+                                       "archive/data/0": floats}, "unknown byte order 'middle'")
+    # Memory bombs: a few hundred bytes that would widen to gigabytes.
+    cases["expanded_bomb.bin"] = ({"archive/data.pkl": p_state_dict(
+        [("w", p_tensor("0", "FloatStorage", 6, 0, [1 << 24], [0]))]), "archive/data/0": floats},
+        "stride-0 views or many keys sharing one storage")
+    cases["shared_storage_bomb.bin"] = ({"archive/data.pkl": p_state_dict(
+        [(f"w{k}", p_tensor("0", "FloatStorage", 6, 0, [40000, 6], [0, 1])) for k in range(200)]),
+        "archive/data/0": floats}, "stride-0 views or many keys sharing one storage")
+    cases["storage_declared_huge.bin"] = ({"archive/data.pkl": p_state_dict(
+        [("w", p_tensor("0", "FloatStorage", 1 << 30, 0, [6], [1]))]), "archive/data/0": floats},
+        "holds 24 bytes but the pickle declares 1073741824 F32 elements")
     cases["not_pytorch.zip"] = ({"hello.txt": b"just a zip file\n"}, "zip archive is not a PyTorch checkpoint")
     expected = []
     for name, (files, message) in cases.items():
@@ -242,6 +288,15 @@ def make_bad_checkpoints():
     with open(os.path.join(folder, "text.bin"), "wb") as f:
         f.write(b"this is not a checkpoint\n")
     expected.append(("text.bin", "not a PyTorch checkpoint"))
+    # A zip whose directory says data.pkl holds 2 GB (its 28 real bytes are stored, not deflated).
+    lying = os.path.join(folder, "zip_size_lies.bin")
+    write_zip(lying, {"archive/data.pkl": good_pkl, "archive/data/0": floats})
+    raw = bytearray(open(lying, "rb").read())
+    for sig, size_at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = raw.find(sig)  # the first local header and the first directory entry are data.pkl's
+        raw[at + size_at: at + size_at + 4] = struct.pack("<I", 0x7FFFFFF0)
+    open(lying, "wb").write(bytes(raw))
+    expected.append(("zip_size_lies.bin", "zip_size_lies.bin"))
     with open(os.path.join(folder, "README.txt"), "w") as f:
         f.write("# file<TAB>text the reader's error message must contain (tests/test_checkpoint.cpp)\n")
         for name, message in expected:
@@ -607,6 +662,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     make_golden_checkpoints()
     make_view_checkpoints()
+    make_byteorder_checkpoint()
     make_bad_checkpoints()
     make_spm()
     make_bpe()

@@ -1,14 +1,19 @@
 // The malformed-input catalogue (tests/bad_inputs/manifest.json, made by make_bad_inputs.py):
 // every case gives exit code 1 and one line naming the file and the problem — never a signal,
-// never an uncaught exception. (NaN weights: a warning naming the tensor, exit 0.)
+// never an uncaught exception. (NaN weights: a warning naming the tensor, exit 0.) Each run is
+// bounded in time (60 s: a hang fails) and, over all runs, in peak memory (1 GB resident: a
+// kilobyte file must not cost gigabytes); ctest adds a 4 GB address-space cap (tests/CMakeLists.txt).
 #include "test_util.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 namespace {
@@ -16,6 +21,21 @@ namespace {
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
   return s;
+}
+
+/// run_cli under `timeout`: a case that hangs is killed after 60 s (exit 124 or 137) and fails.
+deberta::test::CliRun run_bounded(const std::string& args) {
+  deberta::test::CliRun r;
+  const std::string cmd = std::string("timeout -k 5 60 ") + DEBERTA_CLI + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  // timeout passes a signal on as exit 128 + signal; the shell's own signals show as signalled.
+  r.signalled = !WIFEXITED(status) || (WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 160);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
 }
 
 }  // namespace
@@ -34,7 +54,17 @@ TEST_SUITE("bad_inputs") {
       args = replace_all(args, "{cases}", dir + "/cases");
       args = replace_all(args, "{golden}", deberta::test::source_path("notebooks_data/golden"));
       args = replace_all(args, "{tmp}", "/tmp");
-      const deberta::test::CliRun r = deberta::test::run_cli(args);
+      if (c.contains("setup")) {
+        // Files git cannot hold (a FIFO, a link to /dev/zero) are made here.
+        std::string setup = c["setup"];
+        setup = replace_all(setup, "{cases}", dir + "/cases");
+        setup = replace_all(setup, "{tmp}", "/tmp");
+        REQUIRE_MESSAGE(std::system(setup.c_str()) == 0, "setup failed: " << setup);
+      }
+      const auto start = std::chrono::steady_clock::now();
+      const deberta::test::CliRun r = run_bounded(args);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      CHECK_MESSAGE(seconds < 60, "took " << seconds << " s");
       const std::string& out = r.output;
       CAPTURE(out);
       REQUIRE_MESSAGE(!r.signalled, "killed by a signal: exit " << r.exit_code);
@@ -47,5 +77,10 @@ TEST_SUITE("bad_inputs") {
         CHECK(out.rfind("deberta: ", 0) == 0);
       }
     }
+    // Peak resident memory of the largest CLI run (ru_maxrss of waited-for children, in KB).
+    rusage usage{};
+    REQUIRE(getrusage(RUSAGE_CHILDREN, &usage) == 0);
+    MESSAGE("peak RSS of the worst catalogue case: " << usage.ru_maxrss / 1024 << " MB");
+    CHECK(usage.ru_maxrss < 1024 * 1024);
   }
 }

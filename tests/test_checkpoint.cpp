@@ -132,6 +132,28 @@ TEST_SUITE("checkpoint") {
     }
   }
 
+  TEST_CASE("a zip with the <prefix>/byteorder record of current torch.save loads (issue 12)") {
+    // views_byteorder.bin = views.bin (written by torch) + views/byteorder = "little" after data.pkl.
+    const TensorMap expected = read_safetensors(fixture("views_expected.safetensors"));
+    const TensorMap ours = read_pytorch_checkpoint(fixture("views_byteorder.bin"));
+    CHECK(ours.size() == expected.size());
+    for (const auto& [name, ref] : expected) {
+      auto it = ours.find(name);
+      REQUIRE_MESSAGE(it != ours.end(), "missing tensor " << name);
+      test::check_close(name, it->second, ref, 0.0);
+    }
+  }
+
+  TEST_CASE("duplicate state-dict keys: the last value wins, as in torch.load (issue 12)") {
+    // duplicate_keys.bin sets "w" to storage 0 ([0..5]), then "v", then "w" to storage 1 ([6..11]).
+    const TensorMap ours = read_pytorch_checkpoint(fixture("duplicate_keys.bin"));
+    CHECK(ours.size() == 2);
+    REQUIRE(ours.count("w") == 1);
+    CHECK(ours.at("w").f == std::vector<double>{6, 7, 8, 9, 10, 11});
+    REQUIRE(ours.count("v") == 1);
+    CHECK(ours.at("v").f == std::vector<double>{0, 1});
+  }
+
   TEST_CASE("progress reports bytes read up to the total") {
     uint64_t last_done = 0, last_total = 0, calls = 0;
     bool monotonic = true;
@@ -164,7 +186,7 @@ TEST_SUITE("checkpoint") {
       CHECK_MESSAGE(message.find(file) != std::string::npos, "message does not name the file: " << message);
       ++cases;
     }
-    CHECK(cases >= 12);
+    CHECK(cases >= 18);
   }
 
   TEST_CASE("the os.system pickle is refused before anything is called") {

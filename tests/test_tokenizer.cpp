@@ -4,6 +4,7 @@
 // Fixtures: notebooks_data/make_fixtures.py.
 #include "test_util.h"
 
+#include "deberta/file_limits.h"
 #include "deberta/tokenizer.h"
 
 #include <doctest/doctest.h>
@@ -11,6 +12,7 @@
 
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -235,6 +237,77 @@ TEST_SUITE("tokenizer") {
     CHECK(tok->mask_id() == 3);  // appended after the vocabulary
     CHECK(tok->encode("zz").ids == std::vector<int64_t>{0, 2, 2, 1});  // unknown bytes → [UNK]
     fs::remove_all(dir);
+  }
+
+  TEST_CASE("long inputs: Unigram Viterbi and BPE merges stay fast (issue 12)") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "deberta_tok_long";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // A Unigram vocabulary with a 16,000-byte piece: the old Viterbi hashed every substring up to
+    // the longest piece at every start (cubic: over a minute); the trie walk is linear per start.
+    const std::string long_piece(16000, 'a');
+    nlohmann::json vocab = nlohmann::json::array({{"[PAD]", 0.0}, {"[CLS]", 0.0}, {"[SEP]", 0.0}, {"[UNK]", 0.0},
+                                                  {"\u2581", -1.0}, {"a", -5.0}, {"aa", -6.0}, {long_piece, -2.0}, {"b", -5.0}});
+    nlohmann::json tj = {{"model", {{"type", "Unigram"}, {"unk_id", 3}, {"vocab", vocab}}},
+                         {"pre_tokenizer", {{"type", "Metaspace"}, {"replacement", "\u2581"}, {"add_prefix_space", true}}}};
+    std::ofstream(dir / "tokenizer.json") << tj.dump();
+    const auto unigram = load_tokenizer(dir.string());
+    auto t0 = std::chrono::steady_clock::now();
+    const Encoding e = unigram->encode(long_piece);
+    const double unigram_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("Unigram, one 16,000-character word: " << unigram_s << " s");
+    CHECK(unigram_s < 5.0);
+    // [CLS] ▁ <the long piece> [SEP]: one piece (score -2) beats 8,000 "aa" (-48,000).
+    CHECK(e.ids == std::vector<int64_t>{1, 4, 7, 2});
+    // The same word with a "b" after it: the long piece, then "b".
+    const Encoding e2 = unigram->encode(long_piece + "b");
+    CHECK(e2.ids == std::vector<int64_t>{1, 4, 7, 8, 2});
+
+    // BPE: a 100,000-letter word is one pre-tokenizer chunk; the old merge loop rescanned the
+    // chunk once per merge (quadratic: over a minute).
+    const auto bpe = load_tokenizer(fixture("bpe"));
+    std::string text;
+    for (int k = 0; text.size() < 100000; ++k) text += "abcdefghij"[k % 10] == 'j' ? "the" : std::string(1, "abcdefghij"[k % 10]);
+    t0 = std::chrono::steady_clock::now();
+    const Encoding b = bpe->encode(text);
+    const double bpe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("BPE, one 100,000-character word: " << bpe_s << " s, " << b.ids.size() << " tokens");
+    CHECK(bpe_s < 5.0);
+    // Decoding the pieces gives the text back (merges only ever join neighbours).
+    std::string back;
+    for (size_t k = 1; k + 1 < b.ids.size(); ++k) back += bpe->display(b.ids[k]);
+    CHECK(back == text);
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("hostile tokenizer files: deep JSON, special files, ids beyond the model's vocabulary (issue 12)") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "deberta_tok_hostile";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "tokenizer.json") << "{\"model\": " << std::string(50000, '[') << std::string(50000, ']') << "}";
+    std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("tokenizer.json: JSON nests deeper than 128 levels") != std::string::npos, m);
+    // Brackets inside strings do not count; 100 real levels are fine for the depth check.
+    CHECK_NOTHROW(check_json_depth("{\"a\": \"" + std::string(1000, '[') + "\"}", "x"));
+    CHECK_NOTHROW(check_json_depth(std::string(100, '[') + std::string(100, ']'), "x"));
+    CHECK_THROWS_AS(check_json_depth(std::string(129, '{'), "x"), Error);
+    fs::remove(dir / "tokenizer.json");
+    // spm.model that is /dev/zero: refused before a byte is read.
+    fs::create_symlink("/dev/zero", dir / "spm.model");
+    m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("spm.model: not a regular file") != std::string::npos, m);
+    fs::remove_all(dir);
+
+    // The fixture spm has 1,000 pieces and [MASK] = 1000: a 1,001-row model fits, 1,000 does not.
+    const auto spm = load_tokenizer(fixture("spm"));
+    REQUIRE(spm->mask_id() == 1000);
+    CHECK_NOTHROW(check_tokenizer_fits_model(*spm, 1001, "m"));
+    m = test::error_of([&] { check_tokenizer_fits_model(*spm, 1000, "m"); });
+    CHECK_MESSAGE(m.find("gives ids up to 1000 but the model's vocab_size is 1000") != std::string::npos, m);
+    m = test::error_of([&] { load_tokenizer_for_model(fixture("spm"), 48); });
+    CHECK_MESSAGE(m.find("vocab_size is 48") != std::string::npos, m);
   }
 
   TEST_CASE("deberta tokenize --json prints what encode gives; bad text is one clear line") {

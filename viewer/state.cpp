@@ -238,7 +238,7 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std
     });
     try {
       if (deberta::has_tokenizer(lm->model.directory))
-        lm->tokenizer = deberta::load_tokenizer(lm->model.directory);
+        lm->tokenizer = deberta::load_tokenizer_for_model(lm->model.directory, lm->model.config.vocab_size);
       else
         lm->tokenizer_note = "no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
                              "type token ids instead; tokens show as #id";

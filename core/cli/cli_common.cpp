@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -62,12 +63,16 @@ Ablation AblationArgs::to_ablation() const {
     a.scale_mode = ScaleMode::Rescale;
   } else if (scale_factor != "auto") {
     a.scale_mode = ScaleMode::Fixed;
+    size_t used = 0;
     try {
-      a.scale_factor = std::stod(scale_factor);
+      a.scale_factor = std::stod(scale_factor, &used);
     } catch (const std::exception&) {
-      throw Error("--scale-factor: '" + scale_factor + "' is neither 'auto' nor a number");
+      used = 0;
     }
-    if (!(a.scale_factor > 0)) throw Error("--scale-factor must be positive, found " + scale_factor);
+    if (used == 0 || scale_factor.find_first_not_of(" \t", used) != std::string::npos)  // "3abc" is not 3
+      throw Error("--scale-factor: '" + scale_factor + "' is neither 'auto' nor a number");
+    if (!(a.scale_factor > 0) || !std::isfinite(a.scale_factor))
+      throw Error("--scale-factor must be a positive finite number, found " + scale_factor);
   }
   if (!head_mask.empty()) {
     std::stringstream in(head_mask);
@@ -97,7 +102,7 @@ void InputArgs::add_to(CLI::App* app, bool with_text, bool with_masks) {
 
 ResolvedInput resolve_input(const InputArgs& args, const Model& model) {
   ResolvedInput r;
-  if (has_tokenizer(model.directory)) r.tokenizer = load_tokenizer(model.directory);
+  if (has_tokenizer(model.directory)) r.tokenizer = load_tokenizer_for_model(model.directory, model.config.vocab_size);
   if (!args.text.empty()) {
     if (!r.tokenizer)
       throw Error(model.directory + ": no tokenizer files (spm.model, vocab.json + merges.txt or tokenizer.json); use --ids");

@@ -43,7 +43,7 @@ void register_compare(CLI::App* app) {
     const Model b = load_model_with_progress(args->model_b);
     const ResolvedInput in = resolve_input(args->input, a);
     if (in.tokenizer && has_tokenizer(b.directory)) {
-      const auto tok_b = load_tokenizer(b.directory);
+      const auto tok_b = load_tokenizer_for_model(b.directory, b.config.vocab_size);
       if (!args->input.text.empty() && tok_b->encode(args->input.text).ids != in.inputs.input_ids)
         throw Error("compare: models A and B tokenize the text differently (" + a.directory + " vs " + b.directory +
                     "); compare models that share a vocabulary, or give --ids");

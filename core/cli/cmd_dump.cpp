@@ -2,6 +2,7 @@
 #include "cli_common.h"
 #include "commands.h"
 
+#include "deberta/finite.h"
 #include "deberta/dump.h"
 #include "deberta/heads.h"
 #include "deberta/safetensors.h"
@@ -57,6 +58,7 @@ void register_dump(CLI::App* app) {
     const Ablation ablation = normalized(model, args->ablation.to_ablation());
     const bool decoder = !positions.empty();
     const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::Full, decoder);
+    if (const std::string w = non_finite_trace(trace); !w.empty()) std::fprintf(stderr, "deberta: warning: %s\n", w.c_str());
     const bool full_logits = args->full_logits || (decoder && in_tensors.count("mlm.logits"));
     TensorMap out = trace_to_tensors(model, trace, positions, full_logits);
     if (in_tensors.count("mlm.labels") && decoder) out["mlm.labels"] = in_tensors.at("mlm.labels");

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "deberta/analysis.h"
+#include "deberta/finite.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -75,7 +76,7 @@ void register_eval_mlm(CLI::App* app) {
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->model));
     if (!has_tokenizer(model.directory)) throw Error(model.directory + ": eval-mlm needs a tokenizer (spm.model, …)");
-    const auto tok = load_tokenizer(model.directory);
+    const auto tok = load_tokenizer_for_model(model.directory, model.config.vocab_size);
     const Ablation ablation = normalized(model, args->ablation.to_ablation());
     std::vector<std::string> lines = read_lines(args->text_file);
     if (args->max_sentences > 0 && static_cast<int64_t>(lines.size()) > args->max_sentences) lines.resize(args->max_sentences);
@@ -89,14 +90,16 @@ void register_eval_mlm(CLI::App* app) {
     for (double c : counts) total += c;
     std::vector<int64_t> by_freq(counts.size());
     for (size_t v = 0; v < counts.size(); ++v) by_freq[v] = static_cast<int64_t>(v);
-    std::partial_sort(by_freq.begin(), by_freq.begin() + 5, by_freq.end(),
-                      [&](int64_t a, int64_t b) { return counts[a] > counts[b]; });
+    const size_t top_n = std::min<size_t>(5, by_freq.size());  // a vocabulary may hold fewer than 5
+    std::partial_sort(by_freq.begin(), by_freq.begin() + top_n, by_freq.end(),
+                      [&](int64_t a, int64_t b) { return counts[a] > counts[b] || (counts[a] == counts[b] && a < b); });
 
     const int64_t max_len = model.config.max_position_embeddings;
     const bool tty = isatty(fileno(stderr));
     int64_t masked = 0, top1 = 0, top5 = 0, base1 = 0, base5 = 0, truncated = 0;
     double ce = 0, base_ce = 0;
     nlohmann::json per_sentence = nlohmann::json::array();
+    bool warned_non_finite = false;  // one warning, not one per sentence
     for (size_t s = 0; s < lines.size(); ++s) {
       Encoding enc = tok->encode(lines[s]);
       if (static_cast<int64_t>(enc.ids.size()) > max_len) {
@@ -110,6 +113,10 @@ void register_eval_mlm(CLI::App* app) {
       std::vector<int64_t> labels;
       for (int64_t p : positions) labels.push_back(in.input_ids[p]), in.input_ids[p] = tok->mask_id();
       const auto preds = predict_masked(model, in, positions, ablation, 5);
+      if (const std::string w = non_finite_predictions(preds); !w.empty() && !warned_non_finite) {
+        std::fprintf(stderr, "deberta: warning: sentence %zu: %s\n", s + 1, w.c_str());
+        warned_non_finite = true;
+      }
       const int64_t s_top1 = top1, s_top5 = top5;
       const double s_ce = ce;
       for (size_t m = 0; m < preds.size(); ++m) {
@@ -119,7 +126,7 @@ void register_eval_mlm(CLI::App* app) {
         for (const auto& t : preds[m].top) top5 += t.id == y;
         ce -= preds[m].log_probs[y];
         base1 += by_freq[0] == y;
-        for (int k = 0; k < 5; ++k) base5 += by_freq[k] == y;
+        for (size_t k = 0; k < top_n; ++k) base5 += by_freq[k] == y;
         base_ce -= std::log(counts[y] / total);
       }
       if (args->per_sentence)

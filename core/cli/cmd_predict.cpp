@@ -4,6 +4,7 @@
 #include "head_report.h"
 
 #include "deberta/analysis.h"
+#include "deberta/finite.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,6 +72,8 @@ void register_predict(CLI::App* app) {
       changed = predict_masked(model, in.inputs, in.mask_positions, ablation, args->top_k);
       effect = compare_predictions(baseline, changed);
     }
+    if (const std::string w = non_finite_predictions(ablated ? changed : baseline); !w.empty())
+      std::fprintf(stderr, "deberta: warning: %s\n", w.c_str());
     if (args->json) {
       nlohmann::json out = {{"tokens", in.token_names}, {"input_ids", in.inputs.input_ids}};
       out["predictions"] = predictions_json(ablated ? changed : baseline, in);

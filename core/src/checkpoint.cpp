@@ -8,8 +8,14 @@
 //
 // Memory: the pickle is parsed first (it is small); then one storage at a time is read into a
 // buffer, every tensor viewing it is widened to double, and the buffer is freed. At most one
-// storage's raw bytes exist beside the widened weights.
+// storage's raw bytes exist beside the widened weights. Every allocation is bounded by bytes that
+// are really in the file: a storage's declared size must fit in the file (or, for a deflated zip
+// entry, in 1,100 times its compressed bytes, themselves no more than the file holds), and the
+// widened tensors together may hold at most kMaxWidenFactor times the storage elements plus
+// kWidenSlack elements (so stride-0 views or many keys naming one storage cannot multiply memory).
+// Duplicate keys in the state dict: the last one wins, as in Python's dict and torch.load.
 #include "deberta/checkpoint.h"
+#include "deberta/file_limits.h"
 #include "deberta/pickle.h"
 
 #include <zip.h>
@@ -35,6 +41,10 @@ using pickle::ValueId;
 
 constexpr uint64_t kMaxPickleBytes = 512ull << 20;
 constexpr uint64_t kReadChunk = 4ull << 20;
+/// Tied weights (word embeddings = MLM decoder) and the odd expanded buffer read some storage
+/// elements more than once; nothing legitimate reads them more than 4 times over.
+constexpr uint64_t kMaxWidenFactor = 4;
+constexpr uint64_t kWidenSlack = 1ull << 20;
 
 /// A tensor of the state dict: its name and where its values are.
 struct PendingTensor {
@@ -64,14 +74,37 @@ std::vector<PendingTensor> collect_tensors(const Unpickler& up, ValueId root, co
       }
     }
   }
-  std::vector<PendingTensor> out;
+  // A key set twice keeps its first position and its last value (Python dict semantics).
+  std::vector<const pickle::Value*> values;
+  std::vector<std::string> names;
+  std::map<std::string, size_t> position;
   for (size_t k = 0; k + 1 < dict->items.size(); k += 2) {
     const pickle::Value& key = up.at(dict->items[k]);
     const pickle::Value& value = up.at(dict->items[k + 1]);
-    if (value.kind != Kind::Tensor) continue;  // e.g. a step counter saved beside the weights
-    if (key.kind != Kind::String)
+    if (key.kind != Kind::String) {
+      if (value.kind != Kind::Tensor) continue;  // e.g. an int key for some bookkeeping value
       throw Error(source + ": state dict key of type " + Unpickler::kind_name(key.kind) + " (expected str)");
-    out.push_back({key.s, value.tensor});
+    }
+    const auto [it, inserted] = position.emplace(key.s, values.size());
+    if (inserted) {
+      values.push_back(&value);
+      names.push_back(key.s);
+    } else {
+      values[it->second] = &value;
+    }
+  }
+  std::vector<PendingTensor> out;
+  for (size_t k = 0; k < values.size(); ++k)
+    if (values[k]->kind == Kind::Tensor) out.push_back({names[k], values[k]->tensor});  // skip e.g. a step counter
+  return out;
+}
+
+/// `s` with bytes outside printable ASCII escaped, for error messages.
+std::string printable_text(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else out += "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15];
   }
   return out;
 }
@@ -203,6 +236,21 @@ std::vector<StorageGroup> group_by_storage(const std::vector<PendingTensor>& ten
   return groups;
 }
 
+/// Refuses state dicts whose widened tensors would hold far more elements than their storages:
+/// stride-0 views and many keys naming one storage cost memory without costing file bytes.
+void check_widen_budget(const std::vector<StorageGroup>& groups, const std::string& source) {
+  uint64_t stored = 0, widened = 0;
+  for (const StorageGroup& g : groups) {
+    stored += static_cast<uint64_t>(g.root.numel);  // each bounded by check_extent / the file size
+    for (const PendingTensor* t : g.tensors) widened += check_extent(*t, source);  // each < 2^41
+  }
+  const uint64_t limit = kMaxWidenFactor * stored + kWidenSlack;
+  if (widened > limit)
+    throw Error(source + ": the tensors read " + std::to_string(widened) + " elements from storages holding " +
+                std::to_string(stored) + " (more than " + std::to_string(kMaxWidenFactor) +
+                " times over: stride-0 views or many keys sharing one storage)");
+}
+
 uint64_t storage_bytes(const pickle::StorageRef& s, const std::string& source) {
   return mul_checked(static_cast<uint64_t>(s.numel), static_cast<uint64_t>(dtype_size(s.dtype)),
                      source + ": storage '" + s.key + "'");
@@ -218,25 +266,44 @@ struct ZipFileCloser {
   void operator()(zip_file_t* f) const { zip_fclose(f); }
 };
 
-/// Reads a whole zip entry, or `max_bytes` of it, reporting progress.
+/// Reads the first `size` bytes of a zip entry, reporting progress. The buffer grows with the
+/// bytes actually decompressed (a chunk at a time), never to a size the entry merely declares.
 std::string read_entry(zip_t* z, zip_uint64_t index, uint64_t size, const std::string& what,
                        const std::function<void(uint64_t)>& on_bytes) {
   std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z, index, 0));
   if (!f) throw Error(what + ": cannot open: " + zip_strerror(z));
-  std::string data(static_cast<size_t>(size), '\0');
+  std::string data;
   uint64_t done = 0;
   while (done < size) {
     const uint64_t want = std::min(kReadChunk, size - done);
+    data.resize(static_cast<size_t>(done + want));
     const zip_int64_t got = zip_fread(f.get(), data.data() + done, want);
     if (got < 0) throw Error(what + ": read error: " + zip_file_strerror(f.get()));
     if (got == 0) throw Error(what + ": entry ends after " + std::to_string(done) + " of " + std::to_string(size) + " bytes");
     done += static_cast<uint64_t>(got);
     if (on_bytes) on_bytes(static_cast<uint64_t>(got));
   }
+  data.resize(static_cast<size_t>(done));
   return data;
 }
 
-TensorMap read_zip_checkpoint(const std::string& path, const ProgressFn& progress) {
+/// The size of zip entry `index`, refused when it is more than the archive could decompress to:
+/// a stored entry is at most `file_size` bytes, a deflated one at most ~1,032 times its
+/// compressed bytes, which are themselves at most `file_size`.
+uint64_t entry_size(zip_t* z, zip_uint64_t index, uint64_t file_size, const std::string& what) {
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(z, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) throw Error(what + ": cannot stat");
+  const bool stored = (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE;
+  const uint64_t comp = (st.valid & ZIP_STAT_COMP_SIZE) ? std::min<uint64_t>(st.comp_size, file_size) : file_size;
+  const uint64_t bound = stored ? comp : comp * 1100 + 4096;
+  if (st.size > bound)
+    throw Error(what + ": the archive declares " + std::to_string(st.size) + " bytes but holds at most " +
+                std::to_string(bound));
+  return st.size;
+}
+
+TensorMap read_zip_checkpoint(const std::string& path, uint64_t file_size, const ProgressFn& progress) {
   const std::string& source = path;
   int err = 0;
   std::unique_ptr<zip_t, ZipCloser> z(zip_open(path.c_str(), ZIP_RDONLY, &err));
@@ -264,22 +331,21 @@ TensorMap read_zip_checkpoint(const std::string& path, const ProgressFn& progres
     }
   }
   if (!found) throw Error(path + ": zip archive is not a PyTorch checkpoint (no <archive>/data.pkl entry)");
-  zip_stat_t st;
-  zip_stat_init(&st);
-  if (zip_stat_index(z.get(), pkl_index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-    throw Error(path + ": cannot stat " + prefix + "data.pkl");
-  if (st.size > kMaxPickleBytes) throw Error(path + ": " + prefix + "data.pkl is implausibly large");
-  // A big-endian writer would say so in <prefix>/byteorder.
+  const uint64_t pkl_size = entry_size(z.get(), pkl_index, file_size, path + ": " + prefix + "data.pkl");
+  if (pkl_size > kMaxPickleBytes) throw Error(path + ": " + prefix + "data.pkl is implausibly large");
+  // torch.save (PyTorch >= 2.1) writes sys.byteorder to <prefix>/byteorder; older writers are
+  // little-endian and write nothing. The storages are read as little-endian.
   const zip_int64_t order_index = zip_name_locate(z.get(), (prefix + "byteorder").c_str(), 0);
   if (order_index >= 0) {
-    zip_stat_init(&st);
-    if (zip_stat_index(z.get(), static_cast<zip_uint64_t>(order_index), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-      throw Error(path + ": cannot stat " + prefix + "byteorder");
-    const std::string order =
-        read_entry(z.get(), static_cast<zip_uint64_t>(order_index), std::min<uint64_t>(st.size, 16), path, {});
-    if (order.rfind("big", 0) == 0) throw Error(path + ": big-endian checkpoints are not supported");
+    const std::string what = path + ": " + prefix + "byteorder";
+    const uint64_t order_size = entry_size(z.get(), static_cast<zip_uint64_t>(order_index), file_size, what);
+    if (order_size > 16) throw Error(what + ": " + std::to_string(order_size) + " bytes (expected 'little')");
+    std::string order = read_entry(z.get(), static_cast<zip_uint64_t>(order_index), order_size, what, {});
+    while (!order.empty() && (order.back() == '\n' || order.back() == '\r' || order.back() == ' ')) order.pop_back();
+    if (order == "big") throw Error(path + ": big-endian checkpoints are not supported (byteorder 'big')");
+    if (order != "little") throw Error(what + ": unknown byte order '" + printable_text(order) + "' (expected 'little')");
   }
-  const std::string pkl = read_entry(z.get(), pkl_index, st.size, path + ": " + prefix + "data.pkl", {});
+  const std::string pkl = read_entry(z.get(), pkl_index, pkl_size, path + ": " + prefix + "data.pkl", {});
   std::istringstream in(pkl);
   Unpickler up(in, pkl.size(), source);
   const ValueId root = up.load();
@@ -293,23 +359,18 @@ TensorMap read_zip_checkpoint(const std::string& path, const ProgressFn& progres
     const std::string entry = prefix + "data/" + g.root.key;
     const zip_int64_t idx = zip_name_locate(z.get(), entry.c_str(), 0);
     if (idx < 0) throw Error(path + ": storage entry " + entry + " is missing from the archive");
-    zip_stat_init(&st);
-    if (zip_stat_index(z.get(), static_cast<zip_uint64_t>(idx), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-      throw Error(path + ": cannot stat " + entry);
+    // The declared sizes come from the file: bound them by the bytes it holds before allocating.
+    const uint64_t size = entry_size(z.get(), static_cast<zip_uint64_t>(idx), file_size, path + ": storage " + entry);
     const uint64_t need = storage_bytes(g.root, source);
-    if (st.size < need)
-      throw Error(path + ": storage " + entry + " holds " + std::to_string(st.size) + " bytes but the pickle declares " +
+    if (size < need)
+      throw Error(path + ": storage " + entry + " holds " + std::to_string(size) + " bytes but the pickle declares " +
                   std::to_string(g.root.numel) + " " + dtype_name(g.root.dtype) + " elements (" + std::to_string(need) +
                   " bytes)");
-    // The declared sizes come from the file: bound them by the compressed bytes before allocating.
-    const bool stored = (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE;
-    const uint64_t max_ratio = stored ? 1 : 1100;  // deflate cannot expand more than ~1032:1
-    if ((st.valid & ZIP_STAT_COMP_SIZE) && need > st.comp_size * max_ratio + (stored ? 0 : 4096))
-      throw Error(path + ": storage " + entry + " declares more data than the archive holds");
     for (const PendingTensor* t : g.tensors) check_extent(*t, source);
     indices.push_back(static_cast<zip_uint64_t>(idx));
     total += need;
   }
+  check_widen_budget(groups, source);
   TensorMap out;
   uint64_t done = 0;
   auto on_bytes = [&](uint64_t n) {
@@ -385,7 +446,11 @@ TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, co
   for (const StorageGroup& g : groups) {
     by_key[g.root.key] = &g;
     for (const PendingTensor* t : g.tensors) check_extent(*t, source);
+    if (storage_bytes(g.root, source) > file_size - pos)
+      throw Error(path + ": storage '" + g.root.key + "' declares " + std::to_string(storage_bytes(g.root, source)) +
+                  " bytes, more than the file holds");
   }
+  check_widen_budget(groups, source);
   // 5. storage keys, in the order their data follows.
   std::vector<std::string> keys;
   {
@@ -454,6 +519,7 @@ TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, co
 }  // namespace
 
 TensorMap read_pytorch_checkpoint(const std::string& path, const ProgressFn& progress) {
+  require_regular_file(path);  // a FIFO would block the open below
   std::ifstream probe(path, std::ios::binary | std::ios::ate);
   if (!probe) throw Error(path + ": cannot open");
   const auto end = probe.tellg();
@@ -465,7 +531,7 @@ TensorMap read_pytorch_checkpoint(const std::string& path, const ProgressFn& pro
   probe.read(head, 4);
   probe.close();
   try {
-    if (size >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) return read_zip_checkpoint(path, progress);
+    if (size >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) return read_zip_checkpoint(path, size, progress);
     if (static_cast<unsigned char>(head[0]) == 0x80) return read_legacy_checkpoint(path, size, progress);
   } catch (const std::bad_alloc&) {
     throw Error(path + ": out of memory while reading the checkpoint");

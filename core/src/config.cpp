@@ -1,5 +1,7 @@
 #include "deberta/config.h"
 
+#include "deberta/file_limits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -353,11 +355,11 @@ ModelConfig parse_config(const json& j, const std::string& source) {
 }
 
 ModelConfig load_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open file");
+  const std::string text = read_whole_file(path, 16ull << 20);  // regular files only, size first
+  check_json_depth(text, path);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON (" + e.what() + ")");
   }

@@ -1,4 +1,5 @@
 #include "deberta/equations.h"
+#include "deberta/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,8 +54,10 @@ Matrix activation(const Matrix& x, Activation act) {
   // across threads, each row evaluated exactly as in the serial case.
   if (x.size() < (1 << 16) || x.rows() < 2) return activation_rows(x, act);
   Matrix y(x.rows(), x.cols());
+  ParallelErrors errors;  // activation_rows allocates: a bad_alloc must not leave the region
 #pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < x.rows(); ++r) y.row(r) = activation_rows(x.row(r), act);
+  for (int64_t r = 0; r < x.rows(); ++r) errors.run([&] { y.row(r) = activation_rows(x.row(r), act); });
+  errors.rethrow();
   return y;
 }
 

@@ -1,4 +1,5 @@
 #include "deberta/model.h"
+#include "deberta/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -148,9 +149,11 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   t.c2c = sized(full && r.c2c), t.c2p = sized(full && r.c2p), t.p2c = sized(full && r.p2c), t.p2p = sized(full && r.p2p);
   t.logits = sized(full);
   t.probs = sized(keep_probs);
-  // Heads are independent: one thread each (Eigen runs single-threaded inside the region).
+  // Heads are independent: one thread each (Eigen runs single-threaded inside the region). No
+  // exception may leave the region (std::terminate): `errors` holds the first, rethrown after it.
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1) if (heads > 1)
-  for (int64_t h = 0; h < heads; ++h) {
+  for (int64_t h = 0; h < heads; ++h) errors.run([&] {
     const auto Q_c = t.Q_c.middleCols(h * d, d), K_c = t.K_c.middleCols(h * d, d), V_c = t.V_c.middleCols(h * d, d);
     Matrix c2c = r.c2c ? content_to_content(Q_c, K_c, r.scale) : Matrix::Zero(n_q, n_k);
     Matrix relative = Matrix::Zero(n_q, n_k);
@@ -172,7 +175,8 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
       t.logits[h] = std::move(logits);
     }
     if (keep_probs) t.probs[h] = std::move(probs);
-  }
+  });
+  errors.rethrow();
   if (!full) t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
   return t;
 }
@@ -214,6 +218,13 @@ ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& a
   trace.inputs = inputs;
   trace.ablation = ablation;
   trace.level = level;
+  {
+    // Size the N x N maps before allocating any: kept in the trace per layer and head (Full: up
+    // to c2c, c2p, p2c, p2p, logits, probs; Probs: probs), plus ~7 alive per running head.
+    const int64_t per_head = level == TraceLevel::Full ? 6 : level == TraceLevel::Probs ? 1 : 0;
+    const int64_t layers = model.config.num_hidden_layers + (decoder ? 2 : 0), heads = model.config.num_attention_heads;
+    check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
+  }
   trace.context = make_sequence_context(model, inputs, trace.ablation);
   trace.embedding_output = embed(model.config, model.weights.embeddings, inputs.input_ids, inputs.token_type_ids,
                                  trace.context.mask);

@@ -1,5 +1,7 @@
 #include "deberta/safetensors.h"
 
+#include "deberta/file_limits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -92,6 +94,7 @@ std::vector<Entry> parse_header(const std::string& text, uint64_t data_size, con
   auto fail = [&](const std::string& what) -> Error {
     return Error(source + ": not a valid safetensors file: " + what);
   };
+  check_json_depth(text, source + ": not a valid safetensors file: header");
   json header;
   try {
     header = json::parse(text);
@@ -137,8 +140,10 @@ std::vector<Entry> parse_header(const std::string& text, uint64_t data_size, con
                 e.meta.shape_string() + " needs " + std::to_string(expected));
     entries.push_back(std::move(e));
   }
+  // Zero-length tensors hold no bytes, so they overlap nothing wherever their offsets point.
   std::vector<const Entry*> order;
-  for (const auto& e : entries) order.push_back(&e);
+  for (const auto& e : entries)
+    if (e.end > e.begin) order.push_back(&e);
   std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
   for (size_t k = 1; k < order.size(); ++k)
     if (order[k]->begin < order[k - 1]->end)
@@ -162,6 +167,7 @@ TensorMap parse_safetensors(const std::string& bytes, const std::string& source)
 
 TensorMap read_safetensors(const std::string& path) {
   // Streams tensor by tensor: the raw file is never held in memory whole.
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open file");
   const uint64_t file_size = static_cast<uint64_t>(in.tellg());

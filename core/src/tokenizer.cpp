@@ -115,12 +115,10 @@ namespace {
 nlohmann::json read_json_if_present(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return nullptr;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open");
-  std::stringstream buf;
-  buf << in.rdbuf();
+  const std::string text = read_whole_file(path.string(), kMaxTokenizerFileBytes);
+  check_json_depth(text, path.string());
   try {
-    return nlohmann::json::parse(buf.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
   }
@@ -332,6 +330,23 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir) {
     return tokenizer_detail::load_gpt2_bpe(dir.string());
   if (fs::exists(dir / "tokenizer.json", ec)) return tokenizer_detail::load_tokenizer_json(dir.string());
   throw Error(dir.string() + ": no tokenizer (expected spm.model, vocab.json + merges.txt, or tokenizer.json)");
+}
+
+void check_tokenizer_fits_model(const Tokenizer& tokenizer, int64_t model_vocab_size, const std::string& model_dir) {
+  // vocab_size() is one past the highest id of the vocabulary and of every added token.
+  int64_t highest = tokenizer.vocab_size() - 1;
+  for (int64_t id : {tokenizer.mask_id(), tokenizer.cls_id(), tokenizer.sep_id(), tokenizer.pad_id(), tokenizer.unk_id()})
+    highest = std::max(highest, id);
+  if (highest >= model_vocab_size)
+    throw Error(model_dir + ": the " + tokenizer.kind() + " tokenizer gives ids up to " + std::to_string(highest) +
+                " but the model's vocab_size is " + std::to_string(model_vocab_size) +
+                " (tokenizer and weights do not belong together)");
+}
+
+std::unique_ptr<Tokenizer> load_tokenizer_for_model(const std::string& model_dir, int64_t model_vocab_size) {
+  auto tokenizer = load_tokenizer(model_dir);
+  check_tokenizer_fits_model(*tokenizer, model_vocab_size, model_folder(model_dir).string());
+  return tokenizer;
 }
 
 }  // namespace deberta

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <queue>
 #include <sstream>
 #include <unordered_map>
 
@@ -143,32 +144,7 @@ class ByteLevelBpe final : public BasicTokenizer {
         return;
       }
     }
-    std::vector<std::string> symbols;
-    for (unsigned char c : chunk) symbols.push_back(byte_alphabet()[c]);
-    while (symbols.size() > 1) {
-      int64_t best_rank = -1;
-      size_t best = 0;
-      for (size_t k = 0; k + 1 < symbols.size(); ++k) {
-        auto it = ranks_.find(symbols[k] + " " + symbols[k + 1]);
-        if (it != ranks_.end() && (best_rank < 0 || it->second < best_rank)) {
-          best_rank = it->second;
-          best = k;
-        }
-      }
-      if (best_rank < 0) break;
-      // Merge every occurrence of the best pair, left to right.
-      const std::string a = symbols[best], b = symbols[best + 1];
-      std::vector<std::string> merged;
-      for (size_t k = 0; k < symbols.size();) {
-        if (k + 1 < symbols.size() && symbols[k] == a && symbols[k + 1] == b) {
-          merged.push_back(a + b);
-          k += 2;
-        } else {
-          merged.push_back(symbols[k++]);
-        }
-      }
-      symbols = std::move(merged);
-    }
+    const std::vector<std::string> symbols = merge(chunk);
     std::vector<int64_t> out;
     for (const std::string& s : symbols) {
       auto it = vocab_.find(s);
@@ -180,6 +156,65 @@ class ByteLevelBpe final : public BasicTokenizer {
     cache_.emplace(chunk, std::move(out));
   }
 
+  /// Step 3 for one chunk. Each pass merges every occurrence of the lowest-ranked adjacent pair,
+  /// left to right (as GPT-2's bpe()); the candidate pairs wait in a priority queue ordered by
+  /// (rank, position), so a chunk of n bytes costs O(n log n), not O(n^2) rescans.
+  std::vector<std::string> merge(const std::string& chunk) const {
+    const size_t n = chunk.size();
+    std::vector<std::string> sym(n);
+    std::vector<size_t> next(n), prev(n);
+    std::vector<uint32_t> version(n, 0);
+    std::vector<char> alive(n, 1);
+    for (size_t k = 0; k < n; ++k) {
+      sym[k] = byte_alphabet()[static_cast<unsigned char>(chunk[k])];
+      next[k] = k + 1;  // n = none
+      prev[k] = k == 0 ? n : k - 1;
+    }
+    struct Candidate {
+      int64_t rank;
+      size_t left, right;
+      uint32_t left_version, right_version;
+      bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
+    };
+    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
+    auto push = [&](size_t left) {
+      if (left >= n || next[left] >= n) return;
+      const size_t right = next[left];
+      auto it = ranks_.find(sym[left] + " " + sym[right]);
+      if (it != ranks_.end()) queue.push({it->second, left, right, version[left], version[right]});
+    };
+    auto valid = [&](const Candidate& c) {
+      return alive[c.left] && alive[c.right] && next[c.left] == c.right && version[c.left] == c.left_version &&
+             version[c.right] == c.right_version;
+    };
+    for (size_t k = 0; k + 1 < n; ++k) push(k);
+    std::vector<Candidate> pass;
+    while (!queue.empty()) {
+      // One pass: every queued occurrence of the best pair, taken before any of them is merged
+      // (pairs the merges create wait for the next pass, whatever their rank).
+      const int64_t rank = queue.top().rank;
+      pass.clear();
+      while (!queue.empty() && queue.top().rank == rank) {
+        pass.push_back(queue.top());
+        queue.pop();
+      }
+      for (const Candidate& c : pass) {
+        if (!valid(c)) continue;  // stale: a neighbour was merged since it was queued
+        sym[c.left] += sym[c.right];
+        sym[c.right].clear();
+        alive[c.right] = 0;
+        ++version[c.left];
+        next[c.left] = next[c.right];
+        if (next[c.left] < n) prev[next[c.left]] = c.left;
+        if (prev[c.left] < n) push(prev[c.left]);
+        push(c.left);
+      }
+    }
+    std::vector<std::string> out;
+    for (size_t k = 0; k < n; k = next[k]) out.push_back(std::move(sym[k]));
+    return out;
+  }
+
   std::map<std::string, int64_t> vocab_;
   std::map<int64_t, std::string> by_id_;
   std::unordered_map<std::string, int64_t> ranks_;
@@ -189,13 +224,7 @@ class ByteLevelBpe final : public BasicTokenizer {
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;
 };
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
+std::string read_file(const std::filesystem::path& path) { return read_whole_file(path.string(), kMaxTokenizerFileBytes); }
 
 }  // namespace
 
@@ -210,6 +239,7 @@ std::unique_ptr<Tokenizer> load_gpt2_bpe(const std::string& model_dir) {
   const std::string vocab_path = (dir / "vocab.json").string();
   const std::string vocab_text = read_file(vocab_path);
   if (!is_utf8(vocab_text)) throw Error(vocab_path + ": not valid UTF-8");
+  check_json_depth(vocab_text, vocab_path);
   nlohmann::json vocab;
   try {
     vocab = nlohmann::json::parse(vocab_text);

@@ -75,10 +75,10 @@ class UnigramTokenizer final : public BasicTokenizer {
         throw Error(source + ": Unigram vocab entries must be [piece, score]");
       const std::string piece = entry[0];
       if (!is_utf8(piece)) throw Error(source + ": Unigram piece is not valid UTF-8");
-      ids_.emplace(piece, static_cast<int64_t>(pieces_.size()));
+      const int64_t id = static_cast<int64_t>(pieces_.size());
+      if (ids_.emplace(piece, id).second) trie_insert(piece, id);
       pieces_.push_back(piece);
       scores_.push_back(entry[1].get<double>());
-      max_piece_bytes_ = std::max(max_piece_bytes_, piece.size());
       min_score_ = std::min(min_score_, scores_.back());
     }
     if (pieces_.empty()) throw Error(source + ": Unigram vocabulary is empty");
@@ -161,16 +161,19 @@ class UnigramTokenizer final : public BasicTokenizer {
       next = std::min(next, n);
       if (best[s] > -std::numeric_limits<double>::infinity()) {
         bool single = false;
-        for (size_t e = next; e <= n && e - s <= max_piece_bytes_;) {
-          auto it = ids_.find(word.substr(s, e - s));
-          if (it != ids_.end() && it->second != unk_id_) {
-            single = single || e == next;
-            const double score = best[s] + scores_[static_cast<size_t>(it->second)];
-            if (score > best[e]) best[e] = score, from[e] = s, piece[e] = it->second;
+        // Walk the trie along word[s, …): each step is one byte, so the pieces starting at s cost
+        // at most min(n - s, longest piece) steps (a hash lookup per end would cost their square).
+        int32_t node = 0;
+        for (size_t e = s; e < n; ++e) {
+          const auto child = trie_.find(trie_key(node, static_cast<unsigned char>(word[e])));
+          if (child == trie_.end()) break;
+          node = child->second;
+          const int64_t id = trie_piece_[static_cast<size_t>(node)];  // pieces are UTF-8: e + 1 ends a character
+          if (id >= 0 && id != unk_id_) {
+            single = single || e + 1 == next;
+            const double score = best[s] + scores_[static_cast<size_t>(id)];
+            if (score > best[e + 1]) best[e + 1] = score, from[e + 1] = s, piece[e + 1] = id;
           }
-          if (e == n) break;
-          next_code_point(word, &e);
-          e = std::min(e, n);
         }
         if (!single && best[s] + unk_score > best[next]) best[next] = best[s] + unk_score, from[next] = s, piece[next] = unk_id_;
       }
@@ -182,10 +185,24 @@ class UnigramTokenizer final : public BasicTokenizer {
       if (!(*it == unk_id_ && !ids->empty() && ids->back() == unk_id_ && it != out.rbegin())) ids->push_back(*it);
   }
 
+  static uint64_t trie_key(int32_t node, unsigned char byte) { return (static_cast<uint64_t>(node) << 8) | byte; }
+  /// Adds `piece` (bytes) to the byte trie: node 0 is the root, edges are (node, byte) → node.
+  void trie_insert(const std::string& piece, int64_t id) {
+    if (trie_piece_.empty()) trie_piece_.push_back(-1);
+    int32_t node = 0;
+    for (unsigned char c : piece) {
+      const auto [it, added] = trie_.emplace(trie_key(node, c), static_cast<int32_t>(trie_piece_.size()));
+      if (added) trie_piece_.push_back(-1);
+      node = it->second;
+    }
+    if (trie_piece_[static_cast<size_t>(node)] < 0) trie_piece_[static_cast<size_t>(node)] = id;
+  }
+
   std::vector<std::string> pieces_;
   std::vector<double> scores_;
+  std::unordered_map<uint64_t, int32_t> trie_;  ///< (node << 8 | byte) → child node
+  std::vector<int64_t> trie_piece_;             ///< node → id of the piece ending there, or -1
   std::unordered_map<std::string, int64_t> ids_;
-  size_t max_piece_bytes_ = 0;
   double min_score_ = 0;
   Normalizer normalizer_;
   std::string replacement_ = "\xE2\x96\x81";
@@ -205,13 +222,11 @@ bool has_byte_level(const json& node) {
 
 std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir) {
   const std::string path = (std::filesystem::path(model_dir) / "tokenizer.json").string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::stringstream buf;
-  buf << in.rdbuf();
+  const std::string text = read_whole_file(path, kMaxTokenizerFileBytes);
+  check_json_depth(text, path);
   json root;
   try {
-    root = json::parse(buf.str());
+    root = json::parse(text);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }

@@ -21,13 +21,9 @@ class SentencePieceTokenizer final : public BasicTokenizer {
  public:
   explicit SentencePieceTokenizer(const std::string& model_dir) {
     const std::string path = (std::filesystem::path(model_dir) / "spm.model").string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    const std::string bytes = buf.str();
+    // Regular files only and the size before reading: spm.model may be a FIFO or /dev/zero.
+    const std::string bytes = read_whole_file(path, kMaxModelBytes);
     if (bytes.empty()) throw Error(path + ": empty file, not a SentencePiece model");
-    if (bytes.size() > kMaxModelBytes) throw Error(path + ": too large for a SentencePiece model");
     const auto status = sp_.LoadFromSerializedProto(bytes);
     if (!status.ok()) {
       // libsentencepiece's message names its own source line; say what it means instead.

@@ -30,17 +30,19 @@ class WeightReader {
   bool has(const std::string& name) const { return find(name) != nullptr; }
 
   // Each accessor copies the values into its Eigen type and frees the tensor's storage at once,
-  // so loading holds at most one extra tensor beyond the weights.
+  // so loading holds at most one extra tensor beyond the weights. A missing tensor gives an empty
+  // placeholder, never one of the configured size (config.json alone could ask for gigabytes):
+  // finish() reports every missing name before anything reads a placeholder.
   Matrix matrix(const std::string& name, int64_t rows, int64_t cols) {
     Tensor* t = take(name, {rows, cols});
-    if (!t) return Matrix::Zero(rows, cols);
+    if (!t) return Matrix();
     Matrix m = to_matrix(*t, source_ + ": tensor '" + name + "'");
     release(t);
     return m;
   }
   Vector vector(const std::string& name, int64_t n) {
     Tensor* t = take(name, {n});
-    if (!t) return Vector::Zero(n);
+    if (!t) return Vector();
     Vector v = Eigen::Map<const Vector>(t->f.data(), n);
     release(t);
     return v;
@@ -90,7 +92,12 @@ class WeightReader {
  private:
   Tensor* find(const std::string& name) const {
     auto it = tensors_.find(name);
-    if (it == tensors_.end()) it = tensors_.find("deberta." + name);
+    const auto prefixed = tensors_.find("deberta." + name);
+    // Both spellings present: which one the author meant is unknowable, so neither is guessed.
+    if (it != tensors_.end() && prefixed != tensors_.end())
+      throw Error(source_ + ": holds both '" + name + "' and 'deberta." + name +
+                  "' (two values for one weight; remove one)");
+    if (it == tensors_.end()) it = prefixed;
     return it == tensors_.end() ? nullptr : &it->second;
   }
   std::string key_of(const std::string& name) const {
@@ -107,6 +114,7 @@ class WeightReader {
 // v1 `in_proj.weight [3·h·d, H]` holds, per head, the query, key and value rows one after
 // another: output feature f = head·3d + c·d + e with c = 0 (query), 1 (key), 2 (value).
 Matrix split_in_proj(const Matrix& in_proj, int64_t heads, int64_t d, int c) {
+  if (in_proj.size() == 0) return Matrix();  // missing: reported by WeightReader::finish
   Matrix out(heads * d, in_proj.cols());
   for (int64_t h = 0; h < heads; ++h) out.middleRows(h * d, d) = in_proj.middleRows(h * 3 * d + c * d, d);
   return out;

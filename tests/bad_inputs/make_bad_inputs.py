@@ -220,5 +220,67 @@ case("text_too_long", "predict --text \"$(printf 'word %.0s' $(seq 1 3000)) [MAS
 case("predict_without_mask", "predict --text \"A sentence without a mask.\"", "no [MASK]")
 case("explain_cell_outside", "explain --text \"Hello there.\" --query 99 --key 0", "outside the")
 
+# ---- issue 12: hostile files and extreme inputs -------------------------------------------------
+V3 = os.path.join(ROOT, "notebooks_data", "golden", "v3_emd")
+BUNDLED = os.path.join(ROOT, "notebooks_data", "models", "deberta-tiny")
+# Tokenizer ids beyond the model's vocabulary: the bundled 8,000-piece spm.model beside a 48-row model.
+d = os.path.join(OUT, "tok_vocab_mismatch")
+os.makedirs(d, exist_ok=True)
+for f in ("config.json", "model.safetensors"):
+    shutil.copy(os.path.join(V3, f), os.path.join(d, f))
+for f in ("spm.model", "special_tokens_map.json", "tokenizer_config.json"):
+    shutil.copy(os.path.join(BUNDLED, f), os.path.join(d, f))
+with open(os.path.join(d, "text.txt"), "w") as f:
+    f.write("In the beginning God created the heaven and the earth.\n")
+case("tok_vocab_mismatch_predict", "predict --model {cases}/tok_vocab_mismatch --text \"the [MASK] is here\"",
+     "but the model's vocab_size is 48", what="tokenizer ids >= vocab_size (was an out-of-bounds read)")
+case("tok_vocab_mismatch_eval", "eval-mlm --model {cases}/tok_vocab_mismatch --text-file {cases}/tok_vocab_mismatch/text.txt",
+     "but the model's vocab_size is 48", what="eval-mlm read past its counts / log-probabilities")
+# JSON nested 100,000 deep: config.json, tokenizer.json, the safetensors header.
+DEEP = "[" * 100000 + "]" * 100000
+model_dir("cfg_deep_json", config=DEEP, weights=good)
+case("cfg_deep_json", dump_cmd("cfg_deep_json"), "JSON nests deeper than 128 levels", what="was a stack overflow")
+d = model_dir("tok_json_deep", config=None)
+with open(os.path.join(d, "tokenizer.json"), "w") as f:
+    f.write('{"model": ' + "[" * 100000 + "]" * 100000 + "}")
+case("tok_json_deep", "tokenize --model {cases}/tok_json_deep --text hello", "JSON nests deeper than 128 levels")
+model_dir("st_header_deep", weights=pack(json.loads("{}"), b"")[:0] + struct.pack("<Q", 8 + 200000) + b" " * 8 +
+          ("[" * 100000 + "]" * 100000).encode())
+case("st_header_deep", dump_cmd("st_header_deep"), "JSON nests deeper than 128 levels")
+# 20,000 tokens on a relative-attention model that allows them: the N x N maps cannot fit.
+model_dir("in_too_many_tokens", config=cfg(max_position_embeddings=1000000), weights=good)
+case("in_too_many_tokens", "dump --model {cases}/in_too_many_tokens --ids \"$(printf '1,%.0s' $(seq 1 19999))1\" "
+     "--out {tmp}/o.safetensors", "20000 tokens need", what="was std::terminate from inside an OpenMP region")
+# A config asking for a 16,000,000-row embedding (4 GB of doubles) over weights that lack it:
+# reported missing, not allocated as zeros first.
+def drop_word(h, b):
+    del h[WORD]
+model_dir("w_missing_huge_config", config=cfg(vocab_size=16000000), weights=modified(drop_word))
+case("w_missing_huge_config", dump_cmd("w_missing_huge_config"), "missing 1 required tensor(s): " + WORD,
+     what="placeholders were allocated before the error")
+# Both `x` and `deberta.x`: refuse, naming both.
+def both(h, b):
+    begin, end = h[WORD]["data_offsets"]
+    h["deberta." + WORD] = dict(h[WORD], data_offsets=[len(b), len(b) + end - begin])
+    b += b[begin:end]
+model_dir("w_prefixed_twice", weights=modified(both))
+case("w_prefixed_twice", dump_cmd("w_prefixed_twice"), "holds both '" + WORD + "' and 'deberta." + WORD + "'")
+# A zero-length tensor whose offsets point inside another tensor holds no bytes: not an overlap.
+def empty_inside(h, b):
+    begin = h[WORD]["data_offsets"][0] + 8
+    h["extra.empty"] = {"dtype": "F64", "shape": [0, 4], "data_offsets": [begin, begin]}
+model_dir("st_zero_length_inside", weights=modified(empty_inside))
+case("st_zero_length_inside", "dump --model {cases}/st_zero_length_inside --ids 1,2,3 --out {tmp}/out.safetensors",
+     "wrote", exit_code=0, what="a valid zero-length tensor was reported as an overlap")
+# Special files: a FIFO named config.json (made at test time: git cannot hold one) and /dev/zero.
+case("cfg_fifo", "dump --model {tmp}/deberta_fifo_dir --ids 1,2,3 --out {tmp}/o.safetensors", "not a regular file",
+     what="opening the FIFO waited forever")
+cases[-1]["setup"] = ("rm -rf {tmp}/deberta_fifo_dir && mkdir -p {tmp}/deberta_fifo_dir && mkfifo {tmp}/deberta_fifo_dir/config.json"
+                      " && cp {cases}/dir_no_config/model.safetensors {tmp}/deberta_fifo_dir/")
+case("tok_spm_dev_zero", "tokenize --model {tmp}/deberta_devzero --text hello", "not a regular file", what="read /dev/zero whole")
+cases[-1]["setup"] = ("rm -rf {tmp}/deberta_devzero && mkdir -p {tmp}/deberta_devzero && cp {cases}/tok_bad_spm/config.json "
+                      "{cases}/tok_bad_spm/model.safetensors {tmp}/deberta_devzero/ && ln -s /dev/zero {tmp}/deberta_devzero/spm.model")
+case("opt_scale_factor_suffix", "predict --text \"the [MASK] is here\" --scale-factor 3abc", "'3abc' is neither 'auto' nor a number")
+
 json.dump(cases, open(os.path.join(HERE, "manifest.json"), "w"), indent=1)
 print(f"wrote {len(cases)} cases to {OUT}")

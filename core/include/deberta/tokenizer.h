@@ -48,4 +48,13 @@ bool has_tokenizer(const std::string& model_dir);
 /// tokenizer.json). Errors: none of them present, or a file that cannot be parsed (named).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir);
 
+/// Refuses a tokenizer that can give an id the model has no row for: every id it produces
+/// (vocabulary, added and special tokens) must be below `model_vocab_size` (config.json's
+/// vocab_size). Errors name `model_dir` and both sizes.
+void check_tokenizer_fits_model(const Tokenizer& tokenizer, int64_t model_vocab_size, const std::string& model_dir);
+
+/// load_tokenizer followed by check_tokenizer_fits_model: what every command and the viewer call
+/// when they load a model's tokenizer beside the model.
+std::unique_ptr<Tokenizer> load_tokenizer_for_model(const std::string& model_dir, int64_t model_vocab_size);
+
 }  // namespace deberta

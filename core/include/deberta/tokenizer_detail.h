@@ -3,6 +3,7 @@
 // `[CLS] A [SEP] (B [SEP])` assembly with the literal special tokens split out of the text.
 #pragma once
 
+#include "deberta/file_limits.h"
 #include "deberta/tokenizer.h"
 
 #include <map>
@@ -11,6 +12,10 @@
 #include <vector>
 
 namespace deberta::tokenizer_detail {
+
+/// Largest tokenizer file read (tokenizer.json, vocab.json, merges.txt, the special-token JSONs):
+/// a 250,000-piece multilingual tokenizer.json is ~20 MB.
+constexpr uint64_t kMaxTokenizerFileBytes = 256ull << 20;
 
 /// Throws `Error` ("<what>: text is not valid UTF-8 (byte 0xff at offset 3)") unless `text` is
 /// well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
