@@ -280,6 +280,33 @@ cases[-1]["setup"] = ("rm -rf {tmp}/deberta_fifo_dir && mkdir -p {tmp}/deberta_f
 case("tok_spm_dev_zero", "tokenize --model {tmp}/deberta_devzero --text hello", "not a regular file", what="read /dev/zero whole")
 cases[-1]["setup"] = ("rm -rf {tmp}/deberta_devzero && mkdir -p {tmp}/deberta_devzero && cp {cases}/tok_bad_spm/config.json "
                       "{cases}/tok_bad_spm/model.safetensors {tmp}/deberta_devzero/ && ln -s /dev/zero {tmp}/deberta_devzero/spm.model")
+# PyTorch checkpoints: the byteorder record of torch.save >= 2.1 (must load), and the memory bombs
+# of notebooks_data/fixtures/checkpoints/bad (each a few hundred bytes).
+FIXTURES = os.path.join(ROOT, "notebooks_data", "fixtures", "checkpoints")
+def with_byteorder(src, order):
+    buf = os.path.join(OUT, "byteorder.tmp")
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zout:
+        for name in zin.namelist():
+            info = zin.getinfo(name)
+            info.date_time = (2024, 1, 1, 0, 0, 0)
+            zout.writestr(info, zin.read(name))
+            if name.endswith("/data.pkl"):
+                zout.writestr(zipfile.ZipInfo(name[:-len("data.pkl")] + "byteorder", date_time=(2024, 1, 1, 0, 0, 0)), order)
+    data = open(buf, "rb").read()
+    os.remove(buf)
+    return data
+V1_BASIC_CONFIG = open(os.path.join(FIXTURES, "v1_basic_fp32", "config.json")).read()
+model_dir("pt_byteorder_little", config=V1_BASIC_CONFIG, weights_name="pytorch_model.bin",
+          weights=with_byteorder(os.path.join(FIXTURES, "v1_basic_fp32", "pytorch_model.bin"), "little"))
+case("pt_byteorder_little", "dump --model {cases}/pt_byteorder_little --ids 1,2,3 --out {tmp}/out.safetensors", "wrote",
+     exit_code=0, what="was refused as a 'truncated pickle' (the byteorder entry's size was used for data.pkl)")
+for name, expect in (("expanded_bomb", "stride-0 views or many keys sharing one storage"),
+                     ("shared_storage_bomb", "stride-0 views or many keys sharing one storage"),
+                     ("zip_size_lies", "the archive declares 2147483632 bytes but holds at most"),
+                     ("byteorder_unknown", "unknown byte order 'middle'")):
+    model_dir("pt_" + name, config=V1_BASIC_CONFIG, weights_name="pytorch_model.bin",
+              weights=open(os.path.join(FIXTURES, "bad", name + ".bin"), "rb").read())
+    case("pt_" + name, dump_cmd("pt_" + name), expect)
 case("opt_scale_factor_suffix", "predict --text \"the [MASK] is here\" --scale-factor 3abc", "'3abc' is neither 'auto' nor a number")
 
 json.dump(cases, open(os.path.join(HERE, "manifest.json"), "w"), indent=1)
