@@ -4,11 +4,14 @@
 
 #include "deberta/heads.h"
 #include "deberta/safetensors.h"
+#include "deberta/tokenizer.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 using namespace deberta;
 
@@ -115,6 +118,66 @@ TEST_SUITE("cli") {
     r = test::run_cli("dump --model " + golden("v3_rtd") + kRtdIds + " --head mlm --out " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK(!read_safetensors(out).count("rtd.logits"));
+  }
+
+  TEST_CASE("classify --text A --pair B: [CLS] A [SEP] B [SEP], token types 0 / 1, same numbers as the core") {
+    // The bundled model with its tokenizer, given a token-type table, a pooler and a 2-label
+    // classifier (deterministic values): a sentence-pair classifier with a real tokenizer.
+    namespace fs = std::filesystem;
+    const fs::path src = test::source_path("notebooks_data/models/deberta-tiny");
+    const fs::path dir = fs::temp_directory_path() / "deberta_cli_heads_pair";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"spm.model", "special_tokens_map.json", "tokenizer_config.json"})
+      if (fs::exists(src / f)) fs::copy_file(src / f, dir / f);
+    nlohmann::json cfg = nlohmann::json::parse(std::ifstream(src / "config.json"));
+    cfg["architectures"] = {"DebertaV2ForSequenceClassification"};
+    cfg["id2label"] = {{"0", "no"}, {"1", "yes"}};
+    cfg["type_vocab_size"] = 2;
+    std::ofstream(dir / "config.json") << cfg.dump(2);
+    TensorMap t = read_weights_file((src / "model.safetensors").string());
+    const int64_t H = cfg["hidden_size"].get<int64_t>();
+    const int64_t E = cfg.value("embedding_size", H);
+    auto f64 = [](std::vector<int64_t> shape, double seed) {
+      Tensor x;
+      x.dtype = DType::F64;
+      x.shape = std::move(shape);
+      x.f.resize(x.numel());
+      for (size_t k = 0; k < x.f.size(); ++k) x.f[k] = 0.2 * std::sin(seed + 0.37 * static_cast<double>(k));
+      return x;
+    };
+    t["deberta.embeddings.token_type_embeddings.weight"] = f64({2, E}, 0.5);
+    t["pooler.dense.weight"] = f64({H, H}, 1.0);
+    t["pooler.dense.bias"] = f64({H}, 2.0);
+    t["classifier.weight"] = f64({2, H}, 3.0);
+    t["classifier.bias"] = f64({2}, 4.0);
+    write_safetensors((dir / "model.safetensors").string(), t);
+
+    const nlohmann::json j =
+        json_of(test::run_cli("classify --json --model " + dir.string() + " --text 'a dog runs' --pair 'an animal moves'"));
+    const auto ids = j["input_ids"].get<std::vector<int64_t>>();
+    const auto types = j["token_type_ids"].get<std::vector<int64_t>>();
+    const Model model = load_model(dir.string());
+    const auto tok = load_tokenizer(dir.string());
+    REQUIRE(ids.size() == types.size());
+    REQUIRE(ids.size() >= 5);
+    CHECK(ids.front() == tok->cls_id());
+    CHECK(ids.back() == tok->sep_id());
+    CHECK(std::count(ids.begin(), ids.end(), tok->sep_id()) == 2);
+    const size_t first_sep = std::find(ids.begin(), ids.end(), tok->sep_id()) - ids.begin();
+    for (size_t i = 0; i < ids.size(); ++i) CHECK(types[i] == (i <= first_sep ? 0 : 1));
+    Inputs in;
+    in.input_ids = ids;
+    in.token_type_ids = types;
+    const HeadOutput ref = predict_head(model, in, HeadKind::SequenceClassification);
+    for (int c = 0; c < 2; ++c) {
+      CHECK(std::fabs(j["output"]["labels"][c]["logit"].get<double>() - ref.logits(0, c)) <= 1e-12);
+      CHECK(j["output"]["labels"][c]["label"] == (c ? "yes" : "no"));
+    }
+    // The token types matter: all-zero types give other logits.
+    in.token_type_ids.assign(ids.size(), 0);
+    CHECK(std::fabs(predict_head(model, in, HeadKind::SequenceClassification).logits(0, 0) - ref.logits(0, 0)) > 1e-9);
+    fs::remove_all(dir);
   }
 
   TEST_CASE("head errors exit 1 with one line") {

@@ -119,7 +119,7 @@ HeadKind select_head(const Model& model, const std::string& key) {
 std::string head_note(const Model& model, HeadKind kind) {
   if (kind == HeadKind::MLM && model.weights.rtd_head)
     return "this checkpoint is a replaced-token-detection discriminator (DeBERTa-v3 style): the MLM head of the "
-           "released v3 discriminators (xsmall, small, base, large) was never trained, so its predictions are "
+           "released v3 discriminators (xsmall, small, base) was never trained, so its predictions are "
            "not meaningful; use --head rtd";
   if ((kind == HeadKind::SequenceClassification || kind == HeadKind::TokenClassification) &&
       !model.config.has_id2label)
