@@ -222,6 +222,41 @@ TEST_SUITE("heads") {
     CHECK(inferred.weights.token_classifier.has_value());
   }
 
+  TEST_CASE("token-classifier effects: per-token KL and label flips over unpadded tokens only") {
+    const Model model = remapped("v2_cls_nli", [](nlohmann::json& cfg, TensorMap& t) {
+      cfg["architectures"] = {"DebertaV2ForTokenClassification"};
+      t.erase("pooler.dense.weight");
+      t.erase("pooler.dense.bias");
+    });
+    Inputs in = golden_inputs("v2_cls_nli");
+    in.attention_mask.assign(in.size(), 1);
+    in.attention_mask[in.size() - 1] = in.attention_mask[in.size() - 2] = in.attention_mask[in.size() - 3] = 0;
+    const HeadOutput base = predict_head(model, in, HeadKind::TokenClassification);
+    CHECK(base.item_mask.sum() == in.size() - 3);
+    Ablation a;
+    a.c2p = false;
+    const HeadOutput abl = predict_head(model, in, HeadKind::TokenClassification, a);
+    const HeadEffect e = compare_head_outputs(base, abl);
+    CHECK(e.items == in.size() - 3);
+    double sum = 0, mx = 0;
+    int64_t flips = 0;
+    for (int64_t i = 0; i < in.size() - 3; ++i) {
+      double kl = 0;
+      for (int64_t c = 0; c < 3; ++c) kl += base.probs(i, c) * std::log(base.probs(i, c) / abl.probs(i, c));
+      sum += kl;
+      mx = std::max(mx, kl);
+      Eigen::Index p = 0, q = 0;
+      base.logits.row(i).maxCoeff(&p);
+      abl.logits.row(i).maxCoeff(&q);
+      flips += p != q;
+    }
+    CHECK(e.mean_kl > 0);
+    CHECK(std::fabs(e.mean_kl - sum / (in.size() - 3)) < 1e-14);
+    CHECK(std::fabs(e.max_kl - mx) < 1e-14);
+    CHECK(e.flips == flips);
+    CHECK(e.mean_abs_dp == 0);
+  }
+
   TEST_CASE("v1 sequence classifier with a tanh pooler and a padded pair, against a loop") {
     // v1_basic's encoder plus a pooler and a 4-label classifier: HF DebertaForSequenceClassification.
     const Model model = remapped("v1_basic", [](nlohmann::json& cfg, TensorMap& t) {
