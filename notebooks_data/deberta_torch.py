@@ -633,7 +633,8 @@ def load_model(model_dir: str, dtype=torch.float64, weights="model.safetensors")
     with_lm = any(n.startswith("lm_predictions.") for n in sd)
     cfg = DebertaConfig.from_dict(cfg_d, with_lm_head=with_lm)
     model = DebertaV2(cfg).to(dtype)
-    if not with_lm and "embeddings.position_embeddings.weight" not in sd and \
+    # No position table and none at the input: no EMD (a base model, or one trained without it).
+    if "embeddings.position_embeddings.weight" not in sd and \
             hasattr(model.embeddings, "position_embeddings") and not cfg.position_biased_input:
         del model.embeddings.position_embeddings
     tsd = {k: torch.from_numpy(v).to(dtype) for k, v in sd.items()}
