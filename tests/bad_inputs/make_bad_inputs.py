@@ -307,6 +307,16 @@ for name, expect in (("expanded_bomb", "stride-0 views or many keys sharing one 
     model_dir("pt_" + name, config=V1_BASIC_CONFIG, weights_name="pytorch_model.bin",
               weights=open(os.path.join(FIXTURES, "bad", name + ".bin"), "rb").read())
     case("pt_" + name, dump_cmd("pt_" + name), expect)
+# Weights that make the probabilities NaN: exit 0, but a warning naming the position.
+v3_header, v3_blob = read_safetensors(os.path.join(V3, "model.safetensors"))
+def nan_bias(h, b):
+    begin = h["lm_predictions.lm_head.bias"]["data_offsets"][0]
+    b[begin:begin + 8] = struct.pack("<d", float("nan"))
+blob = bytearray(v3_blob)
+nan_bias(v3_header, blob)
+model_dir("nan_predictions", config=json.load(open(os.path.join(V3, "config.json"))), weights=pack(v3_header, bytes(blob)))
+case("nan_predictions", "predict --model {cases}/nan_predictions --ids 1,5,6,7,2 --positions 2", "log-probabilities NaN or infinite",
+     exit_code=0, what="NaN probabilities were printed with exit 0 and no warning")
 case("opt_scale_factor_suffix", "predict --text \"the [MASK] is here\" --scale-factor 3abc", "'3abc' is neither 'auto' nor a number")
 
 json.dump(cases, open(os.path.join(HERE, "manifest.json"), "w"), indent=1)
