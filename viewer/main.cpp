@@ -13,6 +13,8 @@
 #include "cli_common.h"  // the CLI's ablation flags, so --ablate takes exactly `deberta predict`'s switches
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -269,7 +271,14 @@ int main(int argc, char** argv) {
                  "Model B of the Compare tab (\"compare with…\"), run on the same tokens, e.g. a zoo model: "
                  "--model notebooks_data/models/zoo/deberta-tiny-baseline --compare notebooks_data/models/zoo/deberta-tiny-no-c2p --panel compare");
   app.add_option("--zoo", args.zoo, "Folder of the trained-ablation zoo listed in the Compare tab (default: models/zoo beside the bundled model)");
-  app.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation");
+  app.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {  // CLI::PositiveNumber lets "nan" through; a NaN timeout never fires
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            return end != s.c_str() && *end == '\0' && std::isfinite(v) && v > 0 ? "" : "must be a positive finite number of seconds";
+          },
+          "POSITIVE SECONDS"));
   CLI11_PARSE(app, argc, argv);
 
   const bool headless = !args.screenshot.empty() || args.bench_frames > 0;
@@ -282,6 +291,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, "
                          "model, tokens, ablations)\n", args.panel.c_str());
     return 2;
+  }
+  if (!args.export_dir.empty()) {  // before any window: an existing file here must not abort later
+    std::error_code ec;
+    std::filesystem::create_directories(args.export_dir, ec);
+    if (ec || !std::filesystem::is_directory(args.export_dir, ec)) {
+      std::fprintf(stderr, "deberta-viewer: --export %s: not a directory that can be created (%s)\n", args.export_dir.c_str(),
+                   ec ? ec.message().c_str() : "a file of that name exists");
+      return 2;
+    }
   }
   deberta::Ablation pending_ablation;
   std::vector<int> select;
@@ -441,8 +459,7 @@ int main(int argc, char** argv) {
                                                   " ms after the switch").c_str() : "",
                       s.compute_error.empty() ? "" : (" — error: " + s.compute_error).c_str());
         if (ready && frames_after_ready == 1 && !args.export_dir.empty()) {
-          std::filesystem::create_directories(args.export_dir);
-          std::vector<std::string> lines;
+          std::vector<std::string> lines;  // args.export_dir was created (or refused) at start-up
           for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C,
                                      viewer::Quantity::Logits, viewer::Quantity::Probs}) {
             const std::string base = args.export_dir + "/" + viewer::quantity_name(q);
