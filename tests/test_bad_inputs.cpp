@@ -5,6 +5,8 @@
 // kilobyte file must not cost gigabytes); ctest adds a 4 GB address-space cap (tests/CMakeLists.txt).
 #include "test_util.h"
 
+#include "deberta/parallel.h"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -41,6 +44,34 @@ deberta::test::CliRun run_bounded(const std::string& args) {
 }  // namespace
 
 TEST_SUITE("bad_inputs") {
+  TEST_CASE("an exception inside an OpenMP loop is rethrown after it, not std::terminate (issue 12)") {
+    deberta::ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < 64; ++k) errors.run([&] {
+      if (k == 3) throw deberta::Error("iteration 3 failed");
+      if (k == 5) throw std::bad_alloc();
+    });
+    bool caught = false;
+    try {
+      errors.rethrow();
+    } catch (const deberta::Error& e) {
+      caught = std::string(e.what()) == "iteration 3 failed";
+    } catch (const std::bad_alloc&) {
+      caught = true;  // whichever of the two threads failed first
+    }
+    CHECK(caught);
+    deberta::ParallelErrors none;
+    CHECK_NOTHROW(none.rethrow());
+  }
+
+  TEST_CASE("attention maps that cannot fit are refused before allocating (issue 12)") {
+    // 200,000 tokens, 62 maps of 200,000^2 doubles: 19.8 TB, more than any test machine has.
+    const std::string m = deberta::test::error_of([] { deberta::check_attention_memory(200000, 48, 14); });
+    CHECK_MESSAGE(m.find("200000 tokens need 19840.0 GB") != std::string::npos, m);
+    CHECK_NOTHROW(deberta::check_attention_memory(512, 48, 14));  // 130 MB
+    CHECK_NOTHROW(deberta::check_attention_memory(0, 48, 14));
+  }
+
   TEST_CASE("every catalogue case is refused cleanly") {
     const std::string dir = deberta::test::source_path("tests/bad_inputs");
     std::ifstream in(dir + "/manifest.json");
