@@ -205,8 +205,8 @@ HeadOutput run_head(const Model& model, HeadKind kind, const ForwardTrace& trace
 
 HeadOutput predict_head(const Model& model, const Inputs& inputs, HeadKind kind, const Ablation& ablation) {
   if (kind == HeadKind::MLM) throw Error("predict_head: use predict_masked for the masked-LM head");
-  if (std::find(available_heads(model).begin(), available_heads(model).end(), kind) == available_heads(model).end())
-    no_head(model, kind);
+  const auto heads = available_heads(model);
+  if (std::find(heads.begin(), heads.end(), kind) == heads.end()) no_head(model, kind);
   const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::None, false);
   return run_head(model, kind, trace);
 }
