@@ -32,7 +32,7 @@ ResolvedInput resolve_pair_input(const InputArgs& args, const std::string& pair,
     if (!has_tokenizer(model.directory))
       throw Error(model.directory + ": no tokenizer files (spm.model, vocab.json + merges.txt or tokenizer.json); give "
                                     "the pair as --ids with --token-types");
-    r.tokenizer = load_tokenizer(model.directory);
+    r.tokenizer = load_tokenizer_for_model(model.directory, model.config.vocab_size);
     const Encoding enc = r.tokenizer->encode(args.text, &pair);
     r.inputs.input_ids = enc.ids;
     r.inputs.token_type_ids = enc.token_type_ids;
