@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ZOO = os.path.join(HERE, "models", "zoo")
 EVAL_DIR = os.path.join(ZOO, "eval")
+SEEDS = os.path.join(HERE, "models", "zoo-seeds")   # seed replicas: trained locally, not shipped
 
 # name, what changed, the paper's Table 4 row (DeBERTa-base, each variant pre-trained separately):
 # MNLI-m/mm accuracy and RACE accuracy, or None where the paper has no such row.
@@ -71,6 +72,8 @@ def evaluation(deberta, name, flags, key, max_sentences):
     """Evaluates models/zoo/<name> (cached in models/zoo/eval/<key>.json when the folder is absent)."""
     path = os.path.join(EVAL_DIR, key + ".json")
     model_dir = os.path.join(ZOO, name)
+    if not os.path.isdir(model_dir):
+        model_dir = os.path.join(SEEDS, name)
     # A finished run has its tokenizer copied in (train_tiny.py writes spm.model last).
     if os.path.isfile(os.path.join(model_dir, "spm.model")):
         r = run_eval(deberta, model_dir, flags, max_sentences)

@@ -2,7 +2,8 @@
 # Trains the mini-Table-4 zoo (docs/table4.md): every variant with one recipe, two runs at a time
 # on one thread each. Never run by CI.
 #   bash notebooks_data/train_zoo.sh [RUN ...]     RUN = variant@seed, e.g. baseline@1234 no-c2p@1234
-# Each run writes notebooks_data/models/zoo/deberta-tiny-<variant>[-s<seed>]/ and its log.
+# Each run writes notebooks_data/models/zoo/deberta-tiny-<variant>/ and its log; seed replicas
+# (seed != 1234) go to models/zoo-seeds/deberta-tiny-<variant>-s<seed>/ (not shipped: size budget).
 set -euo pipefail
 cd "$(dirname "$0")"
 STEPS=${ZOO_STEPS:-1000}
@@ -17,6 +18,7 @@ train_one() {
   local name="deberta-tiny-$variant"
   [[ "$seed" != 1234 ]] && name+="-s$seed"
   local out="models/zoo/$name"
+  [[ "$seed" != 1234 ]] && out="models/zoo-seeds/$name"
   mkdir -p "$out"
   # The zoo recipe: the bundled model's architecture, corpus, vocabulary and optimizer, a fixed
   # number of steps and no time budget (step-for-step reproducible on one thread).
