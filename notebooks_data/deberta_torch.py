@@ -561,10 +561,11 @@ class DebertaV2(nn.Module):
         table = self.encoder.relative_table() if cfg.relative_attention else None
         if trace is not None:
             trace["embedding_output"] = emb
-            trace["rel_pos"] = torch.from_numpy(rel_pos)
-            trace["c2p_row"] = row
-            trace["p2c_row"] = row
-            if table is not None:
+            if table is not None:   # relative geometry exists only with relative attention
+                trace["rel_pos"] = torch.from_numpy(rel_pos)
+                trace["c2p_row"] = row
+                # p2c reads row(i, j) in the released code, row(j, i) with the paper's index
+                trace["p2c_row"] = row.transpose(0, 1).contiguous() if cfg.p2c_index == "paper" else row
                 trace["rel_embeddings"] = table
         x = emb
         outs = []

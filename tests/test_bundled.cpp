@@ -60,6 +60,22 @@ TEST_SUITE("bundled") {
     CHECK(models >= 7);
   }
 
+  TEST_CASE("the shipped WordNet-match classifier reproduces its PyTorch reference within 1e-9") {
+    // notebooks_data/finetune_cls.py: deberta-tiny fine-tuned as DebertaV2ForSequenceClassification
+    // (F16 weights); its float64 reference holds the layer outputs, cls.pooled and cls.logits.
+    const fs::path model = test::source_path("notebooks_data/models/deberta-tiny-wordnet-match");
+    const fs::path golden = test::source_path("notebooks_data/models/deberta-tiny-wordnet-match-golden");
+    int files = 0;
+    for (const auto& g : fs::directory_iterator(golden)) {
+      if (g.path().extension() != ".safetensors") continue;
+      CAPTURE(g.path().string());
+      CHECK(test::check_case(model.string(), g.path().string(), g.path().string(), 1e-9) >= 6);
+      CHECK(read_safetensors(g.path().string()).count("cls.logits"));
+      ++files;
+    }
+    CHECK(files == 2);
+  }
+
   TEST_CASE("the bundled model has a tokenizer with a [MASK] token and predicts at it") {
     const std::string model_dir = test::source_path("notebooks_data/models/deberta-tiny");
     REQUIRE(has_tokenizer(model_dir));

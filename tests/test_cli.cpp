@@ -4,6 +4,7 @@
 #include "deberta/safetensors.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
@@ -73,5 +74,42 @@ TEST_SUITE("cli") {
     CHECK(r.exit_code == 0);
     for (const char* step : {"[eq. 3]", "[eq. 4 (c2p)]", "[eq. 4 (p2c)]", "[eq. 2 (p2p)]", "[softmax]"})
       CHECK_MESSAGE(r.output.find(step) != std::string::npos, step);
+    // Steps of terms that are off are left out; c2c alone at scale factor 1 is eq. 1.
+    r = test::run_cli("explain --model " + v3 + " --ids 14,43,3,33 --layer 1 --head 0 --query 2 --key 0 --terms c2c,c2p");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("[eq. 4 (c2p)]") != std::string::npos);
+    CHECK(r.output.find("p2c") == std::string::npos);
+    r = test::run_cli("explain --model " + v3 + " --ids 14,43,3,33 --layer 1 --head 0 --query 2 --key 0 --terms c2c --scale-factor 1");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("[eq. 1]") != std::string::npos);
+    CHECK(r.output.find("[eq. 3]") == std::string::npos);
+    CHECK(r.output.find("eq. 4") == std::string::npos);
+  }
+
+  TEST_CASE("compare: two zoo models on one text; a model against itself differs by nothing") {
+    const std::string zoo = test::source_path("notebooks_data/models/zoo/");
+    const std::string text = " --text \"The [MASK] of the LORD.\"";
+    test::CliRun r = test::run_cli("compare --model " + zoo + "deberta-tiny-baseline --model-b " + zoo +
+                                   "deberta-tiny-no-c2p" + text + " --json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    CHECK(j["mean_abs_prob_diff"].size() == 4);
+    CHECK(j["mean_abs_prob_diff"][0].size() == 4);
+    CHECK(j["mean_abs_prob_diff"][0][0].get<double>() > 1e-3);  // trained apart: different maps
+    CHECK(j["predictions"].size() == 1);
+    CHECK(j["mean_kl"].get<double>() > 0);
+    r = test::run_cli("compare --model " + zoo + "deberta-tiny-baseline --model-b " + zoo + "deberta-tiny-baseline" +
+                      text + " --json");
+    REQUIRE(r.exit_code == 0);
+    const auto same = nlohmann::json::parse(r.output);
+    for (const auto& row : same["mean_abs_prob_diff"])
+      for (const auto& v : row) CHECK(v.get<double>() == 0.0);
+    CHECK(same["mean_kl"].get<double>() == 0.0);
+    CHECK(same["top1_agree"].get<int>() == 1);
+    // Different vocabularies cannot share one input.
+    r = test::run_cli("compare --model " + zoo + "deberta-tiny-baseline --model-b " +
+                      test::source_path("notebooks_data/golden/v3_emd") + " --ids 1,5,4,2");
+    CHECK(r.exit_code != 0);
+    CHECK(r.output.find("vocab") != std::string::npos);
   }
 }

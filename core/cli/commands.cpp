@@ -11,6 +11,7 @@ void register_commands(CLI::App* app) {
   register_bench(app);
   register_eval_mlm(app);
   register_compare(app);
+  register_diff(app);
   register_classify(app);
   register_rtd(app);
 }

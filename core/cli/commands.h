@@ -16,6 +16,7 @@ void register_explain(CLI::App* app);
 void register_bench(CLI::App* app);
 void register_eval_mlm(CLI::App* app);
 void register_compare(CLI::App* app);
+void register_diff(CLI::App* app);
 void register_classify(CLI::App* app);
 void register_rtd(CLI::App* app);
 

@@ -85,20 +85,25 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
   std::vector<ExplainStep> steps;
   const std::string ij = "(" + std::to_string(e.i) + "," + std::to_string(e.j) + ")";
   const std::string ji = "(" + std::to_string(e.j) + "," + std::to_string(e.i) + ")";
-  if (e.k > 0) {
+  const bool position_terms = e.has_c2p || e.has_p2c || e.has_p2p;
+  // Only c2c at s = 1/√d is ordinary attention: eq. 1, not eq. 4.
+  const bool plain_attention = !position_terms && e.scale_factor == 1;
+  if (e.k > 0 && position_terms) {
     std::string rel = "i - j = " + std::to_string(e.i) + " - " + std::to_string(e.j) + " = " + std::to_string(e.rel_pos_raw);
     if (e.rel_pos != e.rel_pos_raw) rel += ", log bucket " + std::to_string(e.rel_pos);
     if (e.window != e.k) rel += ", window K = " + std::to_string(e.window);
     steps.push_back({"eq. 3", "δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k),
                      rel + "  →  δ" + ij + " = row " + std::to_string(e.c2p_row) + " of the relative table"});
-    steps.push_back({"eq. 4 (p2c index)",
+    if (e.has_p2c || e.has_p2p)
+      steps.push_back({"eq. 4 (p2c index)",
                      e.paper_p2c ? "paper: p2c reads Q_r[δ(j,i)]" : "released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))",
                      "p2c reads row " + std::to_string(e.p2c_row) + (e.paper_p2c ? " = δ" + ji : " = δ" + ij)});
   }
   steps.push_back({"scale", "s = 1 / sqrt(d · scale_factor)",
                    "s = 1 / sqrt(" + num(e.d) + " · " + num(e.scale_factor) + ") = " + num(e.scale)});
   if (e.has_c2c)
-    steps.push_back({"eq. 4 (c2c)", "c2c = s · Q_c[i] · K_c[j]",
+    steps.push_back({plain_attention ? "eq. 1" : "eq. 4 (c2c)",
+                     plain_attention ? "score = Q[i] · K[j] / sqrt(d)" : "c2c = s · Q_c[i] · K_c[j]",
                      "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.qk) + ",  × s = " + num(e.c2c)});
   if (e.has_c2p)
     steps.push_back({"eq. 4 (c2p)", "c2p = s · Q_c[i] · K_r[δ(i,j)]",
@@ -112,7 +117,7 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
     steps.push_back({"eq. 2 (p2p)", "p2p = s · Q_r[p2c row] · K_r[δ(i,j)]",
                      "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.qr_kr) +
                          ",  × s = " + num(e.p2p)});
-  steps.push_back({"eq. 4 (sum)", "Ã_ij = sum of the active terms", term_sum(e)});
+  steps.push_back({plain_attention ? "eq. 1 (sum)" : "eq. 4 (sum)", "Ã_ij = sum of the active terms", term_sum(e)});
   std::string softmax = "A_ij = " + num(e.prob);
   if (!e.valid) softmax = "query or key is padding: excluded, A_ij = 0";
   else if (e.head_masked) softmax = "head masked: A_ij = 0 (softmax would give a non-zero value)";
