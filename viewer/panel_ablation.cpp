@@ -110,15 +110,14 @@ void DrawAblationPanel(ViewerState& s) {
                "equally far. K = k is the model as trained.");
   }
   {
-    const bool can_emd = m.weights.embeddings.position.size() > 0 && c.num_hidden_layers >= 2 &&
-                         c.embedding_size == c.hidden_size;
+    const bool can_emd = deberta::runs_emd(m);  // the one rule the CLI follows too
     bool emd = a.emd && can_emd;
     if (!can_emd) ImGui::BeginDisabled();
     if (ImGui::Checkbox("Enhanced Mask Decoder", &emd)) a.emd = emd, changed = true;
     if (!can_emd) ImGui::EndDisabled();
+    const std::string why = "This model decodes without the EMD: " + deberta::why_no_emd(m) + ".";
     HelpMarker(can_emd ? "Off: the MLM head reads the last encoder layer directly (no absolute positions)."
-                       : "This model cannot run the EMD (it needs absolute position embeddings and at least 2 "
-                         "layers): the MLM head reads the last encoder layer.");
+                       : why.c_str());
   }
 
   ImGui::TextDisabled("masked heads (right-click a map in the grid)");

@@ -76,7 +76,7 @@ void DrawModelPanel(ViewerState& s) {
     row("span k", c.relative_attention ? std::to_string(c.relative_span()) : "-", "buckets",
         c.log_buckets() ? std::to_string(c.position_buckets) : "none");
     row("terms", "c2c" + (c.pos_att_type.empty() ? std::string() : ", " + join(c.pos_att_type)), "EMD",
-        m.weights.embeddings.position.size() > 0 && c.num_hidden_layers >= 2 ? "yes" : "no");
+        deberta::runs_emd(m) ? "yes" : "no");
     ImGui::EndTable();
   }
   ImGui::TextDisabled("tokenizer: %s", s.model->tokenizer ? s.model->tokenizer->kind().c_str() : "none");

@@ -186,13 +186,16 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
     deberta::rerun_from(m, &out->trace, out->ablation, out->first_layer);
   } else {
     out->first_layer = 0;
-    out->trace = deberta::forward(m, r.input.inputs, out->ablation, deberta::TraceLevel::Full, false);
+    out->trace = deberta::forward(m, r.input.inputs, out->ablation, deberta::TraceLevel::Full, true);
   }
-
-  // The EMD's passes, also when the ablation decodes without it (for the side-by-side view).
-  out->emd = emd_or_note(m, out->trace, &out->emd_note);
-  out->trace.emd.reset();
-  if (out->ablation.emd && out->emd) out->trace.emd = out->emd;  // decoder_output() reads it; the dump exports it
+  // The decoder stage ran as `deberta predict` / `dump` run it (deberta::run_decoder: the EMD when
+  // the model decodes with it and the ablation keeps it), so decoder_output() and the export agree
+  // with the CLI. The EMD's passes are also computed when the ablation decodes without them, for
+  // the side-by-side view.
+  if (out->trace.emd)
+    out->emd = out->trace.emd;
+  else
+    out->emd = emd_or_note(m, out->trace, &out->emd_note);
 
   const auto& pos = r.input.mask_positions;
   if (pos.empty()) {
