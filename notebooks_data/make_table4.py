@@ -68,9 +68,18 @@ def run_eval(deberta, model_dir, flags, max_sentences):
     return r
 
 
+REUSE = False   # --reuse: take a cached evaluation when there is one (same flags, same sentences)
+
+
 def evaluation(deberta, name, flags, key, max_sentences):
     """Evaluates models/zoo/<name> (cached in models/zoo/eval/<key>.json when the folder is absent)."""
     path = os.path.join(EVAL_DIR, key + ".json")
+    if REUSE and os.path.isfile(path):
+        with open(path) as f:
+            r = json.load(f)
+        if r.get("flags") == flags and (not max_sentences or r["sentences"] == max_sentences):
+            r["cached"] = not os.path.isdir(os.path.join(ZOO, name))
+            return r
     model_dir = os.path.join(ZOO, name)
     if not os.path.isdir(model_dir):
         model_dir = os.path.join(SEEDS, name)
@@ -124,7 +133,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deberta", default=os.path.join(ROOT, "build", "bin", "deberta"))
     ap.add_argument("--max-sentences", type=int, default=0)
+    ap.add_argument("--reuse", action="store_true", help="reuse cached evaluations in models/zoo/eval/")
     args = ap.parse_args()
+    global REUSE
+    REUSE = args.reuse
     os.makedirs(EVAL_DIR, exist_ok=True)
 
     results, arrays = {}, {}
@@ -211,15 +223,14 @@ def main():
         lines.append("Each replicated variant was trained again with seed 4321 (initialisation, data order and "
                      "training masks change; the evaluation masks do not):")
         lines.append("")
-        lines.append("| variant | seed 1234 top-1 % | seed 4321 top-1 % | difference (points) | CE difference |")
-        lines.append("|---|---|---|---|---|")
+        lines.append("| variant | seed 1234 top-1 % | seed 4321 top-1 % | difference (points) | CE difference | seed-4321 numbers from |")
+        lines.append("|---|---|---|---|---|---|")
         for name, d in seed_diffs.items():
             replica = SEED_REPLICAS[name]
-            lines.append("| %s | %.1f | %.1f | %+.2f | %+.3f |" % (
-                name, 100 * metrics(arrays[name])[0], 100 * metrics(arrays[replica])[0], 100 * d[0], d[2]))
-            cached = results[replica].get("cached")
-            if cached:
-                lines[-1] += " (weights not shipped; cached evaluation)"
+            source = ("`zoo/eval/%s.json` (weights not shipped)" % replica if results[replica].get("cached")
+                      else "`zoo-seeds/%s`" % replica)
+            lines.append("| %s | %.1f | %.1f | %+.2f | %+.3f | %s |" % (
+                name, 100 * metrics(arrays[name])[0], 100 * metrics(arrays[replica])[0], 100 * d[0], d[2], source))
         lines.append("")
         lines.append("A variant's difference from the baseline counts as *beyond seed noise* when its top-1 "
                      "difference exceeds the largest seed-to-seed difference above (%.2f points)." % (100 * seed_noise[0]))
