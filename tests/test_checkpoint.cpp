@@ -137,7 +137,9 @@ TEST_SUITE("checkpoint") {
     const TensorMap expected = read_safetensors(fixture("views_expected.safetensors"));
     const TensorMap ours = read_pytorch_checkpoint(fixture("views_byteorder.bin"));
     CHECK(ours.size() == expected.size());
-    for (const auto& [name, ref] : expected) {
+    for (const auto& kv : expected) {  // no structured binding inside doctest macros (clang 14)
+      const std::string& name = kv.first;
+      const Tensor& ref = kv.second;
       auto it = ours.find(name);
       REQUIRE_MESSAGE(it != ours.end(), "missing tensor " << name);
       test::check_close(name, it->second, ref, 0.0);
