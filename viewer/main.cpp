@@ -364,6 +364,9 @@ int main(int argc, char** argv) {
     // Suggestions for the recent list: the golden models next to the bundled one.
     const std::filesystem::path def = DEBERTA_DEFAULT_MODEL;
     const std::filesystem::path golden = def.parent_path().parent_path() / "golden";
+    // The shipped classifier and the zoo's baseline and -c2p models, one click away.
+    for (const char* m : {"deberta-tiny-wordnet-match", "zoo/deberta-tiny-baseline", "zoo/deberta-tiny-no-c2p"})
+      if (std::filesystem::exists(def.parent_path() / m / "config.json")) s.recent.push_back((def.parent_path() / m).string());
     for (const char* g : {"v1_basic", "v2_basic", "v3_emd"})
       if (std::filesystem::exists(golden / g / "config.json")) s.recent.push_back((golden / g).string());
     s.zoo_dir = args.zoo.empty() ? (def.parent_path() / "zoo").string() : args.zoo;

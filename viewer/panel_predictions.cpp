@@ -44,6 +44,69 @@ void prediction_table(const ViewerState& s, const char* id, const std::vector<de
   ImGui::EndTable();
 }
 
+/// A task head's output, baseline (as trained) beside the current ablation: label probabilities
+/// for a sequence classifier, one row per token for a token classifier or the RTD discriminator.
+void DrawHeadOutput(ViewerState& s, const Result& r) {
+  const deberta::Model& m = r.model->model;
+  const deberta::HeadOutput& h = *r.head;
+  const deberta::HeadOutput& b = *r.head_baseline;
+  ImGui::Text("%s head", deberta::head_title(h.kind));
+  const std::string note = deberta::head_note(m, h.kind);
+  if (!note.empty()) Note(note);
+  if (!r.ablation.is_default())
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "ablated: %s (bars: as trained | ablated)",
+                       r.ablation.describe(&m.config).c_str());
+  const auto& labels = deberta::head_labels(m);
+  const bool rtd = h.kind == deberta::HeadKind::RTD;
+  const int items = static_cast<int>(h.probs.rows());
+  const int cols = static_cast<int>(h.probs.cols());
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (h.kind == deberta::HeadKind::SequenceClassification) {
+    if (!ImGui::BeginTable("cls", 3, flags)) return;
+    ImGui::TableSetupColumn("label");
+    ImGui::TableSetupColumn("as trained");
+    ImGui::TableSetupColumn("now");
+    ImGui::TableHeadersRow();
+    for (int k = 0; k < cols; ++k) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(k < static_cast<int>(labels.size()) ? labels[k].c_str() : std::to_string(k).c_str());
+      for (const deberta::HeadOutput* o : {&b, &h}) {
+        ImGui::TableNextColumn();
+        const float p = static_cast<float>(o->probs(0, k));
+        ImGui::ProgressBar(p, ImVec2(220, 0), fmt(p, 3, false).c_str());
+      }
+    }
+    ImGui::EndTable();
+    return;
+  }
+  // RTD / token classification: one row per token.
+  if (!ImGui::BeginTable("tok", 3, flags)) return;
+  ImGui::TableSetupColumn("token");
+  ImGui::TableSetupColumn(rtd ? "P(replaced), as trained" : "label, as trained");
+  ImGui::TableSetupColumn(rtd ? "P(replaced), now" : "label, now");
+  ImGui::TableHeadersRow();
+  for (int i = 0; i < items; ++i) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%d %s", i, token_name(s, i).c_str());
+    for (const deberta::HeadOutput* o : {&b, &h}) {
+      ImGui::TableNextColumn();
+      if (rtd) {
+        const float p = static_cast<float>(o->probs(i, 0));
+        ImGui::ProgressBar(p, ImVec2(180, 0), fmt(p, 3, false).c_str());
+      } else {
+        int best = 0;
+        for (int k = 1; k < cols; ++k)
+          if (o->probs(i, k) > o->probs(i, best)) best = k;
+        ImGui::Text("%s %s", best < static_cast<int>(labels.size()) ? labels[best].c_str() : std::to_string(best).c_str(),
+                    fmt(o->probs(i, best), 3, false).c_str());
+      }
+    }
+  }
+  ImGui::EndTable();
+}
+
 }  // namespace
 
 void DrawPredictionsPanel(ViewerState& s) {
@@ -53,6 +116,10 @@ void DrawPredictionsPanel(ViewerState& s) {
   }
   const Result& r = *s.result;
   const auto& c = r.model->model.config;
+  if (r.head) {
+    DrawHeadOutput(s, r);
+    return;
+  }
   if (!r.predict_note.empty()) Note(r.predict_note);
 
   const float half = (ImGui::GetContentRegionAvail().x - 20) / 2;

@@ -197,8 +197,16 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
   else
     out->emd = emd_or_note(m, out->trace, &out->emd_note);
 
+  // A task head (classifier, token classifier, RTD discriminator) is the model's own prediction.
+  const deberta::HeadKind kind = deberta::default_head(m);
+  if (kind != deberta::HeadKind::MLM) {
+    out->head = deberta::run_head(m, kind, out->trace);
+    out->head_baseline = out->ablation.is_default() ? out->head : deberta::predict_head(m, r.input.inputs, kind);
+  }
   const auto& pos = r.input.mask_positions;
-  if (pos.empty()) {
+  if (kind != deberta::HeadKind::MLM) {
+    out->predict_note.clear();
+  } else if (pos.empty()) {
     out->predict_note = "no [MASK] in the input: put [MASK] in the text (or give --mask-id) to see predictions";
   } else if (!m.weights.lm_head) {
     out->predict_note = "this model has no masked-LM head (lm_predictions.*): no predictions";

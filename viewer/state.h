@@ -14,6 +14,7 @@
 
 #include "deberta/analysis.h"
 #include "deberta/compare.h"
+#include "deberta/heads.h"
 #include "deberta/model.h"
 #include "deberta/tokenizer.h"
 
@@ -75,6 +76,10 @@ struct Result {
   std::vector<deberta::MaskPrediction> emd_off;   ///< under `ablation`, decoded from the last layer
   std::vector<double> kl;                          ///< KL(baseline ‖ current) per masked position
   deberta::AblationEffect effect;                  ///< mean/max KL and top-1 changes
+  /// The model's task head when it is not a masked-LM model (classifier, token classifier, RTD):
+  /// its output under `ablation` and as trained (deberta::run_head / predict_head, as `deberta
+  /// classify` / `rtd` compute them).
+  std::optional<deberta::HeadOutput> head, head_baseline;
   int64_t first_layer = 0;                         ///< layer the encoder was re-run from (0: fresh pass)
   double compute_ms = 0;
 };
