@@ -37,6 +37,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import deberta_torch as dt  # noqa: E402
+from train_tiny import pad  # noqa: E402  (the pre-training script's right-padding with a mask)
 
 LABELS = {0: "NO_MATCH", 1: "MATCH"}
 
@@ -116,13 +117,7 @@ def batches(encoded, tokens_per_batch, rng):
 
 
 def collate(encoded, idx):
-    seqs = [encoded[i][0] for i in idx]
-    n = max(len(s) for s in seqs)
-    ids = np.zeros((len(seqs), n), dtype=np.int64)
-    am = np.zeros((len(seqs), n), dtype=np.int64)
-    for r, s in enumerate(seqs):
-        ids[r, :len(s)] = s
-        am[r, :len(s)] = 1
+    ids, am = pad([encoded[i][0] for i in idx])
     return torch.from_numpy(ids), torch.from_numpy(am), torch.tensor([encoded[i][1] for i in idx])
 
 

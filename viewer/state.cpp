@@ -201,7 +201,10 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
   const deberta::HeadKind kind = deberta::default_head(m);
   if (kind != deberta::HeadKind::MLM) {
     out->head = deberta::run_head(m, kind, out->trace);
-    out->head_baseline = out->ablation.is_default() ? out->head : deberta::predict_head(m, r.input.inputs, kind);
+    // As trained: the current output, the previous result's baseline (same model and tokens), or a run.
+    out->head_baseline = out->ablation.is_default()           ? out->head
+                         : reuse && prev->head_baseline        ? prev->head_baseline
+                                                               : deberta::predict_head(m, r.input.inputs, kind);
   }
   const auto& pos = r.input.mask_positions;
   if (kind != deberta::HeadKind::MLM) {

@@ -157,4 +157,11 @@ Model load_model_with_progress(const std::string& path) {
   return model;
 }
 
+nlohmann::json top_tokens_json(const MaskPrediction& prediction, const ResolvedInput& in) {
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& t : prediction.top)
+    top.push_back({{"id", t.id}, {"token", token_label(in, t.id)}, {"probability", t.probability}});
+  return top;
+}
+
 }  // namespace deberta::cli

@@ -1,12 +1,14 @@
 // cli_common.h — options shared by the `deberta` subcommands (model, input, ablation switches).
 #pragma once
 
+#include "deberta/analysis.h"
 #include "deberta/model.h"
 #include "deberta/tokenizer.h"
 
 #include <memory>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -54,6 +56,8 @@ ResolvedInput resolve_input(const InputArgs& args, const Model& model);
 /// Text of one token for tables: the tokenizer's display form, else "#id".
 std::string token_label(const ResolvedInput& in, int64_t id);
 
+/// One position's top-k as JSON: [{"id", "token", "probability"}, …] (predict, compare).
+nlohmann::json top_tokens_json(const MaskPrediction& prediction, const ResolvedInput& in);
 /// The model directory to use: `arg`, or the bundled default model.
 std::string model_path_or_default(const std::string& arg);
 /// Loads a model, printing a progress line on stderr when it is a terminal.

@@ -21,11 +21,6 @@ struct CompareArgs {
   bool json = false;
 };
 
-nlohmann::json top_json(const MaskPrediction& p, const ResolvedInput& in) {
-  nlohmann::json top = nlohmann::json::array();
-  for (const auto& t : p.top) top.push_back({{"id", t.id}, {"token", token_label(in, t.id)}, {"probability", t.probability}});
-  return top;
-}
 }  // namespace
 
 void register_compare(CLI::App* app) {
@@ -57,8 +52,8 @@ void register_compare(CLI::App* app) {
       if (!r.note.empty()) j["note"] = r.note;
       nlohmann::json preds = nlohmann::json::array();
       for (size_t m = 0; m < positions.size(); ++m)
-        preds.push_back({{"position", positions[m]}, {"a", top_json(r.predictions_a[m], in)},
-                         {"b", top_json(r.predictions_b[m], in)}, {"kl_a_b", r.kl[m]}});
+        preds.push_back({{"position", positions[m]}, {"a", top_tokens_json(r.predictions_a[m], in)},
+                         {"b", top_tokens_json(r.predictions_b[m], in)}, {"kl_a_b", r.kl[m]}});
       j["predictions"] = preds;
       if (!positions.empty()) j["mean_kl"] = r.mean_kl, j["top1_agree"] = r.top1_agree;
       std::printf("%s\n", j.dump(2).c_str());

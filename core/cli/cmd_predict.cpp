@@ -24,11 +24,7 @@ struct PredictArgs {
 
 nlohmann::json predictions_json(const std::vector<MaskPrediction>& preds, const ResolvedInput& in) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : preds) {
-    nlohmann::json top = nlohmann::json::array();
-    for (const auto& t : p.top) top.push_back({{"id", t.id}, {"token", token_label(in, t.id)}, {"probability", t.probability}});
-    out.push_back({{"position", p.position}, {"top", top}});
-  }
+  for (const auto& p : preds) out.push_back({{"position", p.position}, {"top", top_tokens_json(p, in)}});
   return out;
 }
 

@@ -37,10 +37,7 @@ ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Mod
   out.predictions_a = top_k_predictions(mlm_logits(a, ta.decoder_output(), positions), positions, top_k);
   out.predictions_b = top_k_predictions(mlm_logits(b, tb.decoder_output(), positions), positions, top_k);
   for (size_t m = 0; m < positions.size(); ++m) {
-    const Vector& lp = out.predictions_a[m].log_probs;
-    const Vector& lq = out.predictions_b[m].log_probs;
-    double kl = 0;  // KL(A ‖ B) = Σ p (log p − log q), unclamped
-    for (int64_t v = 0; v < lp.size(); ++v) kl += std::exp(lp[v]) * (lp[v] - lq[v]);
+    const double kl = kl_divergence(out.predictions_a[m].log_probs, out.predictions_b[m].log_probs);
     out.kl.push_back(kl);
     out.mean_kl += kl;
     out.top1_agree += out.predictions_a[m].top[0].id == out.predictions_b[m].top[0].id;
