@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package the project needs to build, test and run (idempotent).
-#   scripts/setup.sh            build + test + viewer dependencies (what CI needs)
+#   scripts/setup.sh            build + test + viewer + Python module + notebook dependencies (what CI needs)
 #   scripts/setup.sh --python   also the Python stack for notebooks_data/ (torch, numpy, sentencepiece)
 set -euo pipefail
 
@@ -11,6 +11,11 @@ pkgs=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev
+  # The Python module (pybind11) and its tests; the notebooks executed in CI (NumPy only, no torch).
+  pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib
+  # Figures for slides (SVG/PDF through cairo) and their PDF -> PNG check.
+  libcairo2-dev poppler-utils
 )
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread
