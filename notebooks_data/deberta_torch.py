@@ -144,6 +144,12 @@ class DebertaConfig:
     # cannot express: a model trained with the p2p term, or with the paper's p2c index.
     p2p: bool = False
     p2c_index: str = "code"
+    # Task heads (not Hugging Face keys; set by load_model from the tensors present):
+    # "mask_predictions.*" (RTD), "pooler.dense.*" + "classifier.*" (sequence classification).
+    with_rtd_head: bool = False
+    num_labels: int = 0
+    pooler_hidden_size: int = 0
+    pooler_hidden_act: str = "gelu"
 
     @staticmethod
     def from_dict(d: dict, with_lm_head: bool = True) -> "DebertaConfig":
@@ -523,6 +529,40 @@ class LMPredictions(nn.Module):
         self.lm_head = LMHead(cfg)
 
 
+class MaskPredictionHead(nn.Module):
+    """Replaced-token detection head of the DeBERTa-v3 discriminator (microsoft/DeBERTa
+    LMMaskPredictionHead, state-dict prefix "mask_predictions."), written from its formula:
+
+        rtd.logits[i] = classifier(act(dense(LN_mp(h[0] + h[i]))))     one logit per token
+
+    h [B, N, H] is the last encoder layer, h[0] its token-0 row, act = hidden_act.
+    sigmoid(logit) is the probability that token i was replaced. Out: [B, N]."""
+
+    def __init__(self, cfg: DebertaConfig):
+        super().__init__()
+        self.dense = nn.Linear(cfg.hidden_size, cfg.hidden_size)
+        self.LayerNorm = nn.LayerNorm(cfg.hidden_size, eps=cfg.layer_norm_eps)
+        self.classifier = nn.Linear(cfg.hidden_size, 1)
+        self.act = activation(cfg.hidden_act)
+
+    def forward(self, h):
+        s = self.LayerNorm(h[:, :1] + h)
+        return self.classifier(self.act(self.dense(s))).squeeze(-1)
+
+
+class ContextPooler(nn.Module):
+    """Hugging Face ContextPooler ("pooler.dense"): pooled = act(h[0] W_p^T + b_p), act =
+    pooler_hidden_act. h [B, N, H] -> [B, P]."""
+
+    def __init__(self, cfg: DebertaConfig):
+        super().__init__()
+        self.dense = nn.Linear(cfg.hidden_size, cfg.pooler_hidden_size or cfg.hidden_size)
+        self.act = activation(cfg.pooler_hidden_act)
+
+    def forward(self, h):
+        return self.act(self.dense(h[:, 0]))
+
+
 class DebertaV2(nn.Module):
     """Encoder + (optionally) Enhanced Mask Decoder and MLM head."""
 
@@ -533,6 +573,11 @@ class DebertaV2(nn.Module):
         self.encoder = Encoder(cfg)
         if cfg.with_lm_head:
             self.lm_predictions = LMPredictions(cfg)
+        if cfg.with_rtd_head:
+            self.mask_predictions = MaskPredictionHead(cfg)
+        if cfg.num_labels > 0:
+            self.pooler = ContextPooler(cfg)
+            self.classifier = nn.Linear(cfg.pooler_hidden_size or cfg.hidden_size, cfg.num_labels)
         self._row_cache = {}
 
     def rel_rows(self, n: int, device):
@@ -543,13 +588,16 @@ class DebertaV2(nn.Module):
 
     def forward(self, input_ids, attention_mask=None, token_type_ids=None,
                 ablation: Optional[Ablation] = None, use_emd: Optional[bool] = None,
-                trace: Optional[dict] = None, lm_positions=None):
+                trace: Optional[dict] = None, lm_positions=None, run_lm_head: bool = True):
         """input_ids [B, N]. Returns a dict with 'hidden' (last encoder layer) [B, N, H] and,
         with the LM head, 'logits' [B, N, V] (or [M, V] at lm_positions = (b_idx, n_idx)).
 
         use_emd=False decodes from the last encoder layer output (the -EMD ablation); None:
         what the model runs (runs_emd).
-        trace (a dict) receives every named intermediate, with the golden-file names."""
+        trace (a dict) receives every named intermediate, with the golden-file names.
+        Task heads the model carries add 'rtd_logits' [B, N] (MaskPredictionHead) and
+        'cls_pooled' [B, P], 'cls_logits' [B, C] (ContextPooler + classifier), all read from
+        the last encoder layer. run_lm_head=False skips the EMD and the MLM head."""
         cfg = self.cfg
         ablation = ablation or Ablation()
         if attention_mask is None:
@@ -579,7 +627,12 @@ class DebertaV2(nn.Module):
                 trace["layer.%d.output" % l] = x
             outs.append(x)
         result = {"hidden": x}
-        if not cfg.with_lm_head:
+        if cfg.with_rtd_head:
+            result["rtd_logits"] = self.mask_predictions(x)
+        if cfg.num_labels > 0:
+            result["cls_pooled"] = self.pooler(x)
+            result["cls_logits"] = self.classifier(result["cls_pooled"])
+        if not cfg.with_lm_head or not run_lm_head:
             return result
         if use_emd is None:
             use_emd = self.runs_emd()
@@ -630,9 +683,15 @@ def load_model(model_dir: str, dtype=torch.float64, weights="model.safetensors")
     """Build a model from config.json + model.safetensors (exact HF names, strict)."""
     with open(os.path.join(model_dir, "config.json")) as f:
         cfg_d = json.load(f)
-    sd = load_safetensors(os.path.join(model_dir, weights))
+    sd = from_task_checkpoint_names(load_safetensors(os.path.join(model_dir, weights)))
     with_lm = any(n.startswith("lm_predictions.") for n in sd)
     cfg = DebertaConfig.from_dict(cfg_d, with_lm_head=with_lm)
+    cfg.with_rtd_head = any(n.startswith("mask_predictions.") for n in sd)
+    cfg.num_labels = 0   # the heads follow from the tensors present, not from config keys
+    if "pooler.dense.weight" in sd and "classifier.weight" in sd:
+        cfg.num_labels = int(sd["classifier.weight"].shape[0])
+        cfg.pooler_hidden_size = int(sd["pooler.dense.weight"].shape[0])
+        cfg.pooler_hidden_act = cfg_d.get("pooler_hidden_act", "gelu")
     model = DebertaV2(cfg).to(dtype)
     # No position table and none at the input: no EMD (a base model, or one trained without it).
     if "embeddings.position_embeddings.weight" not in sd and \
@@ -644,6 +703,28 @@ def load_model(model_dir: str, dtype=torch.float64, weights="model.safetensors")
         raise ValueError("state dict mismatch: missing %s, unexpected %s" % (missing, unexpected))
     model.eval()
     return model
+
+
+_ENCODER_PREFIXES = ("embeddings.", "encoder.")
+
+
+def from_task_checkpoint_names(sd: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """Task checkpoints (Hugging Face *ForSequenceClassification, microsoft's v3 discriminator)
+    keep the encoder under "deberta."; this model names it without the prefix. Head names
+    (lm_predictions.*, mask_predictions.*, pooler.*, classifier.*) are unchanged."""
+    out = {}
+    for k, v in sd.items():
+        name = k[len("deberta."):] if k.startswith("deberta.") and k[len("deberta."):].startswith(_ENCODER_PREFIXES) else k
+        if name in out:
+            raise ValueError("tensor %s appears with and without the deberta. prefix" % name)
+        out[name] = v
+    return out
+
+
+def to_task_checkpoint_names(sd: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """The inverse of from_task_checkpoint_names: encoder tensors get the "deberta." prefix
+    (the layout of a released v3 discriminator / a Hugging Face task checkpoint)."""
+    return {("deberta." + k if k.startswith(_ENCODER_PREFIXES) else k): v for k, v in sd.items()}
 
 
 def state_dict_numpy(model: nn.Module, dtype=np.float32) -> Dict[str, np.ndarray]:
@@ -662,6 +743,11 @@ def run_traced(model: DebertaV2, g: Dict[str, np.ndarray]) -> Dict[str, np.ndarr
     trace = {}
     with torch.no_grad():
         res = model(ids, am, tt, trace=trace)
+    if "rtd_logits" in res:
+        trace["rtd.logits"] = res["rtd_logits"]
+    if "cls_logits" in res:
+        trace["cls.pooled"] = res["cls_pooled"]
+        trace["cls.logits"] = res["cls_logits"]
     if "logits" in res:
         trace["mlm.logits"] = res["logits"]
         if "mlm.masked_positions" in g:
@@ -674,7 +760,8 @@ def run_traced(model: DebertaV2, g: Dict[str, np.ndarray]) -> Dict[str, np.ndarr
                  "mlm.masked_logits"):
             out[k] = a
         else:
-            out[k] = a[0] if a.ndim >= 3 or (a.ndim == 2 and k == "mlm.logits") else a
+            out[k] = a[0] if a.ndim >= 3 or (a.ndim == 2 and k in ("mlm.logits", "rtd.logits", "cls.pooled",
+                                                                    "cls.logits")) else a
     return out
 
 
