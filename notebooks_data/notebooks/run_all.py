@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 HERE = Path(__file__).resolve().parent
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colour codes in the kernel's tracebacks
 
 
 def committed_problems(nb: nbformat.NotebookNode, path: Path, max_kb: float) -> list[str]:
@@ -51,7 +53,7 @@ def execute(path: Path, timeout: int) -> tuple[nbformat.NotebookNode, str | None
     try:
         client.execute()
     except CellExecutionError as e:  # a cell raised (including a failed assert)
-        return nb, str(e)
+        return nb, ANSI.sub("", str(e))
     except Exception as e:  # kernel died, timeout, ...
         return nb, f"{type(e).__name__}: {e}"
     return nb, None
