@@ -2,10 +2,12 @@
 #include "heatmap.h"
 
 #include <GL/gl.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel (imgui 1.86)
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace viewer {
 
@@ -75,6 +77,29 @@ std::vector<uint8_t> colorize(const deberta::Matrix& m, const ColorScale& scale)
   return px;
 }
 
+namespace {
+
+/// Adds `text` rotated 90° clockwise (reading top to bottom) with its top-left corner at `pos`.
+void add_text_down(ImDrawList* dl, ImVec2 pos, ImU32 col, const char* text) {
+  const int first = dl->VtxBuffer.Size;
+  dl->AddText(pos, col, text);
+  // (x, y) → (pos.x − (y − pos.y) + line height, pos.y + (x − pos.x)): a quarter turn clockwise.
+  const float h = ImGui::GetTextLineHeight();
+  for (int v = first; v < dl->VtxBuffer.Size; ++v) {
+    ImVec2& p = dl->VtxBuffer[v].pos;
+    const ImVec2 d(p.x - pos.x, p.y - pos.y);
+    p = ImVec2(pos.x + h - d.y, pos.y + d.x);
+  }
+}
+
+/// Black or white, whichever reads better on a cell of colour `packed` (ImGui ABGR).
+ImU32 text_on(uint32_t packed) {
+  const float lum = 0.2126f * (packed & 0xff) + 0.7152f * ((packed >> 8) & 0xff) + 0.0722f * ((packed >> 16) & 0xff);
+  return lum > 140 ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
+}
+
+}  // namespace
+
 HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
                      ImVec2 size, uint64_t version, const Overlay& ov) {
   HeatmapEvent ev;
@@ -85,45 +110,174 @@ HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matri
     upload(e, colorize(m, scale), static_cast<int>(m.cols()), static_cast<int>(m.rows()));
     e.version = version, e.data = m.data(), e.lo = scale.lo, e.hi = scale.hi, e.colormap = static_cast<int>(scale.map);
   }
+  const int R = static_cast<int>(m.rows()), C = static_cast<int>(m.cols());
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::PushID(id.c_str());
   ImGui::InvisibleButton("map", size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   ImGui::PopID();
   ev.min = p0;
   ev.max = ImVec2(p0.x + size.x, p0.y + size.y);
+  const ImGuiIO& io = ImGui::GetIO();
+  const bool hovered = ImGui::IsItemHovered();
+
+  // The view: zoom z ≥ 1 around centre (cx, cy) in map units; the visible window is 1/z wide.
+  const bool zoomable = !(ov.view && ov.view[0] == '\0');
+  MapView fixed;
+  MapView& v = zoomable ? s.map_views.try_emplace(ov.view ? std::string(ov.view) : id, s.initial_view).first->second : fixed;
+  const float max_zoom = std::max(1.0f, static_cast<float>(std::max(R, C)) / 2.0f);
+  auto clamp_view = [&] {
+    v.zoom = std::clamp(v.zoom, 1.0f, max_zoom);
+    const float half = 0.5f / v.zoom;
+    v.cx = std::clamp(v.cx, half, 1 - half);
+    v.cy = std::clamp(v.cy, half, 1 - half);
+  };
+  clamp_view();
+
+  // Zoomed far enough that a cell is a text line tall: a band on the left (query tokens) and one on
+  // top (key tokens, rotated) take part of the rectangle, the cells the rest.
+  const int N = token_count(s);
+  const float line = ImGui::GetTextLineHeight();
+  auto label = [&](int t) { return std::to_string(t) + " " + token_name(s, t); };
+  const bool labels = zoomable && R == N && C == N && v.zoom > 1.0001f && size.y * v.zoom / R >= line * 0.9f;
+  float band = 0;
+  if (labels) {  // as wide as the longest label in view (tokens in view: about N / zoom around the centre)
+    const int lo = std::max(0, static_cast<int>((v.cy - 0.6f / v.zoom) * R)), hi = std::min(R - 1, static_cast<int>((v.cy + 0.6f / v.zoom) * R) + 1);
+    for (int t = lo; t <= hi; ++t) band = std::max(band, ImGui::CalcTextSize(label(t).c_str()).x);
+    const int lo2 = std::max(0, static_cast<int>((v.cx - 0.6f / v.zoom) * C)), hi2 = std::min(C - 1, static_cast<int>((v.cx + 0.6f / v.zoom) * C) + 1);
+    for (int t = lo2; t <= hi2; ++t) band = std::max(band, ImGui::CalcTextSize(label(t).c_str()).x);
+    band = std::min(band + 6, std::min(size.x, size.y) * 0.35f);
+  }
+  // A label cut to the band: the index stays, the token name is shortened with "…".
+  auto fitted = [&](int t) {
+    const std::string idx = std::to_string(t) + " ";
+    std::string name = token_name(s, t), l = idx + name;
+    while (!name.empty() && ImGui::CalcTextSize(l.c_str()).x > band - 6) {
+      do name.pop_back();
+      while (!name.empty() && (static_cast<unsigned char>(name.back()) & 0xc0) == 0x80);  // whole UTF-8 characters
+      l = idx + name + "…";
+    }
+    return l;
+  };
+  const ImVec2 a0(p0.x + band, p0.y + band);                 // the cells' rectangle
+  const ImVec2 asz(size.x - band, size.y - band);
+
+  if (zoomable && hovered) {
+    const float fx = (io.MousePos.x - a0.x) / asz.x, fy = (io.MousePos.y - a0.y) / asz.y;  // 0…1 over the cells
+    if (io.MouseWheel != 0) {
+      ImGui::SetItemUsingMouseWheel();  // the wheel zooms the map instead of scrolling the panel
+      const float mu = v.cx + (fx - 0.5f) / v.zoom, mv = v.cy + (fy - 0.5f) / v.zoom;  // map point under the cursor
+      v.zoom = std::clamp(v.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, max_zoom);
+      v.cx = mu - (fx - 0.5f) / v.zoom, v.cy = mv - (fy - 0.5f) / v.zoom;  // …stays under the cursor
+    }
+    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) v = MapView{};
+  }
+  if (zoomable && ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0f)) {
+    v.cx -= io.MouseDelta.x / asz.x / v.zoom;
+    v.cy -= io.MouseDelta.y / asz.y / v.zoom;
+  }
+  clamp_view();
+  ev.zoomed = v.zoom > 1.0001f;
+  const float u0 = v.cx - 0.5f / v.zoom, v0 = v.cy - 0.5f / v.zoom;
+  const float cw = asz.x * v.zoom / static_cast<float>(C), ch = asz.y * v.zoom / static_cast<float>(R);
+  const float ox = a0.x - u0 * C * cw, oy = a0.y - v0 * R * ch;  // screen position of cell (0, 0)
+  auto cell_min = [&](int i, int j) { return ImVec2(ox + j * cw, oy + i * ch); };
+  const int j_lo = std::clamp(static_cast<int>((a0.x - ox) / cw), 0, C - 1);
+  const int j_hi = std::clamp(static_cast<int>((ev.max.x - 0.01f - ox) / cw), 0, C - 1);
+  const int i_lo = std::clamp(static_cast<int>((a0.y - oy) / ch), 0, R - 1);
+  const int i_hi = std::clamp(static_cast<int>((ev.max.y - 0.01f - oy) / ch), 0, R - 1);
+
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(e.texture)), ev.min, ev.max);
-  dl->AddRect(ImVec2(ev.min.x - 1, ev.min.y - 1), ImVec2(ev.max.x + 1, ev.max.y + 1), IM_COL32(90, 90, 100, 255));
-  const float cw = size.x / static_cast<float>(m.cols()), ch = size.y / static_cast<float>(m.rows());
-  if (ImGui::IsItemHovered()) {
-    const ImVec2 mp = ImGui::GetIO().MousePos;
-    ev.j = std::clamp(static_cast<int>((mp.x - p0.x) / cw), 0, static_cast<int>(m.cols()) - 1);
-    ev.i = std::clamp(static_cast<int>((mp.y - p0.y) / ch), 0, static_cast<int>(m.rows()) - 1);
+  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(e.texture)), a0, ev.max, ImVec2(u0, v0),
+               ImVec2(u0 + 1 / v.zoom, v0 + 1 / v.zoom));
+  dl->AddRect(ImVec2(a0.x - 1, a0.y - 1), ImVec2(ev.max.x + 1, ev.max.y + 1), IM_COL32(90, 90, 100, 255));
+
+  // Token names in the bands, the selected / highlighted token brighter.
+  if (labels) {
+    dl->AddRectFilled(p0, ImVec2(ev.max.x, a0.y), IM_COL32(24, 26, 32, 255));
+    dl->AddRectFilled(ImVec2(p0.x, a0.y), ImVec2(a0.x, ev.max.y), IM_COL32(24, 26, 32, 255));
+    auto col = [&](int t, bool row) {
+      if (t == (row ? ov.sel_i : ov.sel_j)) return IM_COL32(255, 255, 255, 255);
+      if (t == ov.highlight) return IM_COL32(255, 170, 0, 255);
+      return IM_COL32(190, 190, 200, 255);
+    };
+    dl->PushClipRect(ImVec2(p0.x, a0.y), ImVec2(a0.x, ev.max.y), true);
+    for (int i = i_lo; i <= i_hi; ++i) {
+      const std::string l = fitted(i);
+      const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
+      dl->AddText(ImVec2(a0.x - ts.x - 3, oy + (i + 0.5f) * ch - ts.y * 0.5f), col(i, true), l.c_str());
+    }
+    dl->PopClipRect();
+    dl->PushClipRect(ImVec2(a0.x, p0.y), ImVec2(ev.max.x, a0.y), true);
+    if (cw >= line * 0.9f)
+      for (int j = j_lo; j <= j_hi; ++j) {
+        const std::string l = fitted(j);
+        const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
+        add_text_down(dl, ImVec2(ox + (j + 0.5f) * cw - line * 0.5f, std::max(p0.y, a0.y - ts.x - 3)), col(j, false), l.c_str());
+      }
+    dl->PopClipRect();
+  }
+  dl->PushClipRect(a0, ev.max, true);
+
+  // Numbers in the cells once they fit.
+  const ImVec2 sample = ImGui::CalcTextSize(ov.digits == 0 ? "000" : "0.00");
+  if (cw >= sample.x + 4 && ch >= sample.y) {
+    // Fixed decimals (no exponent, no "+"): 2 or 3 as the cell allows; a negative value keeps a real minus.
+    const int digits = ov.digits >= 0 ? ov.digits : (cw >= ImGui::CalcTextSize("−0.000").x + 6 ? 3 : 2);
+    char buf[48];
+    for (int i = i_lo; i <= i_hi; ++i)
+      for (int j = j_lo; j <= j_hi; ++j) {
+        const ImVec2 a = cell_min(i, j);
+        if (a.x < a0.x - 0.5f || a.y < a0.y - 0.5f || a.x + cw > ev.max.x + 0.5f || a.y + ch > ev.max.y + 0.5f)
+          continue;  // a cell cut by the edge: half a number would mislead
+        const double x = m(i, j);
+        std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+        std::string text = buf;
+        if (text[0] == '-') text = std::strspn(buf + 1, "0.") == text.size() - 1 ? text.substr(1) : "\u2212" + text.substr(1);
+        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        if (ts.x > cw - 2) continue;
+        dl->AddText(ImVec2(a.x + (cw - ts.x) * 0.5f, a.y + (ch - ts.y) * 0.5f), text_on(color_of(scale, x)), text.c_str());
+      }
+  }
+
+  if (hovered && io.MousePos.x >= a0.x && io.MousePos.y >= a0.y) {
+    const ImVec2 mp = io.MousePos;
+    ev.j = std::clamp(static_cast<int>((mp.x - ox) / cw), 0, C - 1);
+    ev.i = std::clamp(static_cast<int>((mp.y - oy) / ch), 0, R - 1);
     ev.hovered = true;
-    ev.clicked = ImGui::IsMouseClicked(ImGuiMouseButton_Left);
+    ev.clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && io.MouseDragMaxDistanceSqr[0] < 9.0f;
     ev.right_clicked = ImGui::IsMouseClicked(ImGuiMouseButton_Right);
-    dl->AddRect(ImVec2(p0.x + ev.j * cw, p0.y + ev.i * ch), ImVec2(p0.x + (ev.j + 1) * cw, p0.y + (ev.i + 1) * ch),
-                IM_COL32(255, 255, 255, 200));
+    const ImVec2 a = cell_min(ev.i, ev.j);
+    dl->AddRect(a, ImVec2(a.x + cw, a.y + ch), IM_COL32(255, 255, 255, 200));
   }
-  if (ov.highlight >= 0 && ov.highlight < m.rows() && ov.highlight < m.cols()) {
+  if (ov.highlight >= 0 && ov.highlight < R && ov.highlight < C) {
     const ImU32 col = IM_COL32(255, 170, 0, 220);
-    dl->AddRect(ImVec2(p0.x, p0.y + ov.highlight * ch), ImVec2(ev.max.x, p0.y + (ov.highlight + 1) * ch), col);
-    dl->AddRect(ImVec2(p0.x + ov.highlight * cw, p0.y), ImVec2(p0.x + (ov.highlight + 1) * cw, ev.max.y), col);
+    dl->AddRect(ImVec2(a0.x, oy + ov.highlight * ch), ImVec2(ev.max.x, oy + (ov.highlight + 1) * ch), col);
+    dl->AddRect(ImVec2(ox + ov.highlight * cw, a0.y), ImVec2(ox + (ov.highlight + 1) * cw, ev.max.y), col);
   }
-  if (ov.sel_i >= 0 && ov.sel_j >= 0 && ov.sel_i < m.rows() && ov.sel_j < m.cols()) {
-    const ImVec2 a(p0.x + ov.sel_j * cw, p0.y + ov.sel_i * ch), b(a.x + cw, a.y + ch);
+  if (ov.sel_i >= 0 && ov.sel_j >= 0 && ov.sel_i < R && ov.sel_j < C) {
+    const ImVec2 a = cell_min(ov.sel_i, ov.sel_j), b(a.x + cw, a.y + ch);
     dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(0, 0, 0, 255), 0, 0, 3.0f);
     dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(255, 255, 255, 255), 0, 0, 1.5f);
   }
   if (ov.crossed) {
-    dl->AddRectFilled(ev.min, ev.max, IM_COL32(0, 0, 0, 120));
-    dl->AddLine(ev.min, ev.max, IM_COL32(230, 40, 40, 255), 2.0f);
-    dl->AddLine(ImVec2(ev.min.x, ev.max.y), ImVec2(ev.max.x, ev.min.y), IM_COL32(230, 40, 40, 255), 2.0f);
+    dl->AddRectFilled(a0, ev.max, IM_COL32(0, 0, 0, 120));
+    dl->AddLine(a0, ev.max, IM_COL32(230, 40, 40, 255), 2.0f);
+    dl->AddLine(ImVec2(a0.x, ev.max.y), ImVec2(ev.max.x, a0.y), IM_COL32(230, 40, 40, 255), 2.0f);
   }
+  dl->PopClipRect();
   if (ov.caption) {
     const ImVec2 ts = ImGui::CalcTextSize(ov.caption);
-    dl->AddRectFilled(ImVec2(p0.x, p0.y), ImVec2(p0.x + ts.x + 6, p0.y + ts.y + 2), IM_COL32(0, 0, 0, 170));
-    dl->AddText(ImVec2(p0.x + 3, p0.y + 1), IM_COL32(255, 255, 255, 255), ov.caption);
+    dl->AddRectFilled(ImVec2(a0.x, a0.y), ImVec2(a0.x + ts.x + 6, a0.y + ts.y + 2), IM_COL32(0, 0, 0, 170));
+    dl->AddText(ImVec2(a0.x + 3, a0.y + 1), IM_COL32(255, 255, 255, 255), ov.caption);
+  }
+  if (ev.zoomed) {
+    // The magnification in the corner (the empty corner of the label bands when there are any).
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "×%.0f", v.zoom);
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    const ImVec2 a = labels ? ImVec2(p0.x + 2, p0.y + 2) : ImVec2(ev.max.x - ts.x - 6, ev.max.y - ts.y - 2);
+    dl->AddRectFilled(a, ImVec2(a.x + ts.x + 6, a.y + ts.y + 2), IM_COL32(0, 0, 0, 170));
+    dl->AddText(ImVec2(a.x + 3, a.y + 1), IM_COL32(255, 220, 120, 255), buf);
   }
   return ev;
 }

@@ -40,18 +40,32 @@ struct Overlay {
   int sel_i = -1, sel_j = -1;  ///< selected cell (outlined)
   bool crossed = false;     ///< draw a red cross (a masked head)
   const char* caption = nullptr;  ///< text drawn over the map's top-left corner
+  /// Zoom group: maps with the same `view` zoom and pan together (e.g. the six maps of Head
+  /// detail); null = the map's own id. "" disables zoom and pan (thumbnails that open on click).
+  const char* view = nullptr;
+  /// Decimals of the numbers drawn in cells once they are big enough: −1 = automatic (2–3,
+  /// signed for a diverging scale), 0 = integers (table rows, δ).
+  int digits = -1;
 };
 
 /// What happened to a map this frame.
 struct HeatmapEvent {
   bool hovered = false;
   int i = -1, j = -1;       ///< hovered cell
-  bool clicked = false, right_clicked = false;
+  bool clicked = false, right_clicked = false;  ///< a click (press and release without dragging)
   ImVec2 min, max;          ///< screen rectangle
+  bool zoomed = false;      ///< the view is magnified (labels beside the map no longer line up)
 };
 
 /// Draws `m` as a texture of size `size` (pixels) under `scale`. `id` names the texture in the
 /// cache; `version` changes whenever the data of `m` changed (e.g. the result generation).
+///
+/// Zoom and pan (state in `s.map_views`, shared by `overlay.view`): the mouse wheel zooms around
+/// the cursor (×1.25 a notch, up to two cells across the map), a left drag pans, a double click
+/// resets. When a cell is at least a text line tall the token names of a square map of the input
+/// are drawn along the left and top edges (columns rotated); when it is wide enough for a number
+/// the value is written in the cell. Only visible cells are visited, so a zoomed 512² map costs
+/// what its visible cells cost.
 HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
                      ImVec2 size, uint64_t version, const Overlay& overlay = {});
 

@@ -6,6 +6,7 @@
 //   deberta-viewer --bench-frames N
 //
 // [SECTION] index: arguments · window and fonts · layout · keyboard · headless driver · main loop
+#include "figure_export.h"
 #include "heatmap.h"
 #include "panels.h"
 #include "state.h"
@@ -56,9 +57,16 @@ struct Args {
   std::vector<std::string> then_load;  ///< headless: models to load, one after another, once the first is shown
   std::string compare;     ///< model B of the Compare tab
   std::string zoo;         ///< the trained-ablation zoo folder (default: next to the bundled model)
+  int lesson_step = 0;     ///< --lesson-step N (1-based): open the Lesson tab at step N
+  std::string lesson_answer;  ///< headless: type this answer into the lesson and press "check"
+  bool lesson_reveal = false; ///< headless: press "reveal"
+  std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
+  std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
+  std::string figure_quantity = "probs";  ///< term of the figures: c2c, c2p, p2c, p2p, logits, probs
 };
 
 bool parse_tab(const std::string& name, Tab* tab) {
+  if (name == "lesson") return *tab = Tab::Lesson, true;
   for (int t = 0; t < static_cast<int>(Tab::Count); ++t)
     if (name == viewer::tab_name(static_cast<Tab>(t))) return *tab = static_cast<Tab>(t), true;
   // Left-column panels: keep the default tab.
@@ -176,7 +184,8 @@ void draw_layout(ViewerState& s) {
                           {Tab::Equation, "Equation walk-through", viewer::DrawEquationPanel},
                           {Tab::Predictions, "EMD & predictions", viewer::DrawPredictionsPanel},
                           {Tab::Compare, "Compare models", viewer::DrawComparePanel},
-                          {Tab::Export, "Export", viewer::DrawExportPanel}};
+                          {Tab::Export, "Export", viewer::DrawExportPanel},
+                          {Tab::Lesson, "Lesson", viewer::DrawLessonPanel}};
     if (ImGui::BeginTabBar("tabs")) {
       for (const Item& it : items) {
         const ImGuiTabItemFlags flags = s.switch_tab && s.tab == it.tab ? ImGuiTabItemFlags_SetSelected : 0;
@@ -279,9 +288,46 @@ int main(int argc, char** argv) {
             return end != s.c_str() && *end == '\0' && std::isfinite(v) && v > 0 ? "" : "must be a positive finite number of seconds";
           },
           "POSITIVE SECONDS"));
+  app.add_option("--lesson-step", args.lesson_step, "Open the Lesson tab at step N (1-based)")->check(CLI::Range(1, 99));
+  app.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check");
+  app.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: reveal the lesson step's answer");
+  app.add_option("--zoom", args.zoom,
+                 "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
+                 "e.g. 0.1,0.1,16");
+  app.add_option("--figure", args.figure,
+                 "Headless: write the selected map as a figure for slides (.pdf or .svg, cairo) and exit");
+  app.add_option("--figure-grid", args.figure_grid, "Headless: write the layers × heads grid as a figure (.pdf or .svg)");
+  app.add_option("--figure-quantity", args.figure_quantity, "Term of --figure/--figure-grid: c2c, c2p, p2c, p2p, logits, probs");
   CLI11_PARSE(app, argc, argv);
 
-  const bool headless = !args.screenshot.empty() || args.bench_frames > 0;
+  const bool headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty();
+  viewer::MapView zoom_view;
+  if (!args.zoom.empty() &&
+      (std::sscanf(args.zoom.c_str(), "%f,%f,%f", &zoom_view.cx, &zoom_view.cy, &zoom_view.zoom) != 3 ||
+       !(zoom_view.zoom >= 1 && zoom_view.zoom <= 4096) || !(zoom_view.cx >= 0 && zoom_view.cx <= 1) ||
+       !(zoom_view.cy >= 0 && zoom_view.cy <= 1))) {
+    std::fprintf(stderr, "deberta-viewer: --zoom wants X,Y,F with X, Y in [0, 1] and F in [1, 4096], got '%s'\n",
+                 args.zoom.c_str());
+    return 2;
+  }
+  viewer::Quantity figure_q = viewer::Quantity::Probs;
+  {
+    bool known = false;
+    for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C, viewer::Quantity::P2P,
+                               viewer::Quantity::Logits, viewer::Quantity::Probs})
+      if (args.figure_quantity == viewer::quantity_name(q)) figure_q = q, known = true;
+    if (!known) {
+      std::fprintf(stderr, "deberta-viewer: unknown --figure-quantity '%s' (c2c, c2p, p2c, p2p, logits, probs)\n",
+                   args.figure_quantity.c_str());
+      return 2;
+    }
+  }
+  for (const std::string* f : {&args.figure, &args.figure_grid})
+    if (!f->empty() && !viewer::figure_format_ok(*f)) {
+      std::fprintf(stderr, "deberta-viewer: %s: a figure must end in .pdf or .svg\n", f->c_str());
+      return 2;
+    }
+  if (args.lesson_step > 0) args.panel = args.panel.empty() ? "lesson" : args.panel;
   // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
   // rasteriser threads) share the cores with the background worker: keep the worker on one thread
   // so that recomputing never makes the UI stutter (the viewer's models are small).
@@ -357,6 +403,9 @@ int main(int argc, char** argv) {
     s.text = args.text;
     s.ids_text = args.ids;
     s.mask_id = args.mask_id;
+    s.initial_view = zoom_view;
+    if (args.lesson_step > 0) s.lesson.step = args.lesson_step - 1;
+    if (args.lesson_reveal) s.lesson.revealed = true;
     if (!select.empty()) {
       s.layer = select[0], s.head = select[1];
       if (select.size() == 4) s.qi = select[2], s.kj = select[3];
@@ -461,6 +510,23 @@ int main(int argc, char** argv) {
                       ablation_latency_ms >= 0 ? (", ablation shown " + std::to_string(static_cast<int>(ablation_latency_ms)) +
                                                   " ms after the switch").c_str() : "",
                       s.compute_error.empty() ? "" : (" — error: " + s.compute_error).c_str());
+        if (ready && frames_after_ready == 1 && !args.lesson_answer.empty() && !s.lesson.steps.empty()) {
+          s.lesson.given = std::strtod(args.lesson_answer.c_str(), nullptr);
+          s.lesson.checked = viewer::lesson_answer_ok(s.lesson.steps[static_cast<size_t>(s.lesson.step)], s.lesson.given) ? 1 : -1;
+          std::printf("lesson: step %d, answer %s: %s (expected %s)\n", s.lesson.step + 1, args.lesson_answer.c_str(),
+                      s.lesson.checked > 0 ? "right" : "wrong",
+                      viewer::lesson_answer_text(s.lesson.steps[static_cast<size_t>(s.lesson.step)]).c_str());
+        }
+        if (ready && frames_after_ready == 1 && (!args.figure.empty() || !args.figure_grid.empty())) {
+          const std::vector<std::pair<std::string, bool>> figures = {{args.figure, false}, {args.figure_grid, true}};
+          for (const auto& [path, grid] : figures) {
+            if (path.empty()) continue;
+            const std::string line = grid ? viewer::export_figure_grid(s, figure_q, path) : viewer::export_figure_map(s, figure_q, path);
+            std::printf("figure: %s\n", line.c_str());
+            if (line.rfind("wrote ", 0) != 0) exit_code = 1;
+          }
+          if (args.screenshot.empty()) done = true;
+        }
         if (ready && frames_after_ready == 1 && !args.export_dir.empty()) {
           std::vector<std::string> lines;  // args.export_dir was created (or refused) at start-up
           for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C,

@@ -18,23 +18,6 @@ namespace viewer {
 
 namespace {
 
-// Cell values as text when the cells are big enough.
-void cell_numbers(const HeatmapEvent& ev, const deberta::IndexMatrix& m) {
-  const float cw = (ev.max.x - ev.min.x) / static_cast<float>(m.cols());
-  const float ch = (ev.max.y - ev.min.y) / static_cast<float>(m.rows());
-  if (cw < 20 || ch < 14) return;
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  char buf[16];
-  for (int64_t i = 0; i < m.rows(); ++i)
-    for (int64_t j = 0; j < m.cols(); ++j) {
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(m(i, j)));
-      const ImVec2 ts = ImGui::CalcTextSize(buf);
-      const ImVec2 p(ev.min.x + (j + 0.5f) * cw - ts.x * 0.5f, ev.min.y + (i + 0.5f) * ch - ts.y * 0.5f);
-      dl->AddText(ImVec2(p.x + 1, p.y + 1), IM_COL32(0, 0, 0, 200), buf);
-      dl->AddText(p, IM_COL32(255, 255, 255, 255), buf);
-    }
-}
-
 deberta::Matrix as_double(const deberta::IndexMatrix& m) { return m.cast<double>(); }
 
 std::string row_preview(const deberta::Matrix& table, int64_t row, int64_t offset, int64_t head, int64_t d) {
@@ -92,8 +75,9 @@ void DrawDistancePanel(ViewerState& s) {
   Overlay ov;
   ov.highlight = s.hover_token;
   ov.sel_i = s.qi, ov.sel_j = s.kj;
+  ov.view = "distance";  // both maps zoom and pan together; numbers appear once cells are big enough
+  ov.digits = 0;
   HeatmapEvent e1 = Heatmap(s, "distance/delta", delta_d, sc1, ImVec2(size, size), r.generation * 1000 + s.distance_k, ov);
-  cell_numbers(e1, delta);
   if (e1.hovered) hi = e1.i, hj = e1.j;
   if (e1.clicked) s.qi = e1.i, s.kj = e1.j;
   ImGui::EndGroup();
@@ -105,7 +89,6 @@ void DrawDistancePanel(ViewerState& s) {
                               : "rows the model reads (k = %d%s)",
               model_k, "");
   HeatmapEvent e2 = Heatmap(s, "distance/rows", rows_d, sc2, ImVec2(size, size), r.generation, ov);
-  cell_numbers(e2, ctx.c2p_row);
   if (e2.hovered) hi = e2.i, hj = e2.j;
   if (e2.clicked) s.qi = e2.i, s.kj = e2.j;
   ImGui::EndGroup();

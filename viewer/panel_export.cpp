@@ -1,5 +1,7 @@
-// panel_export.cpp — Export: PNG / CSV / .npy of the selected map, a PNG of the whole window, and
-// the full trace as safetensors in the `deberta dump` format (deberta::trace_to_tensors).
+// panel_export.cpp — Export: PNG / CSV / .npy of the selected map, PDF / SVG figures of the map and
+// of the layers × heads grid (figure_export.cpp, cairo), a PNG of the whole window, and the full
+// trace as safetensors in the `deberta dump` format (deberta::trace_to_tensors).
+#include "figure_export.h"
 #include "heatmap.h"
 #include "panels.h"
 
@@ -160,6 +162,22 @@ void DrawExportPanel(ViewerState& s) {
   ImGui::SameLine();
   if (ImGui::Button(".npy")) s.export_status = export_map_npy(s, s.export_quantity, base + ".npy");
   ImGui::TextDisabled("→ %s.{png,csv,npy}   (rows: query i, columns: key j; CSV keeps 17 digits)", base.c_str());
+
+  ImGui::Separator();
+  ImGui::TextUnformatted("Figure for slides");
+  HelpMarker("Vector figures through cairo: the map with token labels on both axes, a colour bar with its units and a "
+             "caption naming the model, the text, layer, head, term and ablation. The grid puts every layer × head "
+             "of the quantity on one colour scale. PDF for LaTeX / slides, SVG for the web or Inkscape.");
+  const std::string fig = join_path(s.export_dir, base_name(s, s.export_quantity));
+  const std::string grid = join_path(s.export_dir, std::string("deberta_grid_") + quantity_name(s.export_quantity));
+  if (ImGui::Button("map → PDF")) s.export_status = export_figure_map(s, s.export_quantity, fig + ".pdf");
+  ImGui::SameLine();
+  if (ImGui::Button("map → SVG")) s.export_status = export_figure_map(s, s.export_quantity, fig + ".svg");
+  ImGui::SameLine();
+  if (ImGui::Button("layers × heads grid → PDF")) s.export_status = export_figure_grid(s, s.export_quantity, grid + ".pdf");
+  ImGui::SameLine();
+  if (ImGui::Button("grid → SVG")) s.export_status = export_figure_grid(s, s.export_quantity, grid + ".svg");
+  ImGui::TextDisabled("→ %s.{pdf,svg}, %s.{pdf,svg}", fig.c_str(), grid.c_str());
 
   ImGui::Separator();
   const std::string win = join_path(s.export_dir, "deberta_window.png");

@@ -31,7 +31,8 @@ void DrawGridPanel(ViewerState& s) {
     s.grid_quantity = Quantity::Probs;
   ImGui::SameLine();
   ImGui::TextDisabled("  %s", quantity_label(s.grid_quantity));
-  ImGui::TextDisabled("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs).");
+  ImGui::TextDisabled("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
+                      "Wheel: zoom all maps, drag: pan, double-click: reset.");
 
   const bool prob = s.grid_quantity == Quantity::Probs;
   std::vector<const deberta::Matrix*> maps;
@@ -65,6 +66,7 @@ void DrawGridPanel(ViewerState& s) {
       ov.highlight = s.hover_token;
       ov.crossed = r.trace.context.head_mask.count({l, h}) > 0;
       if (l == s.layer && h == s.head) ov.sel_i = s.qi, ov.sel_j = s.kj;
+      ov.view = "grid";  // every thumbnail zooms and pans together
       const HeatmapEvent ev = Heatmap(s, "grid/" + std::to_string(l) + "/" + std::to_string(h), *m, scale,
                                       ImVec2(size, size), r.generation, ov);
       if (l == s.layer && h == s.head)

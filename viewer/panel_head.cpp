@@ -2,7 +2,8 @@
 //
 // c2c, c2p, p2c (and p2p) and their sum Ã share one diverging colour scale centred on 0, so the
 // same colour means the same number in every map; the softmax A uses viridis. Hover a cell for each
-// term's value and share of the logit; click to select it (arrow keys move the selection).
+// term's value and share of the logit; click to select it (arrow keys move the selection). The
+// maps zoom and pan together (wheel, drag, double-click resets).
 #include "heatmap.h"
 #include "panels.h"
 
@@ -118,7 +119,10 @@ void DrawHeadPanel(ViewerState& s) {
     const float two_rows = std::min((W - bar_w - gap * (cols2 + 1)) / cols2, (Hgt - 2 * title_h) / 2 - gap);
     wrap = two_rows > one_row * 1.15f;
     size = std::clamp(wrap ? two_rows : one_row, 60.0f, 420.0f);
-    if (pass == 0) labels = size / static_cast<float>(N) >= ImGui::GetTextLineHeight() * 0.9f;
+    // Zoomed maps draw their own labels (heatmap.cpp); labels beside them would not line up.
+    const auto view = s.map_views.find("head");
+    const bool zoomed = view != s.map_views.end() && view->second.zoom > 1.0001f;
+    if (pass == 0) labels = !zoomed && size / static_cast<float>(N) >= ImGui::GetTextLineHeight() * 0.9f;
     if (!labels) break;
   }
   const int per_row = wrap ? n - n / 2 : n;  // first row holds the first terms
@@ -156,6 +160,7 @@ void DrawHeadPanel(ViewerState& s) {
     ov.highlight = s.hover_token;
     ov.sel_i = s.qi, ov.sel_j = s.kj;
     ov.crossed = masked && is_prob;
+    ov.view = "head";  // the six maps zoom and pan together
     const HeatmapEvent ev = Heatmap(s, "head/" + std::string(quantity_name(term.q)), *term.m, is_prob ? vir : div,
                                     ImVec2(size, size), version, ov);
     if (ev.hovered) hover_i = ev.i, hover_j = ev.j;

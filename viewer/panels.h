@@ -10,7 +10,8 @@
 //   panel_predictions.cpp  DrawPredictionsPanel  top-k at each [MASK], EMD on/off, the decoder passes
 //   panel_ablation.cpp     DrawAblationPanel     switches; baseline vs ablated with KL, top-1 changes
 //   panel_compare.cpp      DrawComparePanel      model B beside model A: maps, A − B, mean |ΔP| per head, KL
-//   panel_export.cpp       DrawExportPanel       PNG / CSV / .npy of a map, window PNG, trace safetensors
+//   panel_export.cpp       DrawExportPanel       PNG / CSV / .npy of a map, SVG / PDF figures, window PNG, trace
+//   panel_lesson.cpp       DrawLessonPanel       the guided lesson: eq. 1 … EMD, questions checked on the model
 #pragma once
 
 #include "state.h"
@@ -29,6 +30,7 @@ void DrawPredictionsPanel(ViewerState& s);
 void DrawAblationPanel(ViewerState& s);
 void DrawExportPanel(ViewerState& s);
 void DrawComparePanel(ViewerState& s);
+void DrawLessonPanel(ViewerState& s);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.
 void DrawPopups(ViewerState& s);

@@ -17,6 +17,7 @@
 #include "deberta/heads.h"
 #include "deberta/model.h"
 #include "deberta/tokenizer.h"
+#include "lesson.h"
 
 #include <imgui.h>
 
@@ -134,7 +135,7 @@ const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t laye
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q);
 
 /// The tabs of the main area.
-enum class Tab { Grid, Head, Distance, Equation, Predictions, Compare, Export, Count };
+enum class Tab { Grid, Head, Distance, Equation, Predictions, Compare, Export, Lesson, Count };
 const char* tab_name(Tab t);  ///< short name used by --panel: grid, head, distance, ...
 
 /// GL textures of the heatmaps, re-uploaded only when their data changed.
@@ -149,6 +150,12 @@ struct TextureCache {
   };
   std::map<std::string, Entry> entries;
   ~TextureCache();
+};
+
+/// Zoom and pan of one map or of a group of maps that move together (heatmap.cpp): `zoom` ≥ 1
+/// magnifies, (cx, cy) is the centre of the view in map units (0 … 1 across the columns / rows).
+struct MapView {
+  float zoom = 1, cx = 0.5f, cy = 0.5f;
 };
 
 /// The state of the whole viewer.
@@ -195,6 +202,9 @@ struct ViewerState {
   Quantity export_quantity = Quantity::Probs;
   int distance_k = 4;                  ///< k of the δ(i, j) illustration
   int emd_head = 0;
+  LessonState lesson;                  ///< the Lesson tab: step, answer, cached steps
+  std::map<std::string, MapView> map_views;  ///< zoom and pan per map (or map group), by id
+  MapView initial_view;                ///< --zoom: the view a map starts with
 
   // --- layout and navigation
   Tab tab = Tab::Grid;

@@ -1,0 +1,355 @@
+// figure_export.cpp — PDF / SVG figures through cairo (Debian's libcairo2-dev), see figure_export.h.
+//
+// Layout (points): title · key axis title · rotated key labels · maps (row labels at the left,
+// a title under each map) · colour bar with ticks and its units · wrapped caption. Each map is one
+// image of N_k × N_q pixels painted with CAIRO_FILTER_NEAREST, so cells stay sharp squares in the
+// PDF and the SVG at any zoom; text is real text (searchable, selectable).
+#include "figure_export.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <memory>
+
+namespace viewer {
+
+namespace {
+
+const char* kFont = "DejaVu Sans";
+
+struct Text {
+  cairo_t* cr;
+  void font(double size, bool bold = false) {
+    cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size);
+  }
+  double width(const std::string& s) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s.c_str(), &e);
+    return e.x_advance;
+  }
+  void at(double x, double y, const std::string& s) {
+    cairo_move_to(cr, x, y);
+    cairo_show_text(cr, s.c_str());
+  }
+  /// Text rotated 90° counter-clockwise, its baseline starting at (x, y) and running upwards.
+  void up(double x, double y, const std::string& s) {
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_rotate(cr, -M_PI / 2);
+    at(0, 0, s);
+    cairo_restore(cr);
+  }
+  /// Greedy word wrap of `s` into lines no wider than `w`.
+  std::vector<std::string> wrap(const std::string& s, double w) {
+    std::vector<std::string> lines;
+    std::string line, word;
+    auto flush_word = [&] {
+      if (word.empty()) return;
+      const std::string cand = line.empty() ? word : line + " " + word;
+      if (!line.empty() && width(cand) > w) {
+        lines.push_back(line);
+        line = word;
+      } else {
+        line = cand;
+      }
+      word.clear();
+    };
+    for (char c : s) {
+      if (c == ' ') flush_word();
+      else word += c;
+    }
+    flush_word();
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+  }
+};
+
+/// `m` coloured under `scale` as an RGB24 image, one pixel per cell.
+cairo_surface_t* map_image(const deberta::Matrix& m, const ColorScale& scale) {
+  const int w = static_cast<int>(m.cols()), h = static_cast<int>(m.rows());
+  cairo_surface_t* img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+  cairo_surface_flush(img);
+  unsigned char* data = cairo_image_surface_get_data(img);
+  const int stride = cairo_image_surface_get_stride(img);
+  for (int r = 0; r < h; ++r)
+    for (int c = 0; c < w; ++c) {
+      const uint32_t col = color_of(scale, m(r, c));
+      const uint32_t rgb = ((col & 0xff) << 16) | (col & 0xff00) | ((col >> 16) & 0xff);
+      *reinterpret_cast<uint32_t*>(data + static_cast<size_t>(r) * stride + static_cast<size_t>(c) * 4) = rgb;
+    }
+  cairo_surface_mark_dirty(img);
+  return img;
+}
+
+void paint_image(cairo_t* cr, cairo_surface_t* img, double x, double y, double w, double h) {
+  const int iw = cairo_image_surface_get_width(img), ih = cairo_image_surface_get_height(img);
+  cairo_save(cr);
+  cairo_translate(cr, x, y);
+  cairo_scale(cr, w / iw, h / ih);
+  cairo_set_source_surface(cr, img, 0, 0);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+  cairo_rectangle(cr, 0, 0, iw, ih);
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
+std::string label_of(const std::vector<std::string>& labels, int t) {
+  std::string name = t < static_cast<int>(labels.size()) ? labels[static_cast<size_t>(t)] : "#" + std::to_string(t);
+  // At most 14 characters (UTF-8 aware: cut only at a character start).
+  size_t chars = 0, cut = name.size();
+  for (size_t b = 0; b < name.size(); ++b)
+    if ((static_cast<unsigned char>(name[b]) & 0xc0) != 0x80 && ++chars > 14) {
+      cut = b;
+      break;
+    }
+  if (cut < name.size()) name = name.substr(0, cut) + "…";
+  return std::to_string(t) + " " + name;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  std::string tail = s.substr(s.size() - suffix.size());
+  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return tail == suffix;
+}
+
+}  // namespace
+
+bool figure_format_ok(const std::string& path) { return ends_with(path, ".pdf") || ends_with(path, ".svg"); }
+
+std::string write_figure(const FigureSpec& f, const std::string& path) {
+  if (!figure_format_ok(path)) return "figure: " + path + ": unknown format (use .pdf or .svg)";
+  if (f.maps.empty()) return "figure: " + path + ": nothing to draw";
+  for (const auto& m : f.maps)
+    if (!m.values || m.values->size() == 0) return "figure: " + path + ": a map is empty or not computed";
+  const int nq = static_cast<int>(f.maps[0].values->rows()), nk = static_cast<int>(f.maps[0].values->cols());
+  const int cols = std::max(1, std::min(f.columns, static_cast<int>(f.maps.size())));
+  const int rows = (static_cast<int>(f.maps.size()) + cols - 1) / cols;
+  const bool grid = f.maps.size() > 1;
+
+  // Sizes: one map up to 520 pt wide; a grid's thumbnails share ~760 pt.
+  const double map = grid ? std::clamp(760.0 / cols, 90.0, 200.0) : std::clamp(14.0 * std::max(nq, nk), 300.0, 520.0);
+  const double cell = map / std::max(nq, nk);
+  const bool labels = cell >= 2.0;
+  const double fs = std::clamp(cell * 0.8, 2.0, 8.0);  // token label font
+  const double gap = grid ? 10 : 0, map_title_h = grid ? 12 : 0;
+  const double margin = 24;
+
+  // Measure with a scratch context.
+  cairo_surface_t* scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+  cairo_t* mcr = cairo_create(scratch);
+  Text m{mcr};
+  m.font(fs);
+  double row_label_w = 0, col_label_h = 0;
+  if (labels) {
+    for (int i = 0; i < nq; ++i) row_label_w = std::max(row_label_w, m.width(label_of(f.row_labels, i)));
+    for (int j = 0; j < nk; ++j) col_label_h = std::max(col_label_h, m.width(label_of(f.col_labels, j)));
+    row_label_w += 3, col_label_h += 3;
+  }
+  m.font(9);
+  double row_title_w = 0;
+  for (const auto& t : f.row_titles) row_title_w = std::max(row_title_w, m.width(t) + 6);
+  std::vector<std::string> ticks;
+  std::vector<double> tick_v;
+  const bool div = f.scale.map == ColorMap::Diverging;
+  for (int t = 0; t <= 4; ++t) {
+    const double v = f.scale.lo + (f.scale.hi - f.scale.lo) * t / 4.0;
+    tick_v.push_back(std::fabs(v) < 1e-12 * (f.scale.hi - f.scale.lo) ? 0.0 : v);
+    ticks.push_back(fmt(tick_v.back(), 3, div));
+  }
+  double tick_w = 0;
+  for (const auto& t : ticks) tick_w = std::max(tick_w, m.width(t));
+  const double axis_h = 14;  // "key j →" / "query i ↓"
+  const double x0 = margin + axis_h + row_title_w + row_label_w;
+  const double y0 = margin + 20 + axis_h + col_label_h;
+  const double maps_w = cols * map + (cols - 1) * gap, maps_h = rows * (map + map_title_h) + (rows - 1) * gap;
+  const double bar_x = x0 + maps_w + 14, bar_w = 12, bar_h = std::min(maps_h, std::max(map, 240.0));
+  const double width = std::max(bar_x + bar_w + 4 + tick_w + 8 + 14 + margin, 420.0);
+  m.font(8.5);
+  const auto caption = m.wrap(f.caption, width - 2 * margin);
+  const double cap_y = y0 + maps_h + 18;
+  const double height = cap_y + caption.size() * 11.5 + margin;
+  cairo_destroy(mcr);
+  cairo_surface_destroy(scratch);
+
+  // Draw.
+  cairo_surface_t* surf = ends_with(path, ".pdf") ? cairo_pdf_surface_create(path.c_str(), width, height)
+                                                  : cairo_svg_surface_create(path.c_str(), width, height);
+  if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
+    const std::string err = cairo_status_to_string(cairo_surface_status(surf));
+    cairo_surface_destroy(surf);
+    return "figure: cannot write " + path + " (" + err + ")";
+  }
+  cairo_t* cr = cairo_create(surf);
+  Text t{cr};
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+  t.font(12, true);
+  t.at(margin, margin + 10, f.title);
+  t.font(9);
+  cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+  t.at(x0, y0 - col_label_h - 5, "key j →");
+  t.up(margin + 9, y0 + std::min(maps_h, map), "← query i");
+
+  for (size_t k = 0; k < f.maps.size(); ++k) {
+    const int r = static_cast<int>(k) / cols, c = static_cast<int>(k) % cols;
+    const double x = x0 + c * (map + gap), y = y0 + r * (map + map_title_h + gap);
+    cairo_surface_t* img = map_image(*f.maps[k].values, f.scale);
+    paint_image(cr, img, x, y, map, map);
+    cairo_surface_destroy(img);
+    cairo_set_source_rgb(cr, 0.45, 0.45, 0.5);
+    cairo_set_line_width(cr, 0.5);
+    cairo_rectangle(cr, x, y, map, map);
+    cairo_stroke(cr);
+    if (f.maps[k].crossed) {
+      cairo_set_source_rgba(cr, 0, 0, 0, 0.35);
+      cairo_rectangle(cr, x, y, map, map);
+      cairo_fill(cr);
+      cairo_set_source_rgb(cr, 0.85, 0.15, 0.15);
+      cairo_set_line_width(cr, 1.5);
+      cairo_move_to(cr, x, y), cairo_line_to(cr, x + map, y + map);
+      cairo_move_to(cr, x, y + map), cairo_line_to(cr, x + map, y);
+      cairo_stroke(cr);
+    }
+    if (!f.maps[k].title.empty()) {
+      cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+      t.font(8);
+      t.at(x + (map - t.width(f.maps[k].title)) / 2, y + map + 9, f.maps[k].title);
+    }
+    // Token labels: keys above the first row of maps, queries left of the first column.
+    if (labels) {
+      cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+      t.font(fs);
+      const double ch = map / nq, cw = map / nk;
+      if (c == 0)
+        for (int i = 0; i < nq; ++i) {
+          const std::string l = label_of(f.row_labels, i);
+          t.at(x - 3 - t.width(l), y + (i + 0.5) * ch + fs * 0.35, l);
+        }
+      if (r == 0)
+        for (int j = 0; j < nk; ++j) t.up(x + (j + 0.5) * cw + fs * 0.35, y - 3, label_of(f.col_labels, j));
+    }
+    if (c == 0 && r < static_cast<int>(f.row_titles.size())) {
+      cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+      t.font(9);
+      t.at(x - row_label_w - row_title_w, y + map / 2 + 3, f.row_titles[static_cast<size_t>(r)]);
+    }
+  }
+
+  // Colour bar: top = hi.
+  {
+    deberta::Matrix ramp(256, 1);
+    for (int r = 0; r < 256; ++r) ramp(r, 0) = f.scale.hi + (f.scale.lo - f.scale.hi) * r / 255.0;
+    cairo_surface_t* img = map_image(ramp, f.scale);
+    paint_image(cr, img, bar_x, y0, bar_w, bar_h);
+    cairo_surface_destroy(img);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    cairo_set_line_width(cr, 0.5);
+    cairo_rectangle(cr, bar_x, y0, bar_w, bar_h);
+    cairo_stroke(cr);
+    t.font(8);
+    for (size_t k = 0; k < ticks.size(); ++k) {
+      const double y = y0 + (f.scale.hi - tick_v[k]) / (f.scale.hi - f.scale.lo) * bar_h;
+      cairo_move_to(cr, bar_x + bar_w, y), cairo_line_to(cr, bar_x + bar_w + 3, y);
+      cairo_stroke(cr);
+      t.at(bar_x + bar_w + 5, y + 3, ticks[k]);
+    }
+    t.font(9);
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    const double uw = t.width(f.units);
+    t.up(bar_x + bar_w + 5 + tick_w + 14, y0 + bar_h / 2 + uw / 2, f.units);
+  }
+
+  // Caption.
+  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+  t.font(8.5);
+  for (size_t l = 0; l < caption.size(); ++l) t.at(margin, cap_y + l * 11.5, caption[l]);
+
+  cairo_destroy(cr);
+  cairo_surface_finish(surf);
+  const cairo_status_t st = cairo_surface_status(surf);
+  cairo_surface_destroy(surf);
+  if (st != CAIRO_STATUS_SUCCESS) return "figure: cannot write " + path + " (" + cairo_status_to_string(st) + ")";
+  auto pt = [](double v) { return std::to_string(static_cast<int>(std::lround(v))); };
+  return "wrote " + path + " (" + pt(width) + " × " + pt(height) + " pt, map at " + pt(x0) + "," + pt(y0) + " size " +
+         pt(map) + " pt)";
+}
+
+namespace {
+
+std::string units_of(Quantity q, double scale) {
+  switch (q) {
+    case Quantity::Probs: return "attention probability A_ij (each row sums to 1)";
+    case Quantity::Logits: return "score Ã_ij (logit, before the softmax)";
+    default: return std::string(quantity_name(q)) + " term (logit units, already × s = " + fmt(scale, 4, false) + ")";
+  }
+}
+
+std::string caption_of(const ViewerState& s, const std::string& where, Quantity q) {
+  const Result& r = *s.result;
+  std::string text;
+  for (const auto& n : r.input.names) text += (text.empty() ? "" : " ") + n;
+  std::string dir = r.model->model.directory;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string name = dir.substr(dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/') + 1);
+  const std::string ab = r.ablation.is_default() ? "none (the model as trained)" : r.ablation.describe(&r.model->model.config);
+  return "Model: " + name + " (" + r.model->model.config.summary() + "). Text (" + std::to_string(r.input.names.size()) +
+         " tokens): " + text + ". " + where + ", term " + quantity_label(q) + ". Ablation: " + ab +
+         ". Rows: query i; columns: key j. Made with DeBERTa Explorer.";
+}
+
+ColorScale scale_for(Quantity q, const std::vector<const deberta::Matrix*>& maps) {
+  return q == Quantity::Probs ? ColorScale::sequential(0, max_value(maps)) : ColorScale::diverging(max_abs(maps));
+}
+
+}  // namespace
+
+std::string export_figure_map(const ViewerState& s, Quantity q, const std::string& path) {
+  if (!s.result) return "figure: nothing computed yet";
+  const deberta::Matrix* m = head_map(s.result->trace, s.layer, s.head, q);
+  if (!m || m->size() == 0) return "figure: " + std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
+  FigureSpec f;
+  const bool masked = s.result->trace.context.head_mask.count({s.layer, s.head}) > 0;
+  f.maps.push_back({m, "", masked && q == Quantity::Probs});
+  f.row_labels = f.col_labels = s.result->input.names;
+  f.scale = scale_for(q, {m});
+  const std::string where = "Layer " + std::to_string(s.layer) + ", head " + std::to_string(s.head);
+  f.title = std::string(quantity_name(q)) + " — " + where;
+  f.units = units_of(q, s.result->trace.context.attention.scale);
+  f.caption = caption_of(s, where, q);
+  return write_figure(f, path);
+}
+
+std::string export_figure_grid(const ViewerState& s, Quantity q, const std::string& path) {
+  if (!s.result) return "figure: nothing computed yet";
+  const Result& r = *s.result;
+  const int L = static_cast<int>(r.trace.layers.size()), H = static_cast<int>(r.model->model.config.num_attention_heads);
+  FigureSpec f;
+  std::vector<const deberta::Matrix*> all;
+  for (int l = 0; l < L; ++l) {
+    f.row_titles.push_back("layer " + std::to_string(l));
+    for (int h = 0; h < H; ++h) {
+      const deberta::Matrix* m = head_map(r.trace, l, h, q);
+      if (!m || m->size() == 0)
+        return "figure: " + std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
+      all.push_back(m);
+      f.maps.push_back({m, "L" + std::to_string(l) + " · head " + std::to_string(h),
+                        q == Quantity::Probs && r.trace.context.head_mask.count({l, h}) > 0});
+    }
+  }
+  f.columns = H;
+  f.row_labels = f.col_labels = r.input.names;
+  f.scale = scale_for(q, all);
+  f.title = std::string(quantity_name(q)) + " — every layer × head";
+  f.units = units_of(q, r.trace.context.attention.scale);
+  f.caption = caption_of(s, std::to_string(L) + " layers × " + std::to_string(H) + " heads on one colour scale", q);
+  return write_figure(f, path);
+}
+
+}  // namespace viewer

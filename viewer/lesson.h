@@ -1,0 +1,85 @@
+// lesson.h — the guided lesson: about ten steps from eq. 1 to the EMD and the ablations, each with
+// a question whose answer is computed from the loaded model's own numbers.
+//
+// GL-free and ImGui-free (core types only) so that tests/test_lesson.cpp can check every answer
+// against the core. The Lesson tab (panel_lesson.cpp) only shows these steps and compares the
+// learner's number with `Step::answer`. Nothing here is hard-coded: a question names a layer,
+// head and cell chosen from the input's length, and its answer is read from the trace
+// (probs, c2c/c2p/p2c, logits, the sequence context's rel_pos / c2p_row / p2c_row, the resolved
+// scale) or computed by the core (deberta::relative_distance, log_bucket_position, table_rows).
+#pragma once
+
+#include "deberta/model.h"
+
+#include <string>
+#include <vector>
+
+namespace viewer {
+
+/// The viewer's default sentence for a model with a tokenizer: long enough (more than 17 tokens)
+/// that the bundled model's log buckets (position_buckets 32: exact up to |i − j| = 16) and the
+/// clamp of eq. 3 both show, and with a [MASK] for the EMD's predictions.
+inline constexpr const char* kDefaultText =
+    "In the beginning God created the heaven and the earth. And the earth was without form, and void; "
+    "and darkness was upon the face of the [MASK].";
+
+/// Where a step's "show me" button takes the learner: a tab (by its --panel name), a layer,
+/// head and cell (query i, key j), and optionally the k of the distance illustration.
+struct LessonTarget {
+  std::string tab = "head";  ///< "grid", "head", "distance", "equation", "predictions"
+  int layer = 0, head = 0;
+  int i = 0, j = 0;
+  int distance_k = 0;        ///< > 0: set the Relative-distance tab's k slider
+};
+
+/// One step of the lesson.
+struct LessonStep {
+  std::string title;         ///< e.g. "3. Relative distance δ(i, j) (eq. 3)"
+  std::string equation;      ///< the equation, in the paper's notation
+  std::string text;          ///< a few sentences that teach it
+  bool applies = true;       ///< false: this model or run has nothing to show here
+  std::string skip_reason;   ///< why the step does not apply (shown instead of the question)
+  std::string question;      ///< asked before the answer is revealed
+  double answer = 0;         ///< the answer, read from the trace / computed by the core
+  double tolerance = 0;      ///< |given − answer| ≤ tolerance counts as right (0 for integers)
+  bool integer = false;      ///< the answer is an index or a count (shown without decimals)
+  std::string explanation;   ///< how the answer follows, with the numbers (shown on reveal)
+  LessonTarget show;         ///< what "show me" selects
+};
+
+/// What a lesson is built from: the model, the traced forward pass (TraceLevel::Full), the
+/// EMD passes when there are any, the token names, and the layer/head the learner selected.
+struct LessonInput {
+  const deberta::Model* model = nullptr;
+  const deberta::ForwardTrace* trace = nullptr;
+  const deberta::EMDTrace* emd = nullptr;  ///< null when the model has no EMD (then `emd_note` says why)
+  std::string emd_note;
+  std::vector<std::string> tokens;         ///< display names, one per position (may be empty: "#i")
+  int layer = 0, head = 0;                 ///< the selection; clamped to the model
+};
+
+/// The steps of the lesson for `in`, in reading order (always the same number of steps; the
+/// ones that do not apply say why). Errors: null model or trace, a trace that is not at
+/// TraceLevel::Full, an empty input — std::invalid_argument naming the problem.
+std::vector<LessonStep> build_lesson(const LessonInput& in);
+
+/// True when `given` answers `step` (within `step.tolerance`; integers exactly).
+bool lesson_answer_ok(const LessonStep& step, double given);
+
+/// The answer as text ("7", "+0.1234").
+std::string lesson_answer_text(const LessonStep& step);
+
+/// Mirror of the Explorer's selection for the Lesson tab: the step shown, what the learner typed,
+/// whether the answer was checked / revealed, and the steps built for one (result, layer, head).
+struct LessonState {
+  int step = 0;
+  double given = 0;
+  int checked = 0;           ///< 0 not yet, +1 right, −1 wrong
+  bool revealed = false;
+  std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
+  uint64_t built_generation = 0;
+  int built_layer = -1, built_head = -1;
+  std::string error;         ///< build_lesson's error, if any
+};
+
+}  // namespace viewer

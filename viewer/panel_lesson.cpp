@@ -1,0 +1,161 @@
+// panel_lesson.cpp — Lesson: the guided walk from eq. 1 to the EMD and the ablations.
+//
+// The steps, their questions and their answers come from build_lesson (lesson.cpp), built from
+// the shown result for the selected layer and head and cached in `state.lesson` until one of
+// them changes (never per frame). The learner types a number, checks it, may reveal the answer
+// with the computation behind it, and "show me" opens the tab, layer, head and cell the step
+// talks about.
+#include "heatmap.h"
+#include "lesson.h"
+#include "panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace viewer {
+
+namespace {
+
+/// Rebuilds the cached steps when the result, layer or head changed. Resets the answer state
+/// when the question of the current step changed.
+void refresh_lesson(ViewerState& s) {
+  LessonState& L = s.lesson;
+  const Result& r = *s.result;
+  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head) return;
+  const std::string old_question =
+      L.step >= 0 && L.step < static_cast<int>(L.steps.size()) ? L.steps[static_cast<size_t>(L.step)].question : "";
+  LessonInput in;
+  in.model = &r.model->model;
+  in.trace = &r.trace;
+  in.emd = r.emd ? &*r.emd : nullptr;
+  in.emd_note = r.emd_note;
+  in.tokens = r.input.names;
+  in.layer = s.layer, in.head = s.head;
+  try {
+    L.steps = build_lesson(in);
+    L.error.clear();
+  } catch (const std::exception& e) {
+    L.steps.clear();
+    L.error = e.what();
+  }
+  L.built_generation = r.generation, L.built_layer = s.layer, L.built_head = s.head;
+  L.step = std::clamp(L.step, 0, std::max(static_cast<int>(L.steps.size()) - 1, 0));
+  if (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question) L.checked = 0;
+}
+
+void go_to(LessonState& L, int step) {
+  if (step == L.step) return;
+  L.step = step;
+  L.checked = 0;
+  L.revealed = false;
+  L.given = 0;
+}
+
+void show_me(ViewerState& s, const LessonTarget& t) {
+  for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
+    if (t.tab == tab_name(static_cast<Tab>(k))) s.tab = static_cast<Tab>(k), s.switch_tab = true;
+  s.layer = t.layer, s.head = t.head, s.qi = t.i, s.kj = t.j;
+  if (t.distance_k > 0) s.distance_k = t.distance_k;
+  clamp_selection(s);
+}
+
+}  // namespace
+
+void DrawLessonPanel(ViewerState& s) {
+  if (!s.result) {
+    WaitingNote(s);
+    return;
+  }
+  refresh_lesson(s);
+  LessonState& L = s.lesson;
+  if (!L.error.empty()) {
+    ErrorText("The lesson cannot be built for this run: " + L.error);
+    return;
+  }
+  const int n = static_cast<int>(L.steps.size());
+  const LessonStep& st = L.steps[static_cast<size_t>(L.step)];
+
+  // Navigation: previous / next and the list of steps.
+  if (ImGui::ArrowButton("##prev", ImGuiDir_Left) && L.step > 0) go_to(L, L.step - 1);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##next", ImGuiDir_Right) && L.step + 1 < n) go_to(L, L.step + 1);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.6f, 460.0f));
+  if (ImGui::BeginCombo("##steps", st.title.c_str())) {
+    for (int k = 0; k < n; ++k) {
+      const LessonStep& o = L.steps[static_cast<size_t>(k)];
+      const std::string label = o.title + (o.applies ? "" : "   (does not apply here)");
+      if (ImGui::Selectable(label.c_str(), k == L.step)) go_to(L, k);
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("step %d of %d · %s", L.step + 1, n, s.result->model->model.config.summary().c_str());
+  if (!s.result->ablation.is_default())
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "The numbers below are from the ablated run (%s).",
+                       s.result->ablation.describe(&s.result->model->model.config).c_str());
+  ImGui::Separator();
+
+  // The step: title, equation, a few sentences.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.8f, 1.0f, 1));
+  ImGui::TextUnformatted(st.title.c_str());
+  ImGui::PopStyleColor();
+  ImGui::Spacing();
+  {
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::Indent(12);
+    if (s.mono) ImGui::PushFont(s.mono);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x - 12);
+    ImGui::TextUnformatted(st.equation.c_str());
+    ImGui::PopTextWrapPos();
+    if (s.mono) ImGui::PopFont();
+    ImGui::Unindent(12);
+    const ImVec2 p1(p0.x + ImGui::GetContentRegionAvail().x, ImGui::GetCursorScreenPos().y);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y - 3), ImVec2(p0.x + 4, p1.y - 2), IM_COL32(90, 150, 230, 255));
+  }
+  ImGui::Spacing();
+  ImGui::TextWrapped("%s", st.text.c_str());
+  ImGui::Spacing();
+  ImGui::Separator();
+
+  if (!st.applies) {
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Not with this model or input:");
+    ImGui::TextWrapped("%s", st.skip_reason.c_str());
+    if (L.step + 1 < n && ImGui::Button("next step")) go_to(L, L.step + 1);
+  } else {
+    ImGui::TextUnformatted("Question");
+    ImGui::TextWrapped("%s", st.question.c_str());
+    ImGui::SetNextItemWidth(160);
+    const bool enter = ImGui::InputDouble("your answer", &L.given, 0, 0, st.integer ? "%.0f" : "%.4f",
+                                          ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if (ImGui::Button("check") || enter) L.checked = lesson_answer_ok(st, L.given) ? 1 : -1;
+    ImGui::SameLine();
+    if (ImGui::Button(L.revealed ? "hide answer" : "reveal")) L.revealed = !L.revealed;
+    ImGui::SameLine();
+    if (ImGui::Button("show me")) show_me(s, st.show);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("opens the %s tab at layer %d, head %d, query i = %d, key j = %d", st.show.tab.c_str(),
+                        st.show.layer, st.show.head, st.show.i, st.show.j);
+    if (L.checked > 0)
+      ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Right.");
+    else if (L.checked < 0)
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s. Try again, or reveal the answer.",
+                         st.integer ? "" : (" (within ±" + fmt(st.tolerance, 1, false) + ")").c_str());
+    if (L.revealed) {
+      ImGui::Spacing();
+      ImGui::Text("Answer: %s", lesson_answer_text(st).c_str());
+      if (s.mono) ImGui::PushFont(s.mono);
+      ImGui::TextWrapped("%s", st.explanation.c_str());
+      if (s.mono) ImGui::PopFont();
+    }
+  }
+  ImGui::Spacing();
+  ImGui::Separator();
+  Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
+       ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
+}
+
+}  // namespace viewer

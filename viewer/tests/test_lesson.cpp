@@ -1,0 +1,201 @@
+// test_lesson.cpp — the Lesson tab's answers (viewer/lesson.cpp) against the core, on the bundled
+// model with the viewer's default sentence and on models where steps must say why they skip.
+//
+// Each answer is recomputed here from a second core call (relative_positions + table_rows,
+// relative_distance, the trace's terms) rather than copied from the lesson, so a lesson that read
+// the wrong map, row or layer fails.
+#include "lesson.h"
+
+#include "deberta/equations.h"
+#include "deberta/model.h"
+#include "deberta/tokenizer.h"
+
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+using namespace deberta;
+
+namespace {
+
+std::string source(const std::string& rel) { return std::string(DEBERTA_SOURCE_DIR) + "/" + rel; }
+
+/// The viewer's default sentence (lesson.h): long enough (> 17 tokens) that the log buckets matter.
+const char* kDefaultText = viewer::kDefaultText;
+
+struct Run {
+  Model model;
+  ForwardTrace trace;
+  std::optional<EMDTrace> emd;
+  std::vector<std::string> tokens;
+  viewer::LessonInput input(int layer, int head) const {
+    viewer::LessonInput in;
+    in.model = &model, in.trace = &trace, in.emd = emd ? &*emd : nullptr;
+    in.emd_note = emd ? "" : why_no_emd(model);
+    in.tokens = tokens, in.layer = layer, in.head = head;
+    return in;
+  }
+};
+
+Run run_text(const std::string& dir, const std::string& text) {
+  Run r;
+  r.model = load_model(dir);
+  const auto tok = load_tokenizer_for_model(dir, r.model.config.vocab_size);
+  const Encoding enc = tok->encode(text);
+  Inputs in;
+  in.input_ids = enc.ids;
+  r.tokens = enc.tokens;
+  r.trace = forward(r.model, in, {}, TraceLevel::Full, true);
+  if (r.trace.emd) r.emd = r.trace.emd;
+  return r;
+}
+
+const viewer::LessonStep& step_titled(const std::vector<viewer::LessonStep>& steps, const std::string& prefix) {
+  for (const auto& s : steps)
+    if (s.title.rfind(prefix, 0) == 0) return s;
+  FAIL("no lesson step titled " << prefix);
+  return steps.front();
+}
+
+}  // namespace
+
+TEST_CASE("every step applies on the bundled model with the default sentence, answers match the core") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  const Run r = run_text(dir, kDefaultText);
+  const int N = static_cast<int>(r.trace.inputs.size());
+  CAPTURE(N);
+  REQUIRE(N > 17);  // the buckets start at |i − j| > position_buckets / 2 = 16
+  const int layer = 1, head = 2;
+  const auto steps = viewer::build_lesson(r.input(layer, head));
+  REQUIRE(steps.size() >= 10);
+  for (const auto& s : steps) {
+    CAPTURE(s.title);
+    CAPTURE(s.skip_reason);
+    CHECK(s.applies);
+    CHECK(viewer::lesson_answer_ok(s, s.answer));
+    CHECK(!viewer::lesson_answer_ok(s, s.answer + (s.integer ? 1.0 : 10 * s.tolerance + 1e-3)));
+    CHECK(s.show.i >= 0);
+    CHECK(s.show.i < N);
+    CHECK(s.show.j >= 0);
+    CHECK(s.show.j < N);
+  }
+  const auto& ctx = r.trace.context;
+  const IndexMatrix rel = relative_positions(N, N, r.model.config);
+  const IndexMatrix rows = table_rows(rel, ctx.attention.k);
+
+  // Step 1: the favourite key of the middle query in (layer, head).
+  const Matrix& P = r.trace.layers[layer].attention.probs[head];
+  const auto& s1 = step_titled(steps, "1.");
+  Eigen::Index best = 0;
+  P.row(N / 2).maxCoeff(&best);
+  CHECK(s1.answer == static_cast<double>(best));
+
+  // Step 2: the logit is the sum of the terms the question lists.
+  const auto& s2 = step_titled(steps, "2.");
+  const auto& a = r.trace.layers[layer].attention;
+  const int i2 = s2.show.i, j2 = s2.show.j;
+  CHECK(std::fabs(s2.answer - (a.c2c[head](i2, j2) + a.c2p[head](i2, j2) + a.p2c[head](i2, j2))) < 1e-12);
+
+  // Steps 3 and 4: eq. 3 with k of the illustration; step 4 is the clamp to row 0 (i − j ≤ −k).
+  const auto& s3 = step_titled(steps, "3.");
+  CHECK(s3.answer == static_cast<double>(relative_distance(s3.show.i, s3.show.j, s3.show.distance_k)));
+  const auto& s4 = step_titled(steps, "4.");
+  CHECK(s4.show.i - s4.show.j <= -s4.show.distance_k);
+  CHECK(s4.answer == 0);
+
+  // Step 5: the bucket of the longest distance, and it is not the raw distance.
+  const auto& s5 = step_titled(steps, "5.");
+  CHECK(s5.answer == static_cast<double>(rel(s5.show.i, s5.show.j)));
+  CHECK(s5.answer != static_cast<double>(s5.show.i - s5.show.j));
+
+  // Step 6: the c2p row from relative_positions + table_rows.
+  const auto& s6 = step_titled(steps, "6.");
+  CHECK(s6.answer == static_cast<double>(rows(s6.show.i, s6.show.j)));
+
+  // Step 7: the c2p value of the trace.
+  const auto& s7 = step_titled(steps, "7.");
+  CHECK(s7.answer == a.c2p[head](s7.show.i, s7.show.j));
+
+  // Step 8: the code's p2c index reads the same row as c2p (the model was trained that way).
+  const auto& s8 = step_titled(steps, "8.");
+  CHECK(s8.answer == static_cast<double>(rows(s8.show.i, s8.show.j)));
+
+  // Step 9: s = 1/√(d · 3) for c2p + p2c.
+  const auto& s9 = step_titled(steps, "9.");
+  CHECK(std::fabs(s9.answer - 1.0 / std::sqrt(static_cast<double>(r.model.config.d_head()) * 3.0)) < 1e-15);
+
+  // Step 10: a difference of logits equals the log of the probability ratio.
+  const auto& s10 = step_titled(steps, "10.");
+  const int j10 = s10.show.j;
+  CHECK(std::fabs(s10.answer - std::log(P(N / 2, best) / P(N / 2, j10))) < 1e-9);
+
+  // Step 11: the EMD's H is layer L − 2.
+  const auto& s11 = step_titled(steps, "11.");
+  CHECK(s11.answer == static_cast<double>(r.model.config.num_hidden_layers - 2));
+
+  // Step 12: a real forward pass without c2p gives the layer-0 logit the lesson predicts.
+  const auto& s12 = step_titled(steps, "12.");
+  Ablation no_c2p;
+  no_c2p.c2p = false;
+  const ForwardTrace off = forward(r.model, r.trace.inputs, no_c2p, TraceLevel::Full, false);
+  CHECK(std::fabs(s12.answer - off.layers[0].attention.logits[head](s12.show.i, s12.show.j)) < 1e-12);
+}
+
+TEST_CASE("steps that do not apply say why: a short input, a v1 model without buckets, no EMD") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  const Run short_run = run_text(dir, "The LORD is my [MASK].");
+  auto steps = viewer::build_lesson(short_run.input(0, 0));
+  const auto& s5 = step_titled(steps, "5.");
+  CHECK(!s5.applies);
+  CHECK(s5.skip_reason.find("too short") != std::string::npos);
+  CHECK(!viewer::lesson_answer_ok(s5, s5.answer));
+
+  // A model trained without the EMD (no absolute position table): step 11 skips with the core's reason.
+  const std::string no_emd = source("notebooks_data/models/zoo/deberta-tiny-no-emd");
+  REQUIRE(std::filesystem::exists(no_emd + "/config.json"));
+  const Run ne = run_text(no_emd, kDefaultText);
+  REQUIRE(!runs_emd(ne.model));
+  steps = viewer::build_lesson(ne.input(0, 0));
+  const auto& s11 = step_titled(steps, "11.");
+  CHECK(!s11.applies);
+  CHECK(s11.skip_reason == why_no_emd(ne.model));
+
+  // A model trained without p2c: step 8 skips.
+  const std::string no_p2c = source("notebooks_data/models/zoo/deberta-tiny-no-p2c");
+  const Run np = run_text(no_p2c, kDefaultText);
+  steps = viewer::build_lesson(np.input(0, 0));
+  CHECK(!step_titled(steps, "8.").applies);
+  CHECK(step_titled(steps, "7.").applies);
+  // s = 1/√(d · 2) with c2p only.
+  CHECK(std::fabs(step_titled(steps, "9.").answer - 1.0 / std::sqrt(static_cast<double>(np.model.config.d_head()) * 2.0)) < 1e-15);
+
+  // A v1 golden model (no buckets, no tokenizer): step 5 skips because it does not bucket.
+  Model v1 = load_model(source("notebooks_data/golden/v1_basic"));
+  Inputs in;
+  for (int t = 0; t < 20; ++t) in.input_ids.push_back(4 + t % 30);
+  const ForwardTrace tr = forward(v1, in, {}, TraceLevel::Full, false);
+  viewer::LessonInput li;
+  li.model = &v1, li.trace = &tr, li.emd_note = why_no_emd(v1);
+  steps = viewer::build_lesson(li);
+  CHECK(!step_titled(steps, "5.").applies);
+  CHECK(step_titled(steps, "5.").skip_reason.find("does not bucket") != std::string::npos);
+  // Without token names the questions name positions as #p.
+  CHECK(step_titled(steps, "1.").question.find("'#") != std::string::npos);
+}
+
+TEST_CASE("a trace without the term maps is refused with a clear error") {
+  Model v1 = load_model(source("notebooks_data/golden/v1_basic"));
+  Inputs in;
+  in.input_ids = {4, 5, 6};
+  const ForwardTrace light = forward(v1, in, {}, TraceLevel::Probs, false);
+  viewer::LessonInput li;
+  li.model = &v1, li.trace = &light;
+  CHECK_THROWS_WITH_AS(viewer::build_lesson(li), doctest::Contains("TraceLevel::Full"), std::invalid_argument);
+  li.trace = nullptr;
+  CHECK_THROWS_AS(viewer::build_lesson(li), std::invalid_argument);
+}
