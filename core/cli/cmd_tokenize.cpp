@@ -3,7 +3,6 @@
 #include "commands.h"
 
 #include "deberta/tokenizer.h"
-#include "deberta/tokenizer_detail.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,8 +34,8 @@ void register_tokenize(CLI::App* app) {
   cmd->callback([args, cmd] {
     const bool has_pair = cmd->count("--pair") > 0;
     // Bad text is the user's to fix whatever the model: say so before looking for a tokenizer.
-    tokenizer_detail::require_utf8(args->text, "--text");
-    if (has_pair) tokenizer_detail::require_utf8(args->pair, "--pair");
+    require_utf8(args->text, "--text");
+    if (has_pair) require_utf8(args->pair, "--pair");
     const auto tokenizer = load_tokenizer(model_path_or_default(args->model));
     const Encoding e = tokenizer->encode(args->text, has_pair ? &args->pair : nullptr);
     if (args->json) {

@@ -1,5 +1,5 @@
 // pickle.cpp — the restricted unpickler of pickle.h (opcodes as in CPython's Lib/pickletools.py).
-#include "deberta/pickle.h"
+#include "pickle.h"
 
 #include <cstdio>
 #include <cstring>

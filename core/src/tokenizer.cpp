@@ -2,7 +2,7 @@
 // UTF-8 validation, special tokens from the Hugging Face side files, and DeBERTa's input layout
 // `[CLS] A [SEP]` / `[CLS] A [SEP] B [SEP]` with token types 0 … 0 1 … 1.
 #include "deberta/tokenizer.h"
-#include "deberta/tokenizer_detail.h"
+#include "tokenizer_detail.h"
 
 #include <nlohmann/json.hpp>
 
@@ -304,6 +304,8 @@ Encoding BasicTokenizer::encode(const std::string& text, const std::string* pair
 }
 
 }  // namespace tokenizer_detail
+
+void require_utf8(const std::string& text, const std::string& what) { tokenizer_detail::require_utf8(text, what); }
 
 namespace {
 /// The folder of `path`: itself when it is a directory, else its parent (a weights file).

@@ -41,6 +41,11 @@ class Tokenizer {
   virtual std::string kind() const = 0;
 };
 
+/// Throws `Error` ("<what>: text is not valid UTF-8 (byte 0xff at offset 3)") unless `text` is
+/// well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF): the check every
+/// tokenizer applies to its input, for frontends that want to name their own argument (`what`).
+void require_utf8(const std::string& text, const std::string& what);
+
 /// True when `model_dir` holds files a tokenizer can be loaded from.
 bool has_tokenizer(const std::string& model_dir);
 

@@ -1,0 +1,240 @@
+"""deberta_explorer against the `deberta` CLI and the golden references.
+
+* forward() equals `deberta dump` bit for bit (same names, dtypes, shapes, bytes) on every golden
+  case of notebooks_data/golden and golden_extra, and agrees with the reference tensors ≤ 1e-10;
+* the ablation dict means what the CLI's flags mean (bit for bit against `deberta dump` with flags);
+* errors of the core and bad arguments are Python exceptions with a useful message;
+* tokenize / predict / ablate equal `deberta tokenize --json` / `deberta predict --json`.
+"""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import deberta_explorer as dx
+from conftest import golden_cases, read_safetensors, run_cli
+
+GOLDEN_TOLERANCE = 1e-10  # tests/test_golden.cpp's tolerance for float64 vs the float64 references
+
+
+def _source():
+    import os
+
+    return pathlib.Path(os.environ.get("DEBERTA_SOURCE_DIR", "."))
+
+
+CASES = golden_cases(_source())
+
+
+def case_switches(case_dir):
+    """The switches a case was made with: run.json ({"relative_positions": "microsoft"} beside the
+    cases computed with microsoft/DeBERTa's relative positions), as an ablation dict and as CLI flags."""
+    run = case_dir / "run.json"
+    if not run.exists():
+        return {}, []
+    rule = json.loads(run.read_text())["relative_positions"]
+    return {"relative_positions": rule}, ["--relative-positions", rule]
+
+
+def _forward_like_dump(model, inputs, ablation=None, full_logits=None):
+    """forward() with the inputs of a golden input file, deciding what `deberta dump --inputs` decides
+    (full logits when the input file holds mlm.logits) unless `full_logits` is given."""
+    positions = inputs.get("mlm.masked_positions")
+    if full_logits is None:
+        full_logits = positions is not None and "mlm.logits" in inputs
+    return dx.forward(
+        model,
+        inputs["input_ids"],
+        attention_mask=inputs.get("attention_mask"),
+        token_type_ids=inputs.get("token_type_ids"),
+        ablation=ablation,
+        masked_positions=positions,
+        full_logits=full_logits,
+    )
+
+
+def assert_bitwise_equal(ours, dumped, what):
+    dumped = {k: v for k, v in dumped.items() if k != "mlm.labels"}  # copied through from the input file
+    assert sorted(ours) == sorted(dumped), f"{what}: names differ: only ours {sorted(set(ours) - set(dumped))}, only dump {sorted(set(dumped) - set(ours))}"
+    for name, ref in dumped.items():
+        a = ours[name]
+        assert a.dtype == ref.dtype, f"{what} {name}: dtype {a.dtype} vs dump {ref.dtype}"
+        assert a.shape == ref.shape, f"{what} {name}: shape {a.shape} vs dump {ref.shape}"
+        if a.tobytes() != np.ascontiguousarray(ref).tobytes():
+            diff = np.abs(a.astype(np.float64) - ref.astype(np.float64))
+            at = np.unravel_index(np.nanargmax(diff), diff.shape)
+            pytest.fail(f"{what} {name}: not bitwise equal; worst at {at}: ours {a[at]!r}, dump {ref[at]!r}")
+
+
+def test_every_golden_case_is_found():
+    assert len(CASES) >= 20, f"expected the 7 golden + at least 13 golden_extra cases, found {len(CASES)}"
+    assert sum(1 for d, _ in CASES if case_switches(d)[0]) >= 2, "expected the *_msrel cases (run.json)"
+
+
+@pytest.mark.parametrize("case_dir,inputs_file", CASES, ids=[c[0].name for c in CASES])
+def test_forward_equals_dump_bit_for_bit(cli, tmp_path, case_dir, inputs_file):
+    ablation, flags = case_switches(case_dir)
+    out = tmp_path / "dump.safetensors"
+    run_cli(cli, "dump", "--model", case_dir, "--inputs", inputs_file, "--out", out, *flags)
+    model = dx.load_model(str(case_dir))
+    ours = _forward_like_dump(model, read_safetensors(inputs_file), ablation)
+    assert_bitwise_equal(ours, read_safetensors(out), case_dir.name)
+
+
+@pytest.mark.parametrize("case_dir,inputs_file", CASES, ids=[c[0].name for c in CASES])
+def test_forward_matches_reference(case_dir, inputs_file):
+    expected_file = case_dir / ("golden.safetensors" if inputs_file.name == "golden.safetensors" else "expected.safetensors")
+    expected = read_safetensors(expected_file)
+    ablation, _ = case_switches(case_dir)
+    ours = _forward_like_dump(dx.load_model(str(case_dir)), read_safetensors(inputs_file), ablation,
+                              full_logits="mlm.logits" in expected)
+    compared = 0
+    for name, ref in expected.items():
+        if name == "mlm.labels":
+            continue
+        assert name in ours, f"{case_dir.name}: forward() has no {name}"
+        if ref.dtype.kind == "f":
+            err = np.max(np.abs(ours[name] - ref)) if ref.size else 0.0
+            assert err <= GOLDEN_TOLERANCE, f"{case_dir.name} {name}: max abs error {err:.3e}"
+        else:
+            assert np.array_equal(ours[name], ref), f"{case_dir.name} {name}: integers differ"
+        compared += 1
+    assert compared >= 5
+
+
+def test_ablation_dict_equals_cli_flags(cli, source_dir, tmp_path):
+    case = source_dir / "notebooks_data/golden/v3_emd"
+    inputs = read_safetensors(case / "golden.safetensors")
+    model = dx.load_model(str(case))
+    ablation = {"p2c": False, "head_mask": [(1, 0)], "scale": 3.5, "max_relative_positions": 3}
+    out = tmp_path / "ablated.safetensors"
+    run_cli(cli, "dump", "--model", case, "--inputs", case / "golden.safetensors", "--out", out,
+            "--terms", "c2c,c2p", "--head-mask", "1:0", "--scale-factor", "3.5", "--max-relative-positions", "3")
+    ours = dx.forward(model, inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"],
+                      ablation=ablation, masked_positions=inputs["mlm.masked_positions"], full_logits=True)
+    assert_bitwise_equal(ours, read_safetensors(out), "v3_emd ablated")
+    # The switches did something: no p2c maps, head 0 of layer 1 masked, other numbers.
+    assert "layer.0.p2c" not in ours
+    assert np.all(ours["layer.1.attn_probs"][0] == 0)
+    base = dx.forward(model, inputs["input_ids"], masked_positions=inputs["mlm.masked_positions"])
+    assert np.max(np.abs(base["layer.0.output"] - ours["layer.0.output"])) > 1e-6
+
+
+def test_relative_positions_switch(cli, source_dir, tmp_path):
+    case = source_dir / "notebooks_data/golden_extra/v2_long_msrel"
+    inputs = read_safetensors(case / "inputs.safetensors")
+    model = dx.load_model(str(case))
+    hf = dx.forward(model, inputs["input_ids"], ablation={"relative_positions": "hf"})
+    ms = dx.forward(model, inputs["input_ids"], ablation={"relative_positions": "microsoft"})
+    assert_bitwise_equal(hf, dx.forward(model, inputs["input_ids"]), "hf is the default")
+    # N > m with log buckets: microsoft/DeBERTa's clamp to ±(m − 1) changes some table rows.
+    assert not np.array_equal(hf["c2p_row"], ms["c2p_row"])
+    out = tmp_path / "ms.safetensors"
+    run_cli(cli, "dump", "--model", case, "--ids", ",".join(map(str, inputs["input_ids"].ravel())), "--out", out,
+            "--relative-positions", "microsoft")
+    assert_bitwise_equal(ms, read_safetensors(out), "v2_long_msrel microsoft")
+
+
+def test_thread_count_does_not_change_numbers(source_dir):
+    case = source_dir / "notebooks_data/golden/v2_conv_pad"
+    inputs = read_safetensors(case / "golden.safetensors")
+    model = dx.load_model(str(case))
+    before = dx.num_threads()
+    try:
+        dx.set_num_threads(1)
+        one = dx.forward(model, inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"])
+    finally:
+        dx.set_num_threads(before)
+    many = dx.forward(model, inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"])
+    assert_bitwise_equal(one, many, "1 thread vs default")
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+
+def test_missing_model_is_an_error_naming_the_path(tmp_path):
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(dx.Error, match="no-such-model"):
+        dx.load_model(str(missing))
+    assert issubclass(dx.Error, RuntimeError)
+
+
+def test_core_errors_become_exceptions(source_dir):
+    model = dx.load_model(str(source_dir / "notebooks_data/golden/v1_basic"))
+    with pytest.raises(dx.Error, match="vocab|range|id"):
+        dx.forward(model, [1, 2, model.vocab_size + 5])
+    with pytest.raises(dx.Error):
+        dx.forward(model, [])
+    with pytest.raises(dx.Error, match="1:7|head"):
+        dx.forward(model, [1, 2, 3], ablation={"head_mask": [(1, 7)]})
+    with pytest.raises(dx.Error, match="tokenizer"):
+        dx.tokenize(model, "hello")
+    with pytest.raises(dx.Error):  # attention_mask of another length
+        dx.forward(model, [1, 2, 3], attention_mask=[1, 1])
+
+
+def test_bad_arguments_raise_value_or_type_errors(source_dir):
+    model = dx.load_model(str(source_dir / "notebooks_data/golden/v1_basic"))
+    with pytest.raises(ValueError, match="'c2x'"):
+        dx.forward(model, [1, 2, 3], ablation={"c2x": False})
+    with pytest.raises(ValueError, match="integers"):
+        dx.forward(model, np.array([1.0, 2.5, 3.0]))
+    with pytest.raises(ValueError, match="p2c_index"):
+        dx.forward(model, [1, 2, 3], ablation={"p2c_index": "diagonal"})
+    with pytest.raises(ValueError, match="scale"):
+        dx.forward(model, [1, 2, 3], ablation={"scale": -1.0})
+    with pytest.raises(ValueError, match="relative_positions"):
+        dx.forward(model, [1, 2, 3], ablation={"relative_positions": "paper"})
+    with pytest.raises(TypeError, match="c2p"):
+        dx.forward(model, [1, 2, 3], ablation={"c2p": "no"})
+    with pytest.raises(ValueError, match="'bogus'"):
+        dx.ablate(model, "text", bogus=True)
+
+
+# --- text: the bundled model's tokenizer ------------------------------------------------------------
+
+TEXT = "And God said, Let there be [MASK]: and there was light."
+
+
+@pytest.fixture(scope="module")
+def bundled(source_dir):
+    path = source_dir / "notebooks_data/models/deberta-tiny"
+    assert (path / "spm.model").exists(), f"{path} has no tokenizer: the bundled model is part of the repository"
+    return path, dx.load_model(str(path))
+
+
+def test_tokenize_equals_cli(cli, bundled):
+    path, model = bundled
+    ref = json.loads(run_cli(cli, "tokenize", "--model", path, "--text", "Let there be light.", "--pair", "And [MASK].", "--json"))
+    ours = dx.tokenize(model, "Let there be light.", pair="And [MASK].")
+    assert ours["input_ids"].dtype == np.int64
+    assert ours["input_ids"].tolist() == ref["ids"]
+    assert ours["token_type_ids"].tolist() == ref["token_type_ids"]
+    assert ours["tokens"] == ref["tokens"]
+    assert 1 in ours["token_type_ids"].tolist()
+
+
+def test_predict_equals_cli(cli, bundled):
+    path, model = bundled
+    ref = json.loads(run_cli(cli, "predict", "--model", path, "--text", TEXT, "--top-k", "4", "--json"))
+    ours = dx.predict(model, TEXT, top_k=4)
+    assert ours == ref["predictions"]  # ids, tokens and probabilities (JSON round-trips doubles)
+    assert len(ours) == 1 and len(ours[0]["top"]) == 4
+
+
+def test_ablate_equals_cli(cli, bundled):
+    path, model = bundled
+    ref = json.loads(run_cli(cli, "predict", "--model", path, "--text", TEXT, "--json", "--terms", "c2c,c2p", "--head-mask", "0:1"))
+    ours = dx.ablate(model, TEXT, p2c=False, head_mask=[(0, 1)])
+    assert ours["ablation"] == ref["ablation"]
+    assert ours["baseline"] == ref["baseline"]
+    assert ours["predictions"] == ref["predictions"]
+    assert ours["mean_kl"] == ref["mean_kl"] and ours["mean_kl"] > 0
+    assert ours["top1_changes"] == ref["top1_changes"]
+
+
+def test_predict_without_mask_is_an_error(bundled):
+    _, model = bundled
+    with pytest.raises(dx.Error, match=r"\[MASK\]"):
+        dx.predict(model, "No mask here.")
