@@ -94,7 +94,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "Each token (a query, row i) spreads one unit of attention over all tokens (keys, columns j): row i of A is a "
              "softmax, so it is non-negative and sums to 1. DeBERTa keeps this shape; it only changes how the scores "
              "Ã = Q Kᵀ are made. The Head-detail tab shows A as the 'softmax A' map.";
-    s.show = {"head", x.layer, x.head, qi, qj, 0};
+    s.show = {"head", x.layer, x.head, qi, qj, 0, "probs"};
     if (x.masked()) {
       steps.push_back(skip(s, "head " + std::to_string(x.head) + " of layer " + std::to_string(x.layer) +
                                   " is masked in this run: its probabilities are all 0. Unmask it or pick another head."));
@@ -117,7 +117,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "DeBERTa represents each token by two vectors, its content H_i and its relative position P_i|j. The score of a "
              "pair is the sum of content-to-content, content-to-position and position-to-content terms; the paper drops "
              "position-to-position. Each term is a map of its own in Head detail; 'sum Ã' is their sum.";
-    s.show = {"head", x.layer, x.head, qi, qj, 0};
+    s.show = {"head", x.layer, x.head, qi, qj, 0, "logits"};
     const deberta::Matrix *c2c = x.term(a.c2c), *c2p = x.term(a.c2p), *p2c = x.term(a.p2c), *p2p = x.term(a.p2p);
     std::string parts, sum_text;
     double sum = 0;
@@ -151,7 +151,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
              "relative table P (2k rows): distances inside (−k, k) each get their own row, i − j + k. The "
              "Relative-distance tab draws δ for any k.";
-    s.show = {"distance", x.layer, x.head, ki, kj, 4};
+    s.show = {"distance", x.layer, x.head, ki, kj, 4, "delta"};
     if (!c.relative_attention) {
       steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
     } else if (N < 2) {
@@ -178,7 +178,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "Beyond k tokens the distance stops mattering: every key k or more to the right of the query shares row 0, "
              "every key k or more to the left shares row 2k − 1. So the table needs only 2k rows, whatever the length of "
              "the text.";
-    s.show = {"distance", x.layer, x.head, ci, cj, kk};
+    s.show = {"distance", x.layer, x.head, ci, cj, kk, "delta"};
     if (!c.relative_attention) {
       steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
     } else if (N < 2) {
@@ -204,7 +204,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "v2 and v3 keep nearby distances exact and squeeze far ones logarithmically before eq. 3: with "
              "position_buckets b and max_relative_positions m, distances up to b/2 keep their own row, distances between "
              "b/2 and m share rows, farther ones more coarsely. The curve under the Relative-distance maps shows it.";
-    s.show = {"distance", x.layer, x.head, bi, bj, 0};
+    s.show = {"distance", x.layer, x.head, bi, bj, 0, "rel_pos"};
     const int64_t mid = c.position_buckets / 2;
     if (!c.relative_attention || !c.log_buckets()) {
       steps.push_back(skip(s, c.relative_attention ? "this model does not bucket its relative positions (v1, or "
@@ -242,7 +242,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "Putting steps 3–5 together: the model takes i − j (bucketed in v2), adds its own k and clamps to the 2k "
              "rows of its table. This is the right-hand map of the Relative-distance tab. An ablation with a window "
              "K < k clamps the position to [−K, K − 1] first.";
-    s.show = {"distance", x.layer, x.head, ri, rj, 0};
+    s.show = {"distance", x.layer, x.head, ri, rj, 0, "rows"};
     if (!c.relative_attention) {
       steps.push_back(skip(s, "this model has no relative attention: it reads no table rows."));
     } else {
@@ -267,7 +267,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "c2p asks: given what token i says, how interesting is a key at this distance? The query's content "
              "vector meets the projected table row picked by δ. The reference computes all N × 2k products Q_c K_rᵀ at "
              "once and then gathers the needed row for each pair (the paper's §3.1.1).";
-    s.show = {"equation", x.layer, x.head, qi, qj, 0};
+    s.show = {"equation", x.layer, x.head, qi, qj, 0, "c2p"};
     const deberta::Matrix* c2p = x.term(a.c2p);
     if (!c2p) {
       steps.push_back(skip(s, "c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
@@ -292,7 +292,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "p2c asks the mirror question: given what key j says, how interesting is a query at this distance? The paper "
              "indexes the table with δ(j, i); the released code passes the same rows as c2p, δ(i, j) "
              "(docs/paper-vs-code.md). The ablation panel can switch between the two.";
-    s.show = {"equation", x.layer, x.head, ki, kj, 0};
+    s.show = {"equation", x.layer, x.head, ki, kj, 0, "p2c"};
     if (!x.term(a.p2c)) {
       steps.push_back(skip(s, "p2c is off in this run (the model was trained without it, or the ablation switched it off)."));
     } else if (N < 2) {
@@ -320,7 +320,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "Adding terms adds variance: with c2c, c2p and p2c the sum of three dot products of width d would be √3 "
              "times larger than one. DeBERTa divides by √(3d) instead of BERT's √d. The released code counts the "
              "position terms the model uses.";
-    s.show = {"equation", x.layer, x.head, qi, qj, 0};
+    s.show = {"equation", x.layer, x.head, qi, qj, 0, "logits"};
     const double d = static_cast<double>(c.d_head());
     s.question = "This model has heads of width d = " + integer(c.d_head()) + " and its scale factor is f = " +
                  num(ctx.attention.scale_factor, 0) + ". What is s?";
@@ -343,7 +343,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     for (int j = 0; j < N; ++j) order[static_cast<size_t>(j)] = j;
     std::sort(order.begin(), order.end(), [&](int u, int v) { return probs(qi, u) > probs(qi, v); });
     const int j2 = order[static_cast<size_t>(N / 2)];
-    s.show = {"equation", x.layer, x.head, qi, j2, 0};
+    s.show = {"equation", x.layer, x.head, qi, j2, 0, "probs"};
     if (x.masked()) {
       steps.push_back(skip(s, "this head is masked in this run: its probabilities are all 0."));
     } else if (N < 2 || j2 == qj || !(probs(qi, j2) > 0)) {
@@ -366,10 +366,11 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     LessonStep s;
     s.title = "11. The Enhanced Mask Decoder (§3.2)";
     s.equation = "I_0 = H + P,   I_{t+1} = layer_{L−1}(query I_t, key/value H),   two passes";
-    s.text = "Relative positions alone cannot tell 'a new store opened beside the new mall' apart from its mirror: "
-             "DeBERTa adds absolute positions P only at the very end, just before the softmax layer that predicts the "
-             "masked tokens. The EMD re-runs the last layer with I = H + P as query and the encoder's H as key and value.";
-    s.show = {"predictions", x.layer, x.head, qi, qj, 0};
+    s.text = "In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks sit in the same "
+             "local context (new ___): relative positions alone cannot tell which one is the subject. DeBERTa adds the "
+             "absolute positions P only at the very end, just before the softmax layer that predicts the masked tokens: "
+             "the EMD re-runs the last layer with I = H + P as query and the encoder's H as key and value.";
+    s.show = {"predictions", x.layer, x.head, qi, qj, 0, ""};
     if (!in.emd) {
       steps.push_back(skip(s, in.emd_note.empty() ? "this model has no Enhanced Mask Decoder." : in.emd_note));
     } else {
@@ -405,7 +406,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "The paper's Table 4 retrains without each term; the viewer can also switch a term off at inference (the "
              "Ablations panel). In layer 0 the input does not depend on the attention, so removing c2p there changes the "
              "score by exactly −c2p; later layers then see different inputs and everything moves.";
-    s.show = {"head", 0, x.head, qi, qj, 0};
+    s.show = {"head", 0, x.head, qi, qj, 0, "logits"};
     const deberta::AttentionTrace& a0 = t.layers[0].attention;
     const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
     if (!has) {

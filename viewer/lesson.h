@@ -30,6 +30,10 @@ struct LessonTarget {
   int layer = 0, head = 0;
   int i = 0, j = 0;
   int distance_k = 0;        ///< > 0: set the Relative-distance tab's k slider
+  /// The map the Lesson tab draws beside the question, cell (i, j) outlined: "probs", "logits",
+  /// "c2p", "p2c" (of `layer`/`head`), "rel_pos", "rows" (the c2p table rows), "delta" (eq. 3 with
+  /// `distance_k`), or "" for none.
+  std::string map;
 };
 
 /// One step of the lesson.
@@ -80,6 +84,8 @@ struct LessonState {
   uint64_t built_generation = 0;
   int built_layer = -1, built_head = -1;
   std::string error;         ///< build_lesson's error, if any
+  deberta::Matrix map;       ///< the step's index map (rel_pos, rows, delta) as numbers, cached
+  std::string map_key;       ///< what `map` holds ("" = nothing yet)
 };
 
 }  // namespace viewer

@@ -31,8 +31,8 @@ void DrawGridPanel(ViewerState& s) {
     s.grid_quantity = Quantity::Probs;
   ImGui::SameLine();
   ImGui::TextDisabled("  %s", quantity_label(s.grid_quantity));
-  ImGui::TextDisabled("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
-                      "Wheel: zoom all maps, drag: pan, double-click: reset.");
+  Note("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
+       "Wheel: zoom all maps, drag: pan, double-click: reset.");
 
   const bool prob = s.grid_quantity == Quantity::Probs;
   std::vector<const deberta::Matrix*> maps;

@@ -9,10 +9,15 @@
 #include "lesson.h"
 #include "panels.h"
 
+#include "deberta/equations.h"
+
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <string>
 
 namespace viewer {
 
@@ -51,6 +56,63 @@ void go_to(LessonState& L, int step) {
   L.checked = 0;
   L.revealed = false;
   L.given = 0;
+}
+
+/// The map of the step beside the question, with its cell outlined (null when it has none).
+void draw_step_map(ViewerState& s, const LessonStep& st) {
+  const LessonTarget& t = st.show;
+  if (t.map.empty()) return;
+  const Result& r = *s.result;
+  LessonState& L = s.lesson;
+  const deberta::Matrix* m = nullptr;
+  ColorScale scale;
+  bool index = false;
+  std::string what;
+  const std::map<std::string, Quantity> terms = {
+      {"probs", Quantity::Probs}, {"logits", Quantity::Logits}, {"c2p", Quantity::C2P}, {"p2c", Quantity::P2C}};
+  if (const auto q = terms.find(t.map); q != terms.end()) {
+    m = head_map(r.trace, t.layer, t.head, q->second);
+    if (!m || m->size() == 0) return;
+    scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
+    what = std::string(quantity_label(q->second)) + " — layer " + std::to_string(t.layer) + ", head " + std::to_string(t.head);
+  } else {
+    // Index maps, converted once per (result, map, k) and kept in the lesson state.
+    const std::string key = std::to_string(r.generation) + "/" + t.map + "/" + std::to_string(t.distance_k);
+    const auto& ctx = r.trace.context;
+    const int N = token_count(s);
+    if (L.map_key != key) {
+      if (t.map == "rel_pos") L.map = ctx.rel_pos.cast<double>();
+      else if (t.map == "rows") L.map = ctx.c2p_row.cast<double>();
+      else {
+        L.map.resize(N, N);
+        for (int i = 0; i < N; ++i)
+          for (int j = 0; j < N; ++j) L.map(i, j) = static_cast<double>(deberta::relative_distance(i, j, std::max(t.distance_k, 1)));
+      }
+      L.map_key = key;
+    }
+    m = &L.map;
+    index = true;
+    scale = ColorScale::sequential(m->minCoeff(), m->maxCoeff());
+    what = t.map == "rel_pos" ? "relative position i − j as the model uses it (bucketed in v2)"
+           : t.map == "rows"  ? "table row c2p reads, clamp(rel_pos + k, 0, 2k − 1), k = " + std::to_string(ctx.attention.k)
+                              : "δ(i, j) of eq. 3 with k = " + std::to_string(t.distance_k);
+  }
+  ImGui::Spacing();
+  ImGui::TextDisabled("%s · cell (i = %d, j = %d) outlined · wheel zooms, drag pans", what.c_str(), t.i, t.j);
+  const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130, ImGui::GetContentRegionAvail().y - 8), 120.0f, 420.0f);
+  Overlay ov;
+  ov.sel_i = t.i, ov.sel_j = t.j;
+  ov.highlight = s.hover_token;
+  ov.view = "lesson";
+  if (index) ov.digits = 0;
+  const uint64_t version = std::hash<std::string>{}(t.map + "/" + std::to_string(t.layer) + "/" + std::to_string(t.head) + "/" +
+                                                    std::to_string(t.distance_k)) ^ r.generation;
+  const HeatmapEvent ev = Heatmap(s, "lesson/" + t.map, *m, scale, ImVec2(size, size), version, ov);
+  if (ev.hovered)
+    ImGui::SetTooltip("i = %d '%s', j = %d '%s'\nvalue %s", ev.i, token_name(s, ev.i).c_str(), ev.j, token_name(s, ev.j).c_str(),
+                      index ? std::to_string(static_cast<long long>((*m)(ev.i, ev.j))).c_str() : fmt((*m)(ev.i, ev.j), 5).c_str());
+  ImGui::SameLine();
+  ColorBar(s, scale, size, index ? "row / position" : t.map == "probs" ? "probability" : "score");
 }
 
 void show_me(ViewerState& s, const LessonTarget& t) {
@@ -156,6 +218,8 @@ void DrawLessonPanel(ViewerState& s) {
   ImGui::Separator();
   Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
        ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
+  // Only once the learner has answered or revealed: the map would give some answers away.
+  if (!st.applies || L.checked != 0 || L.revealed) draw_step_map(s, st);
 }
 
 }  // namespace viewer
