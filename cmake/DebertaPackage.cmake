@@ -49,6 +49,7 @@ foreach(_kind LIBDIR INCLUDEDIR)
     set(DEBERTA_PC_${_kind} "\${prefix}/${CMAKE_INSTALL_${_kind}}")
   endif()
 endforeach()
+set(DEBERTA_PC_PREFIX "@DEBERTA_PC_PREFIX@")  # kept as a placeholder until install time (below)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/deberta.pc.in ${PROJECT_BINARY_DIR}/package/deberta.pc.in @ONLY)
 # The prefix is only known at install time (cmake --install --prefix P): substitute it then.
 install(CODE "

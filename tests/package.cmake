@@ -19,7 +19,8 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
   endif()
   set(_work ${CMAKE_BINARY_DIR}/package-test)
   set(_args -DBUILD_DIR=${CMAKE_BINARY_DIR} -DWORK=${_work} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
-            -DCXX=${CMAKE_CXX_COMPILER} -DGENERATOR=${CMAKE_GENERATOR} -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER})
+            -DCXX=${CMAKE_CXX_COMPILER} -DGENERATOR=${CMAKE_GENERATOR} -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}
+            -DPYTHON=$<$<TARGET_EXISTS:deberta_explorer>:${Python3_EXECUTABLE}>)
   add_test(NAME package_install COMMAND ${CMAKE_COMMAND} -DSTEP=install ${_args} -P ${CMAKE_CURRENT_LIST_FILE})
   add_test(NAME package_cmake_consumer COMMAND ${CMAKE_COMMAND} -DSTEP=cmake ${_args} -P ${CMAKE_CURRENT_LIST_FILE})
   add_test(NAME package_pkgconfig_consumer COMMAND ${CMAKE_COMMAND} -DSTEP=pkgconfig ${_args} -P ${CMAKE_CURRENT_LIST_FILE})
@@ -74,6 +75,16 @@ if(STEP STREQUAL "install")
   file(READ ${_pcs} _pc)
   if(NOT _pc MATCHES "prefix=${_prefix}\n")
     message(FATAL_ERROR "package test: ${_pcs} does not name the install prefix ${_prefix}:\n${_pc}")
+  endif()
+  # The installed Python module (when it is built) imports from the prefix and runs a golden case.
+  if(PYTHON)
+    file(GLOB_RECURSE _module ${_prefix}/*/deberta_explorer*.so)
+    if(NOT _module)
+      message(FATAL_ERROR "package test: the Python module was built but not installed under ${_prefix}")
+    endif()
+    get_filename_component(_module_dir "${_module}" DIRECTORY)
+    run_checked(${CMAKE_COMMAND} -E env PYTHONPATH=${_module_dir} ${PYTHON} -c
+                "import deberta_explorer as dx; assert dx.__file__.startswith('${_module_dir}'), dx.__file__; t = dx.forward(dx.load_model('${_golden}/v1_basic'), [[1, 5, 9, 3, 2]]); assert t['layer.1.output'].shape == (5, 48)")
   endif()
   message(STATUS "installed into ${_prefix}: ${_configs}, ${_pcs}")
 
