@@ -1,8 +1,13 @@
-// deberta bench: time the forward pass, count its FLOPs, compare with this machine's GEMM.
+// deberta bench: time the forward pass, count its FLOPs, compare with this machine's GEMM; with
+// --rerun, time the viewer's re-run after an ablation toggle instead. The process-level calls a
+// benchmark needs (glibc's mallopt, getrusage) live here, not in the library.
 #include "cli_common.h"
 #include "commands.h"
 
 #include "deberta/bench.h"
+
+#include <malloc.h>
+#include <sys/resource.h>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +28,27 @@ struct BenchArgs {
   int repeat = 5;
   std::string trace = "probs";
   bool json = false;
+  bool rerun = false;
 };
+
+// Keeps large freed blocks in the process (glibc mallopt) instead of returning them to the kernel
+// after every forward pass, so repeated runs do not page-fault the same temporaries back in.
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+}
+
+// Peak resident set size of this process so far, in MB (getrusage: ru_maxrss is in KiB on Linux).
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -42,6 +67,74 @@ double gemm_gflops() {
   }
   return best + 0 * c(0, 0);
 }
+
+// --rerun: what the viewer does after an ablation toggle on a kept trace (viewer/state.cpp,
+// Worker::compute): `rerun_from` the first layer the change affects (`first_affected_layer`),
+// decoder included, then the MLM head at the masked positions. Each toggle is timed switching on
+// and switching back off (both are reruns); the copy of the kept trace the viewer makes first is
+// timed on its own.
+void bench_rerun(const BenchArgs& args, const Model& model, const Inputs& in, const std::vector<int64_t>& positions,
+                 TraceLevel level, const std::string& name) {
+  struct Toggle {
+    std::string label;
+    Ablation ablation;
+  };
+  std::vector<Toggle> toggles;
+  const ModelConfig& c = model.config;
+  if (c.has_c2p()) {
+    Ablation a;
+    a.c2p = false;
+    toggles.push_back({"-c2p (every layer)", a});
+  }
+  {
+    Ablation a;
+    a.head_mask = {{c.num_hidden_layers - 1, 0}};
+    toggles.push_back({"mask " + std::to_string(c.num_hidden_layers - 1) + ":0 (last layer)", a});
+  }
+  const bool decoder = model.weights.lm_head.has_value();
+  ForwardTrace trace = forward(model, in, {}, level, decoder);
+  std::vector<double> copy_ms;
+  for (int r = 0; r < args.repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ForwardTrace copy = trace;
+    copy_ms.push_back(1e3 * seconds_since(t0) + 0 * static_cast<double>(copy.layers.size()));
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  if (!args.json)
+    std::printf("model %s, N = %lld, %d thread(s), trace %s: rerun after an ablation toggle (median of %d on + %d off)\n",
+                name.c_str(), static_cast<long long>(in.size()), args.threads, args.trace.c_str(), args.repeat,
+                args.repeat);
+  for (const Toggle& t : toggles) {
+    std::vector<double> rerun_ms, head_ms;
+    const int64_t first = first_affected_layer(model, Ablation{}, t.ablation);
+    for (int r = 0; r <= args.repeat; ++r)
+      for (const Ablation* a : {&t.ablation, static_cast<const Ablation*>(nullptr)}) {
+        const Ablation next = a ? *a : Ablation{};
+        const auto t0 = std::chrono::steady_clock::now();
+        rerun_from(model, &trace, next, first_affected_layer(model, trace.ablation, next));
+        const double rerun = 1e3 * seconds_since(t0);
+        const auto t1 = std::chrono::steady_clock::now();
+        const Matrix logits = decoder ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
+        const double head = 1e3 * seconds_since(t1);
+        if (r > 0) rerun_ms.push_back(rerun), head_ms.push_back(head);  // r = 0 is the warm-up
+      }
+    const double rerun = median_of(rerun_ms), head = median_of(head_ms);
+    rows.push_back({{"toggle", t.label}, {"first_layer", first}, {"rerun_ms", rerun}, {"min_rerun_ms", *std::min_element(rerun_ms.begin(), rerun_ms.end())},
+                    {"mlm_head_ms", head}});
+    if (!args.json)
+      std::printf("  %-28s from layer %2lld: rerun_from %.1f ms (min %.1f), then MLM head %.1f ms\n", t.label.c_str(),
+                  static_cast<long long>(first), rerun, *std::min_element(rerun_ms.begin(), rerun_ms.end()), head);
+  }
+  const double copy = median_of(copy_ms), rss = peak_rss_mb();
+  if (args.json) {
+    nlohmann::json j = {{"model", name}, {"seq", in.size()}, {"threads", args.threads}, {"trace", args.trace},
+                        {"repeat", args.repeat}, {"toggles", rows}, {"trace_copy_ms", copy}, {"peak_rss_mb", rss}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("  copying the kept trace (the viewer copies it before a rerun): %.1f ms\n", copy);
+  std::printf("peak RSS: %.0f MB\n", rss);
+}
 }  // namespace
 
 void register_bench(CLI::App* app) {
@@ -59,7 +152,11 @@ void register_bench(CLI::App* app) {
   cmd->add_option("--trace", args->trace, "What the forward keeps: none, probs (the viewer's trace), full")
       ->check(CLI::IsMember({"none", "probs", "full"}));
   cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->add_flag("--rerun", args->rerun,
+                "Time the viewer's rerun after an ablation toggle (rerun_from the first affected layer, then the MLM "
+                "head) instead of a whole forward");
   cmd->callback([args] {
+    keep_freed_memory();
     set_num_threads(args->threads);
     const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
     const int64_t N = args->seq;
@@ -74,6 +171,8 @@ void register_bench(CLI::App* app) {
     const bool decoder = model.weights.lm_head.has_value();
     const bool emd = decoder && runs_emd(model);
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
+    const std::string name = args->preset.empty() ? args->model : args->preset;
+    if (args->rerun) return bench_rerun(*args, model, in, positions, level, name);
     std::vector<double> ms;
     for (int r = 0; r <= args->repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -86,8 +185,7 @@ void register_bench(CLI::App* app) {
     const double flops = forward_flops(model, N, model.weights.lm_head ? static_cast<int64_t>(positions.size()) : 0, emd);
     const double achieved = flops / (median / 1e3) / 1e9;
     const double gemm = gemm_gflops();
-    const double rss_mb = peak_rss_bytes() / 1048576.0;
-    const std::string name = args->preset.empty() ? args->model : args->preset;
+    const double rss_mb = peak_rss_mb();
     if (args->json) {
       nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
                           {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},

@@ -6,15 +6,12 @@
 #include "cli_common.h"
 #include "commands.h"
 
-#include "deberta/bench.h"
-
 #include <cstdio>
 
 int main(int argc, char** argv) {
   CLI::App app{"DeBERTa Explorer: a float64 reference implementation of DeBERTa (He et al., ICLR 2021) "
                "with every intermediate of the disentangled attention and the Enhanced Mask Decoder.",
                "deberta"};
-  deberta::keep_freed_memory();
   app.require_subcommand(1);
   deberta::cli::register_commands(&app);
   try {

@@ -1,8 +1,5 @@
 #include "deberta/bench.h"
 
-#include <malloc.h>
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <random>
 
@@ -115,17 +112,6 @@ double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_em
   if (with_emd) total += 2 * layer;              // the shared last layer, twice
   total += static_cast<double>(masked) * (2 * H * H + 2 * H * V);  // MLM head at masked positions
   return total;
-}
-
-void keep_freed_memory() {
-  mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-}
-
-uint64_t peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
 }
 
 }  // namespace deberta

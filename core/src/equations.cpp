@@ -1,5 +1,5 @@
 #include "deberta/equations.h"
-#include "deberta/parallel.h"
+#include "deberta/threading.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,14 +50,13 @@ Matrix activation_rows(const Matrix& x, Activation act);
 }  // namespace
 
 Matrix activation(const Matrix& x, Activation act) {
-  // Elementwise and independent per row: large inputs (the feed-forward's N × I) are split
-  // across threads, each row evaluated exactly as in the serial case.
+  // Elementwise: large inputs (the feed-forward's N × I) are split by rows across threads, each
+  // row evaluated exactly as in the serial case.
   if (x.size() < (1 << 16) || x.rows() < 2) return activation_rows(x, act);
   Matrix y(x.rows(), x.cols());
-  ParallelErrors errors;  // activation_rows allocates: a bad_alloc must not leave the region
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < x.rows(); ++r) errors.run([&] { y.row(r) = activation_rows(x.row(r), act); });
-  errors.rethrow();
+  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) y.row(r) = activation_rows(x.row(r), act);
+  });
   return y;
 }
 
@@ -86,12 +85,15 @@ Matrix activation_rows(const Matrix& x, Activation act) {
 
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
   Matrix y(x.rows(), x.cols());
-  for (int64_t n = 0; n < x.rows(); ++n) {
-    const double mean = x.row(n).mean();
-    const auto centred = x.row(n).array() - mean;
-    const double variance = centred.square().mean();
-    y.row(n) = (centred / std::sqrt(variance + p.eps)).matrix().cwiseProduct(p.weight.transpose()) + p.bias.transpose();
-  }
+  // Rows are independent: split across threads (threading.h), each row computed as in serial.
+  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) {
+    for (int64_t n = first; n < last; ++n) {
+      const double mean = x.row(n).mean();
+      const auto centred = x.row(n).array() - mean;
+      const double variance = centred.square().mean();
+      y.row(n) = (centred / std::sqrt(variance + p.eps)).matrix().cwiseProduct(p.weight.transpose()) + p.bias.transpose();
+    }
+  }, 16);
   return y;
 }
 
@@ -185,11 +187,11 @@ Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& 
 Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
 
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  return layer_norm(dense.apply(x) + residual, norm);
+  return layer_norm(parallel_linear(dense, x) + residual, norm);
 }
 
 Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
-  return residual_layer_norm(activation(w.intermediate.apply(a), act), w.output, a, w.output_norm);
+  return residual_layer_norm(activation(parallel_linear(w.intermediate, a), act), w.output, a, w.output_norm);
 }
 
 Matrix ngie_convolution(const Matrix& x, const Matrix& residual, const Vector& mask, const ConvWeights& w,

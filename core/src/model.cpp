@@ -1,31 +1,12 @@
 #include "deberta/model.h"
 #include "deberta/parallel.h"
+#include "deberta/threading.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace deberta {
-
-void set_num_threads(int threads) {
-  if (threads < 1) threads = 1;
-#ifdef _OPENMP
-  omp_set_num_threads(threads);
-#endif
-  Eigen::setNbThreads(threads);
-}
-
-int num_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
 
 bool Ablation::is_default() const {
   return c2c && !c2p && !p2c && !p2p && !p2c_index && scale_mode == ScaleMode::Auto &&
@@ -124,6 +105,42 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   return s;
 }
 
+HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t d) {
+  HeadProjections p;
+  p.Q_c = t.Q_c.middleCols(head * d, d), p.K_c = t.K_c.middleCols(head * d, d), p.V_c = t.V_c.middleCols(head * d, d);
+  if (t.Q_r.size() > 0) p.Q_r = t.Q_r.middleCols(head * d, d);
+  if (t.K_r.size() > 0) p.K_r = t.K_r.middleCols(head * d, d);
+  p.row_offset = t.row_offset;
+  return p;
+}
+
+HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq) {
+  const ResolvedAttention& r = seq.attention;
+  const double s = r.scale;
+  const int64_t n_q = p.Q_c.rows(), n_k = p.K_c.rows();
+  HeadScores h;
+  // eq. 4, one term per line; the relative terms read table rows δ(i, j) through c2p_row / p2c_row.
+  if (r.c2c) h.c2c = content_to_content(p.Q_c, p.K_c, s);
+  if (r.c2p) h.c2p = content_to_position(p.Q_c, p.K_r, seq.c2p_row, p.row_offset, s);
+  if (r.p2c) h.p2c = position_to_content(p.K_c, p.Q_r, seq.p2c_row, p.row_offset, s);
+  if (r.p2p) h.p2p = position_to_position(p.Q_r, p.K_r, seq.p2c_row, seq.c2p_row, p.row_offset, s);
+  // The sum, in the reference's order: the relative terms first (rel_att), then c2c + rel_att.
+  Matrix relative = Matrix::Zero(n_q, n_k);
+  for (const Matrix* term : {&h.c2p, &h.p2c, &h.p2p})
+    if (term->size() > 0) relative += *term;
+  h.logits = r.c2c ? Matrix(h.c2c + relative) : std::move(relative);
+  return h;
+}
+
+HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked) {
+  HeadResult h;
+  h.scores = attention_logits(p, seq);
+  h.probs = masked_softmax(h.scores.logits, seq.mask, seq.mask);
+  if (masked) h.probs.setZero();
+  h.context = attention_context(h.probs, p.V_c);
+  return h;
+}
+
 AttentionTrace disentangled_attention(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
                                       const SequenceContext& seq, TraceLevel level) {
   const ModelConfig& c = model.config;
@@ -131,52 +148,38 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   const ResolvedAttention& r = seq.attention;
   const int64_t heads = c.num_attention_heads, d = c.d_head();
   AttentionTrace t;
-  // eq. 4: content projections, and position projections of only the table rows this sequence reads.
-  t.Q_c = w.query.apply(query);
-  t.K_c = w.key.apply(kv);
-  t.V_c = w.value.apply(kv);
+  // eq. 4's projections: content of every token, position of only the table rows this sequence
+  // reads. Five products, run as one set of tasks (threading.h).
+  std::vector<LinearJob> projections = {{&w.query, &query, &t.Q_c}, {&w.key, &kv, &t.K_c}, {&w.value, &kv, &t.V_c}};
   t.row_offset = seq.row_lo;
+  Matrix rows;
   if (seq.row_hi >= seq.row_lo) {
-    const Matrix rows = seq.rel_table.middleRows(seq.row_lo, seq.row_hi - seq.row_lo + 1);
-    if (r.c2p || r.p2p) t.K_r = w.pos_key.apply(rows);
-    if (r.p2c || r.p2p) t.Q_r = w.pos_query.apply(rows);
+    rows = seq.rel_table.middleRows(seq.row_lo, seq.row_hi - seq.row_lo + 1);
+    if (r.c2p || r.p2p) projections.push_back({&w.pos_key, &rows, &t.K_r});
+    if (r.p2c || r.p2p) projections.push_back({&w.pos_query, &rows, &t.Q_r});
   }
-  t.context = Matrix::Zero(query.rows(), heads * d);
+  parallel_linears(projections);
+
   const bool full = level == TraceLevel::Full;
   const bool keep_probs = level != TraceLevel::None;
-  const int64_t n_q = query.rows(), n_k = kv.rows();
   auto sized = [&](bool on) { return std::vector<Matrix>(on ? heads : 0); };
   t.c2c = sized(full && r.c2c), t.c2p = sized(full && r.c2p), t.p2c = sized(full && r.p2c), t.p2p = sized(full && r.p2p);
   t.logits = sized(full);
   t.probs = sized(keep_probs);
-  // Heads are independent: one thread each (Eigen runs single-threaded inside the region). No
-  // exception may leave the region (std::terminate): `errors` holds the first, rethrown after it.
-  ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 1) if (heads > 1)
-  for (int64_t h = 0; h < heads; ++h) errors.run([&] {
-    const auto Q_c = t.Q_c.middleCols(h * d, d), K_c = t.K_c.middleCols(h * d, d), V_c = t.V_c.middleCols(h * d, d);
-    Matrix c2c = r.c2c ? content_to_content(Q_c, K_c, r.scale) : Matrix::Zero(n_q, n_k);
-    Matrix relative = Matrix::Zero(n_q, n_k);
-    Matrix c2p, p2c, p2p;
-    if (r.c2p) relative += c2p = content_to_position(Q_c, t.K_r.middleCols(h * d, d), seq.c2p_row, t.row_offset, r.scale);
-    if (r.p2c) relative += p2c = position_to_content(K_c, t.Q_r.middleCols(h * d, d), seq.p2c_row, t.row_offset, r.scale);
-    if (r.p2p)
-      relative += p2p = position_to_position(t.Q_r.middleCols(h * d, d), t.K_r.middleCols(h * d, d), seq.p2c_row,
-                                             seq.c2p_row, t.row_offset, r.scale);
-    Matrix logits = c2c + relative;
-    Matrix probs = masked_softmax(logits, seq.mask, seq.mask);
-    if (seq.head_mask.count({layer, h})) probs.setZero();
-    t.context.middleCols(h * d, d) = attention_context(probs, V_c);
+  t.context = Matrix::Zero(query.rows(), heads * d);
+  // The heads are independent: one task each, writing only its own maps and context columns.
+  run_tasks(heads, [&](int64_t h) {
+    HeadResult head = attention_head(head_projections(t, h, d), seq, seq.head_mask.count({layer, h}) > 0);
+    t.context.middleCols(h * d, d) = head.context;
     if (full) {
-      if (r.c2c) t.c2c[h] = std::move(c2c);
-      if (r.c2p) t.c2p[h] = std::move(c2p);
-      if (r.p2c) t.p2c[h] = std::move(p2c);
-      if (r.p2p) t.p2p[h] = std::move(p2p);
-      t.logits[h] = std::move(logits);
+      if (r.c2c) t.c2c[h] = std::move(head.scores.c2c);
+      if (r.c2p) t.c2p[h] = std::move(head.scores.c2p);
+      if (r.p2c) t.p2c[h] = std::move(head.scores.p2c);
+      if (r.p2p) t.p2p[h] = std::move(head.scores.p2p);
+      t.logits[h] = std::move(head.scores.logits);
     }
-    if (keep_probs) t.probs[h] = std::move(probs);
+    if (keep_probs) t.probs[h] = std::move(head.probs);
   });
-  errors.rethrow();
   if (!full) t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
   return t;
 }
@@ -351,27 +354,41 @@ Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<in
                   std::to_string(hidden.rows()) + ")");
     x.row(static_cast<int64_t>(m)) = hidden.row(positions[m]);
   }
+  // BertLMPredictionHead: transform h = LN(act(x W_dᵀ + b_d)), then the tied decoder h Eᵀ + bias.
   const Matrix h = layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);
-  // logits[m, v] = h_m · E_v + bias_v. The tied embedding table E [V, E] is by far the largest
-  // operand and is read once, row by row, each row against every masked position: for a few
-  // positions this streams the table at memory speed instead of packing a copy of it for a GEMM.
-  const Matrix& E = model.weights.embeddings.word;
+  return tied_decoder_logits(h, model.weights.embeddings.word, lm.bias);
+}
+
+Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
+  if (h.cols() != E.cols() || bias.size() != E.rows())
+    throw Error("tied decoder: h [" + std::to_string(h.rows()) + ", " + std::to_string(h.cols()) + "], E [" +
+                std::to_string(E.rows()) + ", " + std::to_string(E.cols()) + "], bias [" + std::to_string(bias.size()) +
+                "] do not fit");
   const int64_t V = E.rows(), M = h.rows();
   Matrix logits(M, V);
+  // The plain expression is logits = h Eᵀ + bias. E is read in fixed slices of the vocabulary,
+  // one task each (the slices, not the thread count, decide every sum).
   if (M > 16) {
-    // Enough positions for a GEMM to pay for packing the table; done in slices of the vocabulary
-    // so the packed copy stays small (a multi-threaded GEMM over all of V packs all of E).
-    constexpr int64_t kSlice = 8192;
-    for (int64_t v0 = 0; v0 < V; v0 += kSlice) {
-      const int64_t n = std::min(kSlice, V - v0);
-      logits.middleCols(v0, n).noalias() = h * E.middleRows(v0, n).transpose();
-    }
-    logits.rowwise() += lm.bias.transpose();
+    constexpr int64_t kSlice = 4096;
+    const int64_t slices = (V + kSlice - 1) / kSlice;
+    // A GEMM per slice: with enough positions it pays for packing its slice of E, and the
+    // packed copy stays one slice per thread instead of the whole table.
+    run_tasks(slices, [&](int64_t s) {
+      const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
+      auto out = logits.middleCols(v0, n);
+      out.noalias() = h * E.middleRows(v0, n).transpose();
+      out.rowwise() += bias.segment(v0, n).transpose();
+    });
     return logits;
   }
-#pragma omp parallel for schedule(static) if (V * M > 65536)
-  for (int64_t v = 0; v < V; ++v)
-    for (int64_t m = 0; m < M; ++m) logits(m, v) = E.row(v).dot(h.row(m)) + lm.bias[v];
+  // Few positions: each row of E is read once, against every h_m, streaming the table at memory
+  // speed (a GEMM would spend most of its time packing a copy of E).
+  constexpr int64_t kSlice = 1024;
+  run_tasks((V + kSlice - 1) / kSlice, [&](int64_t s) {
+    const int64_t v0 = s * kSlice, v1 = std::min(V, v0 + kSlice);
+    for (int64_t v = v0; v < v1; ++v)
+      for (int64_t m = 0; m < M; ++m) logits(m, v) = E.row(v).dot(h.row(m)) + bias[v];
+  });
   return logits;
 }
 

@@ -1,4 +1,5 @@
-// bench.h — seeded random models with real shapes, and the FLOP count of a forward pass.
+// bench.h — seeded random models with real shapes, and the FLOP count of a forward pass. (The
+// process-level calls of the `bench` command — mallopt, getrusage — live in core/cli/cmd_bench.cpp.)
 #pragma once
 
 #include "deberta/model.h"
@@ -18,12 +19,5 @@ Model make_preset_model(const std::string& preset, uint64_t seed = 0);
 /// over N tokens with the EMD and the MLM head at `masked` positions, projecting only the table
 /// rows the sequence reads. Formula in docs/performance.md.
 double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_emd);
-
-/// Keeps large freed blocks in the process (glibc mallopt) instead of returning them to the
-/// kernel after every forward pass: saves the page faults of re-mapping the same temporaries.
-void keep_freed_memory();
-
-/// Peak resident set size of this process so far, in bytes.
-uint64_t peak_rss_bytes();
 
 }  // namespace deberta

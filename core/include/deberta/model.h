@@ -39,7 +39,8 @@ Model load_model(const std::string& path, const ProgressFn& progress = {});
 /// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader).
 TensorMap read_weights_file(const std::string& path, const ProgressFn& progress = {});
 
-/// Threads used by the forward pass (heads in parallel; Eigen's GEMM otherwise). Default: all cores.
+/// Threads used by the forward pass: its tasks (threading.h: column blocks of the products, heads,
+/// rows) run on this many OpenMP threads; the numbers do not depend on it. Default: all cores.
 void set_num_threads(int threads);
 /// The current thread count.
 int num_threads();
@@ -165,6 +166,42 @@ struct ForwardTrace {
 /// Builds the per-sequence state. Errors as `resolve_attention`.
 SequenceContext make_sequence_context(const Model& model, const Inputs& inputs, const Ablation& ablation);
 
+/// One head's slices of an attention sub-layer's projections (head h owns columns h·d … h·d + d − 1):
+/// content `[N, d]` (Q_c of the query input, K_c and V_c of the key/value input) and position
+/// `[R, d]` of table rows row_offset … row_offset + R − 1 (empty when no term reads them).
+struct HeadProjections {
+  Matrix Q_c, K_c, V_c, Q_r, K_r;
+  int64_t row_offset = 0;
+};
+
+/// Head `head` (width `d`) of the projections an `AttentionTrace` holds. Errors: none (the caller
+/// keeps head < heads).
+HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t d);
+
+/// One head's eq. 4 terms, each scaled by s, and their sum, all `[N_q, N_k]` with query i on the
+/// rows. A term the ablation turns off (`seq.attention`) is empty and not added.
+struct HeadScores {
+  Matrix c2c, c2p, p2c, p2p;  ///< p2p: eq. 2's fourth term (off unless switched on)
+  Matrix logits;              ///< Ã = c2c + c2p + p2c (+ p2p)
+};
+
+/// eq. 4: the attention logits of one head, Ã[i, j] = c2c + c2p + p2c (+ p2p), each term from its
+/// own equation function (equations.h). Summed in the reference code's order, c2c + ((c2p + p2c)
+/// + p2p) (Hugging Face `DisentangledSelfAttention.forward`: `rel_att` first, then added to the
+/// c2c scores).
+HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq);
+
+/// One head's result: its scores, probabilities `[N_q, N_k]` and context `[N_q, d]`.
+struct HeadResult {
+  HeadScores scores;
+  Matrix probs;
+  Matrix context;
+};
+
+/// One attention head: eq. 4's logits (`attention_logits`), the masked softmax over keys (all zero
+/// when `masked`, an ablated head) and the context probs · V_c (eq. 4, last line).
+HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked);
+
 /// Runs one disentangled-attention sub-layer (eq. 4 terms, masked softmax, context) for layer
 /// `layer` with query input `query [N, H]` and key/value input `kv [N, H]`.
 AttentionTrace disentangled_attention(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
@@ -228,5 +265,14 @@ void run_decoder(const Model& model, ForwardTrace* trace);
 /// (microsoft `BertLMPredictionHead`).
 /// Errors: model without an LM head; a position outside [0, N).
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions);
+
+/// The MLM head's tied decoder: logits = h Eᵀ + bias `[M, V]` for h `[M, E]`, the word
+/// embeddings E `[V, E]` and bias `[V]`. An optimisation of exactly that expression (tested
+/// against it at 1e-12 in tests/test_threads.cpp): E is the forward pass's largest operand
+/// (xsmall: 128,100 × 384 doubles, 394 MB), so with M ≤ 16 each row of E is read once against
+/// every h_m (dot products), and with M > 16 it is multiplied in slices of 4,096 rows (the packed
+/// copy stays small). Slices of the vocabulary are tasks (threading.h): bitwise the same for any
+/// thread count. Errors: shapes that do not fit.
+Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias);
 
 }  // namespace deberta

@@ -1,0 +1,71 @@
+// threading.h — how the forward pass shares its work between threads (issue 17).
+//
+// One rule makes the numbers independent of the thread count: the work is cut into tasks by the
+// shapes alone (column blocks of a product, attention heads, rows), never by the number of
+// threads; each output element is computed by exactly one task, with the same arithmetic
+// whichever thread runs it; and no dot product's k dimension is ever split between tasks. So
+// `deberta::forward` gives bitwise the same trace at 1, 2 or 3 threads (tests/test_threads.cpp).
+//
+// Eigen's own parallel GEMM is switched off (threading.cpp): it chooses its k blocking from the
+// thread count (Eigen 3.4 `evaluateProductBlockingSizesHeuristic`: kc ≤ 320 with several threads,
+// up to the L1 bound alone), so its sums round differently at 1 and 2 threads. Every product of
+// the forward pass runs single-threaded inside one task.
+//
+// The equations layer (equations.h) calls `parallel_linear` and `for_row_ranges`; model.cpp runs
+// the heads of an attention sub-layer as tasks. OpenMP is an implementation detail of
+// threading.cpp: no header includes <omp.h>.
+#pragma once
+
+#include "deberta/tensor.h"
+#include "deberta/weights.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace deberta {
+
+/// Runs task(0) … task(count − 1) on the forward pass's threads (`set_num_threads`), dynamically
+/// scheduled, in index order of start. A task must write only its own outputs. When a task throws,
+/// the remaining ones are skipped and the first exception is rethrown here after all threads have
+/// finished (an exception never leaves the OpenMP region: `ParallelErrors`).
+void run_tasks(int64_t count, const std::function<void(int64_t)>& task);
+
+/// Runs body(first, last) over consecutive row ranges covering [0, rows), for work where every
+/// row is independent of the others (LayerNorm, elementwise activations): any split gives the
+/// same numbers. Ranges hold at least `min_rows` rows; small inputs run on the calling thread.
+/// Errors: the first exception a range throws, rethrown after the region.
+void for_row_ranges(int64_t rows, const std::function<void(int64_t first, int64_t last)>& body,
+                    int64_t min_rows = 8);
+
+/// The fixed column partition of a product with `cols` output columns: `count` blocks of `width`
+/// columns (the last may be narrower). At most 4 blocks; width a multiple of 24, Eigen's
+/// double-precision register panel on AVX-512 (3 × 8; 12 on AVX2, 6 on SSE, both divide 24). A
+/// block that starts on that grid takes the same kernel path as in the whole product, so each
+/// block gives bitwise the columns the unsplit product gives (checked in tests/test_threads.cpp
+/// for the presets' shapes). Depends on `cols` only, never on the thread count.
+struct ColumnBlocks {
+  int64_t width = 0;
+  int64_t count = 0;
+};
+ColumnBlocks column_blocks(int64_t cols);
+
+/// One product for `parallel_linears`: `*y` = `*x` `[N, in]` · `layer->weight`ᵀ `[in, out]` +
+/// `layer->bias` `[out]` (no bias when empty), `[N, out]`.
+struct LinearJob {
+  const Linear* layer;
+  const Matrix* x;
+  Matrix* y;
+};
+
+/// Runs several products as one set of tasks (one per column block of each, `column_blocks`),
+/// e.g. the five projections of an attention sub-layer (Q_c, K_c, V_c, K_r, Q_r). Each task is one
+/// single-threaded Eigen GEMM over the whole k dimension, then the bias of its columns: the same
+/// operations, in the same order, as `Linear::apply`. Errors: x's width ≠ the layer's `in`.
+void parallel_linears(const std::vector<LinearJob>& jobs);
+
+/// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to
+/// `layer.apply(x)` for the shapes tested. Errors: x's width ≠ the layer's `in`.
+Matrix parallel_linear(const Linear& layer, const Matrix& x);
+
+}  // namespace deberta

@@ -1,0 +1,189 @@
+// test_threads.cpp — the threaded forward pass gives bitwise the same numbers at any thread count
+// (issue 17), and the fast paths equal the plain expressions they replace.
+//
+// The forward pass splits its work into tasks fixed by the shapes (threading.h); these tests run
+// it at 1, 2 and 3 threads and compare every tensor of `deberta dump`'s output (the trace at
+// TraceLevel::Full, the EMD, the MLM logits at the masked positions and at every position) bit
+// for bit. 3 threads leave the tasks unevenly spread, so a result that depended on which thread
+// ran what would show there.
+#include "deberta/bench.h"
+#include "deberta/dump.h"
+#include "deberta/model.h"
+#include "deberta/threading.h"
+#include "test_util.h"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+using namespace deberta;
+
+namespace {
+
+// Restores the thread count a test changed.
+struct ThreadCountGuard {
+  int saved = num_threads();
+  ~ThreadCountGuard() { set_num_threads(saved); }
+};
+
+// Seeded ids in [0, V), the first token 1 and two padding positions at the end when `pad`.
+Inputs random_inputs(int64_t n, int64_t vocab, uint64_t seed, bool pad) {
+  std::mt19937_64 rng(seed);
+  Inputs in;
+  for (int64_t i = 0; i < n; ++i) in.input_ids.push_back(static_cast<int64_t>(rng() % vocab));
+  if (pad) {
+    in.attention_mask.assign(n, 1);
+    in.attention_mask[n - 1] = in.attention_mask[n - 2] = 0;
+  }
+  return in;
+}
+
+TensorMap dump_at(const Model& model, const Inputs& in, const Ablation& a, const std::vector<int64_t>& masked,
+                  int threads) {
+  set_num_threads(threads);
+  const ForwardTrace trace = forward(model, in, a, TraceLevel::Full, /*decoder=*/true);
+  return trace_to_tensors(model, trace, masked, /*full_logits=*/true);
+}
+
+// Every tensor of `b` equals the one of `a` bit for bit; on failure, names the tensor, the first
+// differing index and both values.
+void check_bitwise(const TensorMap& a, const TensorMap& b, const std::string& what) {
+  REQUIRE(a.size() == b.size());
+  for (const auto& [name, ta] : a) {
+    const auto it = b.find(name);
+    REQUIRE_MESSAGE(it != b.end(), what << ": tensor " << name << " missing");
+    const Tensor& tb = it->second;
+    REQUIRE_MESSAGE(ta.shape == tb.shape, what << ": " << name << " shape " << ta.shape_string() << " vs " << tb.shape_string());
+    const bool same = ta.f.size() == tb.f.size() && ta.i == tb.i &&
+                      std::memcmp(ta.f.data(), tb.f.data(), ta.f.size() * sizeof(double)) == 0;
+    if (!same) {
+      int64_t k = 0;
+      while (k < static_cast<int64_t>(ta.f.size()) && std::memcmp(&ta.f[k], &tb.f[k], sizeof(double)) == 0) ++k;
+      FAIL_CHECK(what << ": " << name << " differs at " << test::index_text(ta.shape, k) << ": "
+                      << (k < static_cast<int64_t>(ta.f.size()) ? ta.f[k] : 0.0) << " vs "
+                      << (k < static_cast<int64_t>(tb.f.size()) ? tb.f[k] : 0.0));
+    }
+  }
+}
+
+void check_thread_counts(const Model& model, const Inputs& in, const Ablation& a, const std::string& what) {
+  std::vector<int64_t> masked;
+  for (int64_t n = 1; n < in.size(); n += 7) masked.push_back(n);
+  const TensorMap one = dump_at(model, in, a, masked, 1);
+  REQUIRE(one.count("mlm.logits"));
+  REQUIRE(one.count("mlm.masked_logits"));
+  for (int threads : {2, 3}) check_bitwise(one, dump_at(model, in, a, masked, threads), what + ", " + std::to_string(threads) + " threads vs 1");
+}
+
+Ablation all_terms() {
+  Ablation a;
+  a.p2p = true;
+  a.p2c_index = P2CIndex::Paper;
+  a.head_mask = {{0, 1}, {2, 0}};
+  return a;
+}
+
+}  // namespace
+
+TEST_SUITE("equations") {
+  TEST_CASE("threads: column blocks are fixed by the width alone, on the 24-column grid, and cover it") {
+    for (int64_t cols : {1, 23, 24, 64, 128, 384, 512, 768, 1152, 1536, 3072, 50265}) {
+      const ColumnBlocks b = column_blocks(cols);
+      CHECK(b.count >= 1);
+      CHECK(b.count <= 4);
+      CHECK((b.width % 24 == 0 || b.count == 1));
+      CHECK((b.count - 1) * b.width < cols);
+      CHECK(b.count * b.width >= cols);
+    }
+  }
+
+  TEST_CASE("threads: run_tasks runs each task once and rethrows the first exception after the region") {
+    ThreadCountGuard guard;
+    set_num_threads(2);
+    std::vector<int> runs(37, 0);
+    run_tasks(37, [&](int64_t i) { ++runs[i]; });
+    for (int r : runs) CHECK(r == 1);
+    CHECK_THROWS_WITH_AS(run_tasks(8, [](int64_t i) { if (i == 5) throw Error("task 5"); }), "task 5", Error);
+  }
+
+  TEST_CASE("threads: a product split in column blocks equals Linear::apply bit for bit (the presets' shapes)") {
+    ThreadCountGuard guard;
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(-1, 1);
+    auto random = [&](int64_t r, int64_t c) {
+      Matrix m(r, c);
+      for (int64_t k = 0; k < m.size(); ++k) m.data()[k] = u(rng);
+      return m;
+    };
+    // (in, out): tiny, xsmall and base projections and feed-forward; N from 1 to 512.
+    for (auto [in, out] : std::vector<std::pair<int64_t, int64_t>>{
+             {128, 128}, {128, 512}, {512, 128}, {384, 384}, {384, 1536}, {1536, 384}, {768, 768}, {768, 3072}, {3072, 768}})
+      for (int64_t n : {1, 5, 16, 37, 128, 511}) {
+        const Linear layer{random(out, in), random(out, 1).col(0)};
+        const Matrix x = random(n, in);
+        const Matrix plain = layer.apply(x);
+        for (int threads : {1, 2, 3}) {
+          set_num_threads(threads);
+          const Matrix split = parallel_linear(layer, x);
+          REQUIRE(split.rows() == plain.rows());
+          REQUIRE(split.cols() == plain.cols());
+          CHECK_MESSAGE(std::memcmp(split.data(), plain.data(), plain.size() * sizeof(double)) == 0,
+                        "in " << in << ", out " << out << ", N " << n << ", " << threads << " threads: max |diff| "
+                              << (split - plain).cwiseAbs().maxCoeff());
+        }
+      }
+  }
+
+  TEST_CASE("threads: tied_decoder_logits equals h E^T + bias (1e-12) in both regimes, and is the same at any thread count") {
+    ThreadCountGuard guard;
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    const int64_t V = 10007, E = 96;  // V not a multiple of any slice
+    Matrix table(V, E);
+    for (int64_t k = 0; k < table.size(); ++k) table.data()[k] = u(rng);
+    Vector bias(V);
+    for (int64_t k = 0; k < V; ++k) bias[k] = u(rng);
+    for (int64_t M : {1, 3, 16, 17, 40}) {
+      Matrix h(M, E);
+      for (int64_t k = 0; k < h.size(); ++k) h.data()[k] = u(rng);
+      Matrix plain = h * table.transpose();
+      plain.rowwise() += bias.transpose();
+      set_num_threads(1);
+      const Matrix one = tied_decoder_logits(h, table, bias);
+      Matrix::Index r = 0, c = 0;
+      const double err = (one - plain).cwiseAbs().maxCoeff(&r, &c);
+      CHECK_MESSAGE(err <= 1e-12, "M = " << M << ": worst [" << r << ", " << c << "] ours " << one(r, c) << ", plain "
+                                         << plain(r, c) << ", |diff| " << err);
+      for (int threads : {2, 3}) {
+        set_num_threads(threads);
+        const Matrix many = tied_decoder_logits(h, table, bias);
+        CHECK_MESSAGE(std::memcmp(many.data(), one.data(), one.size() * sizeof(double)) == 0,
+                      "M = " << M << ", " << threads << " threads");
+      }
+    }
+    CHECK_THROWS_AS(tied_decoder_logits(Matrix(2, E + 1), table, bias), Error);
+  }
+
+  TEST_CASE("threads: the bundled model's forward is bitwise the same at 1, 2 and 3 threads") {
+    ThreadCountGuard guard;
+    const Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
+    check_thread_counts(model, random_inputs(45, model.config.vocab_size, 11, /*pad=*/true), {}, "bundled, N 45");
+    check_thread_counts(model, random_inputs(45, model.config.vocab_size, 12, false), all_terms(), "bundled, all terms");
+  }
+
+  TEST_CASE("threads: xsmall- and base-shaped forwards (EMD, MLM logits) are bitwise the same at 1, 2 and 3 threads") {
+    ThreadCountGuard guard;
+    {
+      const Model xsmall = make_preset_model("xsmall", 1);
+      // N 150 > position_buckets / 2 = 128: the log buckets are read too.
+      check_thread_counts(xsmall, random_inputs(150, xsmall.config.vocab_size, 21, true), {}, "xsmall, N 150");
+      check_thread_counts(xsmall, random_inputs(20, xsmall.config.vocab_size, 22, false), all_terms(), "xsmall, all terms");
+    }
+    {
+      const Model base = make_preset_model("base", 1);
+      check_thread_counts(base, random_inputs(61, base.config.vocab_size, 31, true), {}, "base, N 61");
+    }
+  }
+}
