@@ -282,6 +282,87 @@ HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matri
   return ev;
 }
 
+int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& probs, int selected, ImVec2 size) {
+  const int n = static_cast<int>(probs.size());
+  if (n == 0) return -1;
+  const float line = ImGui::GetTextLineHeight();
+  const float bw = size.x / static_cast<float>(n);
+  const bool names = bw >= line;
+  // Label band under the bars: rotated token names, or index ticks.
+  float label_h = line + 2;
+  if (names)
+    for (int j = 0; j < n; ++j)
+      label_h = std::max(label_h, std::min(ImGui::CalcTextSize((std::to_string(j) + " " + token_name(s, j)).c_str()).x + 4, 72.0f));
+  const float bars_h = std::max(size.y - label_h, 30.0f);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::PushID(id);
+  ImGui::InvisibleButton("bars", ImVec2(size.x, bars_h + label_h));
+  ImGui::PopID();
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + bars_h), IM_COL32(30, 32, 38, 255));
+  const double top = std::max(*std::max_element(probs.begin(), probs.end()), 1e-12);
+  const ColorScale vir = ColorScale::sequential(0, top);
+  for (int j = 0; j < n; ++j) {
+    const float h = static_cast<float>(probs[static_cast<size_t>(j)] / top) * (bars_h - 4);
+    const ImVec2 a(p0.x + j * bw + (bw > 3 ? 1 : 0), p0.y + bars_h - h), b(p0.x + (j + 1) * bw - (bw > 3 ? 1 : 0), p0.y + bars_h);
+    dl->AddRectFilled(a, b, color_of(vir, probs[static_cast<size_t>(j)]));
+    if (j == selected) dl->AddRect(ImVec2(a.x - 1, p0.y), ImVec2(b.x + 1, b.y), IM_COL32(255, 255, 255, 255), 0, 0, 2);
+  }
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  dl->PushClipRect(ImVec2(p0.x, p0.y + bars_h), ImVec2(p0.x + size.x, p0.y + bars_h + label_h), true);
+  if (names) {
+    for (int j = 0; j < n; ++j) {
+      const std::string l = std::to_string(j) + " " + token_name(s, j);
+      add_text_down(dl, ImVec2(p0.x + (j + 0.5f) * bw - line * 0.5f, p0.y + bars_h + 2),
+                    j == selected ? IM_COL32(255, 255, 255, 255) : j == s.hover_token ? IM_COL32(255, 170, 0, 255) : text,
+                    l.c_str());
+    }
+  } else {
+    const int step = std::max(1, static_cast<int>(std::ceil(ImGui::CalcTextSize("0000").x / bw)));
+    for (int j = 0; j < n; j += step) {
+      const std::string l = std::to_string(j);
+      dl->AddText(ImVec2(p0.x + (j + 0.5f) * bw - ImGui::CalcTextSize(l.c_str()).x * 0.5f, p0.y + bars_h + 1), text, l.c_str());
+    }
+  }
+  dl->PopClipRect();
+  int clicked = -1;
+  if (hovered) {
+    const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, n - 1);
+    ImGui::SetTooltip("key j = %d '%s'\nA = %s\nclick: select this key", j, token_name(s, j).c_str(),
+                      fmt(probs[static_cast<size_t>(j)], 5, false).c_str());
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) clicked = j;
+  }
+  return clicked;
+}
+
+void VectorBars(const char* label, const Eigen::VectorXd& v, double max_abs, float label_w, ImVec2 size) {
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::PushID(label);
+  ImGui::InvisibleButton("vec", size);
+  ImGui::PopID();
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 ts = ImGui::CalcTextSize(label);
+  dl->AddText(ImVec2(p0.x + label_w - ts.x - 4, p0.y + (size.y - ts.y) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), label);
+  const float x0 = p0.x + label_w, w = size.x - label_w, mid = p0.y + size.y * 0.5f;
+  dl->AddRectFilled(ImVec2(x0, p0.y), ImVec2(x0 + w, p0.y + size.y), IM_COL32(30, 32, 38, 255));
+  dl->AddLine(ImVec2(x0, mid), ImVec2(x0 + w, mid), IM_COL32(90, 90, 100, 255));
+  const int d = static_cast<int>(v.size());
+  if (d == 0) return;
+  const float bw = w / static_cast<float>(d);
+  const ColorScale div = ColorScale::diverging(max_abs);
+  for (int k = 0; k < d; ++k) {
+    const float h = static_cast<float>(std::clamp(v(k) / div.hi, -1.0, 1.0)) * (size.y * 0.5f - 1);
+    dl->AddRectFilled(ImVec2(x0 + k * bw + (bw > 3 ? 0.5f : 0), std::min(mid, mid - h)),
+                      ImVec2(x0 + (k + 1) * bw - (bw > 3 ? 0.5f : 0), std::max(mid, mid - h)), color_of(div, v(k)));
+  }
+  if (hovered && ImGui::GetIO().MousePos.x >= x0) {
+    const int k = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - x0) / bw), 0, d - 1);
+    ImGui::SetTooltip("%s, dimension %d: %s", label, k, fmt(v(k), 5).c_str());
+  }
+}
+
 void ColorBar(ViewerState& s, const ColorScale& scale, float height, const char* caption) {
   // A 1 × 256 texture, top = hi.
   deberta::Matrix ramp(256, 1);

@@ -69,6 +69,17 @@ struct HeatmapEvent {
 HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
                      ImVec2 size, uint64_t version, const Overlay& overlay = {});
 
+/// A bar chart of one query's softmax row `probs` (`[N]`, key j on the x axis, bar height =
+/// probability on a 0 … max scale, viridis like the maps), key `selected` outlined. Token names
+/// are written under the bars (rotated) when a bar is at least a text line wide, else every k-th
+/// index. Hover: key, token and value. Returns the key clicked, or −1.
+int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& probs, int selected, ImVec2 size);
+
+/// One vector as a strip of bars over its d dimensions, centred on a zero line, coloured by the
+/// diverging map under ±`max_abs` (so strips drawn with the same `max_abs` compare). Hover: the
+/// dimension and value. `label` is drawn left of the strip in `label_w` pixels.
+void VectorBars(const char* label, const Eigen::VectorXd& v, double max_abs, float label_w, ImVec2 size);
+
 /// A vertical colour bar of height `height` with tick labels at lo, (0,) hi and a caption.
 void ColorBar(ViewerState& s, const ColorScale& scale, float height, const char* caption);
 

@@ -408,6 +408,7 @@ int main(int argc, char** argv) {
     if (args.lesson_reveal) s.lesson.revealed = true;
     if (!select.empty()) {
       s.layer = select[0], s.head = select[1];
+      s.emd_head = select[1];  // the EMD panel shows the same head
       if (select.size() == 4) s.qi = select[2], s.kj = select[3];
     }
     // Suggestions for the recent list: the golden models next to the bundled one.

@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cfloat>
 #include <cstdio>
 
@@ -98,14 +99,59 @@ void DrawDistancePanel(ViewerState& s) {
   // The bucket function as a curve: i − j → bucketed position.
   if (c.log_buckets()) {
     const int span = static_cast<int>(std::max<int64_t>(N - 1, c.max_relative_positions));
-    std::vector<float> curve;
+    std::vector<int64_t> curve;
     for (int d = -span; d <= span; ++d)
-      curve.push_back(static_cast<float>(deberta::log_bucket_position(d, c.position_buckets, c.max_relative_positions)));
-    const std::string cap = "bucket(i − j) for i − j = " + std::to_string(-span) + " … " + std::to_string(span) +
-                            ": exact up to ±" + std::to_string(c.position_buckets / 2) + ", then logarithmic (this input spans ±" +
-                            std::to_string(N - 1) + ")";
-    ImGui::PlotLines("##buckets", curve.data(), static_cast<int>(curve.size()), 0, cap.c_str(), FLT_MAX, FLT_MAX,
-                     ImVec2(std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), 70));
+      curve.push_back(deberta::log_bucket_position(d, c.position_buckets, c.max_relative_positions));
+    int64_t ymax = 1;
+    for (int64_t b : curve) ymax = std::max<int64_t>(ymax, std::abs(b));
+    const int mid = static_cast<int>(c.position_buckets / 2);
+    ImGui::Text("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)", mid,
+                static_cast<long long>(c.max_relative_positions), N - 1);
+    // Axes: x = i − j, y = the bucketed position; ticks at the ends, ±b/2 and the input's ±(N − 1).
+    const float W = std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), Hc = 130, pad_l = 40, pad_b = 18;
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##buckets", ImVec2(W, Hc));
+    const bool hovered = ImGui::IsItemHovered();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float x0 = p0.x + pad_l, x1 = p0.x + W - 8, y0 = p0.y + 4, y1 = p0.y + Hc - pad_b;
+    auto X = [&](double r) { return x0 + static_cast<float>((r + span) / (2.0 * span)) * (x1 - x0); };
+    auto Y = [&](double b) { return y0 + static_cast<float>((ymax - b) / (2.0 * ymax)) * (y1 - y0); };
+    const ImU32 axis = IM_COL32(120, 120, 130, 255), text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    dl->AddRectFilled(ImVec2(X(-(N - 1)), y0), ImVec2(X(N - 1), y1), IM_COL32(90, 150, 230, 45));
+    dl->AddLine(ImVec2(x0, Y(0)), ImVec2(x1, Y(0)), axis);
+    dl->AddLine(ImVec2(X(0), y0), ImVec2(X(0), y1), axis);
+    dl->AddLine(ImVec2(x0, y1), ImVec2(x1, y1), axis);
+    dl->AddLine(ImVec2(x0, y0), ImVec2(x0, y1), axis);
+    for (int sgn : {-1, 1}) {  // the end of the exact range, dashed
+      for (float y = y0; y < y1; y += 6) dl->AddLine(ImVec2(X(sgn * mid), y), ImVec2(X(sgn * mid), std::min(y + 3, y1)), axis);
+    }
+    auto xtick = [&](int r) {
+      const std::string l = std::to_string(r);
+      dl->AddLine(ImVec2(X(r), y1), ImVec2(X(r), y1 + 3), axis);
+      dl->AddText(ImVec2(X(r) - ImGui::CalcTextSize(l.c_str()).x * 0.5f, y1 + 2), text, l.c_str());
+    };
+    for (int r : {-span, -mid, 0, mid, span}) xtick(r);
+    if (N - 1 > mid + 8 && N - 1 < span - 8) xtick(-(N - 1)), xtick(N - 1);
+    auto ytick = [&](int64_t b) {
+      const std::string l = std::to_string(b);
+      dl->AddText(ImVec2(x0 - 4 - ImGui::CalcTextSize(l.c_str()).x, Y(static_cast<double>(b)) - ImGui::GetTextLineHeight() * 0.5f), text, l.c_str());
+    };
+    for (int64_t b : {-ymax, int64_t{0}, ymax}) ytick(b);
+    for (size_t k = 1; k < curve.size(); ++k)
+      dl->AddLine(ImVec2(X(static_cast<double>(k) - 1 - span), Y(static_cast<double>(curve[k - 1]))),
+                  ImVec2(X(static_cast<double>(k) - span), Y(static_cast<double>(curve[k]))), IM_COL32(255, 200, 80, 255), 1.5f);
+    // The selected cell's distance.
+    const int sel = s.qi - s.kj;
+    const int64_t sb = curve[static_cast<size_t>(sel + span)];
+    dl->AddCircleFilled(ImVec2(X(sel), Y(static_cast<double>(sb))), 4, IM_COL32(255, 255, 255, 255));
+    if (hovered) {
+      const int r = std::clamp(static_cast<int>(std::lround((ImGui::GetIO().MousePos.x - x0) / (x1 - x0) * 2 * span - span)), -span, span);
+      ImGui::SetTooltip("i − j = %d → bucketed position %lld → table row %lld", r,
+                        static_cast<long long>(curve[static_cast<size_t>(r + span)]),
+                        static_cast<long long>(std::clamp<int64_t>(curve[static_cast<size_t>(r + span)] + model_k, 0, 2 * model_k - 1)));
+    }
+    ImGui::TextDisabled("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses", sel,
+                        static_cast<long long>(sb));
   } else {
     ImGui::TextDisabled("v1 models do not bucket: the right map is δ(i, j) with the model's k%s.",
                         ctx.attention.window != ctx.attention.k ? " and the ablation's window K" : "");

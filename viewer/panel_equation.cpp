@@ -1,6 +1,7 @@
 // panel_equation.cpp — Equation walk-through: deberta::explain_cell / explanation_steps for the
 // selected layer, head and cell, with the real numbers and the paper's equation numbers (the same
-// steps `deberta explain` prints).
+// steps `deberta explain` prints); the vectors behind each dot product (Q_c[i], K_c[j], K_r[δ],
+// Q_r[δ'] over the d dimensions and their element-wise products); the query's softmax row.
 #include "heatmap.h"
 #include "panels.h"
 
@@ -63,33 +64,67 @@ void DrawEquationPanel(ViewerState& s) {
     ImGui::EndTable();
   }
 
+  // The vectors behind the dot products: each term is the sum of an element-wise product, times s.
+  const deberta::AttentionTrace& a = r.trace.layers[static_cast<size_t>(s.layer)].attention;
+  const int64_t d = r.model->model.config.d_head();
+  if (ImGui::CollapsingHeader("The vectors: each term is a sum of d element-wise products", ImGuiTreeNodeFlags_DefaultOpen)) {
+    struct Pair {
+      const char* term;
+      std::string a_name, b_name;
+      Eigen::VectorXd va, vb;
+      double value;
+    };
+    std::vector<Pair> pairs;
+    auto row = [&](const deberta::Matrix& m, int64_t r0) -> Eigen::VectorXd {
+      return m.row(r0).segment(s.head * d, d).transpose();
+    };
+    const Eigen::VectorXd q = row(a.Q_c, e.i), k = row(a.K_c, e.j);
+    if (e.has_c2c) pairs.push_back({"c2c", "Q_c[" + std::to_string(e.i) + "]", "K_c[" + std::to_string(e.j) + "]", q, k, e.c2c});
+    const int64_t rc = e.c2p_row - a.row_offset, rp = e.p2c_row - a.row_offset;
+    if (e.has_c2p && rc >= 0 && rc < a.K_r.rows())
+      pairs.push_back({"c2p", "Q_c[" + std::to_string(e.i) + "]", "K_r[" + std::to_string(e.c2p_row) + "]", q, row(a.K_r, rc), e.c2p});
+    if (e.has_p2c && rp >= 0 && rp < a.Q_r.rows())
+      pairs.push_back({"p2c", "K_c[" + std::to_string(e.j) + "]", "Q_r[" + std::to_string(e.p2c_row) + "]", k, row(a.Q_r, rp), e.p2c});
+    if (e.has_p2p && rp >= 0 && rp < a.Q_r.rows() && rc >= 0 && rc < a.K_r.rows())
+      pairs.push_back({"p2p", "Q_r[" + std::to_string(e.p2c_row) + "]", "K_r[" + std::to_string(e.c2p_row) + "]", row(a.Q_r, rp),
+                       row(a.K_r, rc), e.p2p});
+    double vmax = 1e-12, pmax = 1e-12;
+    for (const auto& p : pairs) {
+      vmax = std::max({vmax, p.va.cwiseAbs().maxCoeff(), p.vb.cwiseAbs().maxCoeff()});
+      pmax = std::max(pmax, p.va.cwiseProduct(p.vb).cwiseAbs().maxCoeff());
+    }
+    const int cols = std::max(1, static_cast<int>(pairs.size()));
+    const float col_w = (ImGui::GetContentRegionAvail().x - 8 * (cols - 1)) / static_cast<float>(cols);
+    const float label_w = 78, bar_h = 26;
+    for (size_t c = 0; c < pairs.size(); ++c) {
+      const Pair& p = pairs[c];
+      if (c) ImGui::SameLine();
+      ImGui::BeginGroup();
+      ImGui::PushID(static_cast<int>(c));
+      const Eigen::VectorXd prod = p.va.cwiseProduct(p.vb);
+      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s = s · ∑ (%s ∘ %s)", p.term, p.a_name.c_str(), p.b_name.c_str());
+      VectorBars(p.a_name.c_str(), p.va, vmax, label_w, ImVec2(col_w, bar_h));
+      VectorBars(p.b_name.c_str(), p.vb, vmax, label_w, ImVec2(col_w, bar_h));
+      VectorBars("product", prod, pmax, label_w, ImVec2(col_w, bar_h));
+      ImGui::Text("∑ = %s,  × s = %s", fmt(prod.sum(), 4).c_str(), fmt(prod.sum() * e.scale, 4).c_str());
+      ImGui::TextDisabled("the trace's %s: %s", p.term, fmt(p.value, 4).c_str());
+      ImGui::PopID();
+      ImGui::EndGroup();
+    }
+    ImGui::TextDisabled("d = %lld dimensions of head %d; the vectors share one scale (±%s), the products another (±%s). "
+                        "Hover a bar for its value.",
+                        static_cast<long long>(d), s.head, fmt(vmax, 3, false).c_str(), fmt(pmax, 3, false).c_str());
+  }
+
   // The query's softmax row: where this cell's probability sits among all keys.
   ImGui::Spacing();
   ImGui::Text("softmax row of query i = %d: A_ij for every key j", s.qi);
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float bar_h = std::clamp(ImGui::GetContentRegionAvail().y - 40, 60.0f, 220.0f);
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float w = std::min(avail, 40.0f * static_cast<float>(N));
-  const float bw = w / static_cast<float>(std::max<int64_t>(e.n, 1));
-  ImGui::InvisibleButton("probrow", ImVec2(w, bar_h));
-  const bool hovered = ImGui::IsItemHovered();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + bar_h), IM_COL32(30, 32, 38, 255));
-  const double top = std::max(*std::max_element(e.probs_row.begin(), e.probs_row.end()), 1e-12);
-  const ColorScale vir = ColorScale::sequential(0, top);
-  for (int64_t j = 0; j < e.n; ++j) {
-    const float h = static_cast<float>(e.probs_row[j] / top) * (bar_h - 4);
-    const ImVec2 a(p0.x + j * bw + 1, p0.y + bar_h - h), b(p0.x + (j + 1) * bw - 1, p0.y + bar_h);
-    dl->AddRectFilled(a, b, color_of(vir, e.probs_row[j]));
-    if (j == e.j) dl->AddRect(ImVec2(a.x - 1, p0.y), ImVec2(b.x + 1, b.y), IM_COL32(255, 255, 255, 255), 0, 0, 2);
-  }
-  if (hovered) {
-    const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, static_cast<int>(e.n) - 1);
-    ImGui::SetTooltip("key j = %d '%s'\nlogit Ã = %s\nprobability A = %s\nclick: select this key", j,
-                      token_name(s, j).c_str(), fmt(e.logits_row[j], 5).c_str(), fmt(e.probs_row[j], 5, false).c_str());
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) s.kj = j;
-  }
-  ImGui::TextDisabled("bar height = probability (tallest = %s); the white outline is key j = %d", fmt(top, 3, false).c_str(), s.kj);
+  const float w = std::min(ImGui::GetContentRegionAvail().x, 40.0f * static_cast<float>(N));
+  const int key = ProbabilityBars(s, "equation/row", e.probs_row, static_cast<int>(e.j),
+                                  ImVec2(w, std::clamp(ImGui::GetContentRegionAvail().y - 24, 80.0f, 260.0f)));
+  if (key >= 0) s.kj = key;
+  ImGui::TextDisabled("bar height = probability (tallest = %s); the white outline is key j = %d",
+                      fmt(*std::max_element(e.probs_row.begin(), e.probs_row.end()), 3, false).c_str(), s.kj);
 }
 
 }  // namespace viewer

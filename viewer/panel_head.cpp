@@ -10,7 +10,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <vector>
 
@@ -105,7 +104,7 @@ void DrawHeadPanel(ViewerState& s) {
   const float bar_w = 90;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2;
-  const float Hgt = ImGui::GetContentRegionAvail().y - 150;
+  const float Hgt = ImGui::GetContentRegionAvail().y - 200;  // below: the cell as a sum, the softmax bars
   const int n = static_cast<int>(terms.size());
   const int N = static_cast<int>(probs.rows());
   // Token names left of the first map of each row when the cells are tall enough to read them.
@@ -188,11 +187,13 @@ void DrawHeadPanel(ViewerState& s) {
   }
   ImGui::SameLine();
   ImGui::Text("= Ã %s   →  A %s", fmt(logits(s.qi, s.kj), 4).c_str(), fmt(probs(s.qi, s.kj), 4, false).c_str());
-  std::vector<float> row(static_cast<size_t>(probs.cols()));
-  for (int64_t j = 0; j < probs.cols(); ++j) row[static_cast<size_t>(j)] = static_cast<float>(probs(s.qi, j));
-  const std::string label = "softmax row of query i = " + std::to_string(s.qi) + " (key j on the x axis)";
-  ImGui::PlotHistogram("##row", row.data(), static_cast<int>(row.size()), 0, label.c_str(), 0.0f, FLT_MAX,
-                       ImVec2(std::min(ImGui::GetContentRegionAvail().x, 900.0f), 80));
+  ImGui::TextDisabled("softmax row of query i = %d '%s' (key j on the x axis, bar height = A_ij)", s.qi, token_name(s, s.qi).c_str());
+  std::vector<double> row(static_cast<size_t>(probs.cols()));
+  for (int64_t j = 0; j < probs.cols(); ++j) row[static_cast<size_t>(j)] = probs(s.qi, j);
+  const int key = ProbabilityBars(s, "head/row", row, s.kj,
+                                  ImVec2(std::min(ImGui::GetContentRegionAvail().x, 40.0f * static_cast<float>(row.size())),
+                                         std::clamp(ImGui::GetContentRegionAvail().y - 4, 120.0f, 160.0f)));
+  if (key >= 0) s.kj = key;
 }
 
 }  // namespace viewer
