@@ -124,11 +124,16 @@ HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq
   if (r.c2p) h.c2p = content_to_position(p.Q_c, p.K_r, seq.c2p_row, p.row_offset, s);
   if (r.p2c) h.p2c = position_to_content(p.K_c, p.Q_r, seq.p2c_row, p.row_offset, s);
   if (r.p2p) h.p2p = position_to_position(p.Q_r, p.K_r, seq.p2c_row, seq.c2p_row, p.row_offset, s);
-  // The sum, in the reference's order: the relative terms first (rel_att), then c2c + rel_att.
-  Matrix relative = Matrix::Zero(n_q, n_k);
-  for (const Matrix* term : {&h.c2p, &h.p2c, &h.p2p})
-    if (term->size() > 0) relative += *term;
-  h.logits = r.c2c ? Matrix(h.c2c + relative) : std::move(relative);
+  // The sum, in the reference's order: the relative terms first, rel_att = (c2p + p2c) + p2p, then
+  // c2c + rel_att (formed in place: a + b and b + a are the same double).
+  for (const Matrix* term : {&h.c2p, &h.p2c, &h.p2p, &h.c2c}) {
+    if (term->size() == 0) continue;
+    if (h.logits.size() == 0)
+      h.logits = *term;
+    else
+      h.logits += *term;
+  }
+  if (h.logits.size() == 0) h.logits = Matrix::Zero(n_q, n_k);  // every term switched off
   return h;
 }
 
