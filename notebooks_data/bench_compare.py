@@ -9,6 +9,17 @@ the table of docs/performance.md.
 The forward pass is the same in both: embeddings, every encoder layer, the Enhanced Mask Decoder
 (two passes of the last layer) and the MLM head at every 7th position (~15%), with random weights
 of the preset's shapes. torch runs in float64 under torch.no_grad() with the same thread count.
+
+The peer is the project's PyTorch twin (deberta_torch.py), not Hugging Face's modeling code:
+transformers v4.27 does not import with Debian's packages alone (it needs huggingface_hub and
+tokenizers, which Debian 12 does not ship), and the snapshot available to the project is a fork
+that imports torch_mlu. The twin is written from the same equations (checked against the golden
+files with `deberta_torch.py --check-golden`), batched over heads as the reference code is, and
+like ours runs the MLM head at the masked positions only; Hugging Face's DebertaV2ForMaskedLM
+decodes every position (more work than either).
+
+After the table it prints, from the same run, the two ratios issue 17 sets floors on: C++ at
+2 threads vs 1 thread, and torch / C++ at 2 threads.
 """
 import argparse
 import json
@@ -64,6 +75,7 @@ def main():
     ap.add_argument("--json", help="also write the rows to this JSON file")
     args = ap.parse_args()
     rows = []
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| model | N | threads | C++ median ms | C++ GFLOP/s | GEMM GFLOP/s | roofline eff. | peak RSS MB | torch ms | torch / C++ |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for preset in args.presets.split(","):
@@ -78,6 +90,15 @@ def main():
                 print(f"| {preset} | {n} | {t} | {c['median_ms']:.1f} | {c['gflops']:.1f} | {c['gemm_gflops']:.1f} | "
                       f"{c['roofline_efficiency']:.2f} | {c['peak_rss_mb']:.0f} | {tms:.1f} | {tms / c['median_ms']:.2f} |",
                       flush=True)
+    print()
+    by = {(r["model"], r["seq"], r["threads"]): r for r in rows}
+    for preset in args.presets.split(","):
+        for n in map(int, args.seqs.split(",")):
+            one, two = by.get((preset, n, 1)), by.get((preset, n, 2))
+            if one and two:
+                print(f"{preset} N = {n}: C++ 2 threads vs 1: {one['median_ms'] / two['median_ms']:.2f}x; "
+                      f"torch / C++ at 2 threads: {two['ratio']:.2f}x")
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         json.dump({"machine": platform.processor() or platform.machine(), "rows": rows}, open(args.json, "w"), indent=1)
 
