@@ -164,6 +164,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--max-len", type=int, default=64)
     ap.add_argument("--heldout-eval", type=int, default=4000)
+    ap.add_argument("--export-heldout", metavar="TSV",
+                    help="write the first --heldout-eval held-out pairs as 'lemma<TAB>definition<TAB>label' "
+                         "(the input of `deberta eval --labeled`) and exit without training")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -178,6 +181,15 @@ def main():
     train_pairs, held_pairs = make_pairs(train, rng), make_pairs(held, rng)
     enc_train = [(encode_pair(sp, a, b, args.max_len), y) for a, b, y in train_pairs]
     enc_held = [(encode_pair(sp, a, b, args.max_len), y) for a, b, y in held_pairs]
+    if args.export_heldout:  # held-out synsets are never trained on; a fixed shuffle picks the subset
+        order = list(range(len(held_pairs)))
+        random.Random(args.seed).shuffle(order)
+        with open(args.export_heldout, "w") as f:
+            for k in order[: args.heldout_eval]:
+                a, b, y = held_pairs[k]
+                f.write("%s\t%s\t%s\n" % (a, b.replace("\t", " "), LABELS[y]))
+        print("wrote %s (%d pairs)" % (args.export_heldout, min(args.heldout_eval, len(order))))
+        return
     rng.shuffle(enc_held)
     enc_held_eval = enc_held[: args.heldout_eval]
     print("pairs: train %d, held-out %d (evaluating %d)" % (len(enc_train), len(enc_held), len(enc_held_eval)),

@@ -180,6 +180,54 @@ TEST_SUITE("cli") {
     fs::remove_all(dir);
   }
 
+  TEST_CASE("eval: the shipped classifier over labelled pairs, as trained and without c2p") {
+    namespace fs = std::filesystem;
+    const std::string model = test::source_path("notebooks_data/models/deberta-tiny-wordnet-match");
+    const std::string data = model + "/heldout.tsv";
+    const nlohmann::json base = json_of(test::run_cli("eval --json --labeled --max-lines 20 --model " + model + " --data " + data));
+    CHECK(base["head"] == "cls");
+    CHECK(base["examples"] == 20);
+    CHECK(base["ablation"] == "baseline");
+    CHECK(!base.contains("flips"));
+    // The accuracy is the fraction of lines whose most probable label is the gold one: recount it
+    // line by line with `classify`, through the same tokenizer.
+    std::ifstream in(data);
+    int correct = 0;
+    std::string line;
+    for (int n = 0; n < 20 && std::getline(in, line); ++n) {
+      const auto t1 = line.find('\t'), t2 = line.rfind('\t');
+      const std::string a = line.substr(0, t1), b = line.substr(t1 + 1, t2 - t1 - 1), gold = line.substr(t2 + 1);
+      const std::string tmp = (fs::temp_directory_path() / "deberta_eval_pair.txt").string();
+      std::ofstream(tmp) << a << "\n" << b << "\n";  // through a file: no shell quoting of the text
+      const nlohmann::json c = json_of(test::run_cli("classify --json --model " + model + " --text \"$(sed -n 1p " + tmp +
+                                                     ")\" --pair \"$(sed -n 2p " + tmp + ")\""));
+      correct += c["output"]["prediction"] == gold;
+    }
+    CHECK(base["accuracy"].get<double>() == doctest::Approx(correct / 20.0).epsilon(1e-12));
+    const nlohmann::json ablated =
+        json_of(test::run_cli("eval --json --labeled --max-lines 20 --terms c2c,p2c --model " + model + " --data " + data));
+    CHECK(ablated["ablation"] == "-c2p");
+    CHECK(ablated["accuracy"] == base["accuracy"]);
+    CHECK(ablated["mean_kl"].get<double>() > 0);
+    CHECK(ablated["flips"].get<int>() >= 0);
+    CHECK(ablated["flips"].get<int>() <= 20);
+    // |accuracy change| ≤ flips / examples: a line can change correctness only by flipping.
+    CHECK(std::fabs(ablated["accuracy_ablated"].get<double>() - ablated["accuracy"].get<double>()) <=
+          ablated["flips"].get<double>() / 20 + 1e-12);
+  }
+
+  TEST_CASE("eval on a masked-LM model points to eval-mlm; bad lines name the file and line") {
+    const test::CliRun mlm = test::run_cli("eval --data " + test::source_path("notebooks_data/corpus/heldout.txt"));
+    CHECK(mlm.exit_code == 1);
+    CHECK(mlm.output.find("deberta eval-mlm") != std::string::npos);
+    const std::string model = test::source_path("notebooks_data/models/deberta-tiny-wordnet-match");
+    const std::string bad = (std::filesystem::temp_directory_path() / "deberta_eval_bad.tsv").string();
+    std::ofstream(bad) << "word\tgloss\tMATCH\nword\tgloss\tPERHAPS\n";
+    const test::CliRun r = test::run_cli("eval --labeled --model " + model + " --data " + bad);
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find(bad + ":2: label 'PERHAPS'") != std::string::npos, r.output);
+  }
+
   TEST_CASE("head errors exit 1 with one line") {
     auto fails = [](const std::string& args, const char* needle) {
       CAPTURE(args);

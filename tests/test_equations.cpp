@@ -50,6 +50,67 @@ TEST_SUITE("equations") {
     CHECK(log_bucket_position(-15, 18, 26) == -13);
   }
 
+  TEST_CASE("log buckets follow the exact ceiling where the references' float arithmetic does not") {
+    // The rule (docs/paper-vs-code.md §4): the mathematically exact ⌈x⌉, decided in
+    // notebooks_data/bucket_rounding.py by integer arithmetic. Each row is a case where at least
+    // one reference rounds differently: {b, m, |r|, exact bucket, what that reference gives}.
+    struct Row {
+      int64_t b, m, r, exact, reference;
+      const char* who;
+    };
+    const Row rows[] = {
+        {32, 129, 64, 26, 27, "HF in float64: x = log(4)/log(8)·15 = 10 exactly, computed as 10 + 1 ulp"},
+        {4, 11, 250, 5, 6, "HF in float64: x = 3 exactly (250/2 = 125 = (10/2)³)"},
+        {16, 13, 27, 29, 30, "HF in float32: x = 21 exactly (27/8 = (12/8)³), float32 lands above"},
+        {30, 17, 76, 368, 367, "HF in float32: x = 352.00007 is rounded to 352"},
+        {6, 5, 4, 5, 6, "microsoft's float32 table: x = 2 exactly at |r| = m − 1"},
+        {18, 13, 16, 25, 26, "HF in float64: x = 16 exactly (16/9 = (12/9)²)"},
+    };
+    for (const Row& row : rows) {
+      CAPTURE(row.b);
+      CAPTURE(row.m);
+      CAPTURE(row.r);
+      CAPTURE(row.who);
+      CHECK(log_bucket_position(row.r, row.b, row.m) == row.exact);
+      CHECK(log_bucket_position(-row.r, row.b, row.m) == -row.exact);
+      CHECK(row.reference != row.exact);  // the row documents a real disagreement
+    }
+  }
+
+  TEST_CASE("relative positions: microsoft clamps i - j to ±(m − 1) before bucketing, Hugging Face does not") {
+    ModelConfig v2;
+    v2.version = ModelVersion::V2;
+    v2.relative_attention = true;
+    v2.position_buckets = 8;
+    v2.max_relative_positions = 10;
+    const IndexMatrix hf = relative_positions(24, 24, v2);
+    const IndexMatrix ms = relative_positions(24, 24, v2, RelativePositionRule::Microsoft);
+    // |i − j| < m: the same bucket under both rules.
+    for (int64_t i = 0; i < 24; ++i)
+      for (int64_t j = 0; j < 24; ++j)
+        if (std::abs(i - j) < 10) CHECK(hf(i, j) == ms(i, j));
+    // i − j = −12: HF −(⌈log(3)/log(9/4)·3⌉ + 4) = −9; microsoft clamps to −9 first: −(3 + 4) = −7.
+    CHECK(hf(0, 12) == -9);
+    CHECK(ms(0, 12) == -7);
+    CHECK(ms.maxCoeff() == 7);
+    CHECK(ms.minCoeff() == -7);
+    CHECK(hf.maxCoeff() > 7);  // HF grows past b − 1; eq. 3's row clamp takes over
+    // The c2p rows differ only on the far left: row 0 (HF) vs row 1 (microsoft).
+    const IndexMatrix hf_rows = table_rows(hf, 8), ms_rows = table_rows(ms, 8);
+    CHECK(hf_rows(0, 12) == 0);
+    CHECK(ms_rows(0, 12) == 1);
+    CHECK(hf_rows(23, 0) == ms_rows(23, 0));
+    // Without log buckets both rules are i − j.
+    ModelConfig v1;
+    v1.version = ModelVersion::V1;
+    v1.relative_attention = true;
+    v1.max_relative_positions = 4;
+    CHECK(relative_positions(12, 12, v1, RelativePositionRule::Microsoft) == relative_positions(12, 12, v1));
+    CHECK(parse_relative_position_rule("microsoft") == RelativePositionRule::Microsoft);
+    CHECK(parse_relative_position_rule("hf") == RelativePositionRule::HuggingFace);
+    CHECK_THROWS_WITH_AS(parse_relative_position_rule("HF"), doctest::Contains("expected hf"), Error);
+  }
+
   TEST_CASE("relative_positions and table_rows: v1 clamps i - j, v2 buckets first") {
     ModelConfig v1;
     v1.version = ModelVersion::V1;

@@ -119,13 +119,14 @@ inline std::string error_of(const std::function<void()>& fn) {
 
 // Runs one case: inputs from `inputs_file` (or the golden file itself), every tensor of the golden
 // file compared at `tolerance`. Returns the number of tensors compared.
-inline int check_case(const std::string& dir, const std::string& golden_path, const std::string& inputs_path, double tolerance) {
+inline int check_case(const std::string& dir, const std::string& golden_path, const std::string& inputs_path, double tolerance,
+                      const Ablation& ablation = {}) {
   const Model model = load_model(dir);
   const TensorMap golden = read_safetensors(golden_path);
   const TensorMap in_file = inputs_path == golden_path ? golden : read_safetensors(inputs_path);
   const Inputs inputs = inputs_from_tensors(in_file, inputs_path);
   const auto positions = masked_positions_from_tensors(in_file, inputs_path);
-  const ForwardTrace trace = forward(model, inputs, {}, TraceLevel::Full, !positions.empty());
+  const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::Full, !positions.empty());
   const TensorMap ours = trace_to_tensors(model, trace, positions, golden.count("mlm.logits") > 0);
   int compared = 0;
   double worst = 0;

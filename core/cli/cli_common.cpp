@@ -12,82 +12,19 @@
 namespace deberta::cli {
 
 void AblationArgs::add_to(CLI::App* app) {
-  app->add_option("--terms", terms, "Attention terms summed into the logits, e.g. c2c,c2p,p2c,p2p (default: the model's pos_att_type)");
-  app->add_option("--p2c-index", p2c_index, "Table row p2c reads: 'code' = row of i-j as the released code (default), 'paper' = delta(j,i) as eq. 4")
+  AblationSwitches& s = switches;
+  app->add_option("--terms", s.terms, "Attention terms summed into the logits, e.g. c2c,c2p,p2c,p2p (default: the model's pos_att_type)");
+  app->add_option("--p2c-index", s.p2c_index, "Table row p2c reads: 'code' = row of i-j as the released code (default), 'paper' = delta(j,i) as eq. 4")
       ->check(CLI::IsMember({"code", "paper"}));
-  app->add_option("--scale-factor", scale_factor, "'auto' = the model's trained scale (default), or N for s = 1/sqrt(d*N); the paper writes 3");
-  app->add_flag("--rescale", rescale, "Scale factor = 1 + number of active position terms");
-  app->add_option("--head-mask", head_mask, "Zero the attention probabilities of heads L:H[,L:H...]");
-  app->add_option("--max-relative-positions", max_relative_positions, "See less distance: read only the central 2K rows of the relative table (K <= k)");
-  app->add_flag("--no-emd", no_emd, "Decode from the last encoder layer (I = H, one pass) instead of the Enhanced Mask Decoder");
-}
-
-std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what) {
-  std::vector<int64_t> out;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    try {
-      size_t used = 0;
-      out.push_back(std::stoll(part, &used));
-      if (part.find_first_not_of(" \t", used) != std::string::npos) throw std::invalid_argument(part);
-    } catch (const std::exception&) {
-      throw Error(what + ": '" + part + "' is not an integer (expected a comma-separated list like 1,5,7)");
-    }
-  }
-  if (out.empty()) throw Error(what + ": empty list");
-  return out;
-}
-
-Ablation AblationArgs::to_ablation() const {
-  Ablation a;
-  if (!terms.empty()) {
-    a.c2c = false;
-    a.c2p = false;
-    a.p2c = false;
-    a.p2p = false;
-    std::stringstream in(terms);
-    std::string t;
-    while (std::getline(in, t, ',')) {
-      if (t == "c2c") a.c2c = true;
-      else if (t == "c2p") a.c2p = true;
-      else if (t == "p2c") a.p2c = true;
-      else if (t == "p2p") a.p2p = true;
-      else throw Error("--terms: unknown term '" + t + "' (known: c2c, c2p, p2c, p2p)");
-    }
-  }
-  if (p2c_index == "paper") a.p2c_index = P2CIndex::Paper;
-  else if (p2c_index == "code") a.p2c_index = P2CIndex::Code;
-  else if (!p2c_index.empty()) throw Error("--p2c-index: '" + p2c_index + "' is neither 'code' nor 'paper'");
-  if (rescale) {
-    a.scale_mode = ScaleMode::Rescale;
-  } else if (scale_factor != "auto") {
-    a.scale_mode = ScaleMode::Fixed;
-    size_t used = 0;
-    try {
-      a.scale_factor = std::stod(scale_factor, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || scale_factor.find_first_not_of(" \t", used) != std::string::npos)  // "3abc" is not 3
-      throw Error("--scale-factor: '" + scale_factor + "' is neither 'auto' nor a number");
-    if (!(a.scale_factor > 0) || !std::isfinite(a.scale_factor))
-      throw Error("--scale-factor must be a positive finite number, found " + scale_factor);
-  }
-  if (!head_mask.empty()) {
-    std::stringstream in(head_mask);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      const auto colon = item.find(':');
-      if (colon == std::string::npos) throw Error("--head-mask: '" + item + "' is not L:H");
-      const auto l = parse_int_list(item.substr(0, colon), "--head-mask layer");
-      const auto h = parse_int_list(item.substr(colon + 1), "--head-mask head");
-      a.head_mask.insert({l[0], h[0]});
-    }
-  }
-  a.max_relative_positions = max_relative_positions;
-  a.emd = !no_emd;
-  return a;
+  app->add_option("--scale-factor", s.scale_factor, "'auto' = the model's trained scale (default), or N for s = 1/sqrt(d*N); the paper writes 3");
+  app->add_flag("--rescale", s.rescale, "Scale factor = 1 + number of active position terms");
+  app->add_option("--head-mask", s.head_mask, "Zero the attention probabilities of heads L:H[,L:H...]");
+  app->add_option("--max-relative-positions", s.max_relative_positions, "See less distance: read only the central 2K rows of the relative table (K <= k)");
+  app->add_flag("--no-emd", s.no_emd, "Decode from the last encoder layer (I = H, one pass) instead of the Enhanced Mask Decoder");
+  app->add_option("--relative-positions", s.relative_positions,
+                  "Whose relative positions: 'hf' = Hugging Face transformers (default), 'microsoft' = microsoft/DeBERTa, "
+                  "which clamps i-j to +-(max_relative_positions-1) before the log buckets (differs only when N > max_relative_positions)")
+      ->check(CLI::IsMember({"hf", "microsoft"}));
 }
 
 void InputArgs::add_to(CLI::App* app, bool with_text, bool with_masks) {

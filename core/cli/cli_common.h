@@ -1,6 +1,7 @@
 // cli_common.h — options shared by the `deberta` subcommands (model, input, ablation switches).
 #pragma once
 
+#include "deberta/ablation.h"
 #include "deberta/analysis.h"
 #include "deberta/model.h"
 #include "deberta/tokenizer.h"
@@ -15,21 +16,16 @@
 
 namespace deberta::cli {
 
-/// The ablation flags, as typed on the command line (turned into an `Ablation` per model).
+/// The ablation flags on a command line; `deberta::parse_ablation` (ablation.h) reads them, the
+/// same parser the viewer and the Python module use.
 struct AblationArgs {
-  std::string terms;           ///< "c2c,c2p,p2c,p2p" subset; empty = the model's own
-  std::string p2c_index;  ///< "code", "paper" or empty (as the model was trained)
-  std::string scale_factor = "auto";
-  bool rescale = false;
-  std::string head_mask;       ///< "L:H,L:H"
-  int64_t max_relative_positions = 0;
-  bool no_emd = false;
+  AblationSwitches switches;
 
   /// Registers --terms, --p2c-index, --scale-factor, --rescale, --head-mask,
-  /// --max-relative-positions, --no-emd on `app`.
+  /// --max-relative-positions, --no-emd, --relative-positions on `app`.
   void add_to(CLI::App* app);
-  /// Parses the flags into an `Ablation`. Errors: malformed values.
-  Ablation to_ablation() const;
+  /// Parses the flags into an `Ablation`. Errors: malformed values (`parse_ablation`).
+  Ablation to_ablation() const { return parse_ablation(switches); }
 };
 
 /// Where the tokens come from: --model, --text, --ids (and which positions are masked).
@@ -62,7 +58,6 @@ nlohmann::json top_tokens_json(const MaskPrediction& prediction, const ResolvedI
 std::string model_path_or_default(const std::string& arg);
 /// Loads a model, printing a progress line on stderr when it is a terminal.
 Model load_model_with_progress(const std::string& path);
-/// Parses "1,5,7" into ids. Errors: not a comma-separated list of integers.
-std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what);
+using deberta::parse_int_list;  // ablation.h
 
 }  // namespace deberta::cli

@@ -10,6 +10,7 @@ void register_commands(CLI::App* app) {
   register_explain(app);
   register_bench(app);
   register_eval_mlm(app);
+  register_eval(app);
   register_compare(app);
   register_diff(app);
   register_classify(app);

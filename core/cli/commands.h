@@ -15,6 +15,7 @@ void register_ablate(CLI::App* app);
 void register_explain(CLI::App* app);
 void register_bench(CLI::App* app);
 void register_eval_mlm(CLI::App* app);
+void register_eval(CLI::App* app);
 void register_compare(CLI::App* app);
 void register_diff(CLI::App* app);
 void register_classify(CLI::App* app);

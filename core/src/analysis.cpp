@@ -101,6 +101,11 @@ std::vector<std::pair<std::string, Ablation>> standard_ablations(const Model& mo
   a.scale_mode = ScaleMode::Fixed;
   a.scale_factor = 3;
   if (c.reference_scale_factor() != 3) out.push_back({"scale sqrt(3d)", a});
+  if (c.log_buckets()) {  // the other reference's relative positions (differ only where |i - j| >= m)
+    a = {};
+    a.relative_positions = RelativePositionRule::Microsoft;
+    out.push_back({"rel. positions: microsoft", a});
+  }
   if (heads)
     for (int64_t l = 0; l < c.num_hidden_layers; ++l)
       for (int64_t h = 0; h < c.num_attention_heads; ++h) {

@@ -28,13 +28,25 @@ int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position) {
   return r < 0 ? -bucket : bucket;
 }
 
-IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config) {
+const char* relative_position_rule_key(RelativePositionRule rule) {
+  return rule == RelativePositionRule::Microsoft ? "microsoft" : "hf";
+}
+
+RelativePositionRule parse_relative_position_rule(const std::string& key) {
+  if (key == "hf") return RelativePositionRule::HuggingFace;
+  if (key == "microsoft") return RelativePositionRule::Microsoft;
+  throw Error("relative positions '" + key + "': expected hf (Hugging Face transformers) or microsoft (microsoft/DeBERTa)");
+}
+
+IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config, RelativePositionRule rule) {
+  const int64_t m = config.max_relative_positions;
+  const bool clamp_first = config.log_buckets() && rule == RelativePositionRule::Microsoft;
   IndexMatrix rel(n_query, n_key);
   for (int64_t i = 0; i < n_query; ++i)
-    for (int64_t j = 0; j < n_key; ++j)
-      rel(i, j) = config.log_buckets()
-                      ? log_bucket_position(i - j, config.position_buckets, config.max_relative_positions)
-                      : i - j;
+    for (int64_t j = 0; j < n_key; ++j) {
+      const int64_t r = clamp_first ? std::clamp<int64_t>(i - j, -(m - 1), m - 1) : i - j;
+      rel(i, j) = config.log_buckets() ? log_bucket_position(r, config.position_buckets, m) : r;
+    }
   return rel;
 }
 

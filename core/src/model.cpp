@@ -8,28 +8,6 @@
 
 namespace deberta {
 
-bool Ablation::is_default() const {
-  return c2c && !c2p && !p2c && !p2p && !p2c_index && scale_mode == ScaleMode::Auto &&
-         head_mask.empty() && max_relative_positions == 0 && emd;
-}
-
-std::string Ablation::describe(const ModelConfig* config) const {
-  std::ostringstream s;
-  if (!c2c) s << " -c2c";
-  if (c2p && !(config && *c2p == config->has_c2p())) s << (*c2p ? " +c2p" : " -c2p");
-  if (p2c && !(config && *p2c == config->has_p2c())) s << (*p2c ? " +p2c" : " -p2c");
-  if (p2p && !(config && *p2p == config->trained_with_p2p)) s << (*p2p ? " +p2p" : " -p2p");
-  if (p2c_index && !(config && (*p2c_index == P2CIndex::Paper) == config->trained_with_paper_p2c))
-    s << (*p2c_index == P2CIndex::Paper ? " p2c-index=paper" : " p2c-index=code");
-  if (scale_mode == ScaleMode::Fixed) s << " scale-factor=" << scale_factor;
-  if (scale_mode == ScaleMode::Rescale) s << " rescale";
-  if (max_relative_positions > 0) s << " K=" << max_relative_positions;
-  for (const auto& [l, h] : head_mask) s << " mask " << l << ":" << h;
-  if (!emd) s << " -EMD";
-  const std::string out = s.str();
-  return out.empty() ? "baseline" : out.substr(1);
-}
-
 ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w, const Ablation& a) {
   ResolvedAttention r;
   r.c2c = a.c2c;
@@ -91,7 +69,7 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
     s.mask[n] = static_cast<double>(m);
   }
   if (!c.relative_attention) return s;
-  s.rel_pos = relative_positions(N, N, c);
+  s.rel_pos = relative_positions(N, N, c, ablation.relative_positions);
   s.c2p_row = table_rows(s.rel_pos, s.attention.k, s.attention.window);
   // Released code: p2c reads the row of i − j, like c2p. Paper (eq. 4): δ(j, i), the row of j − i.
   s.p2c_row = s.attention.p2c_index == P2CIndex::Code ? s.c2p_row
@@ -273,7 +251,8 @@ LayerTrace materialize_emd_pass(const Model& model, const ForwardTrace& trace, i
 int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablation& b) {
   const bool global_change = a.c2c != b.c2c || a.c2p != b.c2p || a.p2c != b.p2c || a.p2p != b.p2p ||
                              a.p2c_index != b.p2c_index || a.scale_mode != b.scale_mode ||
-                             a.scale_factor != b.scale_factor || a.max_relative_positions != b.max_relative_positions;
+                             a.scale_factor != b.scale_factor || a.max_relative_positions != b.max_relative_positions ||
+                             a.relative_positions != b.relative_positions;
   if (global_change) return 0;
   int64_t first = model.config.num_hidden_layers;
   for (const auto& m : a.head_mask)
@@ -339,6 +318,8 @@ Ablation normalized(const Model& model, Ablation a) {
   if (a.max_relative_positions != 0 && c.relative_attention && a.max_relative_positions == c.relative_span())
     a.max_relative_positions = 0;
   if (!a.emd && !runs_emd(model)) a.emd = true;
+  // Without log buckets the two references' relative positions are the same i − j.
+  if (!c.log_buckets()) a.relative_positions = RelativePositionRule::HuggingFace;
   return a;
 }
 

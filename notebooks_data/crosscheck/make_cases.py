@@ -129,6 +129,9 @@ def build_rel(cfg, n_q, n_k):
     k = torch.arange(n_k)
     r = q[:, None] - k[None, :]
     if not cfg.v1 and cfg.buckets > 0 and cfg.maxrel > 0:
+        if getattr(cfg, "microsoft_rel", False):
+            # microsoft/DeBERTa da_utils.make_log_bucket_position: clamp to +-(m - 1) before bucketing
+            r = torch.clamp(r, -cfg.maxrel + 1, cfg.maxrel - 1)
         r = log_bucket(r, cfg.buckets, cfg.maxrel)
     return r.to(torch.long)
 
@@ -533,6 +536,20 @@ CASES = [
                                     share_att_key=True, norm_rel_ebd="layer_norm", hidden_size=32,
                                     num_attention_heads=2, num_hidden_layers=2, conv_kernel_size=3),
      11, "11011101110", None, [0, 4, 9], "v2 EMD with nGiE conv, L=2 (kv = conv output), middle padding"),
+    # Cases run with microsoft/DeBERTa's relative positions (`--relative-positions microsoft`):
+    # names end in _msrel; gen writes run.json {"relative_positions": "microsoft"} beside them.
+    ("v2_long_msrel", base_cfg("deberta-v2", relative_attention=True, position_biased_input=False,
+                               pos_att_type="p2c|c2p", max_relative_positions=10, position_buckets=8,
+                               share_att_key=True, norm_rel_ebd="layer_norm", hidden_size=32,
+                               num_attention_heads=2),
+     24, "1" * 22 + "00", None, None,
+     "v2, N=24 > m=10, microsoft relative positions: i-j clamped to +-9 before the log buckets"),
+    ("v3_emd_msrel", base_cfg("deberta-v2", relative_attention=True, position_biased_input=False,
+                              pos_att_type=["p2c", "c2p"], max_relative_positions=12, position_buckets=6,
+                              share_att_key=True, norm_rel_ebd="layer_norm", hidden_size=32,
+                              num_attention_heads=2, num_hidden_layers=2),
+     20, "1" * 18 + "00", None, [1, 9, 17],
+     "v3-style EMD + MLM, N=20 > m=12, microsoft relative positions, trailing padding"),
 ]
 
 
@@ -540,6 +557,7 @@ def gen(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     for ci, (name, cfgd, N, mstr, tt, mpos, desc) in enumerate(CASES):
         cfg = Cfg(cfgd)
+        cfg.microsoft_rel = name.endswith("_msrel")
         seed = 1000 + ci
         lm = mpos is not None
         sd = make_weights(cfg, seed, lm_head=lm, emd_positions=lm)
@@ -565,6 +583,9 @@ def gen(out_dir):
         save_safetensors(os.path.join(cdir, "expected.safetensors"), expn)
         with open(os.path.join(cdir, "description.txt"), "w") as f:
             f.write(desc + "\n")
+        if cfg.microsoft_rel:
+            with open(os.path.join(cdir, "run.json"), "w") as f:
+                json.dump({"relative_positions": "microsoft"}, f)
         print("wrote %-20s N=%2d  %d expected tensors  (%s)" % (name, N, len(expn), desc))
 
 

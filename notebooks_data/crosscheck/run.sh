@@ -29,6 +29,9 @@ for d in "$CASES"/*/; do
   if $PY -c "import json,sys; h=open(sys.argv[1],'rb').read(); import struct; l=struct.unpack('<Q',h[:8])[0]; sys.exit(0 if 'mlm.masked_positions' in json.loads(h[8:8+l]) else 1)" "$d/inputs.safetensors"; then
     extra=(--full-logits)
   fi
+  if [ -f "$d/run.json" ]; then  # cases made with microsoft/DeBERTa's relative positions
+    extra+=(--relative-positions "$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['relative_positions'])" "$d/run.json")")
+  fi
   if ! nice -n 10 "$BUILD/bin/deberta" dump --model "$d" --inputs "$d/inputs.safetensors" --out "$d/cpp.safetensors" \
        "${extra[@]}" >"$d/cpp.stdout" 2>"$d/cpp.stderr"; then
     echo "  $n: dump FAILED: $(tail -1 "$d/cpp.stderr")"

@@ -31,9 +31,24 @@ int64_t relative_distance(int64_t i, int64_t j, int64_t k);
 /// happens here (as in the reference), so |result| can exceed b − 1 for |r| ≥ m.
 int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position);
 
+/// Which reference code's relative positions to follow. The two differ only for log-bucketed
+/// models (v2/v3) and only where |i − j| ≥ max_relative_positions m (docs/paper-vs-code.md §4).
+enum class RelativePositionRule {
+  HuggingFace,  ///< transformers `build_relative_position`: bucket i − j as it is (default)
+  Microsoft,    ///< microsoft/DeBERTa `da_utils.make_log_bucket_position`: clamp i − j to ±(m − 1) first
+};
+/// "hf" | "microsoft".
+const char* relative_position_rule_key(RelativePositionRule rule);
+/// Parses "hf" | "microsoft". Errors: any other string.
+RelativePositionRule parse_relative_position_rule(const std::string& key);
+
 /// Relative position of every query i to every key j, `[N_q, N_k]`: i − j, log-bucketed when the
-/// config has `position_buckets` > 0 (v2). Reference: `build_relative_position`.
-IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config);
+/// config has `position_buckets` > 0 (v2). With `RelativePositionRule::Microsoft` and log buckets,
+/// i − j is first clamped to [−(m − 1), m − 1] (m = max_relative_positions), as microsoft/DeBERTa
+/// does; without log buckets both rules give i − j. Reference: `build_relative_position` of
+/// Hugging Face transformers (default) or of microsoft/DeBERTa `DeBERTa/deberta/da_utils.py`.
+IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config,
+                               RelativePositionRule rule = RelativePositionRule::HuggingFace);
 
 /// The relative-table row read at (i, j) for relative positions `rel_pos [N_q, N_k]`:
 /// δ applied to the (bucketed) position, clamp(rel_pos + k, 0, 2k − 1) (eq. 3), i.e. `c2p_row`.

@@ -5,6 +5,7 @@
 // the viewer and the tests; the viewer only reads the trace.
 #pragma once
 
+#include "deberta/ablation.h"
 #include "deberta/config.h"
 #include "deberta/equations.h"
 #include "deberta/tensor.h"
@@ -44,40 +45,6 @@ TensorMap read_weights_file(const std::string& path, const ProgressFn& progress 
 void set_num_threads(int threads);
 /// The current thread count.
 int num_threads();
-
-/// Where the released code and the paper disagree on the p2c index (docs/paper-vs-code.md).
-enum class P2CIndex {
-  Code,   ///< p2c reads table row δ(i, j), the row of i − j (released code; default)
-  Paper,  ///< p2c reads row δ(j, i), as eq. 4 writes it
-};
-
-/// How the attention scale s = 1/√(d · scale_factor) is chosen.
-enum class ScaleMode {
-  Auto,     ///< the factor the model was trained with (reference rule; default)
-  Fixed,    ///< `Ablation::scale_factor` (the paper writes √(3d): factor 3)
-  Rescale,  ///< 1 + number of active position terms (c2p, p2c, p2p)
-};
-
-/// Inference-time switches. The default-constructed value is the model as trained and gives
-/// bitwise the same numbers as the plain forward pass.
-struct Ablation {
-  bool c2c = true;                ///< content-to-content term
-  std::optional<bool> c2p;        ///< unset: as the model (pos_att_type)
-  std::optional<bool> p2c;        ///< unset: as the model (pos_att_type)
-  std::optional<bool> p2p;        ///< the fourth term of eq. 2; unset: as trained (`trained_with_p2p`)
-  std::optional<P2CIndex> p2c_index;  ///< unset: as trained (`trained_with_paper_p2c`; else Code)
-  ScaleMode scale_mode = ScaleMode::Auto;
-  double scale_factor = 0;        ///< with ScaleMode::Fixed
-  std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) whose probabilities are zeroed
-  int64_t max_relative_positions = 0;  ///< K ≤ k: read only the central 2K table rows; 0 = k
-  bool emd = true;                ///< decode with the EMD (false: I = H of the last layer, n = 1)
-
-  /// True when nothing is switched (the model as trained).
-  bool is_default() const;
-  /// Short description, e.g. "-c2p +p2p scale=3 mask 1:0". With `config`, a term switched to
-  /// what the model does anyway is not mentioned.
-  std::string describe(const ModelConfig* config = nullptr) const;
-};
 
 /// The attention terms and scale in force for one model under one `Ablation`.
 struct ResolvedAttention {
