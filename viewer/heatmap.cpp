@@ -138,15 +138,17 @@ HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matri
   const int N = token_count(s);
   const float line = ImGui::GetTextLineHeight();
   auto label = [&](int t) { return std::to_string(t) + " " + token_name(s, t); };
-  const bool labels = zoomable && R == N && C == N && v.zoom > 1.0001f && size.y * v.zoom / R >= line * 0.9f;
-  float band = 0;
-  if (labels) {  // as wide as the longest label in view (tokens in view: about N / zoom around the centre)
-    const int lo = std::max(0, static_cast<int>((v.cy - 0.6f / v.zoom) * R)), hi = std::min(R - 1, static_cast<int>((v.cy + 0.6f / v.zoom) * R) + 1);
-    for (int t = lo; t <= hi; ++t) band = std::max(band, ImGui::CalcTextSize(label(t).c_str()).x);
-    const int lo2 = std::max(0, static_cast<int>((v.cx - 0.6f / v.zoom) * C)), hi2 = std::min(C - 1, static_cast<int>((v.cx + 0.6f / v.zoom) * C) + 1);
-    for (int t = lo2; t <= hi2; ++t) band = std::max(band, ImGui::CalcTextSize(label(t).c_str()).x);
-    band = std::min(band + 6, std::min(size.x, size.y) * 0.35f);
-  }
+  // The band is as wide as the longest label in view (tokens in view: about N / zoom around the centre).
+  auto band_for = [&](const MapView& w) {
+    if (!(zoomable && R == N && C == N && w.zoom > 1.0001f && size.y * w.zoom / R >= line * 0.9f)) return 0.0f;
+    float b = 0;
+    const int lo = std::max(0, static_cast<int>((w.cy - 0.6f / w.zoom) * R)), hi = std::min(R - 1, static_cast<int>((w.cy + 0.6f / w.zoom) * R) + 1);
+    for (int t = lo; t <= hi; ++t) b = std::max(b, ImGui::CalcTextSize(label(t).c_str()).x);
+    const int lo2 = std::max(0, static_cast<int>((w.cx - 0.6f / w.zoom) * C)), hi2 = std::min(C - 1, static_cast<int>((w.cx + 0.6f / w.zoom) * C) + 1);
+    for (int t = lo2; t <= hi2; ++t) b = std::max(b, ImGui::CalcTextSize(label(t).c_str()).x);
+    return std::min(b + 6, std::min(size.x, size.y) * 0.35f);
+  };
+  float band = band_for(v);
   // A label cut to the band: the index stays, the token name is shortened with "…".
   auto fitted = [&](int t) {
     const std::string idx = std::to_string(t) + " ";
@@ -158,19 +160,26 @@ HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matri
     }
     return l;
   };
-  const ImVec2 a0(p0.x + band, p0.y + band);                 // the cells' rectangle
-  const ImVec2 asz(size.x - band, size.y - band);
-
   if (zoomable && hovered) {
-    const float fx = (io.MousePos.x - a0.x) / asz.x, fy = (io.MousePos.y - a0.y) / asz.y;  // 0…1 over the cells
     if (io.MouseWheel != 0) {
       ImGui::SetItemUsingMouseWheel();  // the wheel zooms the map instead of scrolling the panel
-      const float mu = v.cx + (fx - 0.5f) / v.zoom, mv = v.cy + (fy - 0.5f) / v.zoom;  // map point under the cursor
+      // The map point under the cursor (map units 0…1) before the zoom…
+      const float mu = v.cx - 0.5f / v.zoom + (io.MousePos.x - p0.x - band) / (size.x - band) / v.zoom;
+      const float mv = v.cy - 0.5f / v.zoom + (io.MousePos.y - p0.y - band) / (size.y - band) / v.zoom;
       v.zoom = std::clamp(v.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, max_zoom);
-      v.cx = mu - (fx - 0.5f) / v.zoom, v.cy = mv - (fy - 0.5f) / v.zoom;  // …stays under the cursor
+      // …stays under the cursor after it, in the cells' rectangle of the new zoom (label bands may appear).
+      for (int pass = 0; pass < 2; ++pass) {  // the band depends on the view: settle it in two passes
+        const float b = band_for(v);
+        v.cx = mu - (io.MousePos.x - p0.x - b) / (size.x - b) / v.zoom + 0.5f / v.zoom;
+        v.cy = mv - (io.MousePos.y - p0.y - b) / (size.y - b) / v.zoom + 0.5f / v.zoom;
+      }
     }
     if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) v = MapView{};
+    band = band_for(v);
   }
+  const ImVec2 a0(p0.x + band, p0.y + band);  // the cells' rectangle
+  const ImVec2 asz(size.x - band, size.y - band);
+  const bool labels = band > 0;
   if (zoomable && ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0f)) {
     v.cx -= io.MouseDelta.x / asz.x / v.zoom;
     v.cy -= io.MouseDelta.y / asz.y / v.zoom;

@@ -51,6 +51,7 @@ struct Args {
   int bench_frames = 0;
   int width = 1280, height = 800;
   std::string mouse;  ///< "X,Y": pin the mouse (to show a tooltip in a screenshot)
+  float wheel = 0;    ///< headless: turn the mouse wheel by this many notches at --mouse once the result is shown
   bool crop = false;  ///< crop the screenshot to the --panel's window
   std::string export_dir;  ///< headless: write every export of the selected map and the trace here
   double timeout = 120;
@@ -269,6 +270,8 @@ int main(int argc, char** argv) {
   app.add_option("--width", args.width, "Window width")->check(CLI::Range(640, 4096));
   app.add_option("--height", args.height, "Window height")->check(CLI::Range(480, 4096));
   app.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
+  app.add_option("--wheel", args.wheel, "Headless: turn the mouse wheel by N notches at --mouse once the result is shown "
+                                        "(zooms the map under the mouse around that point)");
   app.add_flag("--crop", args.crop, "Crop the screenshot to the window of --panel");
   app.add_option("--export", args.export_dir,
                  "With --screenshot: also write the selected map (PNG, CSV, .npy of every quantity) and the trace "
@@ -471,6 +474,7 @@ int main(int argc, char** argv) {
       }
       ImGui_ImplGlfw_NewFrame();
       if (headless) io.MousePos = ImVec2(mouse_x, mouse_y);
+      if (headless && args.wheel != 0 && frames_after_ready == 1) io.MouseWheel += args.wheel;
       ImGui::NewFrame();
       handle_keys(s);
       draw_layout(s);
