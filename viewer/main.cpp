@@ -11,7 +11,7 @@
 #include "panels.h"
 #include "state.h"
 
-#include "cli_common.h"  // the CLI's ablation flags, so --ablate takes exactly `deberta predict`'s switches
+#include "deberta/ablation.h"  // parse_ablation_flags: --ablate takes exactly `deberta predict`'s switches
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -42,6 +42,7 @@ using viewer::ViewerState;
 
 struct Args {
   std::string model, text, ids;
+  std::string pair, token_types;  // a sentence pair (segment B) / token types for --ids
   int mask_id = -1;
   std::string screenshot;
   int frames = 4;
@@ -259,6 +260,8 @@ int main(int argc, char** argv) {
   app.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
   app.add_option("--ids", args.ids, "Input token ids, comma-separated (models without a tokenizer)");
   app.add_option("--mask-id", args.mask_id, "Id of the mask token when the model has no tokenizer");
+  app.add_option("--pair", args.pair, "Second segment of a sentence pair (classifiers): [CLS] text [SEP] pair [SEP]");
+  app.add_option("--token-types", args.token_types, "Token types for --ids, comma-separated (e.g. 0,0,0,1,1)");
   app.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
   app.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
   app.add_option("--panel", args.panel,
@@ -354,11 +357,7 @@ int main(int argc, char** argv) {
   std::vector<int> select;
   try {
     if (!args.ablate.empty()) {
-      deberta::cli::AblationArgs ab;
-      CLI::App sub{"--ablate"};
-      ab.add_to(&sub);
-      sub.parse(args.ablate, false);
-      pending_ablation = ab.to_ablation();
+      pending_ablation = deberta::parse_ablation_flags(args.ablate);
     }
     if (!args.select.empty()) select = parse_select(args.select);
   } catch (const std::exception& e) {
@@ -405,6 +404,8 @@ int main(int argc, char** argv) {
     s.tab = start_tab;
     s.text = args.text;
     s.ids_text = args.ids;
+    s.pair = args.pair;
+    s.token_types_text = args.token_types;
     s.mask_id = args.mask_id;
     s.initial_view = zoom_view;
     if (args.lesson_step > 0) s.lesson.step = args.lesson_step - 1;
@@ -547,6 +548,8 @@ int main(int argc, char** argv) {
             if (l.rfind("wrote ", 0) != 0) exit_code = 1;
           }
         }
+        if (ready && frames_after_ready == 1 && s.result)  // NaN / Inf: the warnings the panels show, as the CLI prints them
+          for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
         if (!ready && waited > args.timeout) {
           std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
           exit_code = 1;

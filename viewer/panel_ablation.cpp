@@ -109,6 +109,18 @@ void DrawAblationPanel(ViewerState& s) {
     HelpMarker("Read only the central 2K rows of the relative table: tokens further apart than K look "
                "equally far. K = k is the model as trained.");
   }
+  if (c.log_buckets()) {  // the two references differ only for log-bucketed models
+    const bool ms = a.relative_positions == deberta::RelativePositionRule::Microsoft;
+    ImGui::TextDisabled("relative positions");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Hugging Face", !ms)) a.relative_positions = deberta::RelativePositionRule::HuggingFace, changed = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("microsoft", ms)) a.relative_positions = deberta::RelativePositionRule::Microsoft, changed = true;
+    const std::string help = "microsoft/DeBERTa clamps i - j to ±(m - 1) = ±" + std::to_string(c.max_relative_positions - 1) +
+                             " before the log buckets; Hugging Face does not. They differ only where |i - j| >= m = " +
+                             std::to_string(c.max_relative_positions) + " (docs/paper-vs-code.md §4).";
+    HelpMarker(help.c_str());
+  }
   {
     const bool can_emd = deberta::runs_emd(m);  // the one rule the CLI follows too
     bool emd = a.emd && can_emd;

@@ -2,6 +2,8 @@
 #include "heatmap.h"
 #include "panels.h"
 
+#include "deberta/heads.h"
+
 #include <imgui.h>
 
 #include <cstdio>
@@ -93,6 +95,18 @@ void DrawModelPanel(ViewerState& s) {
       s.ids_text.clear();
       set_input_from_fields(s);
     }
+    // Segment B of a sentence pair: classifiers (NLI, paraphrase, the shipped WordNet matcher) read
+    // [CLS] A [SEP] B [SEP] with token types 0 for A and 1 for B when the model has token types.
+    const bool classifier = deberta::default_head(s.model->model) == deberta::HeadKind::SequenceClassification;
+    ImGui::TextUnformatted(classifier ? "Sentence B (pair)" : "Sentence B (optional)");
+    HelpMarker("A second segment: the input becomes [CLS] A [SEP] B [SEP] (token types 0 for A, 1 for B "
+               "when the model has type embeddings). Sentence-pair classifiers (NLI, the shipped WordNet "
+               "matcher) expect one. Leave empty for a single text.");
+    ImGui::SetNextItemWidth(-1);
+    if (InputString("##pair", &s.pair, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      s.ids_text.clear();
+      set_input_from_fields(s);
+    }
     if (!s.ids_text.empty()) Note("Showing the ids below; press Enter in the text box to use the text again.");
   } else {
     ImGui::TextUnformatted("Token ids");
@@ -105,6 +119,13 @@ void DrawModelPanel(ViewerState& s) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(90);
     if (ImGui::InputInt("[MASK] id", &s.mask_id, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+    if (s.model->model.config.type_vocab_size > 1) {
+      ImGui::SetNextItemWidth(-170);
+      if (InputString("##types", &s.token_types_text, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+      ImGui::SameLine();
+      ImGui::TextDisabled("token types");
+      HelpMarker("Optional: one type per id (0 = first segment, 1 = second), comma-separated.");
+    }
   } else {
     ImGui::SameLine();
     ImGui::TextDisabled("or ids");
@@ -112,8 +133,16 @@ void DrawModelPanel(ViewerState& s) {
   }
   if (!s.input_error.empty()) ErrorText(s.input_error);
   if (!s.compute_error.empty()) ErrorText(s.compute_error);
+  if (s.result)  // NaN / Inf in the numbers (the CLI's warnings): the maps and predictions are not meaningful
+    for (const std::string& w : s.result->warnings) ErrorText("warning: " + w);
   const int n = static_cast<int>(s.input.inputs.size());
+  int second_segment = 0;
+  for (int64_t t : s.input.inputs.token_type_ids) second_segment += t != 0;
   ImGui::TextDisabled("%d tokens, %d masked", n, static_cast<int>(s.input.mask_positions.size()));
+  if (second_segment > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("· %d of type 1", second_segment);
+  }
   if (s.worker.busy()) {
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing…");

@@ -116,6 +116,7 @@ void DrawPredictionsPanel(ViewerState& s) {
   }
   const Result& r = *s.result;
   const auto& c = r.model->model.config;
+  for (const std::string& w : r.warnings) ErrorText("warning: " + w);
   if (r.head) {
     DrawHeadOutput(s, r);
     return;

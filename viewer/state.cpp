@@ -1,7 +1,8 @@
 // state.cpp — the background worker and the actions that change the viewer state.
 #include "state.h"
 
-#include "cli_common.h"  // parse_int_list (the CLI's parser, so the viewer reads ids the same way)
+#include "deberta/ablation.h"
+#include "deberta/finite.h"  // parse_int_list (the CLI's parser, so the viewer reads ids the same way)
 
 #include <GL/gl.h>
 
@@ -99,10 +100,12 @@ void Worker::submit(Request request) {
   wake_.notify_all();
 }
 
-std::shared_ptr<const Result> Worker::poll(uint64_t have, std::string* error, uint64_t* error_generation) {
+std::shared_ptr<const Result> Worker::poll(uint64_t have, std::string* error, uint64_t* error_generation,
+                                           bool* input_error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (error) *error = error_;
   if (error_generation) *error_generation = error_generation_;
+  if (input_error) *input_error = error_is_input_;
   if (latest_ && latest_->generation > have) return latest_;
   return nullptr;
 }
@@ -121,8 +124,16 @@ void Worker::run() {
     }
     std::shared_ptr<const Result> out;
     std::string error;
+    bool input_error = false;
     try {
-      out = compute(r, prev);
+      TokenInput input;
+      try {
+        input = tokenize_fields(*r.model, r.fields);
+      } catch (const std::exception& e) {
+        input_error = true;
+        throw;
+      }
+      out = compute(r, std::move(input), prev);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -133,6 +144,7 @@ void Worker::run() {
     } else {
       error_ = error;
       error_generation_ = r.generation;
+      error_is_input_ = input_error;
     }
     if (!pending_) busy_ = false;
   }
@@ -165,28 +177,69 @@ std::optional<deberta::EMDTrace> emd_or_note(const deberta::Model& m, const debe
 
 }  // namespace
 
-std::shared_ptr<const Result> Worker::compute(const Request& r, const std::shared_ptr<const Result>& prev) {
+TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
+  TokenInput in;
+  if (lm.tokenizer && f.ids_text.empty()) {
+    if (f.text.empty()) throw deberta::Error("type a text and press Enter");
+    const deberta::Encoding enc = f.pair.empty() ? lm.tokenizer->encode(f.text) : lm.tokenizer->encode(f.text, &f.pair);
+    in.inputs.input_ids = enc.ids;
+    in.inputs.token_type_ids = enc.token_type_ids;
+    in.names = enc.tokens;
+  } else {
+    if (f.ids_text.empty()) throw deberta::Error("type token ids, e.g. 14,43,3,33 (this model has no tokenizer)");
+    if (!f.pair.empty() && !lm.tokenizer)
+      throw deberta::Error("a sentence pair needs a tokenizer; give the pair as ids with token types instead");
+    in.inputs.input_ids = deberta::parse_int_list(f.ids_text, "ids");
+    if (!f.token_types_text.empty()) {
+      in.inputs.token_type_ids = deberta::parse_int_list(f.token_types_text, "token types");
+      if (in.inputs.token_type_ids.size() != in.inputs.input_ids.size())
+        throw deberta::Error("token types: " + std::to_string(in.inputs.token_type_ids.size()) + " values for " +
+                             std::to_string(in.inputs.input_ids.size()) + " ids");
+    }
+    for (int64_t id : in.inputs.input_ids) in.names.push_back(vocab_name(&lm, id));
+  }
+  const auto& c = lm.model.config;
+  for (int64_t id : in.inputs.input_ids)
+    if (id < 0 || id >= c.vocab_size)
+      throw deberta::Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " +
+                           std::to_string(c.vocab_size) + ")");
+  // A model without a token-type table ignores the types (as `deberta classify` does).
+  if (c.type_vocab_size == 0) std::fill(in.inputs.token_type_ids.begin(), in.inputs.token_type_ids.end(), 0);
+  for (int64_t t : in.inputs.token_type_ids)
+    if (t < 0 || t >= std::max<int64_t>(c.type_vocab_size, 1))
+      throw deberta::Error("token type " + std::to_string(t) + " is outside [0, " +
+                           std::to_string(std::max<int64_t>(c.type_vocab_size, 1)) + ") (type_vocab_size " +
+                           std::to_string(c.type_vocab_size) + ")");
+  if (in.inputs.size() > c.max_position_embeddings)
+    throw deberta::Error(std::to_string(in.inputs.size()) + " tokens: more than max_position_embeddings = " +
+                         std::to_string(c.max_position_embeddings));
+  const int64_t mask = lm.tokenizer ? lm.tokenizer->mask_id() : f.mask_id;
+  if (mask >= 0) in.mask_positions = deberta::find_mask_positions(in.inputs, mask);
+  return in;
+}
+
+std::shared_ptr<const Result> Worker::compute(const Request& r, TokenInput input, const std::shared_ptr<const Result>& prev) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const deberta::Model& m = r.model->model;
   auto out = std::make_shared<Result>();
   out->generation = r.generation;
   out->model = r.model;
-  out->input = r.input;
+  out->input = std::move(input);
   out->ablation = deberta::normalized(m, r.ablation);  // a switch equal to the model is no ablation
   deberta::resolve_attention(m.config, m.weights, out->ablation);  // throws a readable error first
 
   // Re-run from the first layer the change affects when only the ablation changed. The encoder
   // runs without the decoder stage; the EMD is added below, so that a model without absolute
   // position embeddings (no EMD possible) still shows everything else.
-  const bool reuse = prev && prev->model == r.model && same_input(prev->input, r.input);
+  const bool reuse = prev && prev->model == r.model && same_input(prev->input, out->input);
   if (reuse) {
     out->trace = prev->trace;
     out->first_layer = deberta::first_affected_layer(m, prev->ablation, out->ablation);
     deberta::rerun_from(m, &out->trace, out->ablation, out->first_layer);
   } else {
     out->first_layer = 0;
-    out->trace = deberta::forward(m, r.input.inputs, out->ablation, deberta::TraceLevel::Full, true);
+    out->trace = deberta::forward(m, out->input.inputs, out->ablation, deberta::TraceLevel::Full, true);
   }
   // The decoder stage ran as `deberta predict` / `dump` run it (deberta::run_decoder: the EMD when
   // the model decodes with it and the ablation keeps it), so decoder_output() and the export agree
@@ -204,9 +257,9 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
     // As trained: the current output, the previous result's baseline (same model and tokens), or a run.
     out->head_baseline = out->ablation.is_default()           ? out->head
                          : reuse && prev->head_baseline        ? prev->head_baseline
-                                                               : deberta::predict_head(m, r.input.inputs, kind);
+                                                               : deberta::predict_head(m, out->input.inputs, kind);
   }
-  const auto& pos = r.input.mask_positions;
+  const auto& pos = out->input.mask_positions;
   if (kind != deberta::HeadKind::MLM) {
     out->predict_note.clear();
   } else if (pos.empty()) {
@@ -224,7 +277,7 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
         out->baseline = prev->baseline;
       } else {
         // The model as trained, through the core's own decoder stage (as `deberta predict`).
-        const deberta::ForwardTrace base = deberta::forward(m, r.input.inputs, {}, deberta::TraceLevel::None, true);
+        const deberta::ForwardTrace base = deberta::forward(m, out->input.inputs, {}, deberta::TraceLevel::None, true);
         out->baseline = predictions(m, base.decoder_output(), pos);
       }
       out->effect = deberta::compare_predictions(out->baseline, out->current);
@@ -235,6 +288,9 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, const std::share
       out->current.clear(), out->emd_on.clear(), out->emd_off.clear(), out->baseline.clear();
     }
   }
+  // NaN / Inf (e.g. overflowing F16 weights): the same warnings the CLI prints.
+  if (std::string w = deberta::non_finite_trace(out->trace); !w.empty()) out->warnings.push_back(std::move(w));
+  if (std::string w = deberta::non_finite_predictions(out->current); !w.empty()) out->warnings.push_back(std::move(w));
   out->compute_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   return out;
 }
@@ -357,45 +413,17 @@ bool poll_load(ViewerState& s) {
 }
 
 void set_input_from_fields(ViewerState& s) {
+  // The worker tokenizes (tokenize_fields): the UI thread only hands over the fields.
   if (!s.model) return;
-  const LoadedModel& lm = *s.model;
-  TokenInput in;
-  try {
-    if (lm.tokenizer && s.ids_text.empty()) {
-      const deberta::Encoding enc = lm.tokenizer->encode(s.text);
-      in.inputs.input_ids = enc.ids;
-      in.inputs.token_type_ids = enc.token_type_ids;
-      in.names = enc.tokens;
-    } else {
-      if (s.ids_text.empty()) throw deberta::Error("type token ids, e.g. 14,43,3,33 (this model has no tokenizer)");
-      in.inputs.input_ids = deberta::cli::parse_int_list(s.ids_text, "ids");
-      for (int64_t id : in.inputs.input_ids) in.names.push_back(vocab_name(&lm, id));
-    }
-    const auto& c = lm.model.config;
-    for (int64_t id : in.inputs.input_ids)
-      if (id < 0 || id >= c.vocab_size)
-        throw deberta::Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " +
-                             std::to_string(c.vocab_size) + ")");
-    if (in.inputs.size() > c.max_position_embeddings)
-      throw deberta::Error(std::to_string(in.inputs.size()) + " tokens: more than max_position_embeddings = " +
-                           std::to_string(c.max_position_embeddings));
-    const int64_t mask = lm.tokenizer ? lm.tokenizer->mask_id() : s.mask_id;
-    if (mask >= 0) in.mask_positions = deberta::find_mask_positions(in.inputs, mask);
-  } catch (const std::exception& e) {
-    s.input_error = e.what();
-    return;
-  }
-  s.input_error.clear();
-  s.input = std::move(in);
   request_compute(s);
 }
 
 void request_compute(ViewerState& s) {
-  if (!s.model || s.input.inputs.input_ids.empty()) return;
+  if (!s.model) return;
   Request r;
   r.generation = ++s.generation;
   r.model = s.model;
-  r.input = s.input;
+  r.fields = {s.text, s.pair, s.ids_text, s.token_types_text, s.mask_id};
   r.ablation = s.ablation;
   s.request_time = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0;
   s.worker.submit(std::move(r));
@@ -404,11 +432,16 @@ void request_compute(ViewerState& s) {
 bool poll_compute(ViewerState& s) {
   std::string error;
   uint64_t error_gen = 0;
-  auto r = s.worker.poll(s.result ? s.result->generation : 0, &error, &error_gen);
-  if (error_gen == s.generation && !error.empty()) s.compute_error = error;
+  bool input_error = false;
+  auto r = s.worker.poll(s.result ? s.result->generation : 0, &error, &error_gen, &input_error);
+  if (error_gen == s.generation && !error.empty()) {
+    (input_error ? s.input_error : s.compute_error) = error;
+    (input_error ? s.compute_error : s.input_error).clear();
+  }
   if (!r) return false;
-  if (r->generation >= error_gen) s.compute_error.clear();
+  if (r->generation >= error_gen) s.compute_error.clear(), s.input_error.clear();
   s.result = r;
+  s.input = r->input;
   clamp_selection(s);
   return true;
 }

@@ -53,13 +53,28 @@ struct TokenInput {
   std::vector<int64_t> mask_positions;  ///< positions of [MASK]
 };
 
+/// The input as typed: tokenized on the worker thread (`tokenize_fields`), never on the UI thread,
+/// so a long paste cannot freeze the window.
+struct InputFields {
+  std::string text;              ///< segment A (with a tokenizer); the literal [MASK] is the mask token
+  std::string pair;              ///< segment B of a sentence pair: [CLS] A [SEP] B [SEP]; empty = none
+  std::string ids_text;          ///< "1,2,3": ids instead of the text (or without a tokenizer)
+  std::string token_types_text;  ///< "0,0,1": token types for `ids_text`; empty = all 0
+  int mask_id = -1;              ///< [MASK] id when there is no tokenizer
+};
+
 /// What the worker computes.
 struct Request {
   uint64_t generation = 0;
   std::shared_ptr<const LoadedModel> model;
-  TokenInput input;
+  InputFields fields;
   deberta::Ablation ablation;
 };
+
+/// Tokenizes `fields` for `model` (the worker calls it). Errors (`deberta::Error`): ids that are
+/// not integers or outside the vocabulary, token types of the wrong count, more tokens than
+/// max_position_embeddings, a pair without a tokenizer, no input at all.
+TokenInput tokenize_fields(const LoadedModel& model, const InputFields& fields);
 
 /// One finished computation. Built by the worker, then only read by the UI.
 struct Result {
@@ -83,6 +98,9 @@ struct Result {
   std::optional<deberta::HeadOutput> head, head_baseline;
   int64_t first_layer = 0;                         ///< layer the encoder was re-run from (0: fresh pass)
   double compute_ms = 0;
+  /// NaN / Inf in what the model computed (deberta::non_finite_trace / non_finite_predictions, the
+  /// CLI's warnings), shown beside the predictions; empty when everything is finite.
+  std::vector<std::string> warnings;
 };
 
 /// Model B run on the shown result's input and compared with model A (the Compare tab).
@@ -104,13 +122,15 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   void submit(Request request);
-  /// Returns a newer result than `have` if one finished; sets `error` when the newest request failed.
-  std::shared_ptr<const Result> poll(uint64_t have, std::string* error, uint64_t* error_generation);
+  /// Returns a newer result than `have` if one finished; sets `error` when the newest request failed
+  /// and `input_error` to whether it failed while tokenizing (an input error, not a compute error).
+  std::shared_ptr<const Result> poll(uint64_t have, std::string* error, uint64_t* error_generation,
+                                     bool* input_error = nullptr);
   bool busy() const { return busy_.load(); }
 
  private:
   void run();
-  std::shared_ptr<const Result> compute(const Request& r, const std::shared_ptr<const Result>& prev);
+  std::shared_ptr<const Result> compute(const Request& r, TokenInput input, const std::shared_ptr<const Result>& prev);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -118,6 +138,7 @@ class Worker {
   std::shared_ptr<const Result> latest_;  ///< newest finished result
   std::string error_;
   uint64_t error_generation_ = 0;
+  bool error_is_input_ = false;  ///< error_ came from tokenizing the fields
   std::atomic<bool> busy_{false};
   bool stop_ = false;
   std::thread thread_;  ///< last: started after every member above is constructed
@@ -170,10 +191,12 @@ struct ViewerState {
   std::string loading_path;
   std::shared_ptr<std::atomic<double>> load_progress = std::make_shared<std::atomic<double>>(0.0);
   std::string text;                    ///< input text (with a tokenizer)
+  std::string pair;                    ///< second segment of a sentence pair (classifiers), may be empty
   std::string ids_text;                ///< input ids "1,2,3" (without a tokenizer, or to override)
+  std::string token_types_text;        ///< token types "0,0,1" for ids_text, may be empty
   int mask_id = -1;                    ///< [MASK] id when there is no tokenizer
-  TokenInput input;
-  std::string input_error;
+  TokenInput input;                    ///< the tokens of the newest result (tokenized by the worker)
+  std::string input_error;             ///< why the newest fields could not be tokenized
 
   // --- ablation and computation
   deberta::Ablation ablation;

@@ -53,7 +53,9 @@ void WaitingNote(const ViewerState& s) {
     Note("Loading the model…");
   else if (!s.model)
     Note("No model loaded: choose a model directory in the Model & text panel (or press Ctrl+O).");
-  else if (!s.input_error.empty() || s.input.inputs.input_ids.empty())
+  else if (!s.input_error.empty())
+    ErrorText("The input could not be used: " + s.input_error);
+  else if (s.input.inputs.input_ids.empty() && !s.worker.busy() && s.compute_error.empty())
     Note("No input yet: type the text (or token ids) in the Model & text panel and press Enter.");
   else if (!s.compute_error.empty())
     ErrorText("Could not run the model: " + s.compute_error);
