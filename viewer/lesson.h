@@ -80,6 +80,7 @@ struct LessonState {
   double given = 0;
   int checked = 0;           ///< 0 not yet, +1 right, −1 wrong
   bool revealed = false;
+  bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
   uint64_t built_generation = 0;
   int built_layer = -1, built_head = -1;

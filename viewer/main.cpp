@@ -62,6 +62,7 @@ struct Args {
   int lesson_step = 0;     ///< --lesson-step N (1-based): open the Lesson tab at step N
   std::string lesson_answer;  ///< headless: type this answer into the lesson and press "check"
   bool lesson_reveal = false; ///< headless: press "reveal"
+  bool lesson_show_me = false; ///< headless: press "show me" once the result is shown
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
   std::string figure_quantity = "probs";  ///< term of the figures: c2c, c2p, p2c, p2p, logits, probs
@@ -297,6 +298,7 @@ int main(int argc, char** argv) {
   app.add_option("--lesson-step", args.lesson_step, "Open the Lesson tab at step N (1-based)")->check(CLI::Range(1, 99));
   app.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check");
   app.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: reveal the lesson step's answer");
+  app.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
   app.add_option("--zoom", args.zoom,
                  "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
                  "e.g. 0.1,0.1,16");
@@ -516,6 +518,10 @@ int main(int argc, char** argv) {
                       ablation_latency_ms >= 0 ? (", ablation shown " + std::to_string(static_cast<int>(ablation_latency_ms)) +
                                                   " ms after the switch").c_str() : "",
                       s.compute_error.empty() ? "" : (" — error: " + s.compute_error).c_str());
+        if (ready && frames_after_ready == 1 && args.lesson_show_me) s.lesson.press_show_me = true;
+        if (ready && frames_after_ready == 3 && args.lesson_show_me)
+          std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", viewer::tab_name(s.tab), s.layer, s.head,
+                      s.qi, s.kj, s.distance_k);
         if (ready && frames_after_ready == 1 && !args.lesson_answer.empty() && !s.lesson.steps.empty()) {
           s.lesson.given = std::strtod(args.lesson_answer.c_str(), nullptr);
           s.lesson.checked = viewer::lesson_answer_ok(s.lesson.steps[static_cast<size_t>(s.lesson.step)], s.lesson.given) ? 1 : -1;

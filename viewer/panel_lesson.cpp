@@ -197,7 +197,8 @@ void DrawLessonPanel(ViewerState& s) {
     ImGui::SameLine();
     if (ImGui::Button(L.revealed ? "hide answer" : "reveal")) L.revealed = !L.revealed;
     ImGui::SameLine();
-    if (ImGui::Button("show me")) show_me(s, st.show);
+    if (ImGui::Button("show me") || L.press_show_me) show_me(s, st.show);
+    L.press_show_me = false;
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("opens the %s tab at layer %d, head %d, query i = %d, key j = %d", st.show.tab.c_str(),
                         st.show.layer, st.show.head, st.show.i, st.show.j);
