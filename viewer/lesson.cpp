@@ -412,8 +412,14 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     if (!has) {
       steps.push_back(skip(s, "c2p is off in this run already (model or ablation). Reset the ablation to ask this question."));
     } else {
-      const double lg = a0.logits[static_cast<size_t>(x.head)](qi, qj), c2p = a0.c2p[static_cast<size_t>(x.head)](qi, qj);
-      s.question = "In layer 0, head " + std::to_string(x.head) + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) +
+      // The key whose c2p term matters most for the query: the largest |c2p| of its row in layer 0.
+      const deberta::Matrix& c2p0 = a0.c2p[static_cast<size_t>(x.head)];
+      int kj0 = 0;
+      for (int j = 1; j < N; ++j)
+        if (std::fabs(c2p0(qi, j)) > std::fabs(c2p0(qi, kj0))) kj0 = j;
+      s.show.j = kj0;
+      const double lg = a0.logits[static_cast<size_t>(x.head)](qi, kj0), c2p = c2p0(qi, kj0);
+      s.question = "In layer 0, head " + std::to_string(x.head) + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(kj0) +
                    " has Ã = " + num(lg) + " and c2p = " + num(c2p) + ". What is Ã there when c2p is switched off?";
       s.answer = lg - c2p;
       s.tolerance = 3e-4;
