@@ -92,6 +92,16 @@ void add_text_down(ImDrawList* dl, ImVec2 pos, ImU32 col, const char* text) {
   }
 }
 
+/// A 1-pixel frame of filled strips. ImGui's thin anti-aliased lines sample a baked texture in the
+/// font atlas, which the viewer samples with GL_NEAREST (main.cpp): such lines can vanish in parts.
+void frame(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col) {
+  a = ImVec2(std::floor(a.x), std::floor(a.y)), b = ImVec2(std::floor(b.x), std::floor(b.y));
+  dl->AddRectFilled(a, ImVec2(b.x, a.y + 1), col);
+  dl->AddRectFilled(ImVec2(a.x, b.y - 1), b, col);
+  dl->AddRectFilled(a, ImVec2(a.x + 1, b.y), col);
+  dl->AddRectFilled(ImVec2(b.x - 1, a.y), b, col);
+}
+
 /// Black or white, whichever reads better on a cell of colour `packed` (ImGui ABGR).
 ImU32 text_on(uint32_t packed) {
   const float lum = 0.2126f * (packed & 0xff) + 0.7152f * ((packed >> 8) & 0xff) + 0.0722f * ((packed >> 16) & 0xff);
@@ -198,7 +208,7 @@ HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matri
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(e.texture)), a0, ev.max, ImVec2(u0, v0),
                ImVec2(u0 + 1 / v.zoom, v0 + 1 / v.zoom));
-  dl->AddRect(ImVec2(a0.x - 1, a0.y - 1), ImVec2(ev.max.x + 1, ev.max.y + 1), IM_COL32(90, 90, 100, 255));
+  frame(dl, ImVec2(a0.x - 1, a0.y - 1), ImVec2(ev.max.x + 1, ev.max.y + 1), IM_COL32(90, 90, 100, 255));
 
   // Token names in the bands, the selected / highlighted token brighter.
   if (labels) {
@@ -392,7 +402,7 @@ void ColorBar(ViewerState& s, const ColorScale& scale, float height, const char*
   const float h = std::max(height - text_h - 4, 40.0f);
   dl->AddText(p0, ImGui::GetColorU32(ImGuiCol_Text), caption);
   dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(e.texture)), ImVec2(p0.x, top), ImVec2(p0.x + w, top + h));
-  dl->AddRect(ImVec2(p0.x - 1, top - 1), ImVec2(p0.x + w + 1, top + h + 1), IM_COL32(90, 90, 100, 255));
+  frame(dl, ImVec2(p0.x - 1, top - 1), ImVec2(p0.x + w + 1, top + h + 1), IM_COL32(90, 90, 100, 255));
   auto tick = [&](double v) {
     const float y = top + static_cast<float>((scale.hi - v) / (scale.hi - scale.lo)) * h;
     dl->AddLine(ImVec2(p0.x + w, y), ImVec2(p0.x + w + 4, y), ImGui::GetColorU32(ImGuiCol_Text));
