@@ -132,8 +132,10 @@ std::string write_figure(const FigureSpec& f, const std::string& path) {
   const int rows = (static_cast<int>(f.maps.size()) + cols - 1) / cols;
   const bool grid = f.maps.size() > 1;
 
-  // Sizes: one map up to 520 pt wide; a grid's thumbnails share ~760 pt.
-  const double map = grid ? std::clamp(760.0 / cols, 90.0, 200.0) : std::clamp(14.0 * std::max(nq, nk), 300.0, 520.0);
+  // Sizes: one map up to 520 pt wide, or 2.2 pt a token for long inputs (so that the 2-pt labels
+  // still fit: a 512-token map is ~1130 pt, to be zoomed in a PDF viewer); a grid's thumbnails share ~760 pt.
+  const double map = grid ? std::clamp(760.0 / cols, 90.0, 200.0)
+                          : std::clamp(14.0 * std::max(nq, nk), 300.0, std::max(520.0, 2.2 * std::max(nq, nk)));
   const double cell = map / std::max(nq, nk);
   const bool labels = cell >= 2.0;
   const double fs = std::clamp(cell * 0.8, 2.0, 8.0);  // token label font
@@ -295,6 +297,11 @@ std::string caption_of(const ViewerState& s, const std::string& where, Quantity 
   const Result& r = *s.result;
   std::string text;
   for (const auto& n : r.input.names) text += (text.empty() ? "" : " ") + n;
+  if (text.size() > 600) {  // a long input: its start (cut at a character boundary)
+    size_t cut = 600;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+    text = text.substr(0, cut) + " …";
+  }
   std::string dir = r.model->model.directory;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   const std::string name = dir.substr(dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/') + 1);
