@@ -544,6 +544,11 @@ int main(int argc, char** argv) {
           for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C,
                                      viewer::Quantity::Logits, viewer::Quantity::Probs}) {
             const std::string base = args.export_dir + "/" + viewer::quantity_name(q);
+            const deberta::Matrix* map = s.result ? viewer::head_map(s.result->trace, s.layer, s.head, q) : nullptr;
+            if (!map || map->size() == 0) {  // a term this model (or ablation) does not compute: nothing to export
+              std::printf("export: skipped %s (not computed in this run)\n", viewer::quantity_name(q));
+              continue;
+            }
             lines.push_back(viewer::export_map_png(s, q, base + ".png"));
             lines.push_back(viewer::export_map_csv(s, q, base + ".csv"));
             lines.push_back(viewer::export_map_npy(s, q, base + ".npy"));
@@ -554,8 +559,12 @@ int main(int argc, char** argv) {
             if (l.rfind("wrote ", 0) != 0) exit_code = 1;
           }
         }
-        if (ready && frames_after_ready == 1 && s.result)  // NaN / Inf: the warnings the panels show, as the CLI prints them
-          for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
+        if (ready && frames_after_ready == 1) {  // what the panels show in red, also on stderr
+          if (s.result)  // NaN / Inf: the warnings the CLI prints
+            for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
+          if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
+          if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
+        }
         if (!ready && waited > args.timeout) {
           std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
           exit_code = 1;

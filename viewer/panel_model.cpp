@@ -97,7 +97,8 @@ void DrawModelPanel(ViewerState& s) {
     }
     // Segment B of a sentence pair: classifiers (NLI, paraphrase, the shipped WordNet matcher) read
     // [CLS] A [SEP] B [SEP] with token types 0 for A and 1 for B when the model has token types.
-    const bool classifier = deberta::default_head(s.model->model) == deberta::HeadKind::SequenceClassification;
+    const auto heads = deberta::available_heads(s.model->model);  // empty for a bare encoder
+    const bool classifier = !heads.empty() && heads.front() == deberta::HeadKind::SequenceClassification;
     ImGui::TextUnformatted(classifier ? "Sentence B (pair)" : "Sentence B (optional)");
     HelpMarker("A second segment: the input becomes [CLS] A [SEP] B [SEP] (token types 0 for A, 1 for B "
                "when the model has type embeddings). Sentence-pair classifiers (NLI, the shipped WordNet "

@@ -251,7 +251,9 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, TokenInput input
     out->emd = emd_or_note(m, out->trace, &out->emd_note);
 
   // A task head (classifier, token classifier, RTD discriminator) is the model's own prediction.
-  const deberta::HeadKind kind = deberta::default_head(m);
+  // A bare encoder (no head at all) still shows every map; it simply predicts nothing (MLM branch below).
+  const auto heads = deberta::available_heads(m);
+  const deberta::HeadKind kind = heads.empty() ? deberta::HeadKind::MLM : heads.front();
   if (kind != deberta::HeadKind::MLM) {
     out->head = deberta::run_head(m, kind, out->trace);
     // As trained: the current output, the previous result's baseline (same model and tokens), or a run.
@@ -265,7 +267,9 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, TokenInput input
   } else if (pos.empty()) {
     out->predict_note = "no [MASK] in the input: put [MASK] in the text (or give --mask-id) to see predictions";
   } else if (!m.weights.lm_head) {
-    out->predict_note = "this model has no masked-LM head (lm_predictions.*): no predictions";
+    out->predict_note = heads.empty() ? "this model is a bare encoder (no output head): the maps show everything it computes, "
+                                        "there is nothing to predict"
+                                      : "this model has no masked-LM head (lm_predictions.*): no predictions";
   } else {
     try {
       out->current = predictions(m, out->trace.decoder_output(), pos);
