@@ -534,7 +534,7 @@ int main(int argc, char** argv) {
           for (const auto& [path, grid] : figures) {
             if (path.empty()) continue;
             const std::string line = grid ? viewer::export_figure_grid(s, figure_q, path) : viewer::export_figure_map(s, figure_q, path);
-            std::printf("figure: %s\n", line.c_str());
+            std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
             if (line.rfind("wrote ", 0) != 0) exit_code = 1;
           }
           if (args.screenshot.empty()) done = true;
