@@ -10,7 +10,7 @@ did contain every "lemma: definition" line of WordNet; say so when reading the a
 
 Model: Hugging Face DebertaV2ForSequenceClassification layout — encoder weights under "deberta.",
 ContextPooler pooled = gelu(h[0] W_p^T + b_p) ("pooler.dense"), logits = pooled W_c^T + b_c
-("classifier"), the same formulas as ../shared/golden (v2_cls_nli). float32, one thread, seeded.
+("classifier"), the same formulas as notebooks_data/golden/README.md (v2_cls_nli). float32, one thread, seeded.
 
     nice python3 notebooks_data/finetune_cls.py --out notebooks_data/models/deberta-tiny-wordnet-match
 

@@ -5,7 +5,7 @@ For a few held-out sentences (chosen by length, first match in corpus/heldout.tx
 tokens are replaced by [MASK] at the token level (about 15 % of the tokens, at least one, at most
 four, chosen among whole-word pieces, never [CLS]/[SEP]); the model (F32 weights of
 models/deberta-tiny upcast to float64) is run in float64 and every intermediate is stored in
-the format of shared/golden/README.md:
+the format of notebooks_data/golden/README.md:
 
     models/deberta-tiny-golden/config.json              copy of the model's config.json
     models/deberta-tiny-golden/golden_{i}.safetensors   one sentence each, inputs [1, N]

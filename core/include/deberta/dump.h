@@ -1,7 +1,7 @@
 // dump.h — the golden-reference interface: a forward trace as named tensors.
 //
-// Names, shapes and dtypes are those of `../shared/golden/README.md` (and of
-// notebooks_data/golden/), so other implementations can diff their tensors against ours.
+// Names, shapes and dtypes are those of the golden cases (`notebooks_data/golden/README.md`), so
+// other implementations can diff their tensors against ours.
 #pragma once
 
 #include "deberta/model.h"
