@@ -8,7 +8,7 @@ What this is
     relative table, nGiE convolution) and the Enhanced Mask Decoder (EMD) with the masked-LM
     head. It is used to train the bundled tiny model (train_tiny.py), to make the golden files
     the C++ side is tested against, and to run the inference-time ablations of the model card.
-    The semantics are those written down in shared/golden/README.md.
+    The semantics are those written down in notebooks_data/golden/README.md.
 
 What it is not
     Not a copy of any released implementation, and not fast. model_type "deberta-v2" is the
