@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
   app.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
   app.add_option("--panel", args.panel,
-                 "Tab to show: grid, head, distance, equation, predictions, compare, export (model, tokens, ablations: default tab)");
+                 "Tab to show: grid, head, distance, equation, predictions, compare, export, lesson (model, tokens, ablations: default tab)");
   app.add_option("--select", args.select, "Selected layer:head[:query:key]");
   app.add_option("--ablate", args.ablate,
                  "Ablation flags as for `deberta predict`, e.g. \"--terms c2c,c2p --head-mask 1:0 --no-emd\"");
@@ -342,7 +342,7 @@ int main(int argc, char** argv) {
   Eigen::setNbThreads(1);
   Tab start_tab = Tab::Grid;
   if (!args.panel.empty() && !parse_tab(args.panel, &start_tab)) {
-    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, "
+    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, lesson, "
                          "model, tokens, ablations)\n", args.panel.c_str());
     return 2;
   }
