@@ -190,8 +190,9 @@ void DrawLessonPanel(ViewerState& s) {
     ImGui::TextUnformatted("Question");
     ImGui::TextWrapped("%s", st.question.c_str());
     ImGui::SetNextItemWidth(160);
-    const bool enter = ImGui::InputDouble("your answer", &L.given, 0, 0, st.integer ? "%.0f" : "%.4f",
-                                          ImGuiInputTextFlags_EnterReturnsTrue);
+    // The value applies as it is typed (so "check" sees it); Enter also checks.
+    ImGui::InputDouble("your answer", &L.given, 0, 0, st.integer ? "%.0f" : "%.4f");
+    const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
     ImGui::SameLine();
     if (ImGui::Button("check") || enter) L.checked = lesson_answer_ok(st, L.given) ? 1 : -1;
     ImGui::SameLine();
