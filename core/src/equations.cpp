@@ -181,17 +181,20 @@ Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMat
 }
 
 Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& mask_k) {
-  Matrix probs = Matrix::Zero(logits.rows(), logits.cols());
+  Matrix probs(logits.rows(), logits.cols());  // every entry is written below
   for (int64_t i = 0; i < logits.rows(); ++i) {
-    if (mask_q[i] == 0) continue;
+    auto p = probs.row(i);
     double max_logit = -INFINITY;
-    for (int64_t j = 0; j < logits.cols(); ++j)
-      if (mask_k[j] != 0) max_logit = std::max(max_logit, logits(i, j));
-    if (max_logit == -INFINITY) continue;  // no valid key
+    if (mask_q[i] != 0)
+      for (int64_t j = 0; j < logits.cols(); ++j)
+        if (mask_k[j] != 0) max_logit = std::max(max_logit, logits(i, j));
+    if (max_logit == -INFINITY) {  // a padding query, or no valid key
+      p.setZero();
+      continue;
+    }
     double sum = 0;
-    for (int64_t j = 0; j < logits.cols(); ++j)
-      if (mask_k[j] != 0) sum += probs(i, j) = std::exp(logits(i, j) - max_logit);
-    probs.row(i) /= sum;
+    for (int64_t j = 0; j < logits.cols(); ++j) sum += p[j] = mask_k[j] != 0 ? std::exp(logits(i, j) - max_logit) : 0.0;
+    p /= sum;
   }
   return probs;
 }
