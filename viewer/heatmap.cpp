@@ -156,7 +156,9 @@ HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matri
     for (int t = lo; t <= hi; ++t) b = std::max(b, ImGui::CalcTextSize(label(t).c_str()).x);
     const int lo2 = std::max(0, static_cast<int>((w.cx - 0.6f / w.zoom) * C)), hi2 = std::min(C - 1, static_cast<int>((w.cx + 0.6f / w.zoom) * C) + 1);
     for (int t = lo2; t <= hi2; ++t) b = std::max(b, ImGui::CalcTextSize(label(t).c_str()).x);
-    return std::min(b + 6, std::min(size.x, size.y) * 0.35f);
+    b = std::min(b + 6, std::min(size.x, size.y) * 0.35f);
+    // Only when the cells are still a text line tall in what the band leaves (small thumbnails: none).
+    return (std::min(size.x, size.y) - b) * w.zoom / static_cast<float>(std::max(R, C)) >= line * 0.9f ? b : 0.0f;
   };
   float band = band_for(v);
   // A label cut to the band: the index stays, the token name is shortened with "…".
