@@ -16,7 +16,8 @@ mkdir -p "$out"
 cd "$root"  # relative model paths, so the images show no machine-specific folder
 
 bundled=notebooks_data/models/deberta-tiny
-text="In the beginning God created the heaven and the [MASK]."
+# The viewer's default sentence (viewer/lesson.h kDefaultText): 33 tokens, long enough for the log buckets.
+text="In the beginning God created the heaven and the earth. And the earth was without form, and void; and darkness was upon the face of the [MASK]."
 if [[ -n ${SHOT_MODEL:-} ]]; then   # another model directory with a tokenizer
   input=(--model "$SHOT_MODEL" --text "$text")
   sel=2:1:3:2
@@ -47,4 +48,20 @@ shot predictions --panel predictions --select "$sel"
 shot ablations   --panel ablations --crop --select "$sel" --ablate "--terms c2c,c2p --head-mask 0:1"
 shot ablated_grid --panel grid --select "$sel" --ablate "--terms c2c,c2p --head-mask 0:1"
 shot export      --panel export --select "$sel"
+# Task heads (docs/user-guide.md "Task heads"): the shipped sentence-pair classifier without c2p at
+# inference, and the replaced-token-detection strip on the shipped discriminator (or the golden v3_rtd).
+classifier=notebooks_data/models/deberta-tiny-wordnet-match
+if [[ -f $classifier/model.safetensors ]]; then
+  xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" --model "$classifier" --text "throne" \
+    --pair "the chair of state for a monarch" --panel predictions --ablate "--terms c2c,p2c" \
+    --screenshot "$out/classifier_head.png" --frames 5
+fi
+rtd=notebooks_data/models/deberta-tiny-rtd
+if [[ -f $rtd/model.safetensors ]]; then
+  xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" --model "$rtd" --text "the king sat on his banana and ate the throne ." \
+    --panel predictions --screenshot "$out/rtd_head.png" --frames 5
+else
+  xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" --model notebooks_data/golden/v3_rtd --ids 46,30,9,42,15,8,39,44,29,4,36,26 \
+    --panel predictions --screenshot "$out/rtd_head.png" --frames 5
+fi
 echo "make_screenshots: wrote $(ls "$out"/*.png | wc -l) images to $out"

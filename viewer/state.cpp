@@ -67,6 +67,7 @@ const char* tab_name(Tab t) {
     case Tab::Predictions: return "predictions";
     case Tab::Compare: return "compare";
     case Tab::Export: return "export";
+    case Tab::Lesson: return "lesson";
     case Tab::Count: break;
   }
   return "?";
@@ -406,7 +407,8 @@ bool poll_load(ViewerState& s) {
     s.recent.insert(s.recent.begin(), s.loading_path);
     if (s.recent.size() > 8) s.recent.resize(8);
     s.ablation = {};  // switches belong to a model (heads, k)
-    if (s.model->tokenizer && s.text.empty()) s.text = "In the beginning God created the heaven and the [MASK].";
+    // Long enough (33 tokens) that the log buckets and every lesson step have something to show.
+    if (s.model->tokenizer && s.text.empty()) s.text = kDefaultText;
     if (s.model->tokenizer && s.mask_id < 0) s.mask_id = static_cast<int>(s.model->tokenizer->mask_id());
     set_input_from_fields(s);
   } catch (const std::exception& e) {
