@@ -101,6 +101,16 @@ elseif(STEP STREQUAL "cmake")
   # v3_emd: EMD + MLM head; v2_conv_pad: nGiE conv and padding.
   run_consumer(${_build}/deberta_consumer v3_emd)
   run_consumer(${_build}/deberta_consumer v2_conv_pad)
+  # Bad input: a clear error naming the problem and exit code 2, not a crash or a pass.
+  execute_process(COMMAND ${_build}/deberta_consumer ${_golden}/v1_basic no.such.tensor
+                  RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 2 OR NOT _err MATCHES "golden.safetensors: no tensor no.such.tensor")
+    message(FATAL_ERROR "package test: an unknown tensor gave exit ${_rc} and '${_err}'")
+  endif()
+  execute_process(COMMAND ${_build}/deberta_consumer ${WORK}/no-such-case RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 2 OR NOT _err MATCHES "no-such-case")
+    message(FATAL_ERROR "package test: a missing case directory gave exit ${_rc} and '${_err}'")
+  endif()
 
 elseif(STEP STREQUAL "pkgconfig")
   find_program(_pkg_config pkg-config REQUIRED)
