@@ -187,6 +187,33 @@ void DrawPredictionsPanel(ViewerState& s) {
     ImGui::SetTooltip("%s\nquery i = %d '%s' → key j = %d '%s'\nA = %s",
                       hover_map == 0 ? "encoder last layer" : ("EMD pass " + std::to_string(hover_map)).c_str(), hi,
                       token_name(s, hi).c_str(), hj, token_name(s, hj).c_str(), fmt((*maps[hover_map])(hi, hj), 5, false).c_str());
+
+  // What the absolute positions change: each pass minus the encoder's last layer, on one signed scale.
+  if (r.emd_attention_diff.empty() || h >= static_cast<int>(r.emd_attention_diff[0].size())) return;
+  ImGui::NewLine();
+  ImGui::Text("Difference: EMD pass − encoder last layer (head %d)", h);
+  HelpMarker("A_pass(i, j) − A_encoder(i, j): the same layer and weights, queries I_t = H + P instead of H. Red: the "
+             "decoder attends more to key j, blue: less. Rows sum to 0.");
+  std::vector<const deberta::Matrix*> diffs;
+  for (const auto& pass : r.emd_attention_diff) diffs.push_back(&pass[h]);
+  const ColorScale div = ColorScale::diverging(max_abs(diffs));
+  ImGui::Dummy(ImVec2(size + 10, 1));  // under the encoder's map: nothing to subtract there
+  ImGui::SameLine();
+  int hover_diff = -1;
+  for (size_t t = 0; t < diffs.size(); ++t) {
+    ImGui::BeginGroup();
+    ImGui::Text("pass %zu − encoder", t + 1);
+    Overlay ov;
+    ov.highlight = s.hover_token;
+    const HeatmapEvent ev = Heatmap(s, "emd_diff/" + std::to_string(t), *diffs[t], div, ImVec2(size, size), r.generation, ov);
+    if (ev.hovered) hover_diff = static_cast<int>(t), hi = ev.i, hj = ev.j;
+    ImGui::EndGroup();
+    ImGui::SameLine();
+  }
+  ColorBar(s, div, size + ImGui::GetTextLineHeightWithSpacing(), "Δ probability");
+  if (hover_diff >= 0)
+    ImGui::SetTooltip("EMD pass %d − encoder last layer\nquery i = %d '%s' → key j = %d '%s'\nΔA = %s", hover_diff + 1, hi,
+                      token_name(s, hi).c_str(), hj, token_name(s, hj).c_str(), fmt((*diffs[hover_diff])(hi, hj), 5, true).c_str());
 }
 
 }  // namespace viewer

@@ -252,6 +252,16 @@ std::shared_ptr<const Result> Worker::compute(const Request& r, TokenInput input
     out->emd = emd_or_note(m, out->trace, &out->emd_note);
 
   // A task head (classifier, token classifier, RTD discriminator) is the model's own prediction.
+  if (out->emd) {
+    const auto& enc = out->trace.layers.back().attention.probs;
+    for (const auto& pass : out->emd->passes) {
+      std::vector<deberta::Matrix> per_head;
+      for (size_t h = 0; h < pass.attention.probs.size() && h < enc.size(); ++h)
+        per_head.push_back(pass.attention.probs[h] - enc[h]);
+      out->emd_attention_diff.push_back(std::move(per_head));
+    }
+  }
+
   // A bare encoder (no head at all) still shows every map; it simply predicts nothing (MLM branch below).
   const auto heads = deberta::available_heads(m);
   const deberta::HeadKind kind = heads.empty() ? deberta::HeadKind::MLM : heads.front();

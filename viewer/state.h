@@ -84,6 +84,9 @@ struct Result {
   deberta::Ablation ablation;
   deberta::ForwardTrace trace;            ///< full trace under `ablation`, decoder stage run
   std::optional<deberta::EMDTrace> emd;   ///< the EMD's two passes under `ablation` (also when EMD is switched off)
+  /// [pass][head] `[N, N]`: attention probabilities of EMD pass t minus those of the encoder's last
+  /// layer (same weights, queries I_t instead of H): what the absolute positions change. Empty without EMD.
+  std::vector<std::vector<deberta::Matrix>> emd_attention_diff;
   std::string emd_note;                   ///< why there is no EMD (model without absolute positions, ...)
   std::string predict_note;               ///< why there are no predictions (no [MASK], no LM head, ...)
   std::vector<deberta::MaskPrediction> baseline;  ///< the model as trained (default ablation)
