@@ -1,8 +1,9 @@
 // ablation.h — the inference-time switches (`Ablation`) and their parser from text.
 //
-// One parser for everyone: the CLI's flags (`--terms c2c,c2p --head-mask 1:0 ...`), the viewer's
-// `--ablate "..."` and the Python module all turn text into an `Ablation` here, so a switch means
-// the same thing wherever it is typed. What each switch does to the equations: docs/paper-vs-code.md.
+// One parser for the command line and the viewer: the CLI's flags (`--terms c2c,c2p --head-mask 1:0
+// ...`) and the viewer's `--ablate "..."` turn text into an `Ablation` here, so a switch means the
+// same thing wherever it is typed (the Python module fills the same struct from a typed dict).
+// What each switch does to the equations: docs/paper-vs-code.md.
 #pragma once
 
 #include "deberta/config.h"
