@@ -28,6 +28,9 @@ plus the microsoft/DeBERTa names of the EMD / LM head (v2 layout shown):
     encoder.LayerNorm.{weight,bias}              (norm_rel_ebd = layer_norm)
     encoder.conv.conv.{weight [H,H,ks],bias}, encoder.conv.LayerNorm.*  (conv_kernel_size > 0)
     lm_predictions.lm_head.{dense.*, LayerNorm.*, bias}
+Task heads (load_model reads task checkpoints, whose encoder is under "deberta."):
+    mask_predictions.{dense,LayerNorm,classifier}.*   RTD (v3 discriminator)  -> rtd.logits
+    pooler.dense.*, classifier.*                      sequence classification -> cls.pooled, cls.logits
 
 Notation: N = sequence length, H = hidden size, h = heads, d = H / h, k = half the number of
 rows of the relative table. Query axis i, key axis j. Shapes in comments omit the batch axis B
