@@ -18,6 +18,15 @@ files with `deberta_torch.py --check-golden`), batched over heads as the referen
 like ours runs the MLM head at the masked positions only; Hugging Face's DebertaV2ForMaskedLM
 decodes every position (more work than either).
 
+With --transformers DIR (a directory holding the `transformers/` package of v4.27, e.g. extracted
+from the mirror with `git --git-dir /work/.mirror/xiaojunjun65+transformers-mlu_4.27.1/repo archive
+HEAD src/transformers | tar -x -C /tmp/hf`), Hugging Face's own modeling code is timed too:
+`DebertaV2ForMaskedLM` / `DebertaForMaskedLM` (the reference's masked-LM forward: encoder, then
+the head at every position) and the bare encoder `DebertaV2Model` / `DebertaModel`, in float64
+(default dtype float64, model .double(), eval, no_grad). Its imports that Debian cannot satisfy
+(huggingface_hub, the fork's torch_mlu, the dependency version check) are replaced by empty
+modules at run time; the modeling files are used as they are.
+
 After the table it prints, from the same run, the two ratios issue 17 sets floors on: C++ at
 2 threads vs 1 thread, and torch / C++ at 2 threads.
 """
@@ -65,6 +74,60 @@ def torch_forward_ms(preset, n, threads, repeat):
     return statistics.median(times)
 
 
+def import_transformers(src):
+    """Imports transformers' DeBERTa modeling code from `src` with empty stand-ins for the imports
+    the forward pass never uses (see the module docstring). Returns (v1 module, v2 module)."""
+    import importlib
+    import types
+
+    class Empty(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return type(name, (Exception,), {})  # a name imported at load time and never called
+
+    for root, subs in (("huggingface_hub", ("utils", "file_download", "constants")), ("torch_mlu", ())):
+        try:
+            importlib.import_module(root)
+        except ImportError:
+            for name in (root,) + tuple(f"{root}.{s}" for s in subs):
+                sys.modules[name] = Empty(name)
+    sys.modules["transformers.dependency_versions_check"] = types.SimpleNamespace(dep_version_check=lambda *a, **k: None)
+    sys.path.insert(0, src)
+    from transformers.models.deberta import modeling_deberta as v1
+    from transformers.models.deberta_v2 import modeling_deberta_v2 as v2
+    return v1, v2
+
+
+def hf_forward_ms(hf, preset, n, threads, repeat):
+    """Median ms of Hugging Face's masked-LM forward and of its bare encoder, float64."""
+    v1, v2 = hf
+    torch.set_num_threads(threads)
+    torch.set_default_dtype(torch.float64)
+    d = dict(PRESETS[preset], relative_attention=True, max_position_embeddings=512, layer_norm_eps=1e-7,
+             hidden_act="gelu")
+    is_v1 = d.pop("model_type") == "deberta"
+    d["pos_att_type"] = ["c2p", "p2c"] if is_v1 else ["p2c", "c2p"]
+    mod = v1 if is_v1 else v2
+    cfg = mod.DebertaConfig(**d) if is_v1 else mod.DebertaV2Config(**d)
+    torch.manual_seed(1)
+    ids = torch.randint(0, cfg.vocab_size, (1, n))
+    out = []
+    for cls in ((mod.DebertaForMaskedLM, mod.DebertaModel) if is_v1 else (mod.DebertaV2ForMaskedLM, mod.DebertaV2Model)):
+        model = cls(cfg).double().eval()
+        times = []
+        with torch.no_grad():
+            for r in range(repeat + 1):
+                t0 = time.perf_counter()
+                model(input_ids=ids)
+                if r:
+                    times.append(1e3 * (time.perf_counter() - t0))
+        out.append(statistics.median(times))
+        del model
+    torch.set_default_dtype(torch.float32)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--deberta", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin", "deberta"))
@@ -73,11 +136,16 @@ def main():
     ap.add_argument("--seqs", default="16,128,512")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--json", help="also write the rows to this JSON file")
+    ap.add_argument("--transformers", help="directory holding transformers v4.27's `transformers/` package: time "
+                                           "Hugging Face's modeling code too")
     args = ap.parse_args()
+    hf = import_transformers(args.transformers) if args.transformers else None
     rows = []
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| model | N | threads | C++ median ms | C++ GFLOP/s | GEMM GFLOP/s | roofline eff. | peak RSS MB | torch ms | torch / C++ |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    hf_head = " HF MLM ms | HF MLM / C++ | HF encoder ms | HF encoder / C++ |" if hf else ""
+    print("| model | N | threads | C++ median ms | C++ GFLOP/s | GEMM GFLOP/s | roofline eff. | peak RSS MB | torch ms | "
+          "torch / C++ |" + hf_head)
+    print("|---" * (10 + (4 if hf else 0)) + "|")
     for preset in args.presets.split(","):
         for n in map(int, args.seqs.split(",")):
             for t in map(int, args.threads.split(",")):
@@ -86,18 +154,25 @@ def main():
                 c = json.loads(out.stdout)
                 tms = torch_forward_ms(preset, n, t, args.repeat)
                 row = dict(c, torch_ms=tms, ratio=tms / c["median_ms"])
+                extra = ""
+                if hf:
+                    row["hf_mlm_ms"], row["hf_encoder_ms"] = hf_forward_ms(hf, preset, n, t, args.repeat)
+                    extra = (f" {row['hf_mlm_ms']:.1f} | {row['hf_mlm_ms'] / c['median_ms']:.2f} | "
+                             f"{row['hf_encoder_ms']:.1f} | {row['hf_encoder_ms'] / c['median_ms']:.2f} |")
                 rows.append(row)
                 print(f"| {preset} | {n} | {t} | {c['median_ms']:.1f} | {c['gflops']:.1f} | {c['gemm_gflops']:.1f} | "
-                      f"{c['roofline_efficiency']:.2f} | {c['peak_rss_mb']:.0f} | {tms:.1f} | {tms / c['median_ms']:.2f} |",
-                      flush=True)
+                      f"{c['roofline_efficiency']:.2f} | {c['peak_rss_mb']:.0f} | {tms:.1f} | {tms / c['median_ms']:.2f} |"
+                      + extra, flush=True)
     print()
     by = {(r["model"], r["seq"], r["threads"]): r for r in rows}
     for preset in args.presets.split(","):
         for n in map(int, args.seqs.split(",")):
             one, two = by.get((preset, n, 1)), by.get((preset, n, 2))
             if one and two:
+                hf_text = (f"; HF MLM / C++ {two['hf_mlm_ms'] / two['median_ms']:.2f}x, HF encoder / C++ "
+                           f"{two['hf_encoder_ms'] / two['median_ms']:.2f}x" if "hf_mlm_ms" in two else "")
                 print(f"{preset} N = {n}: C++ 2 threads vs 1: {one['median_ms'] / two['median_ms']:.2f}x; "
-                      f"torch / C++ at 2 threads: {two['ratio']:.2f}x")
+                      f"torch / C++ at 2 threads: {two['ratio']:.2f}x" + hf_text)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         json.dump({"machine": platform.processor() or platform.machine(), "rows": rows}, open(args.json, "w"), indent=1)
