@@ -2,12 +2,15 @@
 #include "test_util.h"
 
 #include "deberta/config.h"
+#include "deberta/model.h"
 #include "deberta/safetensors.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace deberta;
 
@@ -178,6 +181,19 @@ TEST_SUITE("config") {
     j = base;
     j["position_buckets"] = 1;
     refuses(j, "position_buckets = 1");
+    j = base;  // m − 1 = b / 2: the bucket formula divides by log(1) (found by crosscheck/hf_random.py)
+    j["relative_attention"] = true;
+    j["position_buckets"] = 8;
+    j["max_relative_positions"] = 5;
+    refuses(j, "divide by log");
+    j["max_relative_positions"] = 6;
+    CHECK(parse_config(j, "config.json").max_relative_positions == 6);
+    j = base;  // conv_groups is read only by the conv layer: without one it may be anything (as in HF)
+    j["conv_kernel_size"] = 0;
+    j["conv_groups"] = 7;
+    CHECK(parse_config(j, "config.json").conv_kernel_size == 0);
+    j["conv_kernel_size"] = 3;
+    refuses(j, "conv_groups = 7 must divide");
     j = base;
     j["attention_head_size"] = int64_t{1} << 22;
     j["num_attention_heads"] = 64;
@@ -212,5 +228,24 @@ TEST_SUITE("config") {
     j["hidden_size"] = 32.5;
     refuses(j, "'hidden_size' must be an integer");
     CHECK_THROWS_WITH_AS(load_config("/nonexistent/config.json"), doctest::Contains("cannot open"), Error);
+  }
+
+  TEST_CASE("a v1 checkpoint listing p2p loads without p2p projections (HF writes them only for c2p / p2c)") {
+    // Found by notebooks_data/crosscheck/hf_random.py: pos_att_type "c2p|p2p" in a Hugging Face v1
+    // checkpoint has pos_proj (c2p) but no pos_q_proj; HF never computes p2p, only counts it in the scale.
+    namespace fs = std::filesystem;
+    const fs::path src = test::source_path("notebooks_data/golden/v1_c2p_only");
+    const fs::path dir = fs::temp_directory_path() / "deberta_v1_p2p_listed";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(src / "model.safetensors", dir / "model.safetensors");
+    json cfg = json::parse(std::ifstream(src / "config.json"));
+    cfg["pos_att_type"] = "c2p|p2p";
+    std::ofstream(dir / "config.json") << cfg.dump();
+    const Model m = load_model(dir.string());
+    CHECK(m.weights.layers[0].attention.pos_query.empty());
+    CHECK(!m.weights.layers[0].attention.pos_key.empty());
+    CHECK(m.config.reference_scale_factor() == 3.0);  // v1: 1 + len(["c2p", "p2p"])
+    fs::remove_all(dir);
   }
 }

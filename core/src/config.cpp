@@ -298,7 +298,7 @@ ModelConfig parse_config(const json& j, const std::string& source) {
     if (c.conv_kernel_size > 0 && c.conv_kernel_size % 2 == 0)
       throw Error(source + ": conv_kernel_size must be odd (the reference pads (k-1)/2 on both sides), found " +
                   std::to_string(c.conv_kernel_size));
-    if (c.conv_groups < 1 || c.hidden_size % c.conv_groups != 0)
+    if (c.conv_kernel_size > 0 && (c.conv_groups < 1 || c.hidden_size % c.conv_groups != 0))  // unread without a conv layer
       throw Error(source + ": conv_groups = " + std::to_string(c.conv_groups) + " must divide hidden_size " +
                   std::to_string(c.hidden_size));
   } else {
@@ -350,6 +350,10 @@ ModelConfig parse_config(const json& j, const std::string& source) {
                 " (2k table rows) is implausibly large");
   if (c.log_buckets() && c.max_relative_positions < 2)
     throw Error(source + ": position_buckets needs max_relative_positions >= 2");
+  if (c.log_buckets() && c.max_relative_positions - 1 == c.position_buckets / 2)
+    throw Error(source + ": max_relative_positions - 1 = position_buckets / 2 = " + std::to_string(c.position_buckets / 2) +
+                ": the log buckets divide by log((max_relative_positions - 1) / (position_buckets / 2)) = log(1) = 0 "
+                "(the reference writes INT64_MIN); choose another max_relative_positions");
   parse_task_keys(r, &c);  // after the encoder keys: their errors come first
   return c;
 }

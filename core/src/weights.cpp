@@ -124,9 +124,14 @@ AttentionWeights read_attention(WeightReader& r, const ModelConfig& c, const std
   const int64_t H = c.hidden_size, A = c.num_attention_heads * c.d_head();
   const double eps = c.layer_norm_eps;
   AttentionWeights a;
-  const bool want_pos_key = c.relative_attention && (c.uses("c2p") || c.uses("p2p"));
-  const bool want_pos_query = c.relative_attention && (c.uses("p2c") || c.uses("p2p"));
+  // c2p needs K_r's projection, p2c Q_r's. A listed "p2p" does not require them: Hugging Face
+  // creates them only for c2p / p2c (and never computes p2p); microsoft's layout also writes them
+  // for p2p, so they are read when present (the project's +p2p switch needs both).
+  const bool rel = c.relative_attention, p2p_listed = rel && c.uses("p2p");
+  auto want = [&](bool term, const std::string& name) { return (rel && term) || (p2p_listed && r.has(name + ".weight")); };
   if (c.version == ModelVersion::V1) {
+    const bool want_pos_key = want(c.uses("c2p"), p + "attention.self.pos_proj");
+    const bool want_pos_query = want(c.uses("p2c"), p + "attention.self.pos_q_proj");
     const Matrix in_proj = r.matrix(p + "attention.self.in_proj.weight", 3 * A, H);
     a.query.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 0);
     a.key.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 1);
@@ -144,8 +149,10 @@ AttentionWeights read_attention(WeightReader& r, const ModelConfig& c, const std
         a.pos_key = a.key;
         a.pos_query = a.query;
       } else {
-        if (c.uses("c2p")) a.pos_key = r.linear(p + "attention.self.pos_key_proj", A, H, true);
-        if (c.uses("p2c")) a.pos_query = r.linear(p + "attention.self.pos_query_proj", A, H, true);
+        if (want(c.uses("c2p"), p + "attention.self.pos_key_proj"))
+          a.pos_key = r.linear(p + "attention.self.pos_key_proj", A, H, true);
+        if (want(c.uses("p2c"), p + "attention.self.pos_query_proj"))
+          a.pos_query = r.linear(p + "attention.self.pos_query_proj", A, H, true);
       }
     }
   }
