@@ -51,7 +51,9 @@ TensorMap dump_at(const Model& model, const Inputs& in, const Ablation& a, const
 // differing index and both values.
 void check_bitwise(const TensorMap& a, const TensorMap& b, const std::string& what) {
   REQUIRE(a.size() == b.size());
-  for (const auto& [name, ta] : a) {
+  for (const auto& entry : a) {  // no structured bindings: clang 14 refuses them inside doctest's macros
+    const std::string& name = entry.first;
+    const Tensor& ta = entry.second;
     const auto it = b.find(name);
     REQUIRE_MESSAGE(it != b.end(), what << ": tensor " << name << " missing");
     const Tensor& tb = it->second;
@@ -118,9 +120,10 @@ TEST_SUITE("equations") {
       return m;
     };
     // (in, out): tiny, xsmall and base projections and feed-forward; N from 1 to 512.
-    for (auto [in, out] : std::vector<std::pair<int64_t, int64_t>>{
+    for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{
              {128, 128}, {128, 512}, {512, 128}, {384, 384}, {384, 1536}, {1536, 384}, {768, 768}, {768, 3072}, {3072, 768}})
       for (int64_t n : {1, 5, 16, 37, 128, 511}) {
+        const int64_t in = shape.first, out = shape.second;
         const Linear layer{random(out, in), random(out, 1).col(0)};
         const Matrix x = random(n, in);
         const Matrix plain = layer.apply(x);
