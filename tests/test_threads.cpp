@@ -59,7 +59,8 @@ void check_bitwise(const TensorMap& a, const TensorMap& b, const std::string& wh
     const Tensor& tb = it->second;
     REQUIRE_MESSAGE(ta.shape == tb.shape, what << ": " << name << " shape " << ta.shape_string() << " vs " << tb.shape_string());
     const bool same = ta.f.size() == tb.f.size() && ta.i == tb.i &&
-                      std::memcmp(ta.f.data(), tb.f.data(), ta.f.size() * sizeof(double)) == 0;
+                      (ta.f.empty() ||  // integer tensors: no float data (memcmp of a null pointer is UB)
+                       std::memcmp(ta.f.data(), tb.f.data(), ta.f.size() * sizeof(double)) == 0);
     if (!same) {
       int64_t k = 0;
       while (k < static_cast<int64_t>(ta.f.size()) && std::memcmp(&ta.f[k], &tb.f[k], sizeof(double)) == 0) ++k;
