@@ -35,13 +35,7 @@ TEST_SUITE("cli") {
   }
 
   TEST_CASE("bad input exits 1 with one line naming the file and the problem") {
-    auto fails = [](const std::string& args, const char* needle) {
-      CAPTURE(args);
-      const test::CliRun r = test::run_cli(args);
-      CHECK(r.exit_code == 1);
-      CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
-      CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
-    };
+    const auto fails = test::check_fails_in_one_line;
     const std::string v3 = test::source_path("notebooks_data/golden/v3_emd");
     fails("dump --model /nonexistent/model --ids 1,2 --out /tmp/x.safetensors", "/nonexistent/model: no such file");
     fails("dump --model /tmp --ids 1,2 --out /tmp/x.safetensors", "has no weights");

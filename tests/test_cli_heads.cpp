@@ -229,13 +229,7 @@ TEST_SUITE("cli") {
   }
 
   TEST_CASE("head errors exit 1 with one line") {
-    auto fails = [](const std::string& args, const char* needle) {
-      CAPTURE(args);
-      const test::CliRun r = test::run_cli(args);
-      CHECK(r.exit_code == 1);
-      CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
-      CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
-    };
+    const auto fails = test::check_fails_in_one_line;
     fails("classify --model " + golden("v3_rtd") + kRtdIds, "has no classifier head");
     fails("rtd --model " + golden("v2_cls_nli") + kNliIds, "has no replaced-token detection head");
     fails("predict --head tokcls --model " + golden("v2_cls_nli") + kNliIds, "it has: cls");

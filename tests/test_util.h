@@ -107,6 +107,16 @@ inline CliRun run_cli(const std::string& args) {
   return r;
 }
 
+/// `deberta ARGS` must fail the way every refused input fails: exit code 1 and exactly one line of
+/// output that contains `needle`.
+inline void check_fails_in_one_line(const std::string& args, const char* needle) {
+  CAPTURE(args);
+  const CliRun r = run_cli(args);
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+}
+
 /// The message of the deberta::Error `fn` throws, or "(no error)".
 inline std::string error_of(const std::function<void()>& fn) {
   try {
