@@ -41,12 +41,17 @@ RelativePositionRule parse_relative_position_rule(const std::string& key) {
 IndexMatrix relative_positions(int64_t n_query, int64_t n_key, const ModelConfig& config, RelativePositionRule rule) {
   const int64_t m = config.max_relative_positions;
   const bool clamp_first = config.log_buckets() && rule == RelativePositionRule::Microsoft;
+  // The value depends on i − j only: evaluate each of the N_q + N_k − 1 distances once, then fill.
+  const int64_t lowest = -(n_key - 1);
+  std::vector<int64_t> by_distance(static_cast<size_t>(std::max<int64_t>(n_query + n_key - 1, 0)));
+  for (size_t k = 0; k < by_distance.size(); ++k) {
+    const int64_t d = lowest + static_cast<int64_t>(k);
+    const int64_t r = clamp_first ? std::clamp<int64_t>(d, -(m - 1), m - 1) : d;
+    by_distance[k] = config.log_buckets() ? log_bucket_position(r, config.position_buckets, m) : r;
+  }
   IndexMatrix rel(n_query, n_key);
   for (int64_t i = 0; i < n_query; ++i)
-    for (int64_t j = 0; j < n_key; ++j) {
-      const int64_t r = clamp_first ? std::clamp<int64_t>(i - j, -(m - 1), m - 1) : i - j;
-      rel(i, j) = config.log_buckets() ? log_bucket_position(r, config.position_buckets, m) : r;
-    }
+    for (int64_t j = 0; j < n_key; ++j) rel(i, j) = by_distance[static_cast<size_t>(i - j - lowest)];
   return rel;
 }
 
