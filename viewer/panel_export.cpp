@@ -117,12 +117,7 @@ std::string export_trace(const ViewerState& s, const std::string& path) {
     // mlm.* only where the model has a masked-LM head (a classifier's input may still hold [MASK]),
     // as `deberta dump` on the exported inputs computes them.
     const std::vector<int64_t> positions = r.model->model.weights.lm_head ? r.input.mask_positions : std::vector<int64_t>{};
-    // The decoder stage (emd.*) only with something to decode, as `deberta dump` runs it: the panels
-    // show the EMD for every input, the exported trace keeps it when there are masked positions.
-    deberta::ForwardTrace without_decoder;
-    if (positions.empty() && r.trace.emd) without_decoder = r.trace, without_decoder.emd.reset();
-    const deberta::ForwardTrace& trace = without_decoder.layers.empty() ? r.trace : without_decoder;
-    const deberta::TensorMap t = deberta::trace_to_tensors(r.model->model, trace, positions);
+    const deberta::TensorMap t = deberta::trace_to_tensors(r.model->model, r.trace, positions);
     deberta::write_safetensors(path, t,
                                {{"format", "deberta dump"}, {"model", r.model->model.directory},
                                 {"ablation", r.ablation.describe(r.model ? &r.model->model.config : nullptr)}, {"written_by", "deberta-viewer"}});

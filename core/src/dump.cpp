@@ -89,7 +89,7 @@ TensorMap trace_to_tensors(const Model& model, const ForwardTrace& trace, const 
     if (trace.layers[l].output_pre_conv.size() > 0)
       out[p + "output_pre_conv"] = Tensor::from_matrix(trace.layers[l].output_pre_conv);
   }
-  if (trace.emd) {
+  if (trace.emd && !masked_positions.empty()) {  // the decoder stage exists to decode masked positions
     const EMDTrace& e = *trace.emd;
     out["emd.position_embeddings"] = Tensor::from_matrix(e.position_embeddings);
     out["emd.kv_states"] = Tensor::from_matrix(e.kv_states);

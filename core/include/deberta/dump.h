@@ -20,7 +20,7 @@ std::vector<int64_t> masked_positions_from_tensors(const TensorMap& tensors, con
 /// Converts a trace to golden tensors: inputs (`[1, N]` I64), `embedding_output [N, H]`,
 /// `rel_embeddings [2k, H]`, `rel_pos`/`c2p_row`/`p2c_row` `[N, N]` I64, per layer
 /// `layer.{l}.c2c|c2p|p2c|p2p|attn_logits|attn_probs` `[h, N, N]` (those computed at the trace
-/// level) and `layer.{l}.output [N, H]`, `layer.0.output_pre_conv`; with the EMD `emd.*`; with
+/// level) and `layer.{l}.output [N, H]`, `layer.0.output_pre_conv`; with the EMD and masked positions `emd.*`; with
 /// masked positions `mlm.masked_positions [M]`, `mlm.logits [N, V]` (only
 /// when `full_logits`) and `mlm.masked_logits [M, V]`; the task heads the model has
 /// (`head_tensors`, heads.h): `rtd.logits [N]`, `cls.pooled [P]`, `cls.logits [C]`,
