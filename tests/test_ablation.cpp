@@ -5,6 +5,7 @@
 #include "deberta/config.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/safetensors.h"
 
 #include <doctest/doctest.h>

@@ -6,6 +6,7 @@
 #include "deberta/analysis.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/safetensors.h"
 #include "deberta/tokenizer.h"
 

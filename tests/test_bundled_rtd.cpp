@@ -9,6 +9,7 @@
 
 #include "deberta/heads.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/safetensors.h"
 #include "deberta/tokenizer.h"
 

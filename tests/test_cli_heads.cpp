@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "deberta/heads.h"
+#include "deberta/model_io.h"
 #include "deberta/safetensors.h"
 #include "deberta/tokenizer.h"
 

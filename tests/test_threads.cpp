@@ -9,6 +9,7 @@
 #include "deberta/bench.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/threading.h"
 #include "test_util.h"
 

@@ -3,6 +3,7 @@
 
 #include "deberta/dump.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/safetensors.h"
 #include "deberta/tensor.h"
 

@@ -3,6 +3,7 @@
 
 #include "deberta/ablation.h"
 #include "deberta/finite.h"  // parse_int_list (the CLI's parser, so the viewer reads ids the same way)
+#include "deberta/model_io.h"
 
 #include <GL/gl.h>
 

@@ -1,6 +1,7 @@
 #include "cli_common.h"
 
 #include "deberta/analysis.h"
+#include "deberta/model_io.h"
 
 #include <unistd.h>
 

@@ -12,6 +12,7 @@
 #include "deberta/dump.h"
 #include "deberta/finite.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/safetensors.h"
 #include "deberta/tokenizer.h"
 

@@ -16,6 +16,7 @@
 // Duplicate keys in the state dict: the last one wins, as in Python's dict and torch.load.
 #include "deberta/checkpoint.h"
 #include "deberta/file_limits.h"
+#include "deberta/model_io.h"
 #include "pickle.h"
 
 #include <zip.h>

@@ -1,3 +1,5 @@
+#include "deberta/model_io.h"
+
 #include "deberta/checkpoint.h"
 #include "deberta/model.h"
 #include "deberta/safetensors.h"

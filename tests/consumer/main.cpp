@@ -9,6 +9,7 @@
 // `layer.{L-1}.output [N, H]`. Exit 0 when max |ours − expected| ≤ 1e-10 (the golden tolerance of
 // tests/test_golden.cpp), 1 when larger, 2 on any error (message on stderr).
 #include <deberta/dump.h>
+#include <deberta/model_io.h>
 #include <deberta/safetensors.h>
 
 #include <cmath>

@@ -8,6 +8,7 @@
 
 #include "deberta/equations.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/tokenizer.h"
 
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN

@@ -1,7 +1,7 @@
 // checkpoint.h — reader of PyTorch `torch.save` state dicts (pytorch_model.bin).
 #pragma once
 
-#include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/tensor.h"
 
 #include <string>

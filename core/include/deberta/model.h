@@ -11,7 +11,6 @@
 #include "deberta/tensor.h"
 #include "deberta/weights.h"
 
-#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,18 +26,6 @@ struct Model {
   std::string directory;     ///< folder holding config.json
   std::string weights_path;  ///< the weights file that was read
 };
-
-/// Progress of a long load: bytes (or steps) done of total. May be empty.
-using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
-
-/// Loads `path`: a model directory (config.json + model.safetensors or pytorch_model.bin,
-/// safetensors preferred) or a weights file whose folder holds config.json.
-/// Errors: no config.json, no weights file, and everything `load_config` / the readers /
-/// `map_weights` raise — each naming the file.
-Model load_model(const std::string& path, const ProgressFn& progress = {});
-
-/// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader).
-TensorMap read_weights_file(const std::string& path, const ProgressFn& progress = {});
 
 /// Threads used by the forward pass: its tasks (threading.h: column blocks of the products, heads,
 /// rows) run on this many OpenMP threads; the numbers do not depend on it. Default: all cores.
