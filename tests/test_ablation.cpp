@@ -167,6 +167,58 @@ TEST_SUITE("ablation") {
     CHECK(first_affected_layer(c.model, a, b) == 0);
   }
 
+  TEST_CASE("position projections computed once per sequence equal each layer projecting its own rows") {
+    for (const char* name : {"v2_conv_pad", "v3_emd", "v1_basic"}) {
+      CAPTURE(name);
+      const Case c = load_case(name);
+      const ForwardTrace once = forward(c.model, c.inputs, {}, TraceLevel::Full, true);
+      CHECK(once.context.K_r.size() == static_cast<size_t>(c.model.config.num_hidden_layers));
+      SequenceContext own = once.context;  // the same context without the projections
+      own.K_r.clear(), own.Q_r.clear();
+      for (size_t l = 0; l < once.layers.size(); ++l) {
+        const Matrix& x = l == 0 ? once.embedding_output : once.layers[l - 1].output;
+        const AttentionTrace a = disentangled_attention(c.model, static_cast<int64_t>(l), x, x, own, TraceLevel::Full);
+        const AttentionTrace& b = once.layers[l].attention;
+        CHECK(a.K_r == b.K_r);
+        CHECK(a.Q_r == b.Q_r);
+        CHECK(a.logits == b.logits);
+        CHECK(a.context == b.context);
+      }
+    }
+  }
+
+  TEST_CASE("a rerun keeps the projections of unchanged rows and projects the ones a term toggle needs") {
+    const Case c = load_case("v3_emd");
+    Ablation no_c2p;
+    no_c2p.c2p = false;
+    ForwardTrace t = forward(c.model, c.inputs, no_c2p, TraceLevel::Probs, true);
+    CHECK(t.context.K_r[0].size() == 0);  // c2p off: no K_r projected
+    const Matrix kept = t.context.Q_r[0];
+    rerun_from(c.model, &t, {}, 0);  // c2p back on: K_r projected, Q_r kept
+    CHECK(t.context.K_r[0].size() > 0);
+    CHECK(t.context.Q_r[0] == kept);
+    const ForwardTrace fresh = forward(c.model, c.inputs, {}, TraceLevel::Probs, true);
+    CHECK(t.context.K_r == fresh.context.K_r);
+    CHECK(same_layers(t, fresh));
+    CHECK(t.decoder_output() == fresh.decoder_output());
+    rerun_from(c.model, &t, no_c2p, 0);  // off again: K_r kept though unread, the maps as a fresh run
+    CHECK(t.context.K_r == fresh.context.K_r);
+    const ForwardTrace fresh_off = forward(c.model, c.inputs, no_c2p, TraceLevel::Full, true);
+    CHECK(same_layers(t, fresh_off));
+    ForwardTrace full_off = forward(c.model, c.inputs, {}, TraceLevel::Full, true);
+    rerun_from(c.model, &full_off, no_c2p, 0);
+    CHECK(full_off.layers[1].attention.K_r.size() == 0);  // the trace shows no K_r for an off term
+    CHECK(full_off.layers[1].attention.c2p.empty());
+    CHECK(full_off.layers[1].attention.logits == fresh_off.layers[1].attention.logits);
+    Ablation window;
+    window.max_relative_positions = 2;  // other rows: everything projected anew
+    rerun_from(c.model, &t, window, 0);
+    const ForwardTrace fresh_window = forward(c.model, c.inputs, window, TraceLevel::Probs, true);
+    CHECK(t.context.row_lo == fresh_window.context.row_lo);
+    CHECK(t.context.Q_r == fresh_window.context.Q_r);
+    CHECK(same_layers(t, fresh_window));
+  }
+
   TEST_CASE("the scale switches: sqrt(3d) and rescale to the active terms") {
     const Case c = load_case("v1_c2p_only");  // trained with factor 2 (c2p only)
     Ablation a;

@@ -100,7 +100,8 @@ double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_em
   }
   const bool c2p = c.has_c2p(), p2c = c.has_p2c();
   double layer = 3 * 2 * N * H * A;              // Q_c, K_c, V_c
-  layer += (c2p ? 2 * R * H * A : 0) + (p2c ? 2 * R * H * A : 0);  // K_r, Q_r (rows used only)
+  const double positions = (c2p ? 2 * R * H * A : 0) + (p2c ? 2 * R * H * A : 0);  // K_r, Q_r (rows used only)
+  layer += positions;
   layer += 2 * N * N * A;                        // c2c
   layer += (c2p ? 2 * N * R * A : 0) + (p2c ? 2 * N * R * A : 0);  // c2p, p2c before the gather
   layer += 2 * N * N * A;                        // context = probs · V_c
@@ -109,7 +110,8 @@ double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_em
   double total = c.num_hidden_layers * layer;
   if (E != H) total += 2 * N * E * H;
   if (c.conv_kernel_size > 0) total += 2 * N * H * (H / c.conv_groups) * c.conv_kernel_size;
-  if (with_emd) total += 2 * layer;              // the shared last layer, twice
+  // The shared last layer, twice; its K_r / Q_r are the encoder's (project_positions).
+  if (with_emd) total += 2 * (layer - positions);
   total += static_cast<double>(masked) * (2 * H * H + 2 * H * V);  // MLM head at masked positions
   return total;
 }

@@ -207,7 +207,12 @@ Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& 
 Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
 
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  return layer_norm(parallel_linear(dense, x) + residual, norm);
+  Matrix y = parallel_linear(dense, x);
+  // + residual, elementwise: split by rows across threads like the LayerNorm after it.
+  for_row_ranges(y.rows(), [&](int64_t first, int64_t last) {
+    y.middleRows(first, last - first) += residual.middleRows(first, last - first);
+  }, 16);
+  return layer_norm(y, norm);
 }
 
 Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {

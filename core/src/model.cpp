@@ -83,13 +83,47 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   return s;
 }
 
-HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t d) {
+void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous) {
+  const ResolvedAttention& r = seq->attention;
+  const int64_t L = model.config.num_hidden_layers;
+  seq->K_r.assign(L, Matrix());
+  seq->Q_r.assign(L, Matrix());
+  if (seq->row_hi < seq->row_lo) return;
+  const bool same_rows = previous && previous->row_lo == seq->row_lo && previous->row_hi == seq->row_hi &&
+                         static_cast<int64_t>(previous->K_r.size()) == L && static_cast<int64_t>(previous->Q_r.size()) == L;
+  const Matrix rows = seq->rel_table.middleRows(seq->row_lo, seq->row_hi - seq->row_lo + 1);
+  std::vector<LinearJob> jobs;
+  // A projection of the same rows is taken over even when no term reads it now, so that switching
+  // the term back on costs no product.
+  auto project = [&](bool needed, const Linear& w, Matrix* kept, Matrix* out) {
+    if (kept && kept->size() > 0)
+      *out = std::move(*kept);
+    else if (needed)
+      jobs.push_back({&w, &rows, out});
+  };
+  for (int64_t l = 0; l < L; ++l) {
+    const AttentionWeights& w = model.weights.layers[l].attention;
+    project(r.c2p || r.p2p, w.pos_key, same_rows ? &previous->K_r[l] : nullptr, &seq->K_r[l]);
+    project(r.p2c || r.p2p, w.pos_query, same_rows ? &previous->Q_r[l] : nullptr, &seq->Q_r[l]);
+  }
+  parallel_linears(jobs);
+}
+
+namespace {
+// Head `head`'s columns of the five projections (position ones may be empty).
+HeadProjections slice_head(const Matrix& Q_c, const Matrix& K_c, const Matrix& V_c, const Matrix& Q_r,
+                           const Matrix& K_r, int64_t row_offset, int64_t head, int64_t d) {
   HeadProjections p;
-  p.Q_c = t.Q_c.middleCols(head * d, d), p.K_c = t.K_c.middleCols(head * d, d), p.V_c = t.V_c.middleCols(head * d, d);
-  if (t.Q_r.size() > 0) p.Q_r = t.Q_r.middleCols(head * d, d);
-  if (t.K_r.size() > 0) p.K_r = t.K_r.middleCols(head * d, d);
-  p.row_offset = t.row_offset;
+  p.Q_c = Q_c.middleCols(head * d, d), p.K_c = K_c.middleCols(head * d, d), p.V_c = V_c.middleCols(head * d, d);
+  if (Q_r.size() > 0) p.Q_r = Q_r.middleCols(head * d, d);
+  if (K_r.size() > 0) p.K_r = K_r.middleCols(head * d, d);
+  p.row_offset = row_offset;
   return p;
+}
+}  // namespace
+
+HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t d) {
+  return slice_head(t.Q_c, t.K_c, t.V_c, t.Q_r, t.K_r, t.row_offset, head, d);
 }
 
 HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq) {
@@ -132,16 +166,21 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   const int64_t heads = c.num_attention_heads, d = c.d_head();
   AttentionTrace t;
   // eq. 4's projections: content of every token, position of only the table rows this sequence
-  // reads. Five products, run as one set of tasks (threading.h).
+  // reads — projected once per sequence when `project_positions` ran (the context's K_r / Q_r),
+  // else here. The products run as one set of tasks (threading.h).
   std::vector<LinearJob> projections = {{&w.query, &query, &t.Q_c}, {&w.key, &kv, &t.K_c}, {&w.value, &kv, &t.V_c}};
   t.row_offset = seq.row_lo;
+  const bool projected = layer < static_cast<int64_t>(seq.K_r.size()) && layer < static_cast<int64_t>(seq.Q_r.size());
   Matrix rows;
-  if (seq.row_hi >= seq.row_lo) {
+  if (seq.row_hi >= seq.row_lo && !projected) {
     rows = seq.rel_table.middleRows(seq.row_lo, seq.row_hi - seq.row_lo + 1);
     if (r.c2p || r.p2p) projections.push_back({&w.pos_key, &rows, &t.K_r});
     if (r.p2c || r.p2p) projections.push_back({&w.pos_query, &rows, &t.Q_r});
   }
   parallel_linears(projections);
+  const Matrix none;
+  const Matrix& K_r = !projected ? t.K_r : r.c2p || r.p2p ? seq.K_r[layer] : none;
+  const Matrix& Q_r = !projected ? t.Q_r : r.p2c || r.p2p ? seq.Q_r[layer] : none;
 
   const bool full = level == TraceLevel::Full;
   const bool keep_probs = level != TraceLevel::None;
@@ -149,10 +188,11 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   t.c2c = sized(full && r.c2c), t.c2p = sized(full && r.c2p), t.p2c = sized(full && r.p2c), t.p2p = sized(full && r.p2p);
   t.logits = sized(full);
   t.probs = sized(keep_probs);
-  t.context = Matrix::Zero(query.rows(), heads * d);
+  t.context.resize(query.rows(), heads * d);  // every column is written by its head below
   // The heads are independent: one task each, writing only its own maps and context columns.
   run_tasks(heads, [&](int64_t h) {
-    HeadResult head = attention_head(head_projections(t, h, d), seq, seq.head_mask.count({layer, h}) > 0);
+    HeadResult head = attention_head(slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d), seq,
+                                     seq.head_mask.count({layer, h}) > 0);
     t.context.middleCols(h * d, d) = head.context;
     if (full) {
       if (r.c2c) t.c2c[h] = std::move(head.scores.c2c);
@@ -163,7 +203,10 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     }
     if (keep_probs) t.probs[h] = std::move(head.probs);
   });
-  if (!full) t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
+  if (!full)
+    t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
+  else if (projected)
+    t.K_r = K_r, t.Q_r = Q_r;  // the trace keeps its own copy, as when projected here
   return t;
 }
 
@@ -212,6 +255,7 @@ ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& a
     check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
   }
   trace.context = make_sequence_context(model, inputs, trace.ablation);
+  project_positions(model, &trace.context);
   trace.embedding_output = embed(model.config, model.weights.embeddings, inputs.input_ids, inputs.token_type_ids,
                                  trace.context.mask);
   run_layers_from(model, &trace, 0);
@@ -221,7 +265,9 @@ ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& a
 
 void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablation, int64_t first_layer) {
   trace->ablation = ablation;
-  trace->context = make_sequence_context(model, trace->inputs, trace->ablation);
+  SequenceContext next = make_sequence_context(model, trace->inputs, trace->ablation);
+  project_positions(model, &next, &trace->context);  // the same rows: no new products
+  trace->context = std::move(next);
   run_layers_from(model, trace, std::clamp<int64_t>(first_layer, 0, model.config.num_hidden_layers));
   trace->emd.reset();
   if (trace->decoder) run_decoder(model, trace);

@@ -101,6 +101,13 @@ struct SequenceContext {
   int64_t row_lo = 0, row_hi = -1;  ///< range of table rows any term reads
   ResolvedAttention attention;
   std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) pairs whose probabilities are zeroed
+  /// eq. 4's position projections of layer l, `[row_hi − row_lo + 1, h·d]`: K_r[l] = table rows ·
+  /// W_{k,r}ᵀ + b (empty unless c2p or p2p reads it) and Q_r[l] likewise (p2c, p2p). They depend on
+  /// the weights and the rows only, never on the tokens, so `project_positions` computes them once:
+  /// the encoder's layer l and both EMD passes (l = L − 1) read them, and `rerun_from` keeps them
+  /// while the rows stay the same (also one no term reads after a toggle: switching back is free). Empty vectors (a context from `make_sequence_context` alone):
+  /// each layer projects its rows itself; the numbers are the same bits either way.
+  std::vector<Matrix> K_r, Q_r;
 };
 
 /// The traced forward pass.
@@ -119,6 +126,12 @@ struct ForwardTrace {
 
 /// Builds the per-sequence state. Errors as `resolve_attention`.
 SequenceContext make_sequence_context(const Model& model, const Inputs& inputs, const Ablation& ablation);
+
+/// Fills `seq->K_r` / `seq->Q_r` for every layer (see `SequenceContext`) as one set of tasks
+/// (threading.h), each product exactly as `disentangled_attention` computes it. Takes the matrices
+/// of `previous` — a context of the same model, e.g. the one a rerun replaces — when they were
+/// projected from the same table rows (even those no active term reads), leaving them empty there. Errors: none beyond `parallel_linears`'.
+void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous = nullptr);
 
 /// One head's slices of an attention sub-layer's projections (head h owns columns h·d … h·d + d − 1):
 /// content `[N, d]` (Q_c of the query input, K_c and V_c of the key/value input) and position
