@@ -69,11 +69,11 @@ Matrix activation_rows(const Matrix& x, Activation act);
 Matrix activation(const Matrix& x, Activation act) {
   // Elementwise: large inputs (the feed-forward's N × I) are split by rows across threads, each
   // row evaluated exactly as in the serial case.
-  if (x.size() < (1 << 16) || x.rows() < 2) return activation_rows(x, act);
+  if (x.rows() < 2 * rows_per_range(x.cols())) return activation_rows(x, act);
   Matrix y(x.rows(), x.cols());
   for_row_ranges(x.rows(), [&](int64_t first, int64_t last) {
     for (int64_t r = first; r < last; ++r) y.row(r) = activation_rows(x.row(r), act);
-  });
+  }, rows_per_range(x.cols()));
   return y;
 }
 
@@ -110,7 +110,7 @@ Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
       const double variance = centred.square().mean();
       y.row(n) = (centred / std::sqrt(variance + p.eps)).matrix().cwiseProduct(p.weight.transpose()) + p.bias.transpose();
     }
-  }, 16);
+  }, rows_per_range(x.cols()));
   return y;
 }
 
@@ -185,22 +185,43 @@ Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMat
   return p2p;
 }
 
-Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& mask_k) {
-  Matrix probs(logits.rows(), logits.cols());  // every entry is written below
+namespace {
+// Row by row: out may be the logits themselves (each entry is read before it is written).
+void softmax_rows(const Matrix& logits, const Vector& mask_q, const Vector& mask_k, Matrix* out) {
+  const bool every_key = (mask_k.array() != 0).all();  // no padding: the loops need no test per key
   for (int64_t i = 0; i < logits.rows(); ++i) {
-    auto p = probs.row(i);
+    auto p = out->row(i);
     double max_logit = -INFINITY;
-    if (mask_q[i] != 0)
-      for (int64_t j = 0; j < logits.cols(); ++j)
-        if (mask_k[j] != 0) max_logit = std::max(max_logit, logits(i, j));
+    if (mask_q[i] != 0) {
+      if (every_key)
+        for (int64_t j = 0; j < logits.cols(); ++j) max_logit = std::max(max_logit, logits(i, j));
+      else
+        for (int64_t j = 0; j < logits.cols(); ++j)
+          if (mask_k[j] != 0) max_logit = std::max(max_logit, logits(i, j));
+    }
     if (max_logit == -INFINITY) {  // a padding query, or no valid key
       p.setZero();
       continue;
     }
     double sum = 0;
-    for (int64_t j = 0; j < logits.cols(); ++j) sum += p[j] = mask_k[j] != 0 ? std::exp(logits(i, j) - max_logit) : 0.0;
+    if (every_key)
+      for (int64_t j = 0; j < logits.cols(); ++j) sum += p[j] = std::exp(logits(i, j) - max_logit);
+    else
+      for (int64_t j = 0; j < logits.cols(); ++j) sum += p[j] = mask_k[j] != 0 ? std::exp(logits(i, j) - max_logit) : 0.0;
     p /= sum;
   }
+}
+}  // namespace
+
+Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& mask_k) {
+  Matrix probs(logits.rows(), logits.cols());  // every entry is written by softmax_rows
+  softmax_rows(logits, mask_q, mask_k, &probs);
+  return probs;
+}
+
+Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_k) {
+  Matrix probs = std::move(logits);
+  softmax_rows(probs, mask_q, mask_k, &probs);
   return probs;
 }
 
@@ -211,7 +232,7 @@ Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& r
   // + residual, elementwise: split by rows across threads like the LayerNorm after it.
   for_row_ranges(y.rows(), [&](int64_t first, int64_t last) {
     y.middleRows(first, last - first) += residual.middleRows(first, last - first);
-  }, 16);
+  }, rows_per_range(y.cols()));
   return layer_norm(y, norm);
 }
 

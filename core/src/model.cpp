@@ -126,7 +126,7 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
   return slice_head(t.Q_c, t.K_c, t.V_c, t.Q_r, t.K_r, t.row_offset, head, d);
 }
 
-HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq) {
+HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq, bool keep_terms) {
   const ResolvedAttention& r = seq.attention;
   const double s = r.scale;
   const int64_t n_q = p.Q_c.rows(), n_k = p.K_c.rows();
@@ -138,21 +138,23 @@ HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq
   if (r.p2p) h.p2p = position_to_position(p.Q_r, p.K_r, seq.p2c_row, seq.c2p_row, p.row_offset, s);
   // The sum, in the reference's order: the relative terms first, rel_att = (c2p + p2c) + p2p, then
   // c2c + rel_att (formed in place: a + b and b + a are the same double).
-  for (const Matrix* term : {&h.c2p, &h.p2c, &h.p2p, &h.c2c}) {
+  for (Matrix* term : {&h.c2p, &h.p2c, &h.p2p, &h.c2c}) {
     if (term->size() == 0) continue;
     if (h.logits.size() == 0)
-      h.logits = *term;
+      h.logits = keep_terms ? *term : std::move(*term);
     else
       h.logits += *term;
+    if (!keep_terms) *term = Matrix();
   }
   if (h.logits.size() == 0) h.logits = Matrix::Zero(n_q, n_k);  // every term switched off
   return h;
 }
 
-HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked) {
+HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked, bool keep_scores) {
   HeadResult h;
-  h.scores = attention_logits(p, seq);
-  h.probs = masked_softmax(h.scores.logits, seq.mask, seq.mask);
+  h.scores = attention_logits(p, seq, keep_scores);
+  h.probs = keep_scores ? masked_softmax(h.scores.logits, seq.mask, seq.mask)
+                        : masked_softmax(std::move(h.scores.logits), seq.mask, seq.mask);
   if (masked) h.probs.setZero();
   h.context = attention_context(h.probs, p.V_c);
   return h;
@@ -192,7 +194,7 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   // The heads are independent: one task each, writing only its own maps and context columns.
   run_tasks(heads, [&](int64_t h) {
     HeadResult head = attention_head(slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d), seq,
-                                     seq.head_mask.count({layer, h}) > 0);
+                                     seq.head_mask.count({layer, h}) > 0, full);
     t.context.middleCols(h * d, d) = head.context;
     if (full) {
       if (r.c2c) t.c2c[h] = std::move(head.scores.c2c);

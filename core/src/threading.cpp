@@ -61,6 +61,11 @@ void for_row_ranges(int64_t rows, const std::function<void(int64_t, int64_t)>& b
   errors.rethrow();
 }
 
+int64_t rows_per_range(int64_t cols) {
+  constexpr int64_t kMinEntries = int64_t{1} << 16;
+  return std::max<int64_t>(1, kMinEntries / std::max<int64_t>(1, cols));
+}
+
 ColumnBlocks column_blocks(int64_t cols) {
   if (cols <= 0) return {0, 0};
   const int64_t quarter = (cols + kMaxBlocks - 1) / kMaxBlocks;

@@ -111,6 +111,9 @@ Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMat
 /// the pair (i, j) is valid when mask_q[i]·mask_k[j] = 1; invalid logits are excluded and get
 /// probability 0; a query row with no valid key is all zero. Reference: `XSoftmax`.
 Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& mask_k);
+/// The same, overwriting `logits` with the probabilities (no second `[N_q, N_k]` buffer): the same
+/// arithmetic, so the same bits. Used when the logits are not kept (`attention_head`).
+Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_k);
 
 /// Attention context of one head: probs `[N_q, N_k]` · V_c `[N_k, d]` → `[N_q, d]` (eq. 4, last line).
 Matrix attention_context(const Matrix& probs, const Matrix& V_c);

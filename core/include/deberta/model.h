@@ -155,8 +155,9 @@ struct HeadScores {
 /// eq. 4: the attention logits of one head, Ã[i, j] = c2c + c2p + p2c (+ p2p), each term from its
 /// own equation function (equations.h). Summed in the reference code's order, c2c + ((c2p + p2c)
 /// + p2p) (Hugging Face `DisentangledSelfAttention.forward`: `rel_att` first, then added to the
-/// c2c scores).
-HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq);
+/// c2c scores). With `keep_terms` false only `logits` is returned (the terms are summed into it
+/// and dropped: the same sums, less memory), as a forward pass that keeps no term maps needs.
+HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq, bool keep_terms = true);
 
 /// One head's result: its scores, probabilities `[N_q, N_k]` and context `[N_q, d]`.
 struct HeadResult {
@@ -166,8 +167,9 @@ struct HeadResult {
 };
 
 /// One attention head: eq. 4's logits (`attention_logits`), the masked softmax over keys (all zero
-/// when `masked`, an ablated head) and the context probs · V_c (eq. 4, last line).
-HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked);
+/// when `masked`, an ablated head) and the context probs · V_c (eq. 4, last line). With
+/// `keep_scores` false, `scores` stays empty and the probabilities overwrite the logits (same bits).
+HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked, bool keep_scores = true);
 
 /// Runs one disentangled-attention sub-layer (eq. 4 terms, masked softmax, context) for layer
 /// `layer` with query input `query [N, H]` and key/value input `kv [N, H]`.

@@ -38,6 +38,11 @@ void run_tasks(int64_t count, const std::function<void(int64_t)>& task);
 void for_row_ranges(int64_t rows, const std::function<void(int64_t first, int64_t last)>& body,
                     int64_t min_rows = 8);
 
+/// `min_rows` for `for_row_ranges` over rows of `cols` entries of light elementwise work (LayerNorm,
+/// a residual add, an activation): at least 2^16 entries per range, so that a range outweighs
+/// waking a second thread (below that, e.g. LayerNorm of 128 × 384, the call runs serially).
+int64_t rows_per_range(int64_t cols);
+
 /// The fixed column partition of a product with `cols` output columns: `count` blocks of `width`
 /// columns (the last may be narrower). At most 4 blocks; width a multiple of 24, Eigen's
 /// double-precision register panel on AVX-512 (3 × 8; 12 on AVX2, 6 on SSE, both divide 24). A
