@@ -319,8 +319,14 @@ ColorScale scale_for(Quantity q, const std::vector<const deberta::Matrix*>& maps
 
 std::string export_figure_map(const ViewerState& s, Quantity q, const std::string& path) {
   if (!s.result) return "figure: nothing computed yet";
-  const deberta::Matrix* m = head_map(s.result->trace, s.layer, s.head, q);
-  if (!m || m->size() == 0) return "figure: " + std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
+  HeldMap held;
+  try {
+    held = map_now(*s.result, s.detail, s.layer, s.head, q);
+  } catch (const std::exception& e) {
+    return std::string("figure: ") + e.what();
+  }
+  const deberta::Matrix* m = held.m;
+  if (!m) return "figure: " + std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
   FigureSpec f;
   const bool masked = s.result->trace.context.head_mask.count({s.layer, s.head}) > 0;
   f.maps.push_back({m, "", masked && q == Quantity::Probs});
@@ -337,12 +343,24 @@ std::string export_figure_grid(const ViewerState& s, Quantity q, const std::stri
   if (!s.result) return "figure: nothing computed yet";
   const Result& r = *s.result;
   const int L = static_cast<int>(r.trace.layers.size()), H = static_cast<int>(r.model->model.config.num_attention_heads);
+  // Probabilities from the result's trace; another term from every layer in full (materialized now).
+  std::shared_ptr<const LayerDetail> detail;
+  if (q != Quantity::Probs && computed(r, q)) {
+    std::vector<int64_t> all;
+    for (int l = 0; l < L; ++l) all.push_back(l);
+    try {
+      detail = detail_now(r, s.detail, all);
+    } catch (const std::exception& e) {
+      return std::string("figure: ") + e.what();
+    }
+  }
+  const deberta::ForwardTrace& source = detail ? detail->trace : r.trace;
   FigureSpec f;
   std::vector<const deberta::Matrix*> all;
   for (int l = 0; l < L; ++l) {
     f.row_titles.push_back("layer " + std::to_string(l));
     for (int h = 0; h < H; ++h) {
-      const deberta::Matrix* m = head_map(r.trace, l, h, q);
+      const deberta::Matrix* m = head_map(source, l, h, q);
       if (!m || m->size() == 0)
         return "figure: " + std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
       all.push_back(m);

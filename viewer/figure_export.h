@@ -8,6 +8,7 @@
 
 #include "heatmap.h"
 #include "state.h"
+#include "worker.h"
 
 #include <string>
 #include <vector>

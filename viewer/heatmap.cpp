@@ -110,11 +110,12 @@ ImU32 text_on(uint32_t packed) {
 
 }  // namespace
 
-HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
+HeatmapEvent Heatmap(App& app, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
                      ImVec2 size, uint64_t version, const Overlay& ov) {
+  ViewerState& s = app.state;
   HeatmapEvent ev;
   if (m.size() == 0) return ev;
-  TextureCache::Entry& e = s.textures.entries[id];
+  TextureCache::Entry& e = app.gfx.textures.entries[id];
   if (!e.texture || e.version != version || e.data != m.data() || e.lo != scale.lo || e.hi != scale.hi ||
       e.colormap != static_cast<int>(scale.map) || e.width != m.cols() || e.height != m.rows()) {
     upload(e, colorize(m, scale), static_cast<int>(m.cols()), static_cast<int>(m.rows()));
@@ -384,12 +385,12 @@ void VectorBars(const char* label, const Eigen::VectorXd& v, double max_abs, flo
   }
 }
 
-void ColorBar(ViewerState& s, const ColorScale& scale, float height, const char* caption) {
+void ColorBar(App& app, const ColorScale& scale, float height, const char* caption) {
   // A 1 × 256 texture, top = hi.
   deberta::Matrix ramp(256, 1);
   for (int r = 0; r < 256; ++r) ramp(r, 0) = scale.hi + (scale.lo - scale.hi) * r / 255.0;
   const std::string id = std::string("colorbar") + (scale.map == ColorMap::Viridis ? "V" : "D");
-  TextureCache::Entry& e = s.textures.entries[id];
+  TextureCache::Entry& e = app.gfx.textures.entries[id];
   if (!e.texture) {
     const ColorScale unit = scale.map == ColorMap::Viridis ? ColorScale::sequential(0, 1) : ColorScale::diverging(1);
     deberta::Matrix u(256, 1);

@@ -5,7 +5,7 @@
 // ~7 ms). Row i of the map (the query) is row i of the image, top to bottom.
 #pragma once
 
-#include "state.h"
+#include "app.h"
 
 #include <imgui.h>
 
@@ -60,13 +60,13 @@ struct HeatmapEvent {
 /// Draws `m` as a texture of size `size` (pixels) under `scale`. `id` names the texture in the
 /// cache; `version` changes whenever the data of `m` changed (e.g. the result generation).
 ///
-/// Zoom and pan (state in `s.map_views`, shared by `overlay.view`): the mouse wheel zooms around
+/// Zoom and pan (state in `app.state.map_views`, shared by `overlay.view`): the mouse wheel zooms around
 /// the cursor (×1.25 a notch, up to two cells across the map), a left drag pans, a double click
 /// resets. When a cell is at least a text line tall the token names of a square map of the input
 /// are drawn along the left and top edges (columns rotated); when it is wide enough for a number
 /// the value is written in the cell. Only visible cells are visited, so a zoomed 512² map costs
 /// what its visible cells cost.
-HeatmapEvent Heatmap(ViewerState& s, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
+HeatmapEvent Heatmap(App& app, const std::string& id, const deberta::Matrix& m, const ColorScale& scale,
                      ImVec2 size, uint64_t version, const Overlay& overlay = {});
 
 /// A bar chart of one query's softmax row `probs` (`[N]`, key j on the x axis, bar height =
@@ -81,7 +81,7 @@ int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& p
 void VectorBars(const char* label, const Eigen::VectorXd& v, double max_abs, float label_w, ImVec2 size);
 
 /// A vertical colour bar of height `height` with tick labels at lo, (0,) hi and a caption.
-void ColorBar(ViewerState& s, const ColorScale& scale, float height, const char* caption);
+void ColorBar(App& app, const ColorScale& scale, float height, const char* caption);
 
 /// Max |value| over the given maps (ignoring nulls); 1e-12 when all are zero.
 double max_abs(const std::vector<const deberta::Matrix*>& maps);

@@ -31,7 +31,8 @@ std::string integer(int64_t v) { return std::to_string(v); }
 struct Ctx {
   const LessonInput& in;
   const deberta::ModelConfig& c;
-  const deberta::ForwardTrace& t;
+  const deberta::ForwardTrace& t;  ///< the run: hidden states, context
+  const deberta::ForwardTrace& f;  ///< the run at Full: the selected layer and layer 0
   int N, L, H, layer, head;
 
   std::string tok(int p) const {
@@ -40,7 +41,7 @@ struct Ctx {
     return "'" + name + "'";
   }
   std::string where() const { return "layer " + std::to_string(layer) + ", head " + std::to_string(head); }
-  const deberta::AttentionTrace& att() const { return t.layers[static_cast<size_t>(layer)].attention; }
+  const deberta::AttentionTrace& att() const { return f.layers[static_cast<size_t>(layer)].attention; }
   const deberta::Matrix* term(const std::vector<deberta::Matrix>& v) const {
     return head < static_cast<int>(v.size()) && v[static_cast<size_t>(head)].size() ? &v[static_cast<size_t>(head)] : nullptr;
   }
@@ -66,14 +67,18 @@ int argmax_row(const deberta::Matrix& m, int i) {
 std::vector<LessonStep> build_lesson(const LessonInput& in) {
   if (!in.model || !in.trace) throw std::invalid_argument("lesson: no model or no trace to build the lesson from");
   const deberta::ForwardTrace& t = *in.trace;
-  if (t.level != deberta::TraceLevel::Full)
+  const deberta::ForwardTrace& f = in.full ? *in.full : t;
+  if (f.level != deberta::TraceLevel::Full)
     throw std::invalid_argument("lesson: the trace must be TraceLevel::Full (it has no c2c/c2p/p2c maps)");
   if (t.inputs.size() < 1 || t.layers.empty()) throw std::invalid_argument("lesson: the trace has no tokens or no layers");
   const auto& c = in.model->config;
-  Ctx x{in, c, t, static_cast<int>(t.inputs.size()), static_cast<int>(t.layers.size()),
+  Ctx x{in, c, t, f, static_cast<int>(t.inputs.size()), static_cast<int>(t.layers.size()),
         static_cast<int>(c.num_attention_heads), 0, 0};
   x.layer = std::clamp(in.layer, 0, x.L - 1);
   x.head = std::clamp(in.head, 0, x.H - 1);
+  for (int l : {x.layer, 0})
+    if (static_cast<int>(f.layers.size()) <= l || f.layers[static_cast<size_t>(l)].attention.logits.empty())
+      throw std::invalid_argument("lesson: the full trace lacks layer " + std::to_string(l) + " (materialize it first)");
   const int N = x.N;
   const auto& ctx = t.context;
   const auto& a = x.att();
@@ -272,7 +277,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     if (!c2p) {
       steps.push_back(skip(s, "c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
     } else {
-      const deberta::CellExplanation e = deberta::explain_cell(*in.model, t, x.layer, x.head, qi, qj);
+      const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
       s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " reads row " +
                    integer(e.c2p_row) + ": the dot product Q_c[i] · K_r[" + integer(e.c2p_row) + "] = " + num(e.q_kr, 6) +
                    ", and the scale s = " + num(e.scale, 6) + ". What is c2p(i, j)?";
@@ -407,7 +412,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "Ablations panel). In layer 0 the input does not depend on the attention, so removing c2p there changes the "
              "score by exactly −c2p; later layers then see different inputs and everything moves.";
     s.show = {"head", 0, x.head, qi, qj, 0, "logits"};
-    const deberta::AttentionTrace& a0 = t.layers[0].attention;
+    const deberta::AttentionTrace& a0 = f.layers[0].attention;
     const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
     if (!has) {
       steps.push_back(skip(s, "c2p is off in this run already (model or ablation). Reset the ablation to ask this question."));

@@ -4,7 +4,8 @@
 // GL-free and ImGui-free (core types only) so that tests/test_lesson.cpp can check every answer
 // against the core. The Lesson tab (panel_lesson.cpp) only shows these steps and compares the
 // learner's number with `Step::answer`. Nothing here is hard-coded: a question names a layer,
-// head and cell chosen from the input's length, and its answer is read from the trace
+// head and cell chosen from the input's length, and its answer is read from the trace (the terms
+// from the selected layer and layer 0 in full)
 // (probs, c2c/c2p/p2c, logits, the sequence context's rel_pos / c2p_row / p2c_row, the resolved
 // scale) or computed by the core (deberta::relative_distance, log_bucket_position, table_rows).
 #pragma once
@@ -51,11 +52,16 @@ struct LessonStep {
   LessonTarget show;         ///< what "show me" selects
 };
 
-/// What a lesson is built from: the model, the traced forward pass (TraceLevel::Full), the
-/// EMD passes when there are any, the token names, and the layer/head the learner selected.
+/// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
+/// in full, the EMD passes when there are any, the token names, and the layer/head the learner
+/// selected.
 struct LessonInput {
   const deberta::Model* model = nullptr;
+  /// The run at any level: the hidden states of every layer and the sequence context.
   const deberta::ForwardTrace* trace = nullptr;
+  /// The same run at TraceLevel::Full holding at least the selected layer and layer 0 (the others
+  /// may be empty: the viewer's LayerDetail, deberta::materialize_layer). Null: `trace` itself.
+  const deberta::ForwardTrace* full = nullptr;
   const deberta::EMDTrace* emd = nullptr;  ///< null when the model has no EMD (then `emd_note` says why)
   std::string emd_note;
   std::vector<std::string> tokens;         ///< display names, one per position (may be empty: "#i")
@@ -63,8 +69,9 @@ struct LessonInput {
 };
 
 /// The steps of the lesson for `in`, in reading order (always the same number of steps; the
-/// ones that do not apply say why). Errors: null model or trace, a trace that is not at
-/// TraceLevel::Full, an empty input — std::invalid_argument naming the problem.
+/// ones that do not apply say why). Errors: null model or trace, a full trace (`full`, else
+/// `trace`) that is not at TraceLevel::Full or lacks the selected layer or layer 0, an empty
+/// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);
 
 /// True when `given` answers `step` (within `step.tolerance`; integers exactly).

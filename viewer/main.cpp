@@ -1,15 +1,18 @@
-// main.cpp — deberta-viewer: the window, the fixed layout of the panels, keyboard shortcuts, and the
-// headless modes (--screenshot, --bench-frames) that render in a real window and exit.
+// main.cpp — deberta-viewer: the command line, the window, the fixed layout of the panels, keyboard
+// shortcuts and the frame loop. The headless modes (--screenshot, --export, --figure,
+// --bench-frames) are driven by headless.cpp; --bench-rerun (no window) by bench_rerun.cpp.
 //
 //   deberta-viewer [--model DIR] [--text "…"] [--ids 1,2,3] [--mask-id N]
 //   deberta-viewer --screenshot OUT.png [--frames N] [--panel NAME] [--select L:H[:I:J]] [--ablate "…"]
 //   deberta-viewer --bench-frames N
+//   deberta-viewer --bench-rerun N [--model DIR | preset:xsmall] [--threads T]
 //
-// [SECTION] index: arguments · window and fonts · layout · keyboard · headless driver · main loop
+// [SECTION] index: arguments · window and fonts · layout · keyboard · main loop
+#include "app.h"
+#include "bench_rerun.h"
 #include "figure_export.h"
-#include "heatmap.h"
+#include "headless.h"
 #include "panels.h"
-#include "state.h"
 
 #include "deberta/ablation.h"  // parse_ablation_flags: --ablate takes exactly `deberta predict`'s switches
 
@@ -21,7 +24,6 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -34,6 +36,7 @@
 
 namespace {
 
+using viewer::App;
 using viewer::Tab;
 using viewer::ViewerState;
 
@@ -66,6 +69,17 @@ struct Args {
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
   std::string figure_quantity = "probs";  ///< term of the figures: c2c, c2p, p2c, p2p, logits, probs
+  int bench_rerun = 0;     ///< --bench-rerun N: time the re-run after an ablation toggle at N tokens (no window)
+  int threads = 0;         ///< --threads: the core's thread count (0: the viewer's default)
+
+  // Parsed from the above by parse_args
+  bool headless = false;   ///< --screenshot, --bench-frames, --figure or --figure-grid
+  viewer::MapView zoom_view;
+  viewer::Quantity figure_q = viewer::Quantity::Probs;
+  deberta::Ablation ablation;
+  std::vector<int> selection;  ///< --select parsed: L, H[, I, J]
+  Tab start_tab = Tab::Grid;
+  float mouse_x = -FLT_MAX, mouse_y = -FLT_MAX;
 };
 
 bool parse_tab(const std::string& name, Tab* tab) {
@@ -81,7 +95,7 @@ bool parse_tab(const std::string& name, Tab* tab) {
 
 void glfw_error(int code, const char* text) { std::fprintf(stderr, "deberta-viewer: GLFW error %d: %s\n", code, text); }
 
-void load_fonts(ViewerState& s) {
+void load_fonts(viewer::Graphics& g) {
   ImGuiIO& io = ImGui::GetIO();
   // Latin-1, Greek (δ, α), general punctuation (…, ‖), super/subscripts, arrows (→), maths (∑, √, −, ≤),
   // block elements (▁) and phonetic extensions (ᵀ).
@@ -95,7 +109,7 @@ void load_fonts(ViewerState& s) {
     std::fprintf(stderr, "deberta-viewer: %s not found (install fonts-dejavu-core); Greek letters will show as '?'\n", sans);
     io.Fonts->AddFontDefault();
   }
-  if (std::filesystem::exists(mono)) s.mono = io.Fonts->AddFontFromFileTTF(mono, 14.0f, nullptr, ranges);
+  if (std::filesystem::exists(mono)) g.mono = io.Fonts->AddFontFromFileTTF(mono, 14.0f, nullptr, ranges);
 }
 
 void set_style() {
@@ -119,33 +133,11 @@ void remember_rect(const char* name) {
   g_window_rects[name] = ImVec4(p.x, p.y, sz.x, sz.y);
 }
 
-/// The window a --panel name lives in.
-const char* window_of_panel(const std::string& panel) {
-  if (panel == "model") return "Model & text";
-  if (panel == "tokens") return "Tokens";
-  if (panel == "ablations" || panel == "ablation") return "Ablations";
-  return "Explorer";
-}
-
-/// Writes the framebuffer region (x, y, w, h; top-left origin) as PNG. Returns "" or an error.
-std::string write_region_png(const std::string& path, int fb_h, int x, int y, int w, int h) {
-  std::vector<uint8_t> px(static_cast<size_t>(w) * h * 4);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(x, fb_h - y - h, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
-  std::vector<uint8_t> flipped(px.size());
-  const size_t stride = static_cast<size_t>(w) * 4;
-  for (int r = 0; r < h; ++r)
-    std::copy(px.begin() + static_cast<std::ptrdiff_t>(r * stride), px.begin() + static_cast<std::ptrdiff_t>((r + 1) * stride),
-              flipped.begin() + static_cast<std::ptrdiff_t>((h - 1 - r) * stride));
-  for (size_t p = 3; p < flipped.size(); p += 4) flipped[p] = 255;
-  return stbi_write_png(path.c_str(), w, h, 4, flipped.data(), static_cast<int>(stride)) ? "" : "cannot write " + path;
-}
-
 // ----------------------------------------------------------------------------------------------
 // Layout: a fixed arrangement (no docking in imgui 1.86) that follows the window size.
 //   left column: Model & text, Ablations · right: Tokens strip, then the tabbed main area.
 
-void draw_layout(ViewerState& s) {
+void draw_layout(App& app) {
   const ImVec2 full = ImGui::GetIO().DisplaySize;
   const float left_w = std::clamp(full.x * 0.33f, 360.0f, 480.0f);
   const float model_h = std::clamp(full.y * 0.46f, 300.0f, 420.0f);
@@ -159,17 +151,17 @@ void draw_layout(ViewerState& s) {
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(ImVec2(left_w, model_h));
-  if (ImGui::Begin("Model & text", nullptr, fixed)) remember_rect("Model & text"), viewer::DrawModelPanel(s);
+  if (ImGui::Begin("Model & text", nullptr, fixed)) remember_rect("Model & text"), viewer::DrawModelPanel(app);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(0, model_h));
   ImGui::SetNextWindowSize(ImVec2(left_w, full.y - model_h));
-  if (ImGui::Begin("Ablations", nullptr, fixed)) remember_rect("Ablations"), viewer::DrawAblationPanel(s);
+  if (ImGui::Begin("Ablations", nullptr, fixed)) remember_rect("Ablations"), viewer::DrawAblationPanel(app);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(left_w, 0));
   ImGui::SetNextWindowSize(ImVec2(full.x - left_w, tokens_h));
-  if (ImGui::Begin("Tokens", nullptr, fixed)) remember_rect("Tokens"), viewer::DrawTokensPanel(s);
+  if (ImGui::Begin("Tokens", nullptr, fixed)) remember_rect("Tokens"), viewer::DrawTokensPanel(app);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(left_w, tokens_h));
@@ -179,7 +171,7 @@ void draw_layout(ViewerState& s) {
     struct Item {
       Tab tab;
       const char* title;
-      void (*draw)(ViewerState&);
+      void (*draw)(App&);
     };
     const Item items[] = {{Tab::Grid, "Attention grid", viewer::DrawGridPanel},
                           {Tab::Head, "Head detail", viewer::DrawHeadPanel},
@@ -189,6 +181,7 @@ void draw_layout(ViewerState& s) {
                           {Tab::Compare, "Compare models", viewer::DrawComparePanel},
                           {Tab::Export, "Export", viewer::DrawExportPanel},
                           {Tab::Lesson, "Lesson", viewer::DrawLessonPanel}};
+    ViewerState& s = app.state;
     if (ImGui::BeginTabBar("tabs")) {
       for (const Item& it : items) {
         const ImGuiTabItemFlags flags = s.switch_tab && s.tab == it.tab ? ImGuiTabItemFlags_SetSelected : 0;
@@ -199,7 +192,7 @@ void draw_layout(ViewerState& s) {
             s.tab = it.tab;
           }
           ImGui::BeginChild("content", ImVec2(0, 0), false);
-          it.draw(s);
+          it.draw(app);
           ImGui::EndChild();
           ImGui::EndTabItem();
         }
@@ -208,7 +201,7 @@ void draw_layout(ViewerState& s) {
     }
   }
   ImGui::End();
-  viewer::DrawPopups(s);
+  viewer::DrawPopups(app);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -226,18 +219,7 @@ void handle_keys(ViewerState& s) {
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) s.qi = std::min(s.qi + 1, n - 1);
 }
 
-// ----------------------------------------------------------------------------------------------
-// Headless driver: wait for the model and the computation, apply --select/--ablate, render, exit.
-
-bool settled(const ViewerState& s) {
-  if (s.loading.valid()) return false;
-  if (!s.model) return true;  // nothing to compute: the screenshot shows the message
-  if (!s.input_error.empty() || !s.compute_error.empty()) return true;
-  if (viewer::compare_busy(s)) return false;
-  if (s.model_b && s.result && (!s.compare || s.compare->generation != s.result->generation)) return false;
-  return !s.worker.busy() && s.result && s.result->generation == s.generation;
-}
-
+/// --select L:H or L:H:I:J.
 std::vector<int> parse_select(const std::string& text) {
   std::vector<int> v;
   size_t start = 0;
@@ -251,43 +233,43 @@ std::vector<int> parse_select(const std::string& text) {
   return v;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Args args;
-  CLI::App app{"deberta-viewer: explore DeBERTa's disentangled attention, relative distances, the Enhanced Mask "
+/// Reads and checks the command line into `*args`. Returns -1 to go on, else the exit code (0 after
+/// --help; 2 after printing what is wrong with a flag).
+int parse_args(int argc, char** argv, Args* out) {
+  Args& args = *out;
+  CLI::App cli{"deberta-viewer: explore DeBERTa's disentangled attention, relative distances, the Enhanced Mask "
                "Decoder and ablations, layer by layer and head by head."};
-  app.add_option("--model", args.model, "Model directory (default: the bundled model)");
-  app.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
-  app.add_option("--ids", args.ids, "Input token ids, comma-separated (models without a tokenizer)");
-  app.add_option("--mask-id", args.mask_id, "Id of the mask token when the model has no tokenizer");
-  app.add_option("--pair", args.pair, "Second segment of a sentence pair (classifiers): [CLS] text [SEP] pair [SEP]");
-  app.add_option("--token-types", args.token_types, "Token types for --ids, comma-separated (e.g. 0,0,0,1,1)");
-  app.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
-  app.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
-  app.add_option("--panel", args.panel,
+  cli.add_option("--model", args.model, "Model directory (default: the bundled model)");
+  cli.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
+  cli.add_option("--ids", args.ids, "Input token ids, comma-separated (models without a tokenizer)");
+  cli.add_option("--mask-id", args.mask_id, "Id of the mask token when the model has no tokenizer");
+  cli.add_option("--pair", args.pair, "Second segment of a sentence pair (classifiers): [CLS] text [SEP] pair [SEP]");
+  cli.add_option("--token-types", args.token_types, "Token types for --ids, comma-separated (e.g. 0,0,0,1,1)");
+  cli.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
+  cli.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
+  cli.add_option("--panel", args.panel,
                  "Tab to show: grid, head, distance, equation, predictions, compare, export, lesson (model, tokens, ablations: default tab)");
-  app.add_option("--select", args.select, "Selected layer:head[:query:key]");
-  app.add_option("--ablate", args.ablate,
+  cli.add_option("--select", args.select, "Selected layer:head[:query:key]");
+  cli.add_option("--ablate", args.ablate,
                  "Ablation flags as for `deberta predict`, e.g. \"--terms c2c,c2p --head-mask 1:0 --no-emd\"");
-  app.add_option("--bench-frames", args.bench_frames, "Render N frames of the default scene, print mean and p95 frame time");
-  app.add_option("--width", args.width, "Window width")->check(CLI::Range(640, 4096));
-  app.add_option("--height", args.height, "Window height")->check(CLI::Range(480, 4096));
-  app.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
-  app.add_option("--wheel", args.wheel, "Headless: turn the mouse wheel by N notches at --mouse once the result is shown "
+  cli.add_option("--bench-frames", args.bench_frames, "Render N frames of the default scene, print mean and p95 frame time");
+  cli.add_option("--width", args.width, "Window width")->check(CLI::Range(640, 4096));
+  cli.add_option("--height", args.height, "Window height")->check(CLI::Range(480, 4096));
+  cli.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
+  cli.add_option("--wheel", args.wheel, "Headless: turn the mouse wheel by N notches at --mouse once the result is shown "
                                         "(zooms the map under the mouse around that point)");
-  app.add_flag("--crop", args.crop, "Crop the screenshot to the window of --panel");
-  app.add_option("--export", args.export_dir,
+  cli.add_flag("--crop", args.crop, "Crop the screenshot to the window of --panel");
+  cli.add_option("--export", args.export_dir,
                  "With --screenshot: also write the selected map (PNG, CSV, .npy of every quantity) and the trace "
                  "(safetensors) to this folder");
-  app.add_option("--then-load", args.then_load,
+  cli.add_option("--then-load", args.then_load,
                  "Headless: after the first model is shown, load these models in turn (a failed load must keep the "
                  "previous model and the text); prints the resulting state")->expected(1, 16);
-  app.add_option("--compare", args.compare,
+  cli.add_option("--compare", args.compare,
                  "Model B of the Compare tab (\"compare with…\"), run on the same tokens, e.g. a zoo model: "
                  "--model notebooks_data/models/zoo/deberta-tiny-baseline --compare notebooks_data/models/zoo/deberta-tiny-no-c2p --panel compare");
-  app.add_option("--zoo", args.zoo, "Folder of the trained-ablation zoo listed in the Compare tab (default: models/zoo beside the bundled model)");
-  app.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation")
+  cli.add_option("--zoo", args.zoo, "Folder of the trained-ablation zoo listed in the Compare tab (default: models/zoo beside the bundled model)");
+  cli.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {  // CLI::PositiveNumber lets "nan" through; a NaN timeout never fires
             char* end = nullptr;
@@ -295,21 +277,27 @@ int main(int argc, char** argv) {
             return end != s.c_str() && *end == '\0' && std::isfinite(v) && v > 0 ? "" : "must be a positive finite number of seconds";
           },
           "POSITIVE SECONDS"));
-  app.add_option("--lesson-step", args.lesson_step, "Open the Lesson tab at step N (1-based)")->check(CLI::Range(1, 99));
-  app.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check");
-  app.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: reveal the lesson step's answer");
-  app.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
-  app.add_option("--zoom", args.zoom,
+  cli.add_option("--lesson-step", args.lesson_step, "Open the Lesson tab at step N (1-based)")->check(CLI::Range(1, 99));
+  cli.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check");
+  cli.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: reveal the lesson step's answer");
+  cli.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
+  cli.add_option("--zoom", args.zoom,
                  "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
                  "e.g. 0.1,0.1,16");
-  app.add_option("--figure", args.figure,
+  cli.add_option("--figure", args.figure,
                  "Headless: write the selected map as a figure for slides (.pdf or .svg, cairo) and exit");
-  app.add_option("--figure-grid", args.figure_grid, "Headless: write the layers × heads grid as a figure (.pdf or .svg)");
-  app.add_option("--figure-quantity", args.figure_quantity, "Term of --figure/--figure-grid: c2c, c2p, p2c, p2p, logits, probs");
-  CLI11_PARSE(app, argc, argv);
+  cli.add_option("--figure-grid", args.figure_grid, "Headless: write the layers × heads grid as a figure (.pdf or .svg)");
+  cli.add_option("--figure-quantity", args.figure_quantity, "Term of --figure/--figure-grid: c2c, c2p, p2c, p2p, logits, probs");
+  cli.add_option("--bench-rerun", args.bench_rerun,
+                 "Time the re-run after an ablation toggle (-c2p on/off, a head mask in the last layer) at N tokens "
+                 "and print a table, without a window. --model may be preset:tiny, preset:xsmall or preset:base "
+                 "(random weights, real shapes)")->check(CLI::Range(1, 1 << 20));
+  cli.add_option("--threads", args.threads, "Threads of the core's forward pass (deberta::set_num_threads; default: "
+                                             "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, 1024));
+  CLI11_PARSE(cli, argc, argv);
 
-  const bool headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty();
-  viewer::MapView zoom_view;
+  args.headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty();
+  viewer::MapView& zoom_view = args.zoom_view;
   if (!args.zoom.empty() &&
       (std::sscanf(args.zoom.c_str(), "%f,%f,%f", &zoom_view.cx, &zoom_view.cy, &zoom_view.zoom) != 3 ||
        !(zoom_view.zoom >= 1 && zoom_view.zoom <= 4096) || !(zoom_view.cx >= 0 && zoom_view.cx <= 1) ||
@@ -318,7 +306,7 @@ int main(int argc, char** argv) {
                  args.zoom.c_str());
     return 2;
   }
-  viewer::Quantity figure_q = viewer::Quantity::Probs;
+  viewer::Quantity& figure_q = args.figure_q;
   {
     bool known = false;
     for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C, viewer::Quantity::P2P,
@@ -335,13 +323,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "deberta-viewer: %s: a figure must end in .pdf or .svg\n", f->c_str());
       return 2;
     }
+  try {
+    if (!args.ablate.empty()) args.ablation = deberta::parse_ablation_flags(args.ablate);
+    if (!args.select.empty()) args.selection = parse_select(args.select);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "deberta-viewer: %s\n", e.what());
+    return 2;
+  }
   if (args.lesson_step > 0) args.panel = args.panel.empty() ? "lesson" : args.panel;
-  // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
-  // rasteriser threads) share the cores with the background worker: keep the worker on one thread
-  // so that recomputing never makes the UI stutter (the viewer's models are small).
-  Eigen::setNbThreads(1);
-  Tab start_tab = Tab::Grid;
-  if (!args.panel.empty() && !parse_tab(args.panel, &start_tab)) {
+  if (!args.panel.empty() && !parse_tab(args.panel, &args.start_tab)) {
     std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, lesson, "
                          "model, tokens, ablations)\n", args.panel.c_str());
     return 2;
@@ -355,23 +345,85 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  deberta::Ablation pending_ablation;
-  std::vector<int> select;
-  try {
-    if (!args.ablate.empty()) {
-      pending_ablation = deberta::parse_ablation_flags(args.ablate);
-    }
-    if (!args.select.empty()) select = parse_select(args.select);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "deberta-viewer: %s\n", e.what());
-    return 2;
-  }
-  float mouse_x = -FLT_MAX, mouse_y = -FLT_MAX;
-  if (!args.mouse.empty() && std::sscanf(args.mouse.c_str(), "%f,%f", &mouse_x, &mouse_y) != 2) {
+  if (!args.mouse.empty() && std::sscanf(args.mouse.c_str(), "%f,%f", &args.mouse_x, &args.mouse_y) != 2) {
     std::fprintf(stderr, "deberta-viewer: --mouse wants X,Y\n");
     return 2;
   }
 
+  return -1;
+}
+
+/// The state the command line asks for (text, selection, tab, lesson step, zoom, recent models),
+/// and the loads of model A (or the notice that the bundled model is missing) and model B.
+void init_state(App& app, const Args& args) {
+  ViewerState& s = app.state;
+  s.headless = args.headless;
+  s.tab = args.start_tab;
+  s.text = args.text;
+  s.ids_text = args.ids;
+  s.pair = args.pair;
+  s.token_types_text = args.token_types;
+  s.mask_id = args.mask_id;
+  s.initial_view = args.zoom_view;
+  if (args.lesson_step > 0) s.lesson.step = args.lesson_step - 1;
+  if (args.lesson_reveal) s.lesson.revealed = true;
+  if (!args.selection.empty()) {
+    s.layer = args.selection[0], s.head = args.selection[1];
+    s.emd_head = args.selection[1];  // the EMD panel shows the same head
+    if (args.selection.size() == 4) s.qi = args.selection[2], s.kj = args.selection[3];
+  }
+  // Suggestions for the recent list: the golden models next to the bundled one.
+  const std::filesystem::path def = DEBERTA_DEFAULT_MODEL;
+  const std::filesystem::path golden = def.parent_path().parent_path() / "golden";
+  // The shipped classifier and the zoo's baseline and -c2p models, one click away.
+  for (const char* m : {"deberta-tiny-wordnet-match", "zoo/deberta-tiny-baseline", "zoo/deberta-tiny-no-c2p"})
+    if (std::filesystem::exists(def.parent_path() / m / "config.json")) s.recent.push_back((def.parent_path() / m).string());
+  for (const char* g : {"v1_basic", "v2_basic", "v3_emd"})
+    if (std::filesystem::exists(golden / g / "config.json")) s.recent.push_back((golden / g).string());
+  s.zoo_dir = args.zoo.empty() ? (def.parent_path() / "zoo").string() : args.zoo;
+  if (!args.compare.empty()) viewer::start_load_b(app, args.compare);
+  s.model_path = args.model.empty() ? def.string() : args.model;
+  if (args.model.empty() && !std::filesystem::exists(def / "config.json")) {
+    s.model_notice = "The bundled model is not there yet (" + def.string() +
+                     " has no config.json). Open a model directory above, e.g. one of the golden models "
+                     "in the recent list (they have no tokenizer: type ids such as 14,43,3,33 with [MASK] id 3).";
+  } else {
+    start_load(app, s.model_path);
+  }
+}
+
+/// What the headless driver does, from the command line.
+viewer::HeadlessOptions headless_options(const Args& args) {
+  viewer::HeadlessOptions ho;
+  ho.headless = args.headless;
+  ho.ablation = args.ablation;
+  ho.screenshot = args.screenshot, ho.frames = args.frames, ho.panel = args.panel, ho.crop = args.crop;
+  ho.mouse_x = args.mouse_x, ho.mouse_y = args.mouse_y, ho.wheel = args.wheel;
+  ho.export_dir = args.export_dir, ho.timeout = args.timeout, ho.then_load = args.then_load;
+  ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me;
+  ho.figure = args.figure, ho.figure_grid = args.figure_grid, ho.figure_quantity = args.figure_q;
+  ho.bench_frames = args.bench_frames;
+  return ho;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (const int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
+  // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
+  // rasteriser threads) share the cores with the background worker: keep the worker on one thread
+  // so that recomputing never makes the UI stutter (the viewer's models are small).
+  Eigen::setNbThreads(1);
+  if (args.threads > 0) deberta::set_num_threads(args.threads);
+  if (args.bench_rerun > 0) {
+    viewer::BenchRerunOptions b;
+    b.model = args.model.empty() ? std::string(DEBERTA_DEFAULT_MODEL) : args.model;
+    b.tokens = args.bench_rerun;
+    b.text = args.text, b.ids = args.ids, b.mask_id = args.mask_id;
+    b.layer = args.selection.empty() ? 0 : args.selection[0];
+    return viewer::run_bench_rerun(b);
+  }
   // --- window
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
@@ -388,83 +440,33 @@ int main(int argc, char** argv) {
     return 1;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(headless ? 0 : 1);
+  glfwSwapInterval(args.headless ? 0 : 1);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  if (headless) io.IniFilename = nullptr;
+  if (args.headless) io.IniFilename = nullptr;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   set_style();
 
-  int exit_code = 0;
+  viewer::HeadlessDriver driver(headless_options(args));
   {
-    ViewerState s;
-    s.headless = headless;
-    load_fonts(s);
-    s.tab = start_tab;
-    s.text = args.text;
-    s.ids_text = args.ids;
-    s.pair = args.pair;
-    s.token_types_text = args.token_types;
-    s.mask_id = args.mask_id;
-    s.initial_view = zoom_view;
-    if (args.lesson_step > 0) s.lesson.step = args.lesson_step - 1;
-    if (args.lesson_reveal) s.lesson.revealed = true;
-    if (!select.empty()) {
-      s.layer = select[0], s.head = select[1];
-      s.emd_head = select[1];  // the EMD panel shows the same head
-      if (select.size() == 4) s.qi = select[2], s.kj = select[3];
-    }
-    // Suggestions for the recent list: the golden models next to the bundled one.
-    const std::filesystem::path def = DEBERTA_DEFAULT_MODEL;
-    const std::filesystem::path golden = def.parent_path().parent_path() / "golden";
-    // The shipped classifier and the zoo's baseline and -c2p models, one click away.
-    for (const char* m : {"deberta-tiny-wordnet-match", "zoo/deberta-tiny-baseline", "zoo/deberta-tiny-no-c2p"})
-      if (std::filesystem::exists(def.parent_path() / m / "config.json")) s.recent.push_back((def.parent_path() / m).string());
-    for (const char* g : {"v1_basic", "v2_basic", "v3_emd"})
-      if (std::filesystem::exists(golden / g / "config.json")) s.recent.push_back((golden / g).string());
-    s.zoo_dir = args.zoo.empty() ? (def.parent_path() / "zoo").string() : args.zoo;
-    if (!args.compare.empty()) viewer::start_load_b(s, args.compare);
-    s.model_path = args.model.empty() ? def.string() : args.model;
-    if (args.model.empty() && !std::filesystem::exists(def / "config.json")) {
-      s.model_notice = "The bundled model is not there yet (" + def.string() +
-                       " has no config.json). Open a model directory above, e.g. one of the golden models "
-                       "in the recent list (they have no tokenizer: type ids such as 14,43,3,33 with [MASK] id 3).";
-    } else {
-      start_load(s, s.model_path);
-    }
+    App app;  // textures and the worker thread: destroyed before the GL context below
+    load_fonts(app.gfx);
+    init_state(app, args);
+    ViewerState& s = app.state;
 
-    bool applied_args = false;
-    size_t then_load_next = 0;
-    std::chrono::steady_clock::time_point ablation_requested{};
-    double ablation_latency_ms = -1;
     bool font_nearest = false;
-    int frames_after_ready = 0;
-    std::vector<double> frame_ms, ui_ms;
-    const auto t_start = std::chrono::steady_clock::now();
     bool done = false;
     while (!done && !glfwWindowShouldClose(window)) {
       const auto t0 = std::chrono::steady_clock::now();
       glfwPollEvents();
-      viewer::poll_load(s);
-      viewer::poll_compare(s);
-      if (viewer::poll_compute(s) && ablation_requested.time_since_epoch().count() != 0) {
-        ablation_latency_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ablation_requested).count();
-        ablation_requested = {};
-      }
-      // --ablate acts like a switch flipped in a running viewer: after the first result, so the
-      // worker re-runs from the first layer the ablation affects.
-      if (!applied_args && !s.loading.valid() && (!s.model || settled(s))) {
-        applied_args = true;
-        if (!pending_ablation.is_default() && s.model && s.result) {
-          s.ablation = pending_ablation;
-          viewer::request_compute(s);
-          ablation_requested = std::chrono::steady_clock::now();
-        }
-      }
+      viewer::poll_load(app);
+      viewer::poll_compare(app);
+      const bool result_changed = viewer::poll_compute(app);
+      viewer::poll_detail(app);
+      driver.before_frame(app, result_changed);
 
       ImGui_ImplOpenGL3_NewFrame();
       if (!font_nearest && io.Fonts->TexID) {
@@ -476,11 +478,10 @@ int main(int argc, char** argv) {
         font_nearest = true;
       }
       ImGui_ImplGlfw_NewFrame();
-      if (headless) io.MousePos = ImVec2(mouse_x, mouse_y);
-      if (headless && args.wheel != 0 && frames_after_ready == 1) io.MouseWheel += args.wheel;
+      driver.set_input(io);
       ImGui::NewFrame();
       handle_keys(s);
-      draw_layout(s);
+      draw_layout(app);
       s.hover_token = s.hover_token_next;
       s.hover_token_next = -1;
       ImGui::Render();
@@ -494,130 +495,26 @@ int main(int argc, char** argv) {
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
       if (!s.window_png_request.empty()) {
-        const std::string err = viewer::write_framebuffer_png(s.window_png_request, fb_w, fb_h);
+        const std::string err = viewer::write_window_png(s.window_png_request, fb_h, 0, 0, fb_w, fb_h);
         s.export_status = err.empty() ? "wrote " + s.window_png_request : err;
         s.window_png_request.clear();
       }
-      if (headless) {
-        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        bool ready = settled(s) && (applied_args || !s.model);
-        if (ready && then_load_next < args.then_load.size()) {
-          // Try the next model; the frame counter restarts once that load has settled.
-          std::printf("state: model=%s error=%s text=%s\n", s.model ? s.model->model.directory.c_str() : "(none)",
-                      s.model_error.c_str(), s.text.c_str());
-          viewer::start_load(s, args.then_load[then_load_next++]);
-          frames_after_ready = 0;
-          ready = false;
-        } else if (ready && !args.then_load.empty() && frames_after_ready == 0) {
-          std::printf("state: model=%s error=%s text=%s\n", s.model ? s.model->model.directory.c_str() : "(none)",
-                      s.model_error.c_str(), s.text.c_str());
-        }
-        if (ready && frames_after_ready++ == 0 && s.result)
-          std::printf("computed %d tokens in %.1f ms (encoder from layer %lld)%s%s\n", viewer::token_count(s),
-                      s.result->compute_ms, static_cast<long long>(s.result->first_layer),
-                      ablation_latency_ms >= 0 ? (", ablation shown " + std::to_string(static_cast<int>(ablation_latency_ms)) +
-                                                  " ms after the switch").c_str() : "",
-                      s.compute_error.empty() ? "" : (" — error: " + s.compute_error).c_str());
-        if (ready && frames_after_ready == 1 && args.lesson_show_me) s.lesson.press_show_me = true;
-        if (ready && frames_after_ready == 3 && args.lesson_show_me)
-          std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", viewer::tab_name(s.tab), s.layer, s.head,
-                      s.qi, s.kj, s.distance_k);
-        if (ready && frames_after_ready == 1 && !args.lesson_answer.empty() && !s.lesson.steps.empty()) {
-          s.lesson.given = std::strtod(args.lesson_answer.c_str(), nullptr);
-          s.lesson.checked = viewer::lesson_answer_ok(s.lesson.steps[static_cast<size_t>(s.lesson.step)], s.lesson.given) ? 1 : -1;
-          std::printf("lesson: step %d, answer %s: %s (expected %s)\n", s.lesson.step + 1, args.lesson_answer.c_str(),
-                      s.lesson.checked > 0 ? "right" : "wrong",
-                      viewer::lesson_answer_text(s.lesson.steps[static_cast<size_t>(s.lesson.step)]).c_str());
-        }
-        if (ready && frames_after_ready == 1 && (!args.figure.empty() || !args.figure_grid.empty())) {
-          const std::vector<std::pair<std::string, bool>> figures = {{args.figure, false}, {args.figure_grid, true}};
-          for (const auto& [path, grid] : figures) {
-            if (path.empty()) continue;
-            const std::string line = grid ? viewer::export_figure_grid(s, figure_q, path) : viewer::export_figure_map(s, figure_q, path);
-            std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
-            if (line.rfind("wrote ", 0) != 0) exit_code = 1;
-          }
-          if (args.screenshot.empty()) done = true;
-        }
-        if (ready && frames_after_ready == 1 && !args.export_dir.empty()) {
-          std::vector<std::string> lines;  // args.export_dir was created (or refused) at start-up
-          for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C,
-                                     viewer::Quantity::Logits, viewer::Quantity::Probs}) {
-            const std::string base = args.export_dir + "/" + viewer::quantity_name(q);
-            const deberta::Matrix* map = s.result ? viewer::head_map(s.result->trace, s.layer, s.head, q) : nullptr;
-            if (!map || map->size() == 0) {  // a term this model (or ablation) does not compute: nothing to export
-              std::printf("export: skipped %s (not computed in this run)\n", viewer::quantity_name(q));
-              continue;
-            }
-            lines.push_back(viewer::export_map_png(s, q, base + ".png"));
-            lines.push_back(viewer::export_map_csv(s, q, base + ".csv"));
-            lines.push_back(viewer::export_map_npy(s, q, base + ".npy"));
-          }
-          lines.push_back(viewer::export_trace(s, args.export_dir + "/trace.safetensors"));
-          for (const auto& l : lines) {
-            std::printf("export: %s\n", l.c_str());
-            if (l.rfind("wrote ", 0) != 0) exit_code = 1;
-          }
-        }
-        if (ready && frames_after_ready == 1) {  // what the panels show in red, also on stderr
-          if (s.result)  // NaN / Inf: the warnings the CLI prints
-            for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
-          if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
-          if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
-        }
-        if (!ready && waited > args.timeout) {
-          std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
-          exit_code = 1;
-          done = true;
-        }
-        if (!args.screenshot.empty() && frames_after_ready >= std::max(args.frames, 3)) {
-          std::string err;
-          const auto rect = g_window_rects.find(window_of_panel(args.panel));
-          if (args.crop && rect != g_window_rects.end()) {
-            const ImVec4 r = rect->second;
-            err = write_region_png(args.screenshot, fb_h, static_cast<int>(r.x), static_cast<int>(r.y),
-                                   std::min(static_cast<int>(r.z), fb_w - static_cast<int>(r.x)),
-                                   std::min(static_cast<int>(r.w), fb_h - static_cast<int>(r.y)));
-          } else {
-            err = viewer::write_framebuffer_png(args.screenshot, fb_w, fb_h);
-          }
-          if (!err.empty()) {
-            std::fprintf(stderr, "deberta-viewer: %s\n", err.c_str());
-            exit_code = 1;
-          } else {
-            std::printf("wrote %s\n", args.screenshot.c_str());
-          }
-          done = true;
-        }
-      }
+      done = driver.after_render(app, fb_w, fb_h, g_window_rects);
       glfwSwapBuffers(window);
-      if (args.bench_frames > 0 && frames_after_ready > 3) {
+      if (args.bench_frames > 0) {
         glFinish();
-        frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        ui_ms.push_back(std::chrono::duration<double, std::milli>(t_ui - t0).count());
-        if (static_cast<int>(frame_ms.size()) >= args.bench_frames) {
-          std::vector<double> sorted = frame_ms;
-          std::sort(sorted.begin(), sorted.end());
-          double mean = 0;
-          for (double v : sorted) mean += v;
-          mean /= static_cast<double>(sorted.size());
-          const double p95 = sorted[std::min(sorted.size() - 1, static_cast<size_t>(0.95 * static_cast<double>(sorted.size())))];
-          double ui_mean = 0;
-          for (double v : ui_ms) ui_mean += v;
-          ui_mean /= static_cast<double>(ui_ms.size());
-          std::printf("frames %zu  tokens %d  panel %s  mean %.2f ms  p95 %.2f ms  (ImGui frame %.2f ms, GL render + swap %.2f ms)\n",
-                      sorted.size(), viewer::token_count(s), viewer::tab_name(s.tab), mean, p95, ui_mean, mean - ui_mean);
-          done = true;
-        }
+        const auto now = std::chrono::steady_clock::now();
+        done = driver.after_swap(app, std::chrono::duration<double, std::milli>(now - t0).count(),
+                                 std::chrono::duration<double, std::milli>(t_ui - t0).count()) || done;
       }
-      if (headless && !settled(s)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (args.headless && !viewer::settled(app)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-  }  // ViewerState (textures, worker thread) goes before the GL context
+  }
 
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();
-  return exit_code;
+  return driver.exit_code();
 }

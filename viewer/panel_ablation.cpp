@@ -45,7 +45,8 @@ bool term_checkbox(const deberta::Model& m, deberta::Ablation& a, const char* la
 
 }  // namespace
 
-void DrawAblationPanel(ViewerState& s) {
+void DrawAblationPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.model) {
     Note("Load a model first.");
     return;
@@ -148,14 +149,14 @@ void DrawAblationPanel(ViewerState& s) {
   if (!a.is_default()) {
     if (ImGui::Button("Reset: the model as trained")) a = {}, changed = true;
   }
-  if (changed) request_compute(s);
+  if (changed) request_compute(app);
   if (!s.compute_error.empty()) ErrorText("This ablation cannot run: " + s.compute_error);
 
   // --- baseline vs ablated
   ImGui::Separator();
   if (!s.result) return;
   const Result& r = *s.result;
-  const bool stale = s.worker.busy();
+  const bool stale = app.jobs.worker.busy();
   if (stale) {
     ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "recomputing…");
   } else if (r.ablation.is_default()) {

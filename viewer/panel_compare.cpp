@@ -58,7 +58,8 @@ std::string short_name(const std::string& dir) {
   return p.filename().empty() ? p.parent_path().filename().string() : p.filename().string();
 }
 
-void zoo_table(ViewerState& s) {
+void zoo_table(App& app) {
+  ViewerState& s = app.state;
   static std::vector<ZooEntry> zoo;  // re-read when the folder changes
   static std::string zoo_read_from;
   if (zoo_read_from != s.zoo_dir) zoo = read_zoo(s.zoo_dir), zoo_read_from = s.zoo_dir;
@@ -74,8 +75,8 @@ void zoo_table(ViewerState& s) {
   const ZooEntry* base = find("deberta-tiny-baseline");
   const ZooEntry* no_c2p = find("deberta-tiny-no-c2p");
   if (base && no_c2p && ImGui::Button("Baseline  vs  trained without c2p")) {
-    start_load(s, base->path);
-    start_load_b(s, no_c2p->path);
+    start_load(app, base->path);
+    start_load_b(app, no_c2p->path);
   }
   ImGui::SameLine();
   HelpMarker("Loads the zoo's baseline as model A and the model trained without c2p as model B: the paper's "
@@ -103,9 +104,9 @@ void zoo_table(ViewerState& s) {
       ImGui::TableNextColumn();
       z.ce >= 0 ? ImGui::Text("%.3f", z.ce) : ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
-      if (ImGui::SmallButton("as A")) start_load(s, z.path);
+      if (ImGui::SmallButton("as A")) start_load(app, z.path);
       ImGui::SameLine();
-      if (ImGui::SmallButton("as B")) start_load_b(s, z.path);
+      if (ImGui::SmallButton("as B")) start_load_b(app, z.path);
       ImGui::PopID();
     }
     ImGui::EndTable();
@@ -153,7 +154,8 @@ void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
 
 }  // namespace
 
-void DrawComparePanel(ViewerState& s) {
+void DrawComparePanel(App& app) {
+  ViewerState& s = app.state;
   ImGui::TextDisabled("model B (compare with…)");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 260));
@@ -161,13 +163,13 @@ void DrawComparePanel(ViewerState& s) {
   if (field.empty()) field = s.model_b_path;
   const bool enter = InputString("##model_b", &field, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if ((ImGui::Button("Load as B") || enter) && !field.empty()) start_load_b(s, field);
-  if (s.loading_b.valid()) ImGui::TextDisabled("loading %s …", s.loading_b_path.c_str());
+  if ((ImGui::Button("Load as B") || enter) && !field.empty()) start_load_b(app, field);
+  if (app.jobs.loading_b.valid()) ImGui::TextDisabled("loading %s …", app.jobs.loading_b_path.c_str());
   if (!s.model_b_error.empty()) ErrorText("model B: " + s.model_b_error);
-  if (ImGui::CollapsingHeader("Trained-ablation zoo (mini Table 4)", ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(s);
+  if (ImGui::CollapsingHeader("Trained-ablation zoo (mini Table 4)", ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(app);
 
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   if (!s.model_b) {
@@ -219,7 +221,7 @@ void DrawComparePanel(ViewerState& s) {
               {"cmp/diff", "A − B", "difference of the probabilities", &diff, &div}};
   for (int k = 0; k < 3; ++k) {
     if (k == 2) {
-      ColorBar(s, vir, size + title_h, "probability");
+      ColorBar(app, vir, size + title_h, "probability");
       ImGui::SameLine();
     }
     ImGui::BeginGroup();
@@ -228,13 +230,13 @@ void DrawComparePanel(ViewerState& s) {
     Overlay ov;
     ov.highlight = s.hover_token;
     ov.sel_i = s.qi, ov.sel_j = s.kj;
-    const HeatmapEvent ev = Heatmap(s, maps[k].id, *maps[k].m, *maps[k].scale, ImVec2(size, size), version, ov);
+    const HeatmapEvent ev = Heatmap(app, maps[k].id, *maps[k].m, *maps[k].scale, ImVec2(size, size), version, ov);
     if (ev.hovered) hover_i = ev.i, hover_j = ev.j, hover_map = k;
     if (ev.clicked) s.qi = ev.i, s.kj = ev.j;
     ImGui::EndGroup();
     ImGui::SameLine();
   }
-  ColorBar(s, div, size + title_h, "A − B");
+  ColorBar(app, div, size + title_h, "A − B");
   if (hover_i >= 0) {
     ImGui::BeginTooltip();
     ImGui::Text("%s  query %d '%s' → key %d '%s'", maps[hover_map].title.c_str(), hover_i, token_name(s, hover_i).c_str(),

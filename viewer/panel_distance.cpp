@@ -31,9 +31,10 @@ std::string row_preview(const deberta::Matrix& table, int64_t row, int64_t offse
 
 }  // namespace
 
-void DrawDistancePanel(ViewerState& s) {
+void DrawDistancePanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   const Result& r = *s.result;
@@ -78,23 +79,23 @@ void DrawDistancePanel(ViewerState& s) {
   ov.sel_i = s.qi, ov.sel_j = s.kj;
   ov.view = "distance";  // both maps zoom and pan together; numbers appear once cells are big enough
   ov.digits = 0;
-  HeatmapEvent e1 = Heatmap(s, "distance/delta", delta_d, sc1, ImVec2(size, size), r.generation * 1000 + s.distance_k, ov);
+  HeatmapEvent e1 = Heatmap(app, "distance/delta", delta_d, sc1, ImVec2(size, size), r.generation * 1000 + s.distance_k, ov);
   if (e1.hovered) hi = e1.i, hj = e1.j;
   if (e1.clicked) s.qi = e1.i, s.kj = e1.j;
   ImGui::EndGroup();
   ImGui::SameLine();
-  ColorBar(s, sc1, size, "δ");
+  ColorBar(app, sc1, size, "δ");
   ImGui::SameLine();
   ImGui::BeginGroup();
   ImGui::Text(c.log_buckets() ? "rows the model reads: δ of the log-bucketed i − j (k = %d)"
                               : "rows the model reads (k = %d%s)",
               model_k, "");
-  HeatmapEvent e2 = Heatmap(s, "distance/rows", rows_d, sc2, ImVec2(size, size), r.generation, ov);
+  HeatmapEvent e2 = Heatmap(app, "distance/rows", rows_d, sc2, ImVec2(size, size), r.generation, ov);
   if (e2.hovered) hi = e2.i, hj = e2.j;
   if (e2.clicked) s.qi = e2.i, s.kj = e2.j;
   ImGui::EndGroup();
   ImGui::SameLine();
-  ColorBar(s, sc2, size, "row");
+  ColorBar(app, sc2, size, "row");
 
   // The bucket function as a curve: i − j → bucketed position.
   if (c.log_buckets()) {
@@ -158,7 +159,7 @@ void DrawDistancePanel(ViewerState& s) {
   }
 
   if (hi >= 0) {
-    const auto& a = r.trace.layers[s.layer].attention;
+    const LayerDetail* detail = detail_for(s, s.layer);  // K_r, Q_r of the layer in full
     const int64_t d = c.d_head();
     ImGui::BeginTooltip();
     ImGui::Text("i = %d '%s',  j = %d '%s'", hi, token_name(s, hi).c_str(), hj, token_name(s, hj).c_str());
@@ -170,10 +171,15 @@ void DrawDistancePanel(ViewerState& s) {
     ImGui::Text("model (k = %d): c2p reads K_r row %lld, p2c reads Q_r row %lld", model_k,
                 static_cast<long long>(ctx.c2p_row(hi, hj)), static_cast<long long>(ctx.p2c_row(hi, hj)));
     ImGui::TextDisabled("layer %d head %d:", s.layer, s.head);
-    ImGui::Text("K_r[%lld] = %s", static_cast<long long>(ctx.c2p_row(hi, hj)),
-                row_preview(a.K_r, ctx.c2p_row(hi, hj), a.row_offset, s.head, d).c_str());
-    ImGui::Text("Q_r[%lld] = %s", static_cast<long long>(ctx.p2c_row(hi, hj)),
-                row_preview(a.Q_r, ctx.p2c_row(hi, hj), a.row_offset, s.head, d).c_str());
+    if (detail) {
+      const auto& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
+      ImGui::Text("K_r[%lld] = %s", static_cast<long long>(ctx.c2p_row(hi, hj)),
+                  row_preview(a.K_r, ctx.c2p_row(hi, hj), a.row_offset, s.head, d).c_str());
+      ImGui::Text("Q_r[%lld] = %s", static_cast<long long>(ctx.p2c_row(hi, hj)),
+                  row_preview(a.Q_r, ctx.p2c_row(hi, hj), a.row_offset, s.head, d).c_str());
+    } else {
+      ImGui::TextDisabled("K_r, Q_r: computing layer %d …", s.layer);
+    }
     ImGui::EndTooltip();
   }
 }

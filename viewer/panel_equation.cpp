@@ -14,9 +14,10 @@
 
 namespace viewer {
 
-void DrawEquationPanel(ViewerState& s) {
+void DrawEquationPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   const Result& r = *s.result;
@@ -30,9 +31,11 @@ void DrawEquationPanel(ViewerState& s) {
   ImGui::SliderInt("key j", &s.kj, 0, N - 1);
   ImGui::TextDisabled("Arrow keys move the cell; click a cell in Head detail to pick it.");
 
+  const LayerDetail* detail = DetailOrNote(s, s.layer);
+  if (!detail) return;
   deberta::CellExplanation e;
   try {
-    e = deberta::explain_cell(r.model->model, r.trace, s.layer, s.head, s.qi, s.kj);
+    e = deberta::explain_cell(r.model->model, detail->trace, s.layer, s.head, s.qi, s.kj);
   } catch (const std::exception& ex) {
     ErrorText(ex.what());
     return;
@@ -57,15 +60,15 @@ void DrawEquationPanel(ViewerState& s) {
       ImGui::TableNextColumn();
       ImGui::TextWrapped("%s", st.formula.c_str());
       ImGui::TableNextColumn();
-      if (s.mono) ImGui::PushFont(s.mono);
+      if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
       ImGui::TextWrapped("%s", st.numbers.c_str());
-      if (s.mono) ImGui::PopFont();
+      if (app.gfx.mono) ImGui::PopFont();
     }
     ImGui::EndTable();
   }
 
   // The vectors behind the dot products: each term is the sum of an element-wise product, times s.
-  const deberta::AttentionTrace& a = r.trace.layers[static_cast<size_t>(s.layer)].attention;
+  const deberta::AttentionTrace& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
   const int64_t d = r.model->model.config.d_head();
   if (ImGui::CollapsingHeader("The vectors: each term is a sum of d element-wise products", ImGuiTreeNodeFlags_DefaultOpen)) {
     struct Pair {

@@ -2,35 +2,36 @@
 // of the layers × heads grid (figure_export.cpp, cairo), a PNG of the whole window, and the full
 // trace as safetensors in the `deberta dump` format (deberta::trace_to_tensors).
 #include "figure_export.h"
+#include "file_writers.h"
 #include "heatmap.h"
 #include "panels.h"
 
 #include "deberta/dump.h"
 #include "deberta/safetensors.h"
 
-#include <GL/gl.h>
 #include <imgui.h>
-#include <stb_image_write.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
 namespace viewer {
 
 namespace {
 
-const deberta::Matrix* selected_map(const ViewerState& s, Quantity q, std::string* error) {
+/// The selected layer/head's map of `q` in the shown result (`map_now`), or null and the reason.
+HeldMap selected_map(const ViewerState& s, Quantity q, std::string* error) {
   if (!s.result) {
     *error = "nothing computed yet";
-    return nullptr;
+    return {};
   }
-  const deberta::Matrix* m = head_map(s.result->trace, s.layer, s.head, q);
-  if (!m || m->size() == 0) {
-    *error = std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
-    return nullptr;
+  HeldMap out;
+  try {
+    out = map_now(*s.result, s.detail, s.layer, s.head, q);
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return {};
   }
-  return m;
+  if (!out.m) *error = std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
+  return out;
 }
 
 std::string base_name(const ViewerState& s, Quantity q) {
@@ -42,72 +43,51 @@ std::string join_path(const std::string& dir, const std::string& file) {
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
+/// "i token" for each position of the shown result: the CSV's row and column labels.
+std::vector<std::string> position_labels(const ViewerState& s, int64_t n) {
+  std::vector<std::string> v;
+  for (int64_t t = 0; t < n; ++t) v.push_back(std::to_string(t) + " " + token_name(s, static_cast<int>(t)));
+  return v;
+}
+
 }  // namespace
 
 std::string export_map_png(const ViewerState& s, Quantity q, const std::string& path) {
   std::string err;
-  const deberta::Matrix* m = selected_map(s, q, &err);
-  if (!m) return "PNG: " + err;
-  const ColorScale scale = q == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
-  const std::vector<uint8_t> px = colorize(*m, scale);
+  const HeldMap sel = selected_map(s, q, &err);
+  if (!sel.m) return "PNG: " + err;
+  const deberta::Matrix& m = *sel.m;
+  const ColorScale scale = q == Quantity::Probs ? ColorScale::sequential(0, max_value({&m})) : ColorScale::diverging(max_abs({&m}));
+  const std::vector<uint8_t> px = colorize(m, scale);
   // Upscale by an integer factor to at least 256 pixels, nearest neighbour (sharp cells).
-  const int rows = static_cast<int>(m->rows()), cols = static_cast<int>(m->cols());
+  const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
   const int f = std::max(1, 256 / std::max(rows, cols) + 1);
   std::vector<uint8_t> big(static_cast<size_t>(rows * f) * cols * f * 4);
   for (int y = 0; y < rows * f; ++y)
     for (int x = 0; x < cols * f; ++x)
       for (int ch = 0; ch < 4; ++ch)
         big[(static_cast<size_t>(y) * cols * f + x) * 4 + ch] = px[(static_cast<size_t>(y / f) * cols + x / f) * 4 + ch];
-  if (!stbi_write_png(path.c_str(), cols * f, rows * f, 4, big.data(), cols * f * 4)) return "PNG: cannot write " + path;
+  if (const std::string e = write_png_rgba(path, cols * f, rows * f, big); !e.empty()) return "PNG: " + e;
   return "wrote " + path + " (" + std::to_string(cols * f) + "×" + std::to_string(rows * f) + ", colour range " +
          fmt(scale.lo, 3) + " … " + fmt(scale.hi, 3) + ")";
 }
 
 std::string export_map_csv(const ViewerState& s, Quantity q, const std::string& path) {
   std::string err;
-  const deberta::Matrix* m = selected_map(s, q, &err);
-  if (!m) return "CSV: " + err;
-  std::ofstream out(path);
-  if (!out) return "CSV: cannot write " + path;
-  // Header row: key tokens; first column: query tokens (names quoted, quotes doubled).
-  auto quote = [](std::string t) {
-    std::string o = "\"";
-    for (char ch : t) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return o + "\"";
-  };
-  out << "\"query \\ key\"";
-  for (int64_t j = 0; j < m->cols(); ++j) out << "," << quote(std::to_string(j) + " " + token_name(s, static_cast<int>(j)));
-  out << "\n";
-  char buf[40];
-  for (int64_t i = 0; i < m->rows(); ++i) {
-    out << quote(std::to_string(i) + " " + token_name(s, static_cast<int>(i)));
-    for (int64_t j = 0; j < m->cols(); ++j) {
-      std::snprintf(buf, sizeof buf, ",%.17g", (*m)(i, j));
-      out << buf;
-    }
-    out << "\n";
-  }
-  return out ? "wrote " + path : "CSV: write error on " + path;
+  const HeldMap sel = selected_map(s, q, &err);
+  if (!sel.m) return "CSV: " + err;
+  // Header row: key tokens; first column: query tokens.
+  const std::string e = write_csv(path, *sel.m, "query \\ key", position_labels(s, sel.m->rows()),
+                                  position_labels(s, sel.m->cols()));
+  return e.empty() ? "wrote " + path : "CSV: " + e;
 }
 
 std::string export_map_npy(const ViewerState& s, Quantity q, const std::string& path) {
   std::string err;
-  const deberta::Matrix* m = selected_map(s, q, &err);
-  if (!m) return ".npy: " + err;
-  // NPY format 1.0: magic, version, header length (uint16 LE), dict padded to 64 bytes, data.
-  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(m->rows()) + ", " +
-                       std::to_string(m->cols()) + "), }";
-  const size_t total = 10 + header.size() + 1;
-  header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return ".npy: cannot write " + path;
-  out.write("\x93NUMPY\x01\x00", 8);
-  const uint16_t len = static_cast<uint16_t>(header.size());
-  const char len_le[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  out.write(len_le, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(m->data()), static_cast<std::streamsize>(m->size() * sizeof(double)));
-  return out ? "wrote " + path : ".npy: write error on " + path;
+  const HeldMap sel = selected_map(s, q, &err);
+  if (!sel.m) return ".npy: " + err;
+  const std::string e = write_npy(path, *sel.m);
+  return e.empty() ? "wrote " + path : ".npy: " + e;
 }
 
 std::string export_trace(const ViewerState& s, const std::string& path) {
@@ -115,9 +95,9 @@ std::string export_trace(const ViewerState& s, const std::string& path) {
   try {
     const Result& r = *s.result;
     // mlm.* only where the model has a masked-LM head (a classifier's input may still hold [MASK]),
-    // as `deberta dump` on the exported inputs computes them.
+    // as `deberta dump` on the exported inputs computes them. Every layer in full, as the dump.
     const std::vector<int64_t> positions = r.model->model.weights.lm_head ? r.input.mask_positions : std::vector<int64_t>{};
-    const deberta::TensorMap t = deberta::trace_to_tensors(r.model->model, r.trace, positions);
+    const deberta::TensorMap t = deberta::trace_to_tensors(r.model->model, full_trace(r), positions);
     deberta::write_safetensors(path, t,
                                {{"format", "deberta dump"}, {"model", r.model->model.directory},
                                 {"ablation", r.ablation.describe(r.model ? &r.model->model.config : nullptr)}, {"written_by", "deberta-viewer"}});
@@ -127,23 +107,8 @@ std::string export_trace(const ViewerState& s, const std::string& path) {
   }
 }
 
-std::string write_framebuffer_png(const std::string& path, int width, int height) {
-  std::vector<uint8_t> px(static_cast<size_t>(width) * height * 4);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
-  std::vector<uint8_t> flipped(px.size());
-  const size_t stride = static_cast<size_t>(width) * 4;
-  for (int y = 0; y < height; ++y)
-    std::copy(px.begin() + static_cast<std::ptrdiff_t>(y * stride), px.begin() + static_cast<std::ptrdiff_t>((y + 1) * stride),
-              flipped.begin() + static_cast<std::ptrdiff_t>((height - 1 - y) * stride));
-  for (size_t p = 3; p < flipped.size(); p += 4) flipped[p] = 255;  // opaque
-  if (!stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(stride)))
-    return "cannot write " + path;
-  return "";
-}
-
-void DrawExportPanel(ViewerState& s) {
+void DrawExportPanel(App& app) {
+  ViewerState& s = app.state;
   ImGui::TextUnformatted("Folder");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);

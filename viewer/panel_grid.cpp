@@ -9,9 +9,10 @@
 
 namespace viewer {
 
-void DrawGridPanel(ViewerState& s) {
+void DrawGridPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   const Result& r = *s.result;
@@ -22,22 +23,27 @@ void DrawGridPanel(ViewerState& s) {
   ImGui::TextUnformatted("show");
   const Quantity all[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs};
   for (Quantity q : all) {
-    const deberta::Matrix* m = head_map(r.trace, 0, 0, q);
-    if (!m || m->size() == 0) continue;
+    if (!computed(r, q)) continue;
     ImGui::SameLine();
     if (ImGui::RadioButton(quantity_name(q), s.grid_quantity == q)) s.grid_quantity = q;
   }
-  if (!head_map(r.trace, 0, 0, s.grid_quantity) || head_map(r.trace, 0, 0, s.grid_quantity)->size() == 0)
-    s.grid_quantity = Quantity::Probs;
+  if (!computed(r, s.grid_quantity)) s.grid_quantity = Quantity::Probs;
   ImGui::SameLine();
   ImGui::TextDisabled("  %s", quantity_label(s.grid_quantity));
   Note("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
        "Wheel: zoom all maps, drag: pan, double-click: reset.");
 
   const bool prob = s.grid_quantity == Quantity::Probs;
+  // Probabilities from the result's trace; any other term needs every layer in full (the worker
+  // materializes them when this quantity is picked).
   std::vector<const deberta::Matrix*> maps;
   for (int l = 0; l < L; ++l)
-    for (int h = 0; h < H; ++h) maps.push_back(head_map(r.trace, l, h, s.grid_quantity));
+    for (int h = 0; h < H; ++h) maps.push_back(shown_map(s, l, h, s.grid_quantity));
+  for (int l = 0; l < L; ++l)
+    if (!maps[static_cast<size_t>(l * H)]) {
+      DetailNote(l);
+      return;
+    }
   const ColorScale scale = prob ? ColorScale::sequential(0, max_value(maps)) : ColorScale::diverging(max_abs(maps));
 
   const float label_w = 70, bar_w = 110;
@@ -67,7 +73,7 @@ void DrawGridPanel(ViewerState& s) {
       ov.crossed = r.trace.context.head_mask.count({l, h}) > 0;
       if (l == s.layer && h == s.head) ov.sel_i = s.qi, ov.sel_j = s.kj;
       ov.view = "grid";  // every thumbnail zooms and pans together
-      const HeatmapEvent ev = Heatmap(s, "grid/" + std::to_string(l) + "/" + std::to_string(h), *m, scale,
+      const HeatmapEvent ev = Heatmap(app, "grid/" + std::to_string(l) + "/" + std::to_string(h), *m, scale,
                                       ImVec2(size, size), r.generation, ov);
       if (l == s.layer && h == s.head)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(ev.min.x - 3, ev.min.y - 3), ImVec2(ev.max.x + 3, ev.max.y + 3),
@@ -78,13 +84,13 @@ void DrawGridPanel(ViewerState& s) {
         s.tab = Tab::Head;
         s.switch_tab = true;
       }
-      if (ev.right_clicked) toggle_head_mask(s, l, h);
+      if (ev.right_clicked) toggle_head_mask(app, l, h);
     }
   }
   ImGui::PopStyleVar();
   ImGui::EndGroup();
   ImGui::SameLine();
-  ColorBar(s, scale, std::min(size * L, 300.0f), prob ? "probability" : "score");
+  ColorBar(app, scale, std::min(size * L, 300.0f), prob ? "probability" : "score");
 
   if (hover_l >= 0) {
     const deberta::Matrix& m = *maps[static_cast<size_t>(hover_l * H + hover_h)];

@@ -66,9 +66,10 @@ void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const de
 
 }  // namespace
 
-void DrawHeadPanel(ViewerState& s) {
+void DrawHeadPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   const Result& r = *s.result;
@@ -76,7 +77,10 @@ void DrawHeadPanel(ViewerState& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("  selected: query i = %d '%s' → key j = %d '%s'", s.qi, token_name(s, s.qi).c_str(), s.kj,
                       token_name(s, s.kj).c_str());
-  const deberta::AttentionTrace& a = r.trace.layers[s.layer].attention;
+  // Every term of the layer from its full detail (materialized by the worker for the selection).
+  const LayerDetail* detail = DetailOrNote(s, s.layer);
+  if (!detail) return;
+  const deberta::AttentionTrace& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
   const bool masked = r.trace.context.head_mask.count({s.layer, s.head}) > 0;
 
   std::vector<Term> terms;
@@ -125,7 +129,8 @@ void DrawHeadPanel(ViewerState& s) {
     if (!labels) break;
   }
   const int per_row = wrap ? n - n / 2 : n;  // first row holds the first terms
-  const uint64_t version = r.generation;
+  // The layer is part of the version: a detail of another layer may reuse the freed one's memory.
+  const uint64_t version = (r.generation << 16) ^ static_cast<uint64_t>(s.layer);
 
   int hover_i = -1, hover_j = -1;
   for (int t = 0; t < n; ++t) {
@@ -149,7 +154,7 @@ void DrawHeadPanel(ViewerState& s) {
       ImGui::SameLine();
     }
     if (is_prob && !wrap) {
-      ColorBar(s, div, size + title_h, "score");
+      ColorBar(app, div, size + title_h, "score");
       ImGui::SameLine();
     }
     ImGui::BeginGroup();
@@ -160,17 +165,17 @@ void DrawHeadPanel(ViewerState& s) {
     ov.sel_i = s.qi, ov.sel_j = s.kj;
     ov.crossed = masked && is_prob;
     ov.view = "head";  // the six maps zoom and pan together
-    const HeatmapEvent ev = Heatmap(s, "head/" + std::string(quantity_name(term.q)), *term.m, is_prob ? vir : div,
+    const HeatmapEvent ev = Heatmap(app, "head/" + std::string(quantity_name(term.q)), *term.m, is_prob ? vir : div,
                                     ImVec2(size, size), version, ov);
     if (ev.hovered) hover_i = ev.i, hover_j = ev.j;
     if (ev.clicked) s.qi = ev.i, s.kj = ev.j;
     ImGui::EndGroup();
     ImGui::SameLine();
     if (wrap && t == per_row - 1) {
-      ColorBar(s, div, size + title_h, "score");  // ends row 1
+      ColorBar(app, div, size + title_h, "score");  // ends row 1
     }
   }
-  ColorBar(s, vir, size + title_h, "probability");
+  ColorBar(app, vir, size + title_h, "probability");
   if (hover_i >= 0) cell_tooltip(s, terms, logits, probs, hover_i, hover_j);
 
   ImGui::TextDisabled("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "

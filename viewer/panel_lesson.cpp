@@ -24,17 +24,21 @@ namespace viewer {
 namespace {
 
 /// Rebuilds the cached steps when the result, layer or head changed. Resets the answer state
-/// when the question of the current step changed.
-void refresh_lesson(ViewerState& s) {
+/// when the question of the current step changed. Returns false while the selected layer and
+/// layer 0 are not yet materialized in full (the steps read their terms).
+bool refresh_lesson(ViewerState& s) {
   LessonState& L = s.lesson;
   const Result& r = *s.result;
-  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head) return;
+  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head) return true;
+  const LayerDetail* full = detail_for(s, s.layer);
+  if (!full || !full->has(0)) return false;
   const std::string old_question =
       L.step >= 0 && L.step < static_cast<int>(L.steps.size()) ? L.steps[static_cast<size_t>(L.step)].question : "";
   LessonInput in;
   in.model = &r.model->model;
   in.trace = &r.trace;
-  in.emd = r.emd ? &*r.emd : nullptr;
+  in.full = &full->trace;
+  in.emd = r.emd();
   in.emd_note = r.emd_note;
   in.tokens = r.input.names;
   in.layer = s.layer, in.head = s.head;
@@ -48,6 +52,7 @@ void refresh_lesson(ViewerState& s) {
   L.built_generation = r.generation, L.built_layer = s.layer, L.built_head = s.head;
   L.step = std::clamp(L.step, 0, std::max(static_cast<int>(L.steps.size()) - 1, 0));
   if (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question) L.checked = 0;
+  return true;
 }
 
 void go_to(LessonState& L, int step) {
@@ -59,7 +64,8 @@ void go_to(LessonState& L, int step) {
 }
 
 /// The map of the step beside the question, with its cell outlined (null when it has none).
-void draw_step_map(ViewerState& s, const LessonStep& st) {
+void draw_step_map(App& app, const LessonStep& st) {
+  ViewerState& s = app.state;
   const LessonTarget& t = st.show;
   if (t.map.empty()) return;
   const Result& r = *s.result;
@@ -71,7 +77,7 @@ void draw_step_map(ViewerState& s, const LessonStep& st) {
   const std::map<std::string, Quantity> terms = {
       {"probs", Quantity::Probs}, {"logits", Quantity::Logits}, {"c2p", Quantity::C2P}, {"p2c", Quantity::P2C}};
   if (const auto q = terms.find(t.map); q != terms.end()) {
-    m = head_map(r.trace, t.layer, t.head, q->second);
+    m = shown_map(s, t.layer, t.head, q->second);
     if (!m || m->size() == 0) return;
     scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
     what = std::string(quantity_label(q->second)) + " — layer " + std::to_string(t.layer) + ", head " + std::to_string(t.head);
@@ -107,12 +113,12 @@ void draw_step_map(ViewerState& s, const LessonStep& st) {
   if (index) ov.digits = 0;
   const uint64_t version = std::hash<std::string>{}(t.map + "/" + std::to_string(t.layer) + "/" + std::to_string(t.head) + "/" +
                                                     std::to_string(t.distance_k)) ^ r.generation;
-  const HeatmapEvent ev = Heatmap(s, "lesson/" + t.map, *m, scale, ImVec2(size, size), version, ov);
+  const HeatmapEvent ev = Heatmap(app, "lesson/" + t.map, *m, scale, ImVec2(size, size), version, ov);
   if (ev.hovered)
     ImGui::SetTooltip("i = %d '%s', j = %d '%s'\nvalue %s", ev.i, token_name(s, ev.i).c_str(), ev.j, token_name(s, ev.j).c_str(),
                       index ? std::to_string(static_cast<long long>((*m)(ev.i, ev.j))).c_str() : fmt((*m)(ev.i, ev.j), 5).c_str());
   ImGui::SameLine();
-  ColorBar(s, scale, size, index ? "row / position" : t.map == "probs" ? "probability" : "score");
+  ColorBar(app, scale, size, index ? "row / position" : t.map == "probs" ? "probability" : "score");
 }
 
 void show_me(ViewerState& s, const LessonTarget& t) {
@@ -125,12 +131,16 @@ void show_me(ViewerState& s, const LessonTarget& t) {
 
 }  // namespace
 
-void DrawLessonPanel(ViewerState& s) {
+void DrawLessonPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
-  refresh_lesson(s);
+  if (!refresh_lesson(s)) {
+    DetailNote(s.layer);
+    return;
+  }
   LessonState& L = s.lesson;
   if (!L.error.empty()) {
     ErrorText("The lesson cannot be built for this run: " + L.error);
@@ -168,11 +178,11 @@ void DrawLessonPanel(ViewerState& s) {
   {
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::Indent(12);
-    if (s.mono) ImGui::PushFont(s.mono);
+    if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x - 12);
     ImGui::TextUnformatted(st.equation.c_str());
     ImGui::PopTextWrapPos();
-    if (s.mono) ImGui::PopFont();
+    if (app.gfx.mono) ImGui::PopFont();
     ImGui::Unindent(12);
     const ImVec2 p1(p0.x + ImGui::GetContentRegionAvail().x, ImGui::GetCursorScreenPos().y);
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y - 3), ImVec2(p0.x + 4, p1.y - 2), IM_COL32(90, 150, 230, 255));
@@ -211,9 +221,9 @@ void DrawLessonPanel(ViewerState& s) {
     if (L.revealed) {
       ImGui::Spacing();
       ImGui::Text("Answer: %s", lesson_answer_text(st).c_str());
-      if (s.mono) ImGui::PushFont(s.mono);
+      if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
       ImGui::TextWrapped("%s", st.explanation.c_str());
-      if (s.mono) ImGui::PopFont();
+      if (app.gfx.mono) ImGui::PopFont();
     }
   }
   ImGui::Spacing();
@@ -221,7 +231,7 @@ void DrawLessonPanel(ViewerState& s) {
   Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
        ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
   // Only once the learner has answered or revealed: the map would give some answers away.
-  if (!st.applies || L.checked != 0 || L.revealed) draw_step_map(s, st);
+  if (!st.applies || L.checked != 0 || L.revealed) draw_step_map(app, st);
 }
 
 }  // namespace viewer

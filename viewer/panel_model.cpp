@@ -18,7 +18,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 }  // namespace
 
-void DrawModelPanel(ViewerState& s) {
+void DrawModelPanel(App& app) {
+  ViewerState& s = app.state;
   // --- directory
   ImGui::TextUnformatted("Model directory");
   HelpMarker("A folder with config.json and model.safetensors (or pytorch_model.bin); a tokenizer "
@@ -26,21 +27,21 @@ void DrawModelPanel(ViewerState& s) {
   ImGui::SetNextItemWidth(-70);
   const bool enter = InputString("##model", &s.model_path, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if (ImGui::Button("Load") || enter) start_load(s, s.model_path);
+  if (ImGui::Button("Load") || enter) start_load(app, s.model_path);
   if (!s.recent.empty()) {
     ImGui::SetNextItemWidth(-70);
     if (ImGui::BeginCombo("recent", s.recent.front().c_str())) {
       for (const auto& r : s.recent)
         if (ImGui::Selectable(r.c_str())) {
           s.model_path = r;
-          start_load(s, r);
+          start_load(app, r);
         }
       ImGui::EndCombo();
     }
   }
-  if (s.loading.valid()) {
-    ImGui::ProgressBar(static_cast<float>(s.load_progress->load()), ImVec2(-1, 0),
-                       ("loading " + s.loading_path).c_str());
+  if (app.jobs.loading.valid()) {
+    ImGui::ProgressBar(static_cast<float>(app.jobs.load_progress->load()), ImVec2(-1, 0),
+                       ("loading " + app.jobs.loading_path).c_str());
   }
   if (!s.model_error.empty()) {
     ErrorText("Could not load: " + s.model_error);
@@ -48,7 +49,7 @@ void DrawModelPanel(ViewerState& s) {
   }
   if (!s.model_notice.empty()) ErrorText(s.model_notice);
   if (!s.model) {
-    if (s.model_error.empty() && s.model_notice.empty() && !s.loading.valid())
+    if (s.model_error.empty() && s.model_notice.empty() && !app.jobs.loading.valid())
       Note("No model loaded. Type a directory above and press Enter.");
     return;
   }
@@ -93,7 +94,7 @@ void DrawModelPanel(ViewerState& s) {
     ImGui::SetNextItemWidth(-1);
     if (InputString("##text", &s.text, ImGuiInputTextFlags_EnterReturnsTrue)) {
       s.ids_text.clear();
-      set_input_from_fields(s);
+      request_compute(app);
     }
     // Segment B of a sentence pair: classifiers (NLI, paraphrase, the shipped WordNet matcher) read
     // [CLS] A [SEP] B [SEP] with token types 0 for A and 1 for B when the model has token types.
@@ -106,7 +107,7 @@ void DrawModelPanel(ViewerState& s) {
     ImGui::SetNextItemWidth(-1);
     if (InputString("##pair", &s.pair, ImGuiInputTextFlags_EnterReturnsTrue)) {
       s.ids_text.clear();
-      set_input_from_fields(s);
+      request_compute(app);
     }
     if (!s.ids_text.empty()) Note("Showing the ids below; press Enter in the text box to use the text again.");
   } else {
@@ -115,14 +116,14 @@ void DrawModelPanel(ViewerState& s) {
                "equals the [MASK] id are predicted.");
   }
   ImGui::SetNextItemWidth(s.model->tokenizer ? -40 : -170);
-  if (InputString("##ids", &s.ids_text, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+  if (InputString("##ids", &s.ids_text, ImGuiInputTextFlags_EnterReturnsTrue)) request_compute(app);
   if (!s.model->tokenizer) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(90);
-    if (ImGui::InputInt("[MASK] id", &s.mask_id, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+    if (ImGui::InputInt("[MASK] id", &s.mask_id, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) request_compute(app);
     if (s.model->model.config.type_vocab_size > 1) {
       ImGui::SetNextItemWidth(-170);
-      if (InputString("##types", &s.token_types_text, ImGuiInputTextFlags_EnterReturnsTrue)) set_input_from_fields(s);
+      if (InputString("##types", &s.token_types_text, ImGuiInputTextFlags_EnterReturnsTrue)) request_compute(app);
       ImGui::SameLine();
       ImGui::TextDisabled("token types");
       HelpMarker("Optional: one type per id (0 = first segment, 1 = second), comma-separated.");
@@ -144,7 +145,7 @@ void DrawModelPanel(ViewerState& s) {
     ImGui::SameLine();
     ImGui::TextDisabled("· %d of type 1", second_segment);
   }
-  if (s.worker.busy()) {
+  if (app.jobs.worker.busy()) {
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing…");
   } else if (s.result) {

@@ -109,9 +109,10 @@ void DrawHeadOutput(ViewerState& s, const Result& r) {
 
 }  // namespace
 
-void DrawPredictionsPanel(ViewerState& s) {
+void DrawPredictionsPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   const Result& r = *s.result;
@@ -150,7 +151,7 @@ void DrawPredictionsPanel(ViewerState& s) {
   }
 
   ImGui::Separator();
-  if (!r.emd) {
+  if (!r.emd()) {
     Note("No decoder passes to show: " + (r.emd_note.empty() ? std::string("the EMD did not run") : r.emd_note));
     return;
   }
@@ -163,7 +164,7 @@ void DrawPredictionsPanel(ViewerState& s) {
   const int h = s.emd_head;
   const deberta::Matrix& enc = r.trace.layers.back().attention.probs[h];
   std::vector<const deberta::Matrix*> maps = {&enc};
-  for (const auto& p : r.emd->passes) maps.push_back(&p.attention.probs[h]);
+  for (const auto& p : r.emd()->passes) maps.push_back(&p.attention.probs[h]);
   const ColorScale vir = ColorScale::sequential(0, max_value(maps));
   const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 140) / static_cast<float>(maps.size()) - 10,
                                          ImGui::GetContentRegionAvail().y - 50),
@@ -177,12 +178,12 @@ void DrawPredictionsPanel(ViewerState& s) {
       ImGui::Text("EMD pass %zu: query I_%zu, key H", t, t - 1);
     Overlay ov;
     ov.highlight = s.hover_token;
-    const HeatmapEvent ev = Heatmap(s, "emd/" + std::to_string(t), *maps[t], vir, ImVec2(size, size), r.generation, ov);
+    const HeatmapEvent ev = Heatmap(app, "emd/" + std::to_string(t), *maps[t], vir, ImVec2(size, size), r.generation, ov);
     if (ev.hovered) hover_map = static_cast<int>(t), hi = ev.i, hj = ev.j;
     ImGui::EndGroup();
     ImGui::SameLine();
   }
-  ColorBar(s, vir, size + ImGui::GetTextLineHeightWithSpacing(), "probability");
+  ColorBar(app, vir, size + ImGui::GetTextLineHeightWithSpacing(), "probability");
   if (hover_map >= 0)
     ImGui::SetTooltip("%s\nquery i = %d '%s' → key j = %d '%s'\nA = %s",
                       hover_map == 0 ? "encoder last layer" : ("EMD pass " + std::to_string(hover_map)).c_str(), hi,
@@ -205,12 +206,12 @@ void DrawPredictionsPanel(ViewerState& s) {
     ImGui::Text("pass %zu − encoder", t + 1);
     Overlay ov;
     ov.highlight = s.hover_token;
-    const HeatmapEvent ev = Heatmap(s, "emd_diff/" + std::to_string(t), *diffs[t], div, ImVec2(size, size), r.generation, ov);
+    const HeatmapEvent ev = Heatmap(app, "emd_diff/" + std::to_string(t), *diffs[t], div, ImVec2(size, size), r.generation, ov);
     if (ev.hovered) hover_diff = static_cast<int>(t), hi = ev.i, hj = ev.j;
     ImGui::EndGroup();
     ImGui::SameLine();
   }
-  ColorBar(s, div, size + ImGui::GetTextLineHeightWithSpacing(), "Δ probability");
+  ColorBar(app, div, size + ImGui::GetTextLineHeightWithSpacing(), "Δ probability");
   if (hover_diff >= 0)
     ImGui::SetTooltip("EMD pass %d − encoder last layer\nquery i = %d '%s' → key j = %d '%s'\nΔA = %s", hover_diff + 1, hi,
                       token_name(s, hi).c_str(), hj, token_name(s, hj).c_str(), fmt((*diffs[hover_diff])(hi, hj), 5, true).c_str());

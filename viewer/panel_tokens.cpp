@@ -9,9 +9,10 @@
 
 namespace viewer {
 
-void DrawTokensPanel(ViewerState& s) {
+void DrawTokensPanel(App& app) {
+  ViewerState& s = app.state;
   if (!s.result) {
-    WaitingNote(s);
+    WaitingNote(app);
     return;
   }
   const int n = token_count(s);

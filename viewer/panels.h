@@ -1,4 +1,6 @@
-// panels.h — one Draw*Panel(state) per panel, each in its own file.
+// panels.h — one Draw*Panel(app) per panel, each in its own file. A panel reads and edits the plain
+// state (`app.state`), draws with the GL resources (`app.gfx`: heatmap textures, fonts) and starts
+// background work through the actions of app.h (a load, a re-run, a head mask).
 //
 // [SECTION] index (file → panel)
 //   panel_model.cpp        DrawModelPanel        model directory, recent list, config summary, text / ids
@@ -14,26 +16,37 @@
 //   panel_lesson.cpp       DrawLessonPanel       the guided lesson: eq. 1 … EMD, questions checked on the model
 #pragma once
 
-#include "state.h"
+#include "app.h"
 
 #include <string>
 
 namespace viewer {
 
-void DrawModelPanel(ViewerState& s);
-void DrawTokensPanel(ViewerState& s);
-void DrawDistancePanel(ViewerState& s);
-void DrawGridPanel(ViewerState& s);
-void DrawHeadPanel(ViewerState& s);
-void DrawEquationPanel(ViewerState& s);
-void DrawPredictionsPanel(ViewerState& s);
-void DrawAblationPanel(ViewerState& s);
-void DrawExportPanel(ViewerState& s);
-void DrawComparePanel(ViewerState& s);
-void DrawLessonPanel(ViewerState& s);
+/// Model directory, recent list, config summary, the text / ids fields (Enter re-runs).
+void DrawModelPanel(App& app);
+/// The token strip; hovering a token outlines its row and column in every map.
+void DrawTokensPanel(App& app);
+/// δ(i, j) of eq. 3 for a chosen k beside the table rows the model reads; v2 log buckets.
+void DrawDistancePanel(App& app);
+/// Layers × heads thumbnails of one quantity on one scale; click opens, right-click masks a head.
+void DrawGridPanel(App& app);
+/// Every term of the selected layer/head (from the layer in full) and its softmax.
+void DrawHeadPanel(App& app);
+/// deberta::explain_cell's steps and vectors for the selected cell (from the layer in full).
+void DrawEquationPanel(App& app);
+/// Top-k at each [MASK] with and without the EMD, the decoder passes, or the task head's output.
+void DrawPredictionsPanel(App& app);
+/// The ablation switches (each change re-runs); baseline vs ablated predictions with KL.
+void DrawAblationPanel(App& app);
+/// PNG / CSV / .npy of the selected map, figures, the window PNG and the trace.
+void DrawExportPanel(App& app);
+/// Model B beside model A on the same tokens: maps, A − B, mean |ΔP| per head, KL.
+void DrawComparePanel(App& app);
+/// The guided lesson (lesson.h), its steps built from the selected layer and layer 0 in full.
+void DrawLessonPanel(App& app);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.
-void DrawPopups(ViewerState& s);
+void DrawPopups(App& app);
 
 // Small shared widgets (widgets.cpp)
 
@@ -46,17 +59,29 @@ void Note(const std::string& text);
 /// Red wrapped text.
 void ErrorText(const std::string& text);
 /// What a panel shows while there is no result: loading, no model, no input, an error, computing.
-void WaitingNote(const ViewerState& s);
+void WaitingNote(const App& app);
+/// What a panel shows while the worker materializes layer `layer` in full (a few frames at most).
+void DetailNote(int layer);
+/// The shown result's detail holding layer `layer` in full (`detail_for`), or null after drawing
+/// `DetailNote` when it has not arrived yet.
+const LayerDetail* DetailOrNote(const ViewerState& s, int layer);
 /// A line "layer L, head H, query i 'tok' → key j 'tok'" for the current selection.
 std::string selection_text(const ViewerState& s);
 /// Layer and head sliders bound to the selection. Returns true on change.
 bool LayerHeadSliders(ViewerState& s);
-/// Writes exports; returns a status line.
+// Exports (panel_export.cpp). Each returns one status line: "wrote PATH …" on success, else the
+// format, then the problem (nothing computed yet, a term switched off, the file's error).
+
+/// The selected layer/head's map of `q` (`[N, N]`, query i on the rows) as a colour-mapped PNG,
+/// upscaled by an integer factor to at least 256 pixels. Terms other than the probabilities come
+/// from the layer in full (the worker's detail, or materialized now when it lags).
 std::string export_map_png(const ViewerState& s, Quantity q, const std::string& path);
+/// The same map as CSV: 17 digits, a header of "j token" key labels, "i token" row labels.
 std::string export_map_csv(const ViewerState& s, Quantity q, const std::string& path);
+/// The same map as NumPy .npy (float64, shape (N, N)).
 std::string export_map_npy(const ViewerState& s, Quantity q, const std::string& path);
+/// The shown result's whole trace, every layer in full (`full_trace`: L layers materialized now),
+/// as safetensors with `deberta dump`'s tensor names and numbers.
 std::string export_trace(const ViewerState& s, const std::string& path);
-/// Reads the framebuffer and writes it as PNG (rows flipped). Returns "" or an error.
-std::string write_framebuffer_png(const std::string& path, int width, int height);
 
 }  // namespace viewer

@@ -1,15 +1,16 @@
-// state.h — everything the explorer shows and every choice the learner has made, in one struct.
+// state.h — what the explorer shows and what the learner chose, as plain data.
 //
 // [SECTION] index
 //   LoadedModel   a model directory in memory (weights + tokenizer), shared read-only
-//   Request       what the background worker should compute (model, tokens, ablation)
-//   Result        one finished computation: traces, EMD passes, predictions; immutable once published
-//   Worker        the compute thread: newest request wins (generation counter), the UI never waits
-//   ViewerState   the one state struct every Draw*Panel(state) reads and edits
+//   TokenInput    the token sequence of one computation; InputFields: the input as typed
+//   Result        one finished computation: the Probs trace, EMD passes, predictions; immutable once published
+//   LayerDetail   some layers of a Result at TraceLevel::Full (materialize_layer), for the panels that show terms
+//   ViewerState   the one plain state struct every panel reads and edits
 //
-// The viewer does not own the numbers: they come from the core (deberta::forward, rerun_from,
-// explain_cell, ...) and are only read here. Like imgui_club's memory editor, each panel is a
-// function of this struct; none of them keeps state of its own.
+// No ImGui, OpenGL or thread here: the GL resources (textures, fonts) and the background jobs
+// (the compute worker, model loads) live beside this struct in `App` (app.h). The numbers come
+// from the core (deberta::forward, rerun_from, materialize_layer, explain_cell, ...) and are only
+// read here.
 #pragma once
 
 #include "deberta/analysis.h"
@@ -19,18 +20,11 @@
 #include "deberta/tokenizer.h"
 #include "lesson.h"
 
-#include <imgui.h>
-
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <future>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace viewer {
@@ -53,8 +47,8 @@ struct TokenInput {
   std::vector<int64_t> mask_positions;  ///< positions of [MASK]
 };
 
-/// The input as typed: tokenized on the worker thread (`tokenize_fields`), never on the UI thread,
-/// so a long paste cannot freeze the window.
+/// The input as typed: tokenized on the worker thread (`tokenize_fields`, worker.h), never on the
+/// UI thread, so a long paste cannot freeze the window.
 struct InputFields {
   std::string text;              ///< segment A (with a tokenizer); the literal [MASK] is the mask token
   std::string pair;              ///< segment B of a sentence pair: [CLS] A [SEP] B [SEP]; empty = none
@@ -63,34 +57,26 @@ struct InputFields {
   int mask_id = -1;              ///< [MASK] id when there is no tokenizer
 };
 
-/// What the worker computes.
-struct Request {
-  uint64_t generation = 0;
-  std::shared_ptr<const LoadedModel> model;
-  InputFields fields;
-  deberta::Ablation ablation;
-};
-
-/// Tokenizes `fields` for `model` (the worker calls it). Errors (`deberta::Error`): ids that are
-/// not integers or outside the vocabulary, token types of the wrong count, more tokens than
-/// max_position_embeddings, a pair without a tokenizer, no input at all.
-TokenInput tokenize_fields(const LoadedModel& model, const InputFields& fields);
-
-/// One finished computation. Built by the worker, then only read by the UI.
+/// One finished computation. Built by the worker (`compute_result`, worker.h), then only read.
 struct Result {
   uint64_t generation = 0;
   std::shared_ptr<const LoadedModel> model;
   TokenInput input;
   deberta::Ablation ablation;
-  deberta::ForwardTrace trace;            ///< full trace under `ablation`, decoder stage run
-  std::optional<deberta::EMDTrace> emd;   ///< the EMD's two passes under `ablation` (also when EMD is switched off)
+  /// The run under `ablation` at TraceLevel::Probs, decoder stage run: hidden states of every layer
+  /// and the attention probabilities of every layer and head (the grid, the overview, the EMD
+  /// panel). The terms (c2c, c2p, p2c, p2p, logits, Q_c, ...) are in a `LayerDetail`.
+  deberta::ForwardTrace trace;
+  /// The EMD's two passes when the ablation decodes without them (for the side-by-side view);
+  /// empty when `trace.emd` holds them. Read both through `emd()`.
+  std::optional<deberta::EMDTrace> side_emd;
   /// [pass][head] `[N, N]`: attention probabilities of EMD pass t minus those of the encoder's last
   /// layer (same weights, queries I_t instead of H): what the absolute positions change. Empty without EMD.
   std::vector<std::vector<deberta::Matrix>> emd_attention_diff;
   std::string emd_note;                   ///< why there is no EMD (model without absolute positions, ...)
   std::string predict_note;               ///< why there are no predictions (no [MASK], no LM head, ...)
   std::vector<deberta::MaskPrediction> baseline;  ///< the model as trained (default ablation)
-  std::vector<deberta::MaskPrediction> current;   ///< under `ablation`
+  std::vector<deberta::MaskPrediction> current;   ///< under `ablation`: a copy of emd_on or emd_off
   std::vector<deberta::MaskPrediction> emd_on;    ///< under `ablation` with the EMD
   std::vector<deberta::MaskPrediction> emd_off;   ///< under `ablation`, decoded from the last layer
   std::vector<double> kl;                          ///< KL(baseline ‖ current) per masked position
@@ -104,6 +90,23 @@ struct Result {
   /// NaN / Inf in what the model computed (deberta::non_finite_trace / non_finite_predictions, the
   /// CLI's warnings), shown beside the predictions; empty when everything is finite.
   std::vector<std::string> warnings;
+
+  /// The EMD's passes under `ablation` (the decoder's own when it ran, else `side_emd`); null
+  /// when the model has no EMD (`emd_note` says why).
+  const deberta::EMDTrace* emd() const { return trace.emd ? &*trace.emd : side_emd ? &*side_emd : nullptr; }
+};
+
+/// Some encoder layers of one `Result` at TraceLevel::Full, recomputed from its Probs trace with
+/// deberta::materialize_layer (bitwise equal to a full forward's layers; viewer/tests/test_worker.cpp).
+struct LayerDetail {
+  uint64_t generation = 0;  ///< of the Result it was computed from
+  /// Level Full; inputs and sequence context as the Result's. `layers` has one entry per encoder
+  /// layer: the ones listed in `held` are full, the others empty (no maps). explain_cell and the
+  /// lesson read it as they read a full trace.
+  deberta::ForwardTrace trace;
+  std::vector<int64_t> held;  ///< the full layers, ascending
+  /// True when layer `layer` is full here.
+  bool has(int64_t layer) const;
 };
 
 /// Model B run on the shown result's input and compared with model A (the Compare tab).
@@ -115,38 +118,6 @@ struct CompareResult {
   std::string error;                             ///< why B could not run on this input
 };
 
-/// The compute thread. `submit` replaces any request not yet started; `poll` hands the UI the
-/// newest finished result (or error). Stale results (older generation) are dropped.
-class Worker {
- public:
-  Worker();
-  ~Worker();
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
-
-  void submit(Request request);
-  /// Returns a newer result than `have` if one finished; sets `error` when the newest request failed
-  /// and `input_error` to whether it failed while tokenizing (an input error, not a compute error).
-  std::shared_ptr<const Result> poll(uint64_t have, std::string* error, uint64_t* error_generation,
-                                     bool* input_error = nullptr);
-  bool busy() const { return busy_.load(); }
-
- private:
-  void run();
-  std::shared_ptr<const Result> compute(const Request& r, TokenInput input, const std::shared_ptr<const Result>& prev);
-
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  std::optional<Request> pending_;
-  std::shared_ptr<const Result> latest_;  ///< newest finished result
-  std::string error_;
-  uint64_t error_generation_ = 0;
-  bool error_is_input_ = false;  ///< error_ came from tokenizing the fields
-  std::atomic<bool> busy_{false};
-  bool stop_ = false;
-  std::thread thread_;  ///< last: started after every member above is constructed
-};
-
 // ----------------------------------------------------------------------------------------------
 // What the learner chose
 
@@ -154,27 +125,18 @@ class Worker {
 enum class Quantity { C2C, C2P, P2C, P2P, Logits, Probs };
 const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs"
 const char* quantity_label(Quantity q);     ///< "c2c  (Q_c·K_c)", ...
-/// The map of quantity `q` in `layer`/`head` of `trace`, or null when the term is off.
-const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t layer, int64_t head, Quantity q);
+/// The map of quantity `q` of `head` in `a` (`[N_q, N_k]`), or null when `a` does not hold it
+/// (the term is off, the trace level does not keep it, head out of range).
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q);
+/// `attention_map` of layer `layer` of `trace`; null also when the layer is out of range.
+const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t layer, int64_t head, Quantity q);
+/// Whether the run of `r` computes quantity `q` at all (its resolved attention switches: a term
+/// switched off has no map; logits and probabilities always exist).
+bool computed(const Result& r, Quantity q);
 
 /// The tabs of the main area.
 enum class Tab { Grid, Head, Distance, Equation, Predictions, Compare, Export, Lesson, Count };
 const char* tab_name(Tab t);  ///< short name used by --panel: grid, head, distance, ...
-
-/// GL textures of the heatmaps, re-uploaded only when their data changed.
-struct TextureCache {
-  struct Entry {
-    unsigned int texture = 0;
-    int width = 0, height = 0;
-    uint64_t version = 0;
-    double lo = 0, hi = 0;
-    int colormap = 0;
-    const void* data = nullptr;
-  };
-  std::map<std::string, Entry> entries;
-  ~TextureCache();
-};
 
 /// Zoom and pan of one map or of a group of maps that move together (heatmap.cpp): `zoom` ≥ 1
 /// magnifies, (cx, cy) is the centre of the view in map units (0 … 1 across the columns / rows).
@@ -182,7 +144,7 @@ struct MapView {
   float zoom = 1, cx = 0.5f, cy = 0.5f;
 };
 
-/// The state of the whole viewer.
+/// The state of the whole viewer: plain data, copied and compared freely.
 struct ViewerState {
   // --- model & text
   std::string model_path;              ///< what the path field holds
@@ -190,9 +152,6 @@ struct ViewerState {
   std::shared_ptr<const LoadedModel> model;
   std::string model_error;             ///< last load error (the previous model stays in use)
   std::string model_notice;            ///< e.g. "the bundled model is not there yet"
-  std::future<std::shared_ptr<const LoadedModel>> loading;  ///< pending load
-  std::string loading_path;
-  std::shared_ptr<std::atomic<double>> load_progress = std::make_shared<std::atomic<double>>(0.0);
   std::string text;                    ///< input text (with a tokenizer)
   std::string pair;                    ///< second segment of a sentence pair (classifiers), may be empty
   std::string ids_text;                ///< input ids "1,2,3" (without a tokenizer, or to override)
@@ -203,9 +162,9 @@ struct ViewerState {
 
   // --- ablation and computation
   deberta::Ablation ablation;
-  Worker worker;
   uint64_t generation = 0;             ///< of the newest request
   std::shared_ptr<const Result> result;
+  std::shared_ptr<const LayerDetail> detail;  ///< full layers of `result` (may lag behind it: check `generation`)
   std::string compute_error;
   double request_time = 0;             ///< ImGui time the newest request was made (for "updating…")
 
@@ -213,9 +172,6 @@ struct ViewerState {
   std::shared_ptr<const LoadedModel> model_b;
   std::string model_b_path;            ///< what the compare path field holds
   std::string model_b_error;           ///< last load error of model B
-  std::future<std::shared_ptr<const LoadedModel>> loading_b;
-  std::string loading_b_path;
-  std::future<std::shared_ptr<const CompareResult>> comparing;
   std::shared_ptr<const CompareResult> compare;
   std::string zoo_dir;                 ///< folder of the trained-ablation zoo (docs/table4.md)
 
@@ -240,40 +196,30 @@ struct ViewerState {
   std::string export_status;
   std::string window_png_request;      ///< non-empty: write the whole window to this file after the frame
   bool headless = false;               ///< screenshot / bench mode
-
-  TextureCache textures;
-  ImFont* mono = nullptr;              ///< DejaVu Sans Mono for numbers
 };
 
 // ----------------------------------------------------------------------------------------------
-// Actions (state.cpp)
+// Reading the state (state.cpp)
 
-/// Starts loading `path` in the background; the current model stays in use until it succeeds.
-void start_load(ViewerState& s, const std::string& path);
-/// Checks a pending load; on success installs the model and re-runs. Returns true when one finished.
-bool poll_load(ViewerState& s);
-/// Loads `path` as model B of the Compare tab in the background (model A stays as it is).
-void start_load_b(ViewerState& s, const std::string& path);
-/// Installs a finished model-B load and (re)starts the comparison when model A's result or model
-/// B changed. Returns true when something changed.
-bool poll_compare(ViewerState& s);
-/// True while a model-B load or a comparison is under way.
-bool compare_busy(const ViewerState& s);
-/// Tokenizes the text (or parses the ids) for the current model and requests a computation.
-void set_input_from_fields(ViewerState& s);
-/// Requests a computation for the current model, input and ablation.
-void request_compute(ViewerState& s);
-/// Takes finished results from the worker. Returns true when the shown result changed.
-bool poll_compute(ViewerState& s);
-/// Flips the mask of head (layer, head) and re-runs.
-void toggle_head_mask(ViewerState& s, int layer, int head);
 /// Number of tokens of the shown result (0 without one).
 int token_count(const ViewerState& s);
-/// Display name of token t of the shown result ("#id" without a tokenizer).
+/// Display name of token t of the shown result ("#id" without a tokenizer); "?" out of range.
 std::string token_name(const ViewerState& s, int t);
-/// Display name of vocabulary id `id` for the current model.
+/// Display name of vocabulary id `id` for model `m` ("#id" without a tokenizer or model).
 std::string vocab_name(const LoadedModel* m, int64_t id);
 /// Keeps the selection inside the current model and sequence.
 void clamp_selection(ViewerState& s);
+
+/// The encoder layers the shown panels need at TraceLevel::Full, ascending: the selected layer;
+/// layer 0 too in the Lesson tab (its step 12); every layer when the Attention grid shows a term
+/// other than the probabilities. Empty without a result.
+std::vector<int64_t> wanted_layers(const ViewerState& s);
+/// The shown result's detail when it is current (same generation) and holds `layer`; else null
+/// (the worker is still materializing it: panels show a "computing" note).
+const LayerDetail* detail_for(const ViewerState& s, int64_t layer);
+/// The map of quantity `q` the panels show for (layer, head): probabilities from the result's
+/// trace, every other quantity from the current detail. Null when not computed in this run
+/// (`computed`) or not materialized yet.
+const deberta::Matrix* shown_map(const ViewerState& s, int64_t layer, int64_t head, Quantity q);
 
 }  // namespace viewer

@@ -48,19 +48,30 @@ void ErrorText(const std::string& text) {
   ImGui::PopStyleColor();
 }
 
-void WaitingNote(const ViewerState& s) {
-  if (s.loading.valid())
+void WaitingNote(const App& app) {
+  const ViewerState& s = app.state;
+  if (app.jobs.loading.valid())
     Note("Loading the model…");
   else if (!s.model)
     Note("No model loaded: choose a model directory in the Model & text panel (or press Ctrl+O).");
   else if (!s.input_error.empty())
     ErrorText("The input could not be used: " + s.input_error);
-  else if (s.input.inputs.input_ids.empty() && !s.worker.busy() && s.compute_error.empty())
+  else if (s.input.inputs.input_ids.empty() && !app.jobs.worker.busy() && s.compute_error.empty())
     Note("No input yet: type the text (or token ids) in the Model & text panel and press Enter.");
   else if (!s.compute_error.empty())
     ErrorText("Could not run the model: " + s.compute_error);
   else
     Note("Computing…");
+}
+
+void DetailNote(int layer) {
+  Note("Computing the terms of layer " + std::to_string(layer) + " (c2c, c2p, p2c, logits: deberta::materialize_layer)…");
+}
+
+const LayerDetail* DetailOrNote(const ViewerState& s, int layer) {
+  const LayerDetail* d = detail_for(s, layer);
+  if (!d) DetailNote(layer);
+  return d;
 }
 
 std::string selection_text(const ViewerState& s) {
@@ -81,7 +92,8 @@ bool LayerHeadSliders(ViewerState& s) {
   return changed;
 }
 
-void DrawPopups(ViewerState& s) {
+void DrawPopups(App& app) {
+  ViewerState& s = app.state;
   if (s.open_model_popup) {
     ImGui::OpenPopup("Open model");
     s.open_model_popup = false;
@@ -102,7 +114,7 @@ void DrawPopups(ViewerState& s) {
         if (ImGui::Selectable(r.c_str())) s.model_path = r;
     }
     if (ImGui::Button("Open") || enter) {
-      start_load(s, s.model_path);
+      start_load(app, s.model_path);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -111,7 +123,7 @@ void DrawPopups(ViewerState& s) {
   }
   ImGui::SetNextWindowSize(ImVec2(640, 0), ImGuiCond_Appearing);
   if (ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_NoSavedSettings)) {
-    DrawExportPanel(s);
+    DrawExportPanel(app);
     ImGui::Separator();
     if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();

@@ -200,3 +200,33 @@ TEST_CASE("a trace without the term maps is refused with a clear error") {
   li.trace = nullptr;
   CHECK_THROWS_AS(viewer::build_lesson(li), std::invalid_argument);
 }
+
+TEST_CASE("the viewer's inputs (a Probs trace and two layers materialized) give the lesson of a full trace") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  const Run r = run_text(dir, kDefaultText);
+  const int layer = 2, head = 1;
+  const ForwardTrace light = forward(r.model, r.trace.inputs, {}, TraceLevel::Probs, true);
+  // As the viewer's LayerDetail: level Full, the selected layer and layer 0 in full, the others empty.
+  ForwardTrace full;
+  full.inputs = light.inputs, full.context = light.context, full.level = TraceLevel::Full;
+  full.layers.resize(light.layers.size());
+  for (int l : {0, layer}) full.layers[static_cast<size_t>(l)] = materialize_layer(r.model, light, l);
+  viewer::LessonInput in = r.input(layer, head);
+  in.trace = &light, in.full = &full;
+  const std::optional<EMDTrace> emd = light.emd;
+  in.emd = emd ? &*emd : nullptr;
+  const auto ours = viewer::build_lesson(in);
+  const auto ref = viewer::build_lesson(r.input(layer, head));
+  REQUIRE(ours.size() == ref.size());
+  for (size_t k = 0; k < ours.size(); ++k) {
+    CAPTURE(ref[k].title);
+    CHECK(ours[k].applies == ref[k].applies);
+    CHECK(ours[k].question == ref[k].question);
+    CHECK(ours[k].answer == ref[k].answer);
+    CHECK(ours[k].explanation == ref[k].explanation);
+  }
+  // Without the selected layer in full the lesson says which layer is missing.
+  full.layers[static_cast<size_t>(layer)] = LayerTrace();
+  CHECK_THROWS_WITH_AS(viewer::build_lesson(in), doctest::Contains("lacks layer 2"), std::invalid_argument);
+}

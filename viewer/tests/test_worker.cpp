@@ -1,0 +1,243 @@
+// test_worker.cpp — the viewer's computations (viewer/worker.cpp) against the core, bitwise:
+//  * materialize_layer (what LayerDetail holds) equals the layer of a TraceLevel::Full forward —
+//    every projection, term map, probability and output, on a model with the EMD and one with the
+//    nGiE convolution (layer 0's special case);
+//  * after an ablation toggle (a re-run from the first changed layer, the layers before it copied
+//    from the previous result), the shown maps, EMD passes and predictions equal those of a fresh
+//    computation under the same ablation, and of a full forward;
+//  * `current` is the EMD's prediction when the EMD runs, the last layer's otherwise.
+// Exact equality throughout: the re-run and the materialization repeat the same arithmetic.
+#include "state.h"
+#include "worker.h"
+
+#include "deberta/model_io.h"
+
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+using namespace deberta;
+
+namespace {
+
+std::string source(const std::string& rel) { return std::string(DEBERTA_SOURCE_DIR) + "/" + rel; }
+
+/// "" when `a` and `b` have the same shape and bitwise the same values, else the first difference.
+std::string diff(const Matrix& a, const Matrix& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) {
+    std::ostringstream o;
+    o << "shape " << a.rows() << "x" << a.cols() << " vs " << b.rows() << "x" << b.cols();
+    return o.str();
+  }
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+      if (!(a(i, j) == b(i, j))) {
+        std::ostringstream o;
+        o.precision(17);
+        o << "(" << i << ", " << j << "): ours " << a(i, j) << ", reference " << b(i, j) << ", error " << a(i, j) - b(i, j);
+        return o.str();
+      }
+  return "";
+}
+
+void check_same(const std::string& name, const Matrix& ours, const Matrix& ref) {
+  const std::string d = diff(ours, ref);
+  CAPTURE(name);
+  CAPTURE(d);
+  CHECK(d.empty());
+}
+
+void check_same(const std::string& name, const std::vector<Matrix>& ours, const std::vector<Matrix>& ref) {
+  CAPTURE(name);
+  REQUIRE(ours.size() == ref.size());
+  for (size_t h = 0; h < ours.size(); ++h) check_same(name + "[head " + std::to_string(h) + "]", ours[h], ref[h]);
+}
+
+/// Every field of a layer, full detail included.
+void check_layer(const std::string& p, const LayerTrace& ours, const LayerTrace& ref) {
+  const AttentionTrace &a = ours.attention, &b = ref.attention;
+  check_same(p + ".Q_c", a.Q_c, b.Q_c), check_same(p + ".K_c", a.K_c, b.K_c), check_same(p + ".V_c", a.V_c, b.V_c);
+  check_same(p + ".Q_r", a.Q_r, b.Q_r), check_same(p + ".K_r", a.K_r, b.K_r);
+  CHECK(a.row_offset == b.row_offset);
+  check_same(p + ".c2c", a.c2c, b.c2c), check_same(p + ".c2p", a.c2p, b.c2p), check_same(p + ".p2c", a.p2c, b.p2c);
+  check_same(p + ".p2p", a.p2p, b.p2p), check_same(p + ".logits", a.logits, b.logits), check_same(p + ".probs", a.probs, b.probs);
+  check_same(p + ".context", a.context, b.context);
+  check_same(p + ".attention_output", ours.attention_output, ref.attention_output);
+  check_same(p + ".output", ours.output, ref.output);
+  check_same(p + ".output_pre_conv", ours.output_pre_conv, ref.output_pre_conv);
+}
+
+void check_predictions(const std::string& name, const std::vector<MaskPrediction>& ours,
+                       const std::vector<MaskPrediction>& ref) {
+  CAPTURE(name);
+  REQUIRE(ours.size() == ref.size());
+  for (size_t t = 0; t < ours.size(); ++t) {
+    CHECK(ours[t].position == ref[t].position);
+    REQUIRE(ours[t].top.size() == ref[t].top.size());
+    for (size_t k = 0; k < ours[t].top.size(); ++k) CHECK(ours[t].top[k].id == ref[t].top[k].id);
+    check_same(name + " log_probs", Matrix(ours[t].log_probs.transpose()), Matrix(ref[t].log_probs.transpose()));
+  }
+}
+
+std::shared_ptr<const viewer::LoadedModel> load(const std::string& dir) {
+  REQUIRE(std::filesystem::exists(dir + "/config.json"));
+  return viewer::read_model(dir);
+}
+
+struct Session {
+  viewer::Request req;
+  viewer::TokenInput input;
+  Session(std::shared_ptr<const viewer::LoadedModel> m, const std::string& ids, int mask_id, const std::string& text = "") {
+    req.model = std::move(m);
+    req.fields.ids_text = ids;
+    req.fields.text = text;
+    req.fields.mask_id = mask_id;
+    input = viewer::tokenize_fields(*req.model, req.fields);
+  }
+  std::shared_ptr<const viewer::Result> run(const Ablation& a, const std::shared_ptr<const viewer::Result>& prev) {
+    req.ablation = a;
+    ++req.generation;
+    return viewer::compute_result(req, input, prev);
+  }
+};
+
+std::vector<int64_t> all_layers(const viewer::Result& r) {
+  std::vector<int64_t> v;
+  for (size_t l = 0; l < r.trace.layers.size(); ++l) v.push_back(static_cast<int64_t>(l));
+  return v;
+}
+
+/// `r` (maps, EMD, predictions, detail of every layer) against a fresh computation and a full forward.
+void check_against_fresh(Session& s, const viewer::Result& r) {
+  const Model& m = s.req.model->model;
+  const auto fresh = s.run(r.ablation, nullptr);
+  CHECK(fresh->first_layer == 0);
+  REQUIRE(r.trace.layers.size() == fresh->trace.layers.size());
+  CHECK(r.trace.level == TraceLevel::Probs);
+  const ForwardTrace full = forward(m, s.input.inputs, r.ablation, TraceLevel::Full, true);
+  const auto detail = viewer::materialize_detail(r, all_layers(r));
+  CHECK(detail->held == all_layers(r));
+  for (size_t l = 0; l < r.trace.layers.size(); ++l) {
+    const std::string p = "layer " + std::to_string(l);
+    check_same(p + ".probs (shown)", r.trace.layers[l].attention.probs, fresh->trace.layers[l].attention.probs);
+    check_same(p + ".output (shown)", r.trace.layers[l].output, fresh->trace.layers[l].output);
+    check_layer(p + " (materialized)", detail->trace.layers[l], full.layers[l]);
+  }
+  REQUIRE((r.emd() != nullptr) == (fresh->emd() != nullptr));
+  CHECK(r.trace.emd.has_value() == full.emd.has_value());
+  if (r.emd()) {
+    for (size_t t = 0; t < r.emd()->passes.size(); ++t) {
+      check_same("emd pass " + std::to_string(t) + ".probs", r.emd()->passes[t].attention.probs,
+                 fresh->emd()->passes[t].attention.probs);
+      check_same("emd pass " + std::to_string(t) + ".output", r.emd()->passes[t].output, fresh->emd()->passes[t].output);
+    }
+    REQUIRE(r.emd_attention_diff.size() == fresh->emd_attention_diff.size());
+    for (size_t t = 0; t < r.emd_attention_diff.size(); ++t)
+      check_same("emd_attention_diff " + std::to_string(t), r.emd_attention_diff[t], fresh->emd_attention_diff[t]);
+  }
+  check_predictions("current", r.current, fresh->current);
+  check_predictions("emd_on", r.emd_on, fresh->emd_on);
+  check_predictions("emd_off", r.emd_off, fresh->emd_off);
+  check_predictions("baseline", r.baseline, fresh->baseline);
+  CHECK(r.kl == fresh->kl);
+  if (!s.input.mask_positions.empty() && m.weights.lm_head) {
+    // What `deberta predict` decodes: the full forward's decoder output.
+    const auto ref = top_k_predictions(mlm_logits(m, full.decoder_output(), s.input.mask_positions), s.input.mask_positions, 5);
+    check_predictions("current vs full forward", r.current, ref);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("materialize_detail equals the full forward's layers bitwise (EMD model, conv model)") {
+  for (const char* dir : {"notebooks_data/golden/v3_emd", "notebooks_data/golden/v2_conv_pad"}) {
+    CAPTURE(dir);
+    Session s(load(source(dir)), "14,43,3,33,29,3,18,3,26,16", 3);
+    const auto r = s.run({}, nullptr);
+    const Model& m = s.req.model->model;
+    const ForwardTrace full = forward(m, s.input.inputs, {}, TraceLevel::Full, true);
+    const auto one = viewer::materialize_detail(*r, {1});
+    CHECK(one->has(1));
+    CHECK(!one->has(0));
+    CHECK(one->trace.layers[0].attention.probs.empty());  // the layers not asked for stay empty
+    check_layer("layer 1", one->trace.layers[1], full.layers[1]);
+    const auto all = viewer::materialize_detail(*r, all_layers(*r));
+    for (size_t l = 0; l < full.layers.size(); ++l) check_layer("layer " + std::to_string(l), all->trace.layers[l], full.layers[l]);
+    // The map the panels show: probabilities from the Probs trace, terms from the detail.
+    viewer::ViewerState st;
+    st.result = r;
+    st.detail = all;
+    st.layer = 1;
+    CHECK(viewer::shown_map(st, 1, 0, viewer::Quantity::Probs) == &r->trace.layers[1].attention.probs[0]);
+    REQUIRE(viewer::shown_map(st, 1, 0, viewer::Quantity::C2P) != nullptr);
+    check_same("shown c2p", *viewer::shown_map(st, 1, 0, viewer::Quantity::C2P), full.layers[1].attention.c2p[0]);
+    CHECK(viewer::shown_map(st, 1, 0, viewer::Quantity::P2P) == nullptr);  // off in this model
+    // The export's trace: every layer in full, as `deberta dump` computes it.
+    const ForwardTrace exported = viewer::full_trace(*r);
+    CHECK(exported.level == TraceLevel::Full);
+    for (size_t l = 0; l < full.layers.size(); ++l) check_layer("exported layer " + std::to_string(l), exported.layers[l], full.layers[l]);
+    CHECK_THROWS_AS(viewer::materialize_detail(*r, {static_cast<int64_t>(full.layers.size())}), deberta::Error);
+  }
+}
+
+TEST_CASE("after an ablation toggle the shown maps and predictions equal a fresh computation") {
+  Session s(load(source("notebooks_data/golden/v3_emd")), "14,43,3,33,29,3,18,3,26,16", 3);
+  const Model& m = s.req.model->model;
+  const int64_t L = m.config.num_hidden_layers;
+  const auto base = s.run({}, nullptr);
+  REQUIRE(base->trace.emd.has_value());
+  REQUIRE(!base->current.empty());
+
+  Ablation no_c2p;
+  no_c2p.c2p = false;
+  const auto off = s.run(no_c2p, base);
+  CHECK(off->first_layer == 0);
+  check_against_fresh(s, *off);
+
+  // Back on: the same numbers as the first run.
+  const auto on = s.run({}, off);
+  check_against_fresh(s, *on);
+  for (size_t l = 0; l < on->trace.layers.size(); ++l)
+    check_same("layer " + std::to_string(l) + " back on", on->trace.layers[l].attention.probs, base->trace.layers[l].attention.probs);
+
+  // A head mask in the last layer: layers 0 … L−2 are copied, the last one and the EMD re-run.
+  Ablation masked;
+  masked.head_mask.insert({L - 1, 1});
+  const auto m1 = s.run(masked, on);
+  CHECK(m1->first_layer == L - 1);
+  check_against_fresh(s, *m1);
+  CHECK(m1->trace.layers[L - 1].attention.probs[1].isZero(0));
+
+  // Without the EMD: `current` is the last layer's prediction; the EMD still shows beside it.
+  Ablation no_emd;
+  no_emd.emd = false;
+  const auto ne = s.run(no_emd, m1);
+  CHECK(!ne->trace.emd.has_value());
+  REQUIRE(ne->emd() != nullptr);
+  check_predictions("current = emd_off without the EMD", ne->current, ne->emd_off);
+  check_against_fresh(s, *ne);
+  check_predictions("current = emd_on with the EMD", base->current, base->emd_on);
+}
+
+TEST_CASE("a tokenized model: the bundled model with [MASK], toggles of p2c and of a head in layer 1") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  Session s(load(dir), "", -1, viewer::kDefaultText);
+  REQUIRE(!s.input.mask_positions.empty());
+  const auto base = s.run({}, nullptr);
+  Ablation no_p2c;
+  no_p2c.p2c = false;
+  const auto off = s.run(no_p2c, base);
+  check_against_fresh(s, *off);
+  Ablation head;
+  head.head_mask.insert({1, 2});
+  const auto h = s.run(head, off);
+  CHECK(h->first_layer == 0);  // p2c back on changes every layer
+  check_against_fresh(s, *h);
+  const auto h2 = s.run({}, h);
+  CHECK(h2->first_layer == 1);
+  check_against_fresh(s, *h2);
+}
