@@ -127,7 +127,7 @@ void request_compute(App& app) {
   r.ablation = s.ablation;
   // The layers shown now, materialized right after the forward (the same model and input keep the
   // layer count; poll_detail asks again if they change).
-  r.detail_layers = s.result ? wanted_layers(s) : std::vector<int64_t>{std::max(s.layer, 0)};
+  r.detail_layers = s.result ? wanted_layers(s) : std::vector<int64_t>{};
   s.request_time = ImGui::GetCurrentContext() ? ImGui::GetTime() : 0.0;
   app.jobs.detail_generation = r.generation;
   app.jobs.detail_layers = r.detail_layers;
@@ -169,8 +169,8 @@ bool poll_detail(App& app) {
   if (auto d = j.worker.poll_detail(); d && d != s.detail) s.detail = d, changed = true;
   if (!s.result) return changed;
   const std::vector<int64_t> want = wanted_layers(s);
-  const bool have = s.detail && s.detail->generation == s.result->generation &&
-                    std::all_of(want.begin(), want.end(), [&](int64_t l) { return s.detail->has(l); });
+  const bool have = want.empty() || (s.detail && s.detail->generation == s.result->generation &&
+                                     std::all_of(want.begin(), want.end(), [&](int64_t l) { return s.detail->has(l); }));
   const bool asked = j.detail_generation == s.result->generation && j.detail_layers == want;
   // Not while a newer result is on its way: the worker materializes its layers right after it.
   const bool newer_coming = s.generation > s.result->generation && s.compute_error.empty() && s.input_error.empty();

@@ -82,12 +82,15 @@ int run_bench_rerun(const BenchRerunOptions& o) {
       base = tokenize_fields(*lm, f).inputs.input_ids;
     }
     const int64_t layer = std::clamp<int64_t>(o.layer, 0, std::max<int64_t>(L - 1, 0));
-    std::printf("bench-rerun: %s (%s), N = %lld, %d threads; each toggle = compute_result + materialize_detail "
-                "of layer %lld, as the viewer's worker runs them\n",
-                o.model.c_str(), c.summary().c_str(), static_cast<long long>(n), deberta::num_threads(),
+    std::printf("bench-rerun: %s (%s), N = %lld, %d threads, %d toggles each way.\n"
+                "ms until the worker publishes the result (\"shown\": grid, predictions) and until the terms of "
+                "layer %lld follow (\"+terms\": Head detail, equation, lesson); median and min\n",
+                o.model.c_str(), c.summary().c_str(), static_cast<long long>(n), deberta::num_threads(), o.repeats,
                 static_cast<long long>(layer));
-    std::printf("%6s %7s %10s | %22s | %22s | %9s\n", "N", "masked", "first ms", "-c2p toggle med / min", "head-mask med / min",
-                "peak RSS");
+    std::printf("%6s %7s | %15s | %31s | %31s | %9s\n", "", "", "first run", "-c2p on/off (from layer 0)",
+                ("head " + std::to_string(L - 1) + ":0 on/off (from layer " + std::to_string(L - 1) + ")").c_str(), "");
+    std::printf("%6s %7s | %7s %7s | %7s %7s %7s %7s | %7s %7s %7s %7s | %9s\n", "N", "masked", "shown", "+terms",
+                "shown", "min", "+terms", "min", "shown", "min", "+terms", "min", "peak RSS");
     for (double fraction : {0.01, 0.15}) {
       const int64_t masked = std::max<int64_t>(1, std::llround(fraction * static_cast<double>(n)));
       Request req;
@@ -95,33 +98,39 @@ int run_bench_rerun(const BenchRerunOptions& o) {
       req.fields.ids_text = join(make_ids(base, n, c.vocab_size, mask, masked));
       req.fields.mask_id = static_cast<int>(mask);
       req.detail_layers = {layer};
-      auto run = [&](const deberta::Ablation& a, const std::shared_ptr<const Result>& prev, double* ms) {
+      // One computation as the worker runs it: `shown` when the result is published (the grid, the
+      // predictions), `full` once the selected layer's terms follow (Head detail, the equation).
+      struct Times {
+        std::vector<double> shown, full;
+      };
+      auto run = [&](const deberta::Ablation& a, const std::shared_ptr<const Result>& prev, Times* t) {
         const auto t0 = clock::now();
         req.ablation = a;
         ++req.generation;
         std::shared_ptr<const Result> r = compute_result(req, tokenize_fields(*lm, req.fields), prev);
+        t->shown.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
         const std::shared_ptr<const LayerDetail> d = materialize_detail(*r, req.detail_layers);
-        *ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+        t->full.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
         return r;
       };
-      double first_ms = 0, ms = 0;
-      std::shared_ptr<const Result> r = run({}, nullptr, &first_ms);
+      Times first, c2p, head;
+      std::shared_ptr<const Result> r = run({}, nullptr, &first);
       deberta::Ablation no_c2p;
       no_c2p.c2p = false;
       deberta::Ablation head_masked;
       head_masked.head_mask.insert({L - 1, 0});
-      std::vector<double> c2p_ms, head_ms;
       for (int rep = 0; rep < o.repeats; ++rep) {
-        r = run(no_c2p, r, &ms), c2p_ms.push_back(ms);
-        r = run({}, r, &ms), c2p_ms.push_back(ms);
+        r = run(no_c2p, r, &c2p);
+        r = run({}, r, &c2p);
       }
       for (int rep = 0; rep < o.repeats; ++rep) {
-        r = run(head_masked, r, &ms), head_ms.push_back(ms);
-        r = run({}, r, &ms), head_ms.push_back(ms);
+        r = run(head_masked, r, &head);
+        r = run({}, r, &head);
       }
-      const Stat a = stat(c2p_ms), b = stat(head_ms);
-      std::printf("%6lld %7lld %10.1f | %10.1f / %9.1f | %10.1f / %9.1f | %6.0f MB\n", static_cast<long long>(n),
-                  static_cast<long long>(masked), first_ms, a.median, a.min, b.median, b.min, peak_rss_mb());
+      const Stat as = stat(c2p.shown), af = stat(c2p.full), bs = stat(head.shown), bf = stat(head.full);
+      std::printf("%6lld %7lld | %7.0f %7.0f | %7.0f %7.0f %7.0f %7.0f | %7.0f %7.0f %7.0f %7.0f | %6.0f MB\n",
+                  static_cast<long long>(n), static_cast<long long>(masked), first.shown[0], first.full[0], as.median,
+                  as.min, af.median, af.min, bs.median, bs.min, bf.median, bf.min, peak_rss_mb());
       std::fflush(stdout);
     }
     return 0;

@@ -210,9 +210,10 @@ std::string vocab_name(const LoadedModel* m, int64_t id);
 /// Keeps the selection inside the current model and sequence.
 void clamp_selection(ViewerState& s);
 
-/// The encoder layers the shown panels need at TraceLevel::Full, ascending: the selected layer;
-/// layer 0 too in the Lesson tab (its step 12); every layer when the Attention grid shows a term
-/// other than the probabilities. Empty without a result.
+/// The encoder layers the shown tab needs at TraceLevel::Full, ascending: the selected layer in
+/// Head detail, Relative distance (K_r, Q_r in the tooltip), Equation walk-through and Lesson;
+/// layer 0 too in the Lesson (its step 12); every layer when the Attention grid shows a term other
+/// than the probabilities. Empty in the other tabs and without a result.
 std::vector<int64_t> wanted_layers(const ViewerState& s);
 /// The shown result's detail when it is current (same generation) and holds `layer`; else null
 /// (the worker is still materializing it: panels show a "computing" note).
