@@ -128,7 +128,7 @@ void register_eval(CLI::App* app) {
       Inputs inputs;
       inputs.input_ids = enc.ids;
       inputs.token_type_ids = enc.token_type_ids;
-      if (model.config.type_vocab_size == 0) inputs.token_type_ids.assign(inputs.input_ids.size(), 0);
+      zero_unused_token_types(model.config, &inputs);
       if (inputs.size() > model.config.max_position_embeddings) {
         ++skipped;  // counted and reported, not silently dropped
         continue;

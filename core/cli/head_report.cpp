@@ -49,7 +49,7 @@ ResolvedInput resolve_pair_input(const InputArgs& args, const std::string& pair,
       throw Error("--token-types has " + std::to_string(r.inputs.token_type_ids.size()) + " entries, the input " +
                   std::to_string(r.inputs.input_ids.size()) + " tokens");
   }
-  if (model.config.type_vocab_size == 0) r.inputs.token_type_ids.assign(r.inputs.input_ids.size(), 0);
+  zero_unused_token_types(model.config, &r.inputs);
   return r;
 }
 

@@ -8,6 +8,10 @@
 
 namespace deberta {
 
+void zero_unused_token_types(const ModelConfig& c, Inputs* inputs) {
+  if (c.type_vocab_size == 0) inputs->token_type_ids.assign(inputs->input_ids.size(), 0);
+}
+
 ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w, const Ablation& a) {
   ResolvedAttention r;
   r.c2c = a.c2c;

@@ -63,6 +63,12 @@ struct Inputs {
   int64_t size() const { return static_cast<int64_t>(input_ids.size()); }
 };
 
+/// Token types as a model with config `c` reads them: all 0 when it has no token-type table
+/// (type_vocab_size = 0), where a tokenizer still numbers a pair's segments 0 and 1; unchanged
+/// otherwise (`embed` checks them). The CLI, `deberta eval` and the viewer call it, so what they
+/// show and dump is what the embeddings used. `[N]` in, `[N]` out. Errors: none.
+void zero_unused_token_types(const ModelConfig& c, Inputs* inputs);
+
 /// Everything one attention sub-layer computed. Matrices over all heads are `[N, h·d]`, head h
 /// owning columns h·d … h·d + d − 1; per-head score maps are `[N_q, N_k]`, query i on the rows.
 struct AttentionTrace {
