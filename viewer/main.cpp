@@ -24,6 +24,7 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -411,6 +412,11 @@ viewer::HeadlessOptions headless_options(const Args& args) {
 int main(int argc, char** argv) {
   Args args;
   if (const int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
+  // Keep large freed blocks in the process (glibc) instead of returning them to the kernel: every
+  // re-run and materialized layer allocates the same N × N maps again, and on a VM each page fault
+  // of a fresh block is expensive (as `deberta bench` does; the peak RSS is the same).
+  mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
   // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
   // rasteriser threads) share the cores with the background worker: keep the worker on one thread
   // so that recomputing never makes the UI stutter (the viewer's models are small).

@@ -144,7 +144,7 @@ struct MapView {
   float zoom = 1, cx = 0.5f, cy = 0.5f;
 };
 
-/// The state of the whole viewer: plain data, copied and compared freely.
+/// The state of the whole viewer: plain data (no GL resource, no thread), copyable.
 struct ViewerState {
   // --- model & text
   std::string model_path;              ///< what the path field holds
