@@ -115,9 +115,10 @@ std::vector<int64_t> wanted_layers(const ViewerState& s) {
     for (int64_t l = 0; l < L; ++l) layers.push_back(l);
     return layers;
   }
-  // The tabs that show no term of a layer (the grid's probabilities, predictions, comparison,
-  // export) need none: a re-run there costs the forward pass alone.
-  if (s.tab != Tab::Head && s.tab != Tab::Equation && s.tab != Tab::Distance && s.tab != Tab::Lesson) return layers;
+  // The tabs that show no term of a layer (the grid's probabilities, predictions, comparison) need
+  // none: a re-run there costs the forward pass alone. The Export tab writes the selected map.
+  if (s.tab != Tab::Head && s.tab != Tab::Equation && s.tab != Tab::Distance && s.tab != Tab::Lesson && s.tab != Tab::Export)
+    return layers;
   const int64_t selected = std::clamp<int64_t>(s.layer, 0, L - 1);
   if (s.tab == Tab::Lesson && selected != 0) layers.push_back(0);
   layers.push_back(selected);

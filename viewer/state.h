@@ -211,7 +211,7 @@ std::string vocab_name(const LoadedModel* m, int64_t id);
 void clamp_selection(ViewerState& s);
 
 /// The encoder layers the shown tab needs at TraceLevel::Full, ascending: the selected layer in
-/// Head detail, Relative distance (K_r, Q_r in the tooltip), Equation walk-through and Lesson;
+/// Head detail, Relative distance (K_r, Q_r in the tooltip), Equation walk-through, Lesson and Export;
 /// layer 0 too in the Lesson (its step 12); every layer when the Attention grid shows a term other
 /// than the probabilities. Empty in the other tabs and without a result.
 std::vector<int64_t> wanted_layers(const ViewerState& s);
