@@ -97,8 +97,8 @@ TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
     if (id < 0 || id >= c.vocab_size)
       throw deberta::Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " +
                            std::to_string(c.vocab_size) + ")");
-  // A model without a token-type table ignores the types (as `deberta classify` does).
-  if (c.type_vocab_size == 0) std::fill(in.inputs.token_type_ids.begin(), in.inputs.token_type_ids.end(), 0);
+  // A model without a token-type table ignores the types (the rule `deberta classify` follows).
+  deberta::zero_unused_token_types(c, &in.inputs);
   for (int64_t t : in.inputs.token_type_ids)
     if (t < 0 || t >= std::max<int64_t>(c.type_vocab_size, 1))
       throw deberta::Error("token type " + std::to_string(t) + " is outside [0, " +
