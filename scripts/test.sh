@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure --timeout 600)
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then 30 s per fuzz target.
-bash scripts/sanitize.sh 30
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then 20 s per fuzz target.
+bash scripts/sanitize.sh 20
