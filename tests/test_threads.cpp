@@ -15,7 +15,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -157,6 +159,79 @@ TEST_SUITE("equations") {
       }
   }
 
+  TEST_CASE("threads: Linear::apply is x W^T + b within the rounding bound of a K-term dot product, both kernels") {
+    // Few rows (N ≤ 32) take the dot-product kernel of core/src/gemm_nt.h, more rows Eigen's GEMM.
+    // Shapes with k not a multiple of the 8 (or 4) SIMD lanes and out not a multiple of the 6
+    // columns of a tile exercise every remainder path. Reference: the same sum in long double;
+    // bound: 2 K eps Σ|x_k w_k| + eps |b| (a dot product's worst case for any summation order).
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    auto random = [&](int64_t r, int64_t c) {
+      Matrix m(r, c);
+      for (int64_t k = 0; k < m.size(); ++k) m.data()[k] = u(rng);
+      return m;
+    };
+    for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {7, 5}, {13, 29}, {64, 6}, {385, 67}})
+      for (int64_t n : {1, 2, 3, 4, 5, 9, 31, 32, 33, 40}) {
+        const int64_t in = shape.first, out = shape.second;
+        const Linear layer{random(out, in), random(out, 1).col(0)};
+        const Matrix x = random(n, in);
+        const Matrix y = layer.apply(x);
+        double worst = 0;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t o = 0; o < out; ++o) {
+            long double exact = 0, magnitude = 0;
+            for (int64_t k = 0; k < in; ++k) {
+              exact += static_cast<long double>(x(i, k)) * layer.weight(o, k);
+              magnitude += std::abs(static_cast<long double>(x(i, k)) * layer.weight(o, k));
+            }
+            exact += layer.bias[o];
+            const double eps = std::numeric_limits<double>::epsilon();
+            const double bound = 2.0 * in * eps * static_cast<double>(magnitude) + eps * std::abs(layer.bias[o]);
+            worst = std::max(worst, std::abs(y(i, o) - static_cast<double>(exact)) / bound);
+          }
+        CHECK_MESSAGE(worst <= 1.0, "in " << shape.first << ", out " << shape.second << ", N " << n
+                                          << ": error / bound = " << worst);
+      }
+    // With N ≤ 32 a row's result does not depend on the other rows (what the masked-LM head's
+    // stacked pass relies on): each row alone gives the same bits.
+    for (int64_t n : {7, 32}) {
+      const Linear layer{random(50, 77), random(50, 1).col(0)};
+      const Matrix x = random(n, 77);
+      const Matrix all = layer.apply(x);
+      for (int64_t i = 0; i < n; i += 3) {
+        const Matrix one = layer.apply(x.middleRows(i, 1));
+        CHECK_MESSAGE(std::memcmp(one.row(0).data(), all.row(i).data(), 50 * sizeof(double)) == 0, "N " << n << ", row " << i);
+      }
+    }
+    const Linear narrow{random(4, 3), Vector()};
+    CHECK_THROWS_AS(narrow.apply(random(2, 5)), Error);
+  }
+
+  TEST_CASE("threads: mlm_logits of several hidden states equals one call per state, bit for bit") {
+    ThreadCountGuard guard;
+    const Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<double> u(-2, 2);
+    const int64_t N = 40, H = model.config.hidden_size;
+    Matrix a(N, H), b(N, H);
+    for (int64_t k = 0; k < a.size(); ++k) a.data()[k] = u(rng), b.data()[k] = u(rng);
+    for (int64_t P : {1, 5, 32, 33}) {  // one stacked pass (P ≤ 32) and state by state
+      std::vector<int64_t> positions;
+      for (int64_t p = 0; p < P; ++p) positions.push_back((p * 7) % N);
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        const std::vector<Matrix> both = mlm_logits(model, std::vector<const Matrix*>{&a, &b}, positions);
+        REQUIRE(both.size() == 2);
+        const Matrix one_a = mlm_logits(model, a, positions), one_b = mlm_logits(model, b, positions);
+        REQUIRE(both[0].rows() == P);
+        CHECK_MESSAGE(std::memcmp(both[0].data(), one_a.data(), one_a.size() * sizeof(double)) == 0, "P " << P);
+        CHECK_MESSAGE(std::memcmp(both[1].data(), one_b.data(), one_b.size() * sizeof(double)) == 0, "P " << P);
+      }
+    }
+    CHECK_THROWS_AS(mlm_logits(model, std::vector<const Matrix*>{&a, &b}, {N}), Error);
+  }
+
   TEST_CASE("threads: tied_decoder_logits equals h E^T + bias (1e-12) in both regimes, and is the same at any thread count") {
     ThreadCountGuard guard;
     std::mt19937_64 rng(5);
@@ -166,7 +241,7 @@ TEST_SUITE("equations") {
     for (int64_t k = 0; k < table.size(); ++k) table.data()[k] = u(rng);
     Vector bias(V);
     for (int64_t k = 0; k < V; ++k) bias[k] = u(rng);
-    for (int64_t M : {1, 3, 16, 17, 40}) {
+    for (int64_t M : {1, 3, 16, 32, 33, 40}) {  // ≤ 32: in place (gemm_nt.h); more: GEMM per slice
       Matrix h(M, E);
       for (int64_t k = 0; k < h.size(); ++k) h.data()[k] = u(rng);
       Matrix plain = h * table.transpose();

@@ -174,8 +174,12 @@ std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const
     try {
       // Two hidden states at most: the EMD output and the last layer. decoder_output() is one of
       // them (the EMD's when it ran), so `current` is a copy, not a third run of the head.
-      out->emd_off = predictions(m, out->trace.layers.back().output, pos);
-      if (emd) out->emd_on = predictions(m, emd->output(), pos);
+      // One pass of the head over the embedding table for both states (the same bits as two).
+      std::vector<const deberta::Matrix*> states{&out->trace.layers.back().output};
+      if (emd) states.push_back(&emd->output());
+      std::vector<deberta::Matrix> logits = deberta::mlm_logits(m, states, pos);
+      out->emd_off = deberta::top_k_predictions(logits[0], pos, 5);
+      if (emd) out->emd_on = deberta::top_k_predictions(logits[1], pos, 5);
       out->current = out->trace.emd ? out->emd_on : out->emd_off;
       if (out->ablation.is_default()) {
         out->baseline = out->current;

@@ -1,6 +1,7 @@
 #include "deberta/model.h"
 #include "deberta/parallel.h"
 #include "deberta/threading.h"
+#include "gemm_nt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -381,9 +382,10 @@ void run_decoder(const Model& model, ForwardTrace* trace) {
   if (trace->ablation.emd && runs_emd(model)) trace->emd = enhanced_mask_decoder(model, *trace);
 }
 
-Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
-  if (!model.weights.lm_head)
-    throw Error(model.weights_path + ": this checkpoint has no masked-LM head (lm_predictions.lm_head.* or cls.predictions.*)");
+namespace {
+
+// The MLM transform h = LN(act(x W_dᵀ + b_d)) of the rows `positions` of `hidden`.
+Matrix lm_transform(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
   const LMHeadWeights& lm = *model.weights.lm_head;
   Matrix x(static_cast<int64_t>(positions.size()), hidden.cols());
   for (size_t m = 0; m < positions.size(); ++m) {
@@ -392,42 +394,84 @@ Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<in
                   std::to_string(hidden.rows()) + ")");
     x.row(static_cast<int64_t>(m)) = hidden.row(positions[m]);
   }
-  // BertLMPredictionHead: transform h = LN(act(x W_dᵀ + b_d)), then the tied decoder h Eᵀ + bias.
-  const Matrix h = layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);
-  return tied_decoder_logits(h, model.weights.embeddings.word, lm.bias);
+  return layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);
 }
 
-Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
+void require_lm_head(const Model& model) {
+  if (!model.weights.lm_head)
+    throw Error(model.weights_path + ": this checkpoint has no masked-LM head (lm_predictions.lm_head.* or cls.predictions.*)");
+}
+
+void check_decoder_shapes(const Matrix& h, const Matrix& E, const Vector& bias) {
   if (h.cols() != E.cols() || bias.size() != E.rows())
     throw Error("tied decoder: h [" + std::to_string(h.rows()) + ", " + std::to_string(h.cols()) + "], E [" +
                 std::to_string(E.rows()) + ", " + std::to_string(E.cols()) + "], bias [" + std::to_string(bias.size()) +
                 "] do not fit");
-  const int64_t V = E.rows(), M = h.rows();
+}
+
+// Few rows: E is read once, in place, a slice of 1,024 rows per task, against every h_m
+// (detail::gemm_nt). Each logit's arithmetic is independent of M and of the slice.
+Matrix decode_few_rows(const Matrix& h, const Matrix& E, const Vector& bias) {
+  const int64_t V = E.rows(), M = h.rows(), H = E.cols();
   Matrix logits(M, V);
-  // The plain expression is logits = h Eᵀ + bias. E is read in fixed slices of the vocabulary,
-  // one task each (the slices, not the thread count, decide every sum).
-  if (M > 16) {
-    constexpr int64_t kSlice = 4096;
-    const int64_t slices = (V + kSlice - 1) / kSlice;
-    // A GEMM per slice: with enough positions it pays for packing its slice of E, and the
-    // packed copy stays one slice per thread instead of the whole table.
-    run_tasks(slices, [&](int64_t s) {
-      const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
-      auto out = logits.middleCols(v0, n);
-      out.noalias() = h * E.middleRows(v0, n).transpose();
-      out.rowwise() += bias.segment(v0, n).transpose();
-    });
-    return logits;
-  }
-  // Few positions: each row of E is read once, against every h_m, streaming the table at memory
-  // speed (a GEMM would spend most of its time packing a copy of E).
   constexpr int64_t kSlice = 1024;
   run_tasks((V + kSlice - 1) / kSlice, [&](int64_t s) {
-    const int64_t v0 = s * kSlice, v1 = std::min(V, v0 + kSlice);
-    for (int64_t v = v0; v < v1; ++v)
-      for (int64_t m = 0; m < M; ++m) logits(m, v) = E.row(v).dot(h.row(m)) + bias[v];
+    const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
+    detail::gemm_nt(h.data(), H, M, &E(v0, 0), H, n, H, &logits(0, v0), V);
+    logits.middleCols(v0, n).rowwise() += bias.segment(v0, n).transpose();
   });
   return logits;
+}
+
+// Many rows: a GEMM per slice of 4,096 rows of E; it pays for packing its slice, and the packed
+// copy stays one slice per thread instead of the whole table.
+Matrix decode_many_rows(const Matrix& h, const Matrix& E, const Vector& bias) {
+  const int64_t V = E.rows(), M = h.rows();
+  Matrix logits(M, V);
+  constexpr int64_t kSlice = 4096;
+  run_tasks((V + kSlice - 1) / kSlice, [&](int64_t s) {
+    const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
+    auto out = logits.middleCols(v0, n);
+    out.noalias() = h * E.middleRows(v0, n).transpose();
+    out.rowwise() += bias.segment(v0, n).transpose();
+  });
+  return logits;
+}
+
+}  // namespace
+
+Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
+  require_lm_head(model);
+  // BertLMPredictionHead: transform h = LN(act(x W_dᵀ + b_d)), then the tied decoder h Eᵀ + bias.
+  const Matrix h = lm_transform(model, hidden, positions);
+  return tied_decoder_logits(h, model.weights.embeddings.word, model.weights.lm_head->bias);
+}
+
+std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matrix*>& hidden,
+                               const std::vector<int64_t>& positions) {
+  require_lm_head(model);
+  const Matrix& E = model.weights.embeddings.word;
+  const Vector& bias = model.weights.lm_head->bias;
+  const auto P = static_cast<int64_t>(positions.size());
+  std::vector<Matrix> h;
+  for (const Matrix* states : hidden) h.push_back(lm_transform(model, *states, positions));
+  std::vector<Matrix> out;
+  if (P > detail::kGemmNtMaxRows || hidden.size() < 2) {  // the one-state path, state by state
+    for (const Matrix& rows : h) out.push_back(tied_decoder_logits(rows, E, bias));
+    return out;
+  }
+  // Few positions: one pass over E for all states (the rows stacked), the same arithmetic per logit.
+  Matrix stacked(P * static_cast<int64_t>(h.size()), E.cols());
+  for (size_t g = 0; g < h.size(); ++g) stacked.middleRows(static_cast<int64_t>(g) * P, P) = h[g];
+  check_decoder_shapes(stacked, E, bias);
+  const Matrix logits = decode_few_rows(stacked, E, bias);
+  for (size_t g = 0; g < h.size(); ++g) out.push_back(logits.middleRows(static_cast<int64_t>(g) * P, P));
+  return out;
+}
+
+Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
+  check_decoder_shapes(h, E, bias);
+  return h.rows() <= detail::kGemmNtMaxRows ? decode_few_rows(h, E, bias) : decode_many_rows(h, E, bias);
 }
 
 }  // namespace deberta

@@ -4,6 +4,7 @@
 
 #include "deberta/model.h"
 #include "deberta/parallel.h"
+#include "gemm_nt.h"
 
 #include <algorithm>
 
@@ -97,9 +98,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   run_tasks(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
     const Task& t = tasks[i];
     const Linear& l = *t.job->layer;
-    auto y = t.job->y->middleCols(t.first, t.width);
-    y.noalias() = *t.job->x * l.weight.middleRows(t.first, t.width).transpose();
-    if (l.bias.size() > 0) y.rowwise() += l.bias.segment(t.first, t.width).transpose();
+    detail::linear_columns(*t.job->x, l.weight, l.bias, t.first, t.width, t.job->y);
   });
 }
 

@@ -1,6 +1,7 @@
 #include "deberta/weights.h"
 
 #include "deberta/heads.h"
+#include "gemm_nt.h"
 
 #include <cmath>
 #include <set>
@@ -8,8 +9,11 @@
 namespace deberta {
 
 Matrix Linear::apply(const Matrix& x) const {
-  Matrix y = x * weight.transpose();
-  if (bias.size() > 0) y.rowwise() += bias.transpose();
+  if (x.cols() != weight.cols())
+    throw Error("linear layer [" + std::to_string(weight.rows()) + ", " + std::to_string(weight.cols()) +
+                "] applied to input [" + std::to_string(x.rows()) + ", " + std::to_string(x.cols()) + "]");
+  Matrix y(x.rows(), weight.rows());
+  detail::linear_columns(x, weight, bias, 0, weight.rows(), &y);
   return y;
 }
 

@@ -241,13 +241,22 @@ void run_decoder(const Model& model, ForwardTrace* trace);
 /// Errors: model without an LM head; a position outside [0, N).
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions);
 
+/// The MLM head on several hidden states at the same positions, e.g. the EMD's output and the
+/// last encoder layer's (the viewer's EMD on/off predictions): one logits matrix `[M, V]` per
+/// state, bitwise equal to `mlm_logits(model, *hidden[g], positions)` each. With M ≤ 32 positions
+/// the states' rows are decoded in one pass over E (the table is read once, not once per state).
+/// Errors: as `mlm_logits`.
+std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matrix*>& hidden,
+                               const std::vector<int64_t>& positions);
+
 /// The MLM head's tied decoder: logits = h Eᵀ + bias `[M, V]` for h `[M, E]`, the word
 /// embeddings E `[V, E]` and bias `[V]`. An optimisation of exactly that expression (tested
 /// against it at 1e-12 in tests/test_threads.cpp): E is the forward pass's largest operand
-/// (xsmall: 128,100 × 384 doubles, 394 MB), so with M ≤ 16 each row of E is read once against
-/// every h_m (dot products), and with M > 16 it is multiplied in slices of 4,096 rows (the packed
-/// copy stays small). Slices of the vocabulary are tasks (threading.h): bitwise the same for any
-/// thread count. Errors: shapes that do not fit.
+/// (xsmall: 128,100 × 384 doubles, 394 MB), so with M ≤ 32 it is read once, in place, against
+/// every h_m (the dot-product kernel of core/src/gemm_nt.h: each logit's arithmetic does not
+/// depend on M), and with M > 32 it is multiplied in slices of 4,096 rows (the packed copy stays
+/// small). Slices of the vocabulary are tasks (threading.h): bitwise the same for any thread
+/// count. Errors: shapes that do not fit.
 Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias);
 
 }  // namespace deberta

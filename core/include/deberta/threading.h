@@ -65,8 +65,10 @@ struct LinearJob {
 
 /// Runs several products as one set of tasks (one per column block of each, `column_blocks`),
 /// e.g. the five projections of an attention sub-layer (Q_c, K_c, V_c, K_r, Q_r). Each task is one
-/// single-threaded Eigen GEMM over the whole k dimension, then the bias of its columns: the same
-/// operations, in the same order, as `Linear::apply`. Errors: x's width ≠ the layer's `in`.
+/// single-threaded product over the whole k dimension with the bias of its columns — for N ≤ 32
+/// rows the dot-product kernel of core/src/gemm_nt.h, above that Eigen's GEMM accumulating onto
+/// the bias: the same operations, in the same order, as `Linear::apply`.
+/// Errors: x's width ≠ the layer's `in`.
 void parallel_linears(const std::vector<LinearJob>& jobs);
 
 /// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to

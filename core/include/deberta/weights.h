@@ -19,7 +19,8 @@ struct Linear {
   Matrix weight;
   Vector bias;
   bool empty() const { return weight.size() == 0; }
-  /// Applies the map to the rows of `x [N, in]`, giving `[N, out]`.
+  /// Applies the map to the rows of `x [N, in]`, giving `[N, out]` = x Wᵀ + b (the product as
+  /// `parallel_linears` computes it: bitwise the same). Errors: x's width ≠ `in`.
   Matrix apply(const Matrix& x) const;
 };
 

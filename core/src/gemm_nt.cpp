@@ -1,0 +1,135 @@
+// gemm_nt.cpp — see gemm_nt.h.
+#include "gemm_nt.h"
+
+#include <algorithm>
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+namespace deberta::detail {
+
+namespace {
+
+// One SIMD register of doubles and the four operations the kernel needs.
+#if defined(__AVX512F__)
+struct Lanes {
+  using V = __m512d;
+  static constexpr int kWidth = 8;
+  static constexpr int kRows = 4, kCols = 6;  // 24 accumulators + 6 + 1 of 32 registers
+  static V zero() { return _mm512_setzero_pd(); }
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static double sum(V v) {  // once per output element, in this fixed order
+    alignas(64) double t[8];
+    _mm512_store_pd(t, v);
+    return ((t[0] + t[4]) + (t[2] + t[6])) + ((t[1] + t[5]) + (t[3] + t[7]));
+  }
+};
+#elif defined(__AVX2__) && defined(__FMA__)
+struct Lanes {
+  using V = __m256d;
+  static constexpr int kWidth = 4;
+  static constexpr int kRows = 3, kCols = 4;  // 12 accumulators + 4 + 1 of 16 registers
+  static V zero() { return _mm256_setzero_pd(); }
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static double sum(V v) {
+    alignas(32) double t[4];
+    _mm256_store_pd(t, v);
+    return (t[0] + t[2]) + (t[1] + t[3]);
+  }
+};
+#else
+struct Lanes {  // portable: one lane, the compiler's own code
+  using V = double;
+  static constexpr int kWidth = 1;
+  static constexpr int kRows = 4, kCols = 4;
+  static V zero() { return 0.0; }
+  static V load(const double* p) { return *p; }
+  static V fma(V a, V b, V c) { return a * b + c; }
+  static double sum(V v) { return v; }
+};
+#endif
+
+/// One tile: R rows of x against C rows of w over the whole k range. `next` (or null) is the next
+/// tile's first row of w, fetched into cache while this tile computes.
+template <int R, int C>
+void tile(const double* x, int64_t ldx, const double* w, int64_t ldw, int64_t K, double* y, int64_t ldy,
+          const double* next) {
+  using L = Lanes;
+  typename L::V acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = L::zero();
+  int64_t k = 0;
+  for (; k + L::kWidth <= K; k += L::kWidth) {
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+    if (next)
+      for (int c = 0; c < C; ++c) _mm_prefetch(reinterpret_cast<const char*>(next + c * ldw + k), _MM_HINT_T0);
+#endif
+    typename L::V wk[C];
+    for (int c = 0; c < C; ++c) wk[c] = L::load(w + c * ldw + k);
+    for (int r = 0; r < R; ++r) {
+      const typename L::V xk = L::load(x + r * ldx + k);
+      for (int c = 0; c < C; ++c) acc[r][c] = L::fma(xk, wk[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      double s = L::sum(acc[r][c]);
+      for (int64_t t = k; t < K; ++t) s += x[r * ldx + t] * w[c * ldw + t];
+      y[r * ldy + c] = s;
+    }
+}
+
+/// A tile of `rows` ≤ kRows x rows against C w rows (the row count is a template argument).
+template <int C>
+void tile_rows(int rows, const double* x, int64_t ldx, const double* w, int64_t ldw, int64_t K, double* y,
+               int64_t ldy, const double* next) {
+  static_assert(Lanes::kRows <= 4, "tile_rows dispatches up to 4 rows");
+  switch (rows) {
+    case 1: return tile<1, C>(x, ldx, w, ldw, K, y, ldy, next);
+    case 2: return tile<2, C>(x, ldx, w, ldw, K, y, ldy, next);
+    case 3: return tile<3, C>(x, ldx, w, ldw, K, y, ldy, next);
+    default: return tile<Lanes::kRows, C>(x, ldx, w, ldw, K, y, ldy, next);
+  }
+}
+
+template <int C>
+void column_tile(const double* x, int64_t ldx, int64_t M, const double* w, int64_t ldw, int64_t K, double* y,
+                 int64_t ldy, const double* next) {
+  for (int64_t m = 0; m < M; m += Lanes::kRows) {
+    const int rows = static_cast<int>(std::min<int64_t>(Lanes::kRows, M - m));
+    // Fetch the next tile of w during the first pass only: later passes find it in cache.
+    tile_rows<C>(rows, x + m * ldx, ldx, w, ldw, K, y + m * ldy, ldy, m == 0 ? next : nullptr);
+  }
+}
+
+}  // namespace
+
+void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t ldw, int64_t O, int64_t K, double* y,
+             int64_t ldy) {
+  constexpr int C = Lanes::kCols;
+  int64_t o = 0;
+  for (; o + C <= O; o += C) {
+    const double* next = o + 2 * C <= O ? w + (o + C) * ldw : nullptr;
+    column_tile<C>(x, ldx, M, w + o * ldw, ldw, K, y + o, ldy, next);
+  }
+  for (; o < O; ++o) column_tile<1>(x, ldx, M, w + o * ldw, ldw, K, y + o, ldy, nullptr);
+}
+
+void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y) {
+  auto out = y->middleCols(first, width);
+  if (x.rows() <= kGemmNtMaxRows) {
+    gemm_nt(x.data(), x.cols(), x.rows(), W.data() + first * W.cols(), W.cols(), width, x.cols(), y->data() + first,
+            y->cols());
+    if (bias.size() > 0) out.rowwise() += bias.segment(first, width).transpose();
+  } else if (bias.size() > 0) {
+    out.rowwise() = bias.segment(first, width).transpose();
+    out.noalias() += x * W.middleRows(first, width).transpose();
+  } else {
+    out.noalias() = x * W.middleRows(first, width).transpose();
+  }
+}
+
+}  // namespace deberta::detail
