@@ -368,4 +368,21 @@ TEST_SUITE("ablation") {
         }
     }
   }
+
+  TEST_CASE("kl_divergence: closed form, zero for equal distributions, p = 0 entries contribute 0") {
+    // Two outcomes: KL(p ‖ q) = p log(p/q) + (1 − p) log((1 − p)/(1 − q)).
+    const double p = 0.3, q = 0.6;
+    Vector log_p(2), log_q(2);
+    log_p << std::log(p), std::log1p(-p);
+    log_q << std::log(q), std::log1p(-q);
+    const double expected = p * std::log(p / q) + (1 - p) * std::log((1 - p) / (1 - q));
+    CHECK(std::abs(kl_divergence(log_p, log_q) - expected) <= 1e-15);
+    CHECK(std::abs(kl_divergence(log_p, log_p)) <= 1e-16);
+    // p = (1, 0): the second entry has log p = −∞ and contributes nothing, even where log q = −∞ too.
+    Vector certain(3), other(3);
+    certain << 0.0, -INFINITY, -INFINITY;
+    other << std::log(0.5), std::log(0.5), -INFINITY;
+    CHECK(kl_divergence(certain, other) == doctest::Approx(std::log(2.0)).epsilon(1e-15));
+    CHECK_THROWS_AS(kl_divergence(log_p, certain), Error);
+  }
 }

@@ -63,42 +63,45 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window) {
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
 namespace {
-Matrix activation_rows(const Matrix& x, Activation act);
+// Rows [first, last) of y = act(x), evaluated in place (no per-row temporaries).
+void activation_rows(const Matrix& x, int64_t first, int64_t last, Activation act, Matrix* y) {
+  const auto in = x.middleRows(first, last - first);
+  auto out = y->middleRows(first, last - first);
+  switch (act) {
+    case Activation::GeluErf: out = in.unaryExpr([](double v) { return gelu(v); }); return;
+    case Activation::GeluTanh:
+      out = in.unaryExpr([](double v) {
+        return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+      });
+      return;
+    case Activation::GeluFast:
+      out = in.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::tanh(v * 0.7978845608 * (1.0 + 0.044715 * v * v))); });
+      return;
+    case Activation::QuickGelu: out = in.unaryExpr([](double v) { return v / (1.0 + std::exp(-1.702 * v)); }); return;
+    case Activation::Relu: out = in.cwiseMax(0.0); return;
+    case Activation::Relu6: out = in.cwiseMax(0.0).cwiseMin(6.0); return;
+    case Activation::Tanh: out = in.array().tanh().matrix(); return;
+    case Activation::Sigmoid: out = in.unaryExpr([](double v) { return 1.0 / (1.0 + std::exp(-v)); }); return;
+    case Activation::Silu: out = in.unaryExpr([](double v) { return v / (1.0 + std::exp(-v)); }); return;
+    case Activation::Mish: out = in.unaryExpr([](double v) { return v * std::tanh(std::log1p(std::exp(v))); }); return;
+    case Activation::Linear: out = in; return;
+  }
+  out = in;
+}
 }  // namespace
 
 Matrix activation(const Matrix& x, Activation act) {
   // Elementwise: large inputs (the feed-forward's N × I) are split by rows across threads, each
   // row evaluated exactly as in the serial case.
-  if (x.rows() < 2 * rows_per_range(x.cols())) return activation_rows(x, act);
   Matrix y(x.rows(), x.cols());
-  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) {
-    for (int64_t r = first; r < last; ++r) y.row(r) = activation_rows(x.row(r), act);
-  }, rows_per_range(x.cols()));
+  if (x.rows() < 2 * rows_per_range(x.cols())) {
+    activation_rows(x, 0, x.rows(), act, &y);
+    return y;
+  }
+  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) { activation_rows(x, first, last, act, &y); },
+                 rows_per_range(x.cols()));
   return y;
 }
-
-namespace {
-Matrix activation_rows(const Matrix& x, Activation act) {
-  switch (act) {
-    case Activation::GeluErf: return x.unaryExpr([](double v) { return gelu(v); });
-    case Activation::GeluTanh:
-      return x.unaryExpr([](double v) {
-        return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-      });
-    case Activation::GeluFast:
-      return x.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::tanh(v * 0.7978845608 * (1.0 + 0.044715 * v * v))); });
-    case Activation::QuickGelu: return x.unaryExpr([](double v) { return v / (1.0 + std::exp(-1.702 * v)); });
-    case Activation::Relu: return x.cwiseMax(0.0);
-    case Activation::Relu6: return x.cwiseMax(0.0).cwiseMin(6.0);
-    case Activation::Tanh: return x.array().tanh().matrix();
-    case Activation::Sigmoid: return x.unaryExpr([](double v) { return 1.0 / (1.0 + std::exp(-v)); });
-    case Activation::Silu: return x.unaryExpr([](double v) { return v / (1.0 + std::exp(-v)); });
-    case Activation::Mish: return x.unaryExpr([](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
-    case Activation::Linear: return x;
-  }
-  return x;
-}
-}  // namespace
 
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
   Matrix y(x.rows(), x.cols());

@@ -39,7 +39,7 @@ std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inp
                                            const Ablation& ablation, int64_t k);
 
 /// KL(p ‖ q) = Σ_v p_v (log p_v − log q_v) in nats for two log-probability vectors `[V]`. Not clamped:
-/// mathematically ≥ 0, it may come out a few ulps below 0 when p = q.
+/// mathematically ≥ 0, it may come out a few ulps below 0 when p = q. Errors: vectors of different sizes.
 double kl_divergence(const Vector& log_p, const Vector& log_q);
 
 /// How an ablation changes the predictions relative to a baseline.
