@@ -262,6 +262,32 @@ TEST_SUITE("equations") {
     CHECK_THROWS_AS(tied_decoder_logits(Matrix(2, E + 1), table, bias), Error);
   }
 
+  TEST_CASE("position table: a forward with the model's projected table equals one projecting its own rows, bit for bit") {
+    // load_model / make_preset_model project eq. 4's K_r, Q_r of the whole table once
+    // (project_position_table); without it each forward projects the rows it reads.
+    ThreadCountGuard guard;
+    Model with = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
+    REQUIRE(with.position_table);
+    const int64_t rows = relative_embedding_table(with.config, with.weights).rows();
+    CHECK(with.position_table->K_r.at(0).rows() == rows);
+    Model without = with;
+    without.position_table.reset();
+    for (const Ablation& a : {Ablation{}, all_terms()})
+      for (int64_t n : {3, 45}) {  // a few table rows, and every row the tiny model has
+        const Inputs in = random_inputs(n, with.config.vocab_size, 13, /*pad=*/n > 3);
+        std::vector<int64_t> masked = {1};
+        for (int threads : {1, 2})
+          check_bitwise(dump_at(without, in, a, masked, threads), dump_at(with, in, a, masked, threads),
+                        "N " + std::to_string(n) + ", " + std::to_string(threads) + " threads");
+      }
+    // Re-projecting after an edit of the position weights follows the edit.
+    Model edited = with;
+    edited.weights.layers[0].attention.pos_key.weight *= 2.0;
+    const Matrix before = edited.position_table->K_r[0];
+    project_position_table(&edited);
+    CHECK((edited.position_table->K_r[0] - before).cwiseAbs().maxCoeff() > 0);
+  }
+
   TEST_CASE("threads: the bundled model's forward is bitwise the same at 1, 2 and 3 threads") {
     ThreadCountGuard guard;
     const Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");

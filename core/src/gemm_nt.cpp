@@ -118,9 +118,10 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
   for (; o < O; ++o) column_tile<1>(x, ldx, M, w + o * ldw, ldw, K, y + o, ldy, nullptr);
 }
 
-void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y) {
+void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y,
+                    bool rows_independent) {
   auto out = y->middleCols(first, width);
-  if (x.rows() <= kGemmNtMaxRows) {
+  if (rows_independent || x.rows() <= kGemmNtMaxRows) {
     gemm_nt(x.data(), x.cols(), x.rows(), W.data() + first * W.cols(), W.cols(), width, x.cols(), y->data() + first,
             y->cols());
     if (bias.size() > 0) out.rowwise() += bias.segment(first, width).transpose();

@@ -32,7 +32,10 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
 /// (`y = b; y += x Wᵀ`: Eigen would otherwise zero y first and a second pass would add b). The one
 /// definition of a linear layer's product (`Linear::apply`, `parallel_linears`). No errors (the
 /// callers check shapes).
-void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y);
+/// `rows_independent`: the dot-product kernel at any N (a row's bits then never depend on the
+/// other rows).
+void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y,
+                    bool rows_independent = false);
 
 /// The row count up to which `parallel_linears` and the tied decoder use `gemm_nt` instead of
 /// Eigen's packed GEMM (measured: docs/performance.md, issue 17 third round).

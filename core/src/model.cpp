@@ -88,6 +88,24 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   return s;
 }
 
+void project_position_table(Model* model) {
+  model->position_table.reset();
+  const ModelConfig& c = model->config;
+  const Matrix table = relative_embedding_table(c, model->weights);
+  if (!c.relative_attention || table.rows() == 0) return;
+  auto out = std::make_shared<PositionTable>();
+  const auto L = static_cast<size_t>(c.num_hidden_layers);
+  out->K_r.resize(L), out->Q_r.resize(L);
+  std::vector<LinearJob> jobs;
+  for (size_t l = 0; l < L && l < model->weights.layers.size(); ++l) {
+    const AttentionWeights& w = model->weights.layers[l].attention;
+    if (!w.pos_key.empty()) jobs.push_back({&w.pos_key, &table, &out->K_r[l], /*rows_independent=*/true});
+    if (!w.pos_query.empty()) jobs.push_back({&w.pos_query, &table, &out->Q_r[l], /*rows_independent=*/true});
+  }
+  parallel_linears(jobs);
+  model->position_table = std::move(out);
+}
+
 void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous) {
   const ResolvedAttention& r = seq->attention;
   const int64_t L = model.config.num_hidden_layers;
@@ -96,20 +114,29 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
   if (seq->row_hi < seq->row_lo) return;
   const bool same_rows = previous && previous->row_lo == seq->row_lo && previous->row_hi == seq->row_hi &&
                          static_cast<int64_t>(previous->K_r.size()) == L && static_cast<int64_t>(previous->Q_r.size()) == L;
-  const Matrix rows = seq->rel_table.middleRows(seq->row_lo, seq->row_hi - seq->row_lo + 1);
+  const int64_t n_rows = seq->row_hi - seq->row_lo + 1;
+  const Matrix rows = seq->rel_table.middleRows(seq->row_lo, n_rows);
+  const PositionTable* whole = model.position_table.get();
   std::vector<LinearJob> jobs;
   // A projection of the same rows is taken over even when no term reads it now, so that switching
-  // the term back on costs no product.
-  auto project = [&](bool needed, const Linear& w, Matrix* kept, Matrix* out) {
+  // the term back on costs no product. Else the rows come from the model's table when it has one
+  // (the same bits: both are projected row by row, `rows_independent`), else they are projected.
+  auto project = [&](bool needed, const Linear& w, const std::vector<Matrix>* projected, int64_t l, Matrix* kept,
+                     Matrix* out) {
+    const Matrix* from = projected && static_cast<int64_t>(projected->size()) == L ? &(*projected)[l] : nullptr;
     if (kept && kept->size() > 0)
       *out = std::move(*kept);
+    else if (needed && from && from->rows() == seq->rel_table.rows() && from->rows() > seq->row_hi)
+      *out = from->middleRows(seq->row_lo, n_rows);
     else if (needed)
-      jobs.push_back({&w, &rows, out});
+      jobs.push_back({&w, &rows, out, /*rows_independent=*/true});
   };
   for (int64_t l = 0; l < L; ++l) {
     const AttentionWeights& w = model.weights.layers[l].attention;
-    project(r.c2p || r.p2p, w.pos_key, same_rows ? &previous->K_r[l] : nullptr, &seq->K_r[l]);
-    project(r.p2c || r.p2p, w.pos_query, same_rows ? &previous->Q_r[l] : nullptr, &seq->Q_r[l]);
+    project(r.c2p || r.p2p, w.pos_key, whole ? &whole->K_r : nullptr, l, same_rows ? &previous->K_r[l] : nullptr,
+            &seq->K_r[l]);
+    project(r.p2c || r.p2p, w.pos_query, whole ? &whole->Q_r : nullptr, l, same_rows ? &previous->Q_r[l] : nullptr,
+            &seq->Q_r[l]);
   }
   parallel_linears(jobs);
 }
@@ -181,8 +208,8 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   Matrix rows;
   if (seq.row_hi >= seq.row_lo && !projected) {
     rows = seq.rel_table.middleRows(seq.row_lo, seq.row_hi - seq.row_lo + 1);
-    if (r.c2p || r.p2p) projections.push_back({&w.pos_key, &rows, &t.K_r});
-    if (r.p2c || r.p2p) projections.push_back({&w.pos_query, &rows, &t.Q_r});
+    if (r.c2p || r.p2p) projections.push_back({&w.pos_key, &rows, &t.K_r, /*rows_independent=*/true});
+    if (r.p2c || r.p2p) projections.push_back({&w.pos_query, &rows, &t.Q_r, /*rows_independent=*/true});
   }
   parallel_linears(projections);
   const Matrix none;

@@ -47,6 +47,11 @@ Model load_model(const std::string& path, const ProgressFn& progress) {
   if (!fs::exists(config_path, ec)) throw Error(model.directory + ": model directory has no config.json");
   model.config = load_config(config_path);
   model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress), model.weights_path);
+  try {
+    project_position_table(&model);  // eq. 4's K_r / Q_r of the whole table, once (model.h)
+  } catch (const std::exception& e) {
+    throw Error(model.weights_path + ": " + e.what());
+  }
   return model;
 }
 

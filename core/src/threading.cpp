@@ -98,7 +98,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   run_tasks(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
     const Task& t = tasks[i];
     const Linear& l = *t.job->layer;
-    detail::linear_columns(*t.job->x, l.weight, l.bias, t.first, t.width, t.job->y);
+    detail::linear_columns(*t.job->x, l.weight, l.bias, t.first, t.width, t.job->y, t.job->rows_independent);
   });
 }
 

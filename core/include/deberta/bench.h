@@ -16,8 +16,9 @@ namespace deberta {
 Model make_preset_model(const std::string& preset, uint64_t seed = 0);
 
 /// Minimal floating-point operations (multiply and add counted separately) of one forward pass
-/// over N tokens with the EMD and the MLM head at `masked` positions, projecting only the table
-/// rows the sequence reads. Formula in docs/performance.md.
+/// over N tokens with the EMD and the MLM head at `masked` positions: the position projections of
+/// the table rows the sequence reads are counted only for a model without its position table
+/// (`Model::position_table`; presets and loaded models have it). Formula in docs/performance.md.
 double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_emd);
 
 }  // namespace deberta

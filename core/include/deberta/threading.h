@@ -61,6 +61,10 @@ struct LinearJob {
   const Linear* layer;
   const Matrix* x;
   Matrix* y;
+  /// Each row's result must not depend on the other rows of x (the dot-product kernel at any N):
+  /// the position projections, so that rows projected with the whole table (`project_position_table`)
+  /// or alone (`project_positions`) are the same bits.
+  bool rows_independent = false;
 };
 
 /// Runs several products as one set of tasks (one per column block of each, `column_blocks`),
