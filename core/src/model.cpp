@@ -118,6 +118,7 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
   const Matrix rows = seq->rel_table.middleRows(seq->row_lo, n_rows);
   const PositionTable* whole = model.position_table.get();
   std::vector<LinearJob> jobs;
+  std::vector<std::pair<const Matrix*, Matrix*>> copies;  // rows of the model's table, as tasks
   // A projection of the same rows is taken over even when no term reads it now, so that switching
   // the term back on costs no product. Else the rows come from the model's table when it has one
   // (the same bits: both are projected row by row, `rows_independent`), else they are projected.
@@ -127,7 +128,7 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
     if (kept && kept->size() > 0)
       *out = std::move(*kept);
     else if (needed && from && from->rows() == seq->rel_table.rows() && from->rows() > seq->row_hi)
-      *out = from->middleRows(seq->row_lo, n_rows);
+      copies.push_back({from, out});
     else if (needed)
       jobs.push_back({&w, &rows, out, /*rows_independent=*/true});
   };
@@ -138,6 +139,8 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
     project(r.p2c || r.p2p, w.pos_query, whole ? &whole->Q_r : nullptr, l, same_rows ? &previous->Q_r[l] : nullptr,
             &seq->Q_r[l]);
   }
+  run_tasks(static_cast<int64_t>(copies.size()),
+            [&](int64_t c) { *copies[c].second = copies[c].first->middleRows(seq->row_lo, n_rows); });
   parallel_linears(jobs);
 }
 
