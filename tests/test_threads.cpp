@@ -98,6 +98,17 @@ void check_thread_counts(const Model& model, const Inputs& in, const Ablation& a
   for (int threads : {2, 3}) check_bitwise(one, dump_at(model, in, a, masked, threads), what + ", " + std::to_string(threads) + " threads vs 1");
 }
 
+// Seeded matrices with entries uniform in [−1, 1).
+struct UniformMatrices {
+  std::mt19937_64 rng;
+  std::uniform_real_distribution<double> u{-1, 1};
+  Matrix operator()(int64_t rows, int64_t cols) {
+    Matrix m(rows, cols);
+    for (int64_t k = 0; k < m.size(); ++k) m.data()[k] = u(rng);
+    return m;
+  }
+};
+
 Ablation all_terms() {
   Ablation a;
   a.p2p = true;
@@ -132,13 +143,7 @@ TEST_SUITE("equations") {
   TEST_CASE("threads: a product split in column blocks equals Linear::apply bit for bit (the presets' shapes)" *
             doctest::skip(kSanitized)) {
     ThreadCountGuard guard;
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> u(-1, 1);
-    auto random = [&](int64_t r, int64_t c) {
-      Matrix m(r, c);
-      for (int64_t k = 0; k < m.size(); ++k) m.data()[k] = u(rng);
-      return m;
-    };
+    UniformMatrices random{std::mt19937_64(3)};
     // (in, out): tiny, xsmall and base projections and feed-forward; N from 1 to 512.
     for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{
              {128, 128}, {128, 512}, {512, 128}, {384, 384}, {384, 1536}, {1536, 384}, {768, 768}, {768, 3072}, {3072, 768}})
@@ -164,13 +169,7 @@ TEST_SUITE("equations") {
     // Shapes with k not a multiple of the 8 (or 4) SIMD lanes and out not a multiple of the 6
     // columns of a tile exercise every remainder path. Reference: the same sum in long double;
     // bound: 2 K eps Σ|x_k w_k| + eps |b| (a dot product's worst case for any summation order).
-    std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> u(-1, 1);
-    auto random = [&](int64_t r, int64_t c) {
-      Matrix m(r, c);
-      for (int64_t k = 0; k < m.size(); ++k) m.data()[k] = u(rng);
-      return m;
-    };
+    UniformMatrices random{std::mt19937_64(7)};
     for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {7, 5}, {13, 29}, {64, 6}, {385, 67}})
       for (int64_t n : {1, 2, 3, 4, 5, 9, 31, 32, 33, 40}) {
         const int64_t in = shape.first, out = shape.second;
