@@ -447,7 +447,7 @@ Matrix decode_few_rows(const Matrix& h, const Matrix& E, const Vector& bias) {
   constexpr int64_t kSlice = 1024;
   run_tasks((V + kSlice - 1) / kSlice, [&](int64_t s) {
     const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
-    detail::gemm_nt(h.data(), H, M, &E(v0, 0), H, n, H, &logits(0, v0), V);
+    detail::gemm_nt(h.data(), H, M, E.data() + v0 * H, H, n, H, logits.data() + v0, V);
     logits.middleCols(v0, n).rowwise() += bias.segment(v0, n).transpose();
   });
   return logits;
