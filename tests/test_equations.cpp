@@ -163,6 +163,25 @@ TEST_SUITE("equations") {
     CHECK(none.isZero(0));
   }
 
+  TEST_CASE("masked softmax: a −∞ logit gets probability exactly 0, with and without padding") {
+    // 21 keys: the vectorised exp (not only its scalar tail) meets the −∞ entries.
+    const int64_t n = 21;
+    Matrix logits = Matrix::Constant(2, n, -INFINITY);
+    logits(0, 3) = 1.0, logits(0, 17) = 2.0;
+    logits(1, 5) = 0.5;
+    for (const Vector& keys : {Vector(Vector::Ones(n)), Vector(Vector::Ones(n) - Vector::Unit(n, 17))}) {
+      const Matrix p = masked_softmax(logits, Vector::Ones(2), keys);
+      const bool key17 = keys[17] != 0;
+      const double e = std::exp(1.0);
+      CHECK(p(0, 3) == doctest::Approx(key17 ? 1 / (1 + e) : 1.0).epsilon(1e-15));
+      CHECK(p(1, 5) == 1.0);
+      for (int64_t j = 0; j < n; ++j) {
+        if (j != 3 && j != 17) CHECK(p(0, j) == 0.0);
+        if (j != 5) CHECK(p(1, j) == 0.0);
+      }
+    }
+  }
+
   TEST_CASE("GELU is the erf form and LayerNorm uses the biased variance") {
     CHECK(std::fabs(gelu(1.0) - 0.8413447460685429) < 1e-15);
     CHECK(std::fabs(gelu(-1.0) - -0.15865525393145707) < 1e-15);

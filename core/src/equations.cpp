@@ -208,10 +208,11 @@ void softmax_rows(const Matrix& logits, const Vector& mask_q, const Vector& mask
       p.setZero();
       continue;
     }
+    // exp(−∞) must be 0: Eigen 3.4's vectorised exp gives 5.6e-309 for it, so −∞ logits are zeroed.
     if (every_key)
-      p = (l - max_logit).exp();
+      p = (l == -INFINITY).select(0.0, (l - max_logit).exp());
     else
-      p = valid_key.select((l - max_logit).exp(), 0.0);
+      p = (valid_key && l != -INFINITY).select((l - max_logit).exp(), 0.0);
     p /= p.sum();
   }
 }
