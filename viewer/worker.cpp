@@ -17,9 +17,11 @@ bool same_input(const TokenInput& a, const TokenInput& b) {
          a.mask_positions == b.mask_positions;
 }
 
+constexpr int64_t kTopK = 5;  // predictions kept per [MASK]
+
 std::vector<deberta::MaskPrediction> predictions(const deberta::Model& m, const deberta::Matrix& hidden,
                                                  const std::vector<int64_t>& positions) {
-  return deberta::top_k_predictions(deberta::mlm_logits(m, hidden, positions), positions, 5);
+  return deberta::top_k_predictions(deberta::mlm_logits(m, hidden, positions), positions, kTopK);
 }
 
 /// The EMD on a finished encoder trace when the model decodes with it (`deberta::runs_emd`, the
@@ -178,8 +180,8 @@ std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const
       std::vector<const deberta::Matrix*> states{&out->trace.layers.back().output};
       if (emd) states.push_back(&emd->output());
       std::vector<deberta::Matrix> logits = deberta::mlm_logits(m, states, pos);
-      out->emd_off = deberta::top_k_predictions(logits[0], pos, 5);
-      if (emd) out->emd_on = deberta::top_k_predictions(logits[1], pos, 5);
+      out->emd_off = deberta::top_k_predictions(logits[0], pos, kTopK);
+      if (emd) out->emd_on = deberta::top_k_predictions(logits[1], pos, kTopK);
       out->current = out->trace.emd ? out->emd_on : out->emd_off;
       if (out->ablation.is_default()) {
         out->baseline = out->current;

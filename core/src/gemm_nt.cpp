@@ -2,6 +2,7 @@
 #include "gemm_nt.h"
 
 #include <algorithm>
+#include <string>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -116,6 +117,12 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
     column_tile<C>(x, ldx, M, w + o * ldw, ldw, K, y + o, ldy, next);
   }
   for (; o < O; ++o) column_tile<1>(x, ldx, M, w + o * ldw, ldw, K, y + o, ldy, nullptr);
+}
+
+void check_linear_input(const Matrix& W, const Matrix& x) {
+  if (x.cols() != W.cols())
+    throw Error("linear layer [" + std::to_string(W.rows()) + ", " + std::to_string(W.cols()) + "] applied to input [" +
+                std::to_string(x.rows()) + ", " + std::to_string(x.cols()) + "]");
 }
 
 void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y,

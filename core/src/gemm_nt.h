@@ -37,6 +37,9 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
 void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y,
                     bool rows_independent = false);
 
+/// Throws `Error` naming both shapes unless x `[N, in]` fits W `[out, in]` (x.cols() == in).
+void check_linear_input(const Matrix& W, const Matrix& x);
+
 /// The row count up to which `parallel_linears` and the tied decoder use `gemm_nt` instead of
 /// Eigen's packed GEMM (measured: docs/performance.md, issue 17 third round).
 constexpr int64_t kGemmNtMaxRows = 32;

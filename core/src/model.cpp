@@ -439,31 +439,18 @@ void check_decoder_shapes(const Matrix& h, const Matrix& E, const Vector& bias) 
                 "] do not fit");
 }
 
-// Few rows: E is read once, in place, a slice of 1,024 rows per task, against every h_m
-// (detail::gemm_nt). Each logit's arithmetic is independent of M and of the slice.
-Matrix decode_few_rows(const Matrix& h, const Matrix& E, const Vector& bias) {
-  const int64_t V = E.rows(), M = h.rows(), H = E.cols();
-  Matrix logits(M, V);
-  constexpr int64_t kSlice = 1024;
-  run_tasks((V + kSlice - 1) / kSlice, [&](int64_t s) {
-    const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
-    detail::gemm_nt(h.data(), H, M, E.data() + v0 * H, H, n, H, logits.data() + v0, V);
-    logits.middleCols(v0, n).rowwise() += bias.segment(v0, n).transpose();
-  });
-  return logits;
-}
-
-// Many rows: a GEMM per slice of 4,096 rows of E; it pays for packing its slice, and the packed
-// copy stays one slice per thread instead of the whole table.
-Matrix decode_many_rows(const Matrix& h, const Matrix& E, const Vector& bias) {
-  const int64_t V = E.rows(), M = h.rows();
-  Matrix logits(M, V);
-  constexpr int64_t kSlice = 4096;
-  run_tasks((V + kSlice - 1) / kSlice, [&](int64_t s) {
-    const int64_t v0 = s * kSlice, n = std::min(kSlice, V - v0);
-    auto out = logits.middleCols(v0, n);
-    out.noalias() = h * E.middleRows(v0, n).transpose();
-    out.rowwise() += bias.segment(v0, n).transpose();
+// logits = h Eᵀ + bias in fixed slices of the vocabulary, one task each, every slice the same
+// product as a linear layer's (`detail::linear_columns`, E `[V, H]` in the place of W). Few rows
+// (M ≤ 32, or `rows_independent`): E is read once, in place, 1,024 rows per task, and each logit's
+// bits do not depend on M. More rows: a GEMM per 4,096 rows of E (it pays for packing its slice,
+// and the packed copy stays one slice per thread instead of the whole table).
+Matrix decode_slices(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent) {
+  const int64_t V = E.rows();
+  Matrix logits(h.rows(), V);
+  const int64_t slice = rows_independent || h.rows() <= detail::kGemmNtMaxRows ? 1024 : 4096;
+  run_tasks((V + slice - 1) / slice, [&](int64_t s) {
+    const int64_t v0 = s * slice;
+    detail::linear_columns(h, E, bias, v0, std::min(slice, V - v0), &logits, rows_independent);
   });
   return logits;
 }
@@ -494,14 +481,14 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
   Matrix stacked(P * static_cast<int64_t>(h.size()), E.cols());
   for (size_t g = 0; g < h.size(); ++g) stacked.middleRows(static_cast<int64_t>(g) * P, P) = h[g];
   check_decoder_shapes(stacked, E, bias);
-  const Matrix logits = decode_few_rows(stacked, E, bias);
+  const Matrix logits = decode_slices(stacked, E, bias, /*rows_independent=*/true);
   for (size_t g = 0; g < h.size(); ++g) out.push_back(logits.middleRows(static_cast<int64_t>(g) * P, P));
   return out;
 }
 
 Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
   check_decoder_shapes(h, E, bias);
-  return h.rows() <= detail::kGemmNtMaxRows ? decode_few_rows(h, E, bias) : decode_many_rows(h, E, bias);
+  return decode_slices(h, E, bias, /*rows_independent=*/false);
 }
 
 }  // namespace deberta

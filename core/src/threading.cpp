@@ -83,9 +83,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   std::vector<Task> tasks;
   for (const LinearJob& j : jobs) {
     const Matrix& W = j.layer->weight;
-    if (j.x->cols() != W.cols())
-      throw Error("linear layer [" + std::to_string(W.rows()) + ", " + std::to_string(W.cols()) + "] applied to input [" +
-                  std::to_string(j.x->rows()) + ", " + std::to_string(j.x->cols()) + "]");
+    detail::check_linear_input(W, *j.x);
     j.y->resize(j.x->rows(), W.rows());
     const ColumnBlocks b = column_blocks(W.rows());
     for (int64_t c = 0; c < b.count; ++c) {

@@ -9,9 +9,7 @@
 namespace deberta {
 
 Matrix Linear::apply(const Matrix& x) const {
-  if (x.cols() != weight.cols())
-    throw Error("linear layer [" + std::to_string(weight.rows()) + ", " + std::to_string(weight.cols()) +
-                "] applied to input [" + std::to_string(x.rows()) + ", " + std::to_string(x.cols()) + "]");
+  detail::check_linear_input(weight, x);
   Matrix y(x.rows(), weight.rows());
   detail::linear_columns(x, weight, bias, 0, weight.rows(), &y);
   return y;

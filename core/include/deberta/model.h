@@ -128,10 +128,12 @@ struct SequenceContext {
   std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) pairs whose probabilities are zeroed
   /// eq. 4's position projections of layer l, `[row_hi − row_lo + 1, h·d]`: K_r[l] = table rows ·
   /// W_{k,r}ᵀ + b (empty unless c2p or p2p reads it) and Q_r[l] likewise (p2c, p2p). They depend on
-  /// the weights and the rows only, never on the tokens, so `project_positions` computes them once:
-  /// the encoder's layer l and both EMD passes (l = L − 1) read them, and `rerun_from` keeps them
-  /// while the rows stay the same (also one no term reads after a toggle: switching back is free). Empty vectors (a context from `make_sequence_context` alone):
-  /// each layer projects its rows itself; the numbers are the same bits either way.
+  /// the weights and the rows only, never on the tokens, so `project_positions` fills them once per
+  /// sequence — copied from `Model::position_table` when the model has one, else projected: the
+  /// encoder's layer l and both EMD passes (l = L − 1) read them, and `rerun_from` keeps them
+  /// while the rows stay the same (also one no term reads after a toggle: switching back is free).
+  /// Empty vectors (a context from `make_sequence_context` alone): each layer projects its rows
+  /// itself; the numbers are the same bits either way.
   std::vector<Matrix> K_r, Q_r;
 };
 
@@ -153,7 +155,8 @@ struct ForwardTrace {
 SequenceContext make_sequence_context(const Model& model, const Inputs& inputs, const Ablation& ablation);
 
 /// Fills `seq->K_r` / `seq->Q_r` for every layer (see `SequenceContext`) as one set of tasks
-/// (threading.h), each product exactly as `disentangled_attention` computes it. Takes the matrices
+/// (threading.h): rows of `model.position_table` when it has them, else products exactly as
+/// `disentangled_attention` computes them. Takes the matrices
 /// of `previous` — a context of the same model, e.g. the one a rerun replaces — when they were
 /// projected from the same table rows (even those no active term reads), leaving them empty there. Errors: none beyond `parallel_linears`'.
 void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous = nullptr);
