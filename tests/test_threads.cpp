@@ -164,6 +164,53 @@ TEST_SUITE("equations") {
       }
   }
 
+  TEST_CASE("threads: an activation applied to any block of a matrix gives the entries of the whole, bit for bit") {
+    // The feed-forward applies its activation per column task (`LinearJob::activation`); every
+    // activation must therefore be one scalar function per entry, whatever the block's offset
+    // (a vectorised tanh or exp would round differently at the unaligned head of a block).
+    UniformMatrices random{std::mt19937_64(11)};
+    const Matrix x = 4.0 * random(37, 101);
+    for (Activation act : {Activation::GeluErf, Activation::GeluTanh, Activation::GeluFast, Activation::QuickGelu,
+                           Activation::Relu, Activation::Relu6, Activation::Tanh, Activation::Sigmoid, Activation::Silu,
+                           Activation::Mish, Activation::Linear}) {
+      const Matrix whole = activation(x, act);
+      Matrix blocks = x;
+      for (int64_t first = 0; first < x.cols(); first += 13)  // 13-column blocks: every lane offset
+        activation_in_place(blocks.middleCols(first, std::min<int64_t>(13, x.cols() - first)), act);
+      CHECK_MESSAGE(std::memcmp(blocks.data(), whole.data(), whole.size() * sizeof(double)) == 0,
+                    "activation " << static_cast<int>(act) << ": max |diff| " << (blocks - whole).cwiseAbs().maxCoeff());
+      CHECK(((whole - x).cwiseAbs().maxCoeff() > 0) == (act != Activation::Linear));  // it was applied
+    }
+  }
+
+  TEST_CASE("threads: a product's fused activation and residual equal the separate passes, bit for bit") {
+    ThreadCountGuard guard;
+    UniformMatrices random{std::mt19937_64(13)};
+    for (int64_t n : {5, 128}) {  // both kernels (gemm_nt below 33 rows, Eigen above)
+      const Linear up{random(1536, 384), random(1536, 1).col(0)}, down{random(384, 1536), random(384, 1).col(0)};
+      const Matrix a = random(n, 384);
+      const Matrix inner_want = activation(up.apply(a), Activation::GeluErf);
+      const Matrix out_want = down.apply(inner_want) + a;
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        Matrix inner, out;
+        LinearJob first{&up, &a, &inner};
+        first.activation = Activation::GeluErf;
+        parallel_linears({first});
+        LinearJob second{&down, &inner, &out};
+        second.residual = &a;
+        parallel_linears({second});
+        CHECK(std::memcmp(inner.data(), inner_want.data(), inner.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(out.data(), out_want.data(), out.size() * sizeof(double)) == 0);
+      }
+      Matrix y;
+      const Matrix wrong = random(n, 383);
+      LinearJob bad{&down, &inner_want, &y};
+      bad.residual = &wrong;
+      CHECK_THROWS_WITH_AS(parallel_linears({bad}), doctest::Contains("residual of shape"), Error);
+    }
+  }
+
   TEST_CASE("threads: Linear::apply is x W^T + b within the rounding bound of a K-term dot product, both kernels") {
     // Few rows (N ≤ 32) take the dot-product kernel of core/src/gemm_nt.h, more rows Eigen's GEMM.
     // Shapes with k not a multiple of the 8 (or 4) SIMD lanes and out not a multiple of the 6

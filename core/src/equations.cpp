@@ -62,44 +62,32 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window) {
 
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
-namespace {
-// Rows [first, last) of y = act(x), evaluated in place (no per-row temporaries).
-void activation_rows(const Matrix& x, int64_t first, int64_t last, Activation act, Matrix* y) {
-  const auto in = x.middleRows(first, last - first);
-  auto out = y->middleRows(first, last - first);
+void activation_in_place(Eigen::Ref<Matrix> x, Activation act) {
+  // Every case is a scalar function of one entry (no vectorised tanh/exp: their bits would depend
+  // on where a block starts), so any block of a matrix gets the entries the whole matrix gets.
+  auto apply = [&](auto f) { x = x.unaryExpr(f); };
   switch (act) {
-    case Activation::GeluErf: out = in.unaryExpr([](double v) { return gelu(v); }); return;
+    case Activation::GeluErf: return apply([](double v) { return gelu(v); });
     case Activation::GeluTanh:
-      out = in.unaryExpr([](double v) {
-        return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
-      });
-      return;
+      return apply([](double v) { return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))); });
     case Activation::GeluFast:
-      out = in.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::tanh(v * 0.7978845608 * (1.0 + 0.044715 * v * v))); });
-      return;
-    case Activation::QuickGelu: out = in.unaryExpr([](double v) { return v / (1.0 + std::exp(-1.702 * v)); }); return;
-    case Activation::Relu: out = in.cwiseMax(0.0); return;
-    case Activation::Relu6: out = in.cwiseMax(0.0).cwiseMin(6.0); return;
-    case Activation::Tanh: out = in.array().tanh().matrix(); return;
-    case Activation::Sigmoid: out = in.unaryExpr([](double v) { return 1.0 / (1.0 + std::exp(-v)); }); return;
-    case Activation::Silu: out = in.unaryExpr([](double v) { return v / (1.0 + std::exp(-v)); }); return;
-    case Activation::Mish: out = in.unaryExpr([](double v) { return v * std::tanh(std::log1p(std::exp(v))); }); return;
-    case Activation::Linear: out = in; return;
+      return apply([](double v) { return 0.5 * v * (1.0 + std::tanh(v * 0.7978845608 * (1.0 + 0.044715 * v * v))); });
+    case Activation::QuickGelu: return apply([](double v) { return v / (1.0 + std::exp(-1.702 * v)); });
+    case Activation::Relu: return apply([](double v) { return std::max(v, 0.0); });
+    case Activation::Relu6: return apply([](double v) { return std::min(std::max(v, 0.0), 6.0); });
+    case Activation::Tanh: return apply([](double v) { return std::tanh(v); });
+    case Activation::Sigmoid: return apply([](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+    case Activation::Silu: return apply([](double v) { return v / (1.0 + std::exp(-v)); });
+    case Activation::Mish: return apply([](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
+    case Activation::Linear: return;
   }
-  out = in;
 }
-}  // namespace
 
 Matrix activation(const Matrix& x, Activation act) {
-  // Elementwise: large inputs (the feed-forward's N × I) are split by rows across threads, each
-  // row evaluated exactly as in the serial case.
-  Matrix y(x.rows(), x.cols());
-  if (x.rows() < 2 * rows_per_range(x.cols())) {
-    activation_rows(x, 0, x.rows(), act, &y);
-    return y;
-  }
-  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) { activation_rows(x, first, last, act, &y); },
-                 rows_per_range(x.cols()));
+  // Elementwise: large inputs (the feed-forward's N × I) are split by rows across threads.
+  Matrix y = x;
+  for_row_ranges(y.rows(), [&](int64_t first, int64_t last) { activation_in_place(y.middleRows(first, last - first), act); },
+                 rows_per_range(y.cols()));
   return y;
 }
 
@@ -233,16 +221,21 @@ Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_
 Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
 
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  Matrix y = parallel_linear(dense, x);
-  // + residual, elementwise: split by rows across threads like the LayerNorm after it.
-  for_row_ranges(y.rows(), [&](int64_t first, int64_t last) {
-    y.middleRows(first, last - first) += residual.middleRows(first, last - first);
-  }, rows_per_range(y.cols()));
+  // x Wᵀ + b + residual: the residual add runs in the product's column tasks (`LinearJob`).
+  Matrix y;
+  LinearJob job{&dense, &x, &y};
+  job.residual = &residual;
+  parallel_linears({job});
   return layer_norm(y, norm);
 }
 
 Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
-  return residual_layer_norm(activation(parallel_linear(w.intermediate, a), act), w.output, a, w.output_norm);
+  // act(a W_iᵀ + b_i): the activation runs in the product's column tasks, on columns still in cache.
+  Matrix inner;
+  LinearJob up{&w.intermediate, &a, &inner};
+  up.activation = act;
+  parallel_linears({up});
+  return residual_layer_norm(inner, w.output, a, w.output_norm);
 }
 
 Matrix ngie_convolution(const Matrix& x, const Matrix& residual, const Vector& mask, const ConvWeights& w,

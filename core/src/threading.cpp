@@ -2,11 +2,13 @@
 // the loops it replaced; every parallel region here runs its bodies through ParallelErrors.
 #include "deberta/threading.h"
 
+#include "deberta/equations.h"
 #include "deberta/model.h"
 #include "deberta/parallel.h"
 #include "gemm_nt.h"
 
 #include <algorithm>
+#include <string>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -84,6 +86,9 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   for (const LinearJob& j : jobs) {
     const Matrix& W = j.layer->weight;
     detail::check_linear_input(W, *j.x);
+    if (j.residual && (j.residual->rows() != j.x->rows() || j.residual->cols() != W.rows()))
+      throw Error("residual of shape [" + std::to_string(j.residual->rows()) + ", " + std::to_string(j.residual->cols()) +
+                  "] does not fit a product of shape [" + std::to_string(j.x->rows()) + ", " + std::to_string(W.rows()) + "]");
     j.y->resize(j.x->rows(), W.rows());
     const ColumnBlocks b = column_blocks(W.rows());
     for (int64_t c = 0; c < b.count; ++c) {
@@ -96,7 +101,11 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   run_tasks(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
     const Task& t = tasks[i];
     const Linear& l = *t.job->layer;
-    detail::linear_columns(*t.job->x, l.weight, l.bias, t.first, t.width, t.job->y, t.job->rows_independent);
+    const LinearJob& j = *t.job;
+    detail::linear_columns(*j.x, l.weight, l.bias, t.first, t.width, j.y, j.rows_independent);
+    auto columns = j.y->middleCols(t.first, t.width);
+    if (j.activation) activation_in_place(columns, *j.activation);
+    if (j.residual) columns += j.residual->middleCols(t.first, t.width);
   });
 }
 

@@ -61,8 +61,12 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window = 0
 
 /// GELU, exact form x·Φ(x) = x/2 · (1 + erf(x/√2)) ("gelu" in Hugging Face configs).
 double gelu(double x);
-/// Applies an activation elementwise to `x` (any shape).
+/// Applies an activation elementwise to `x` (any shape). Errors: none.
 Matrix activation(const Matrix& x, Activation act);
+/// `activation` in place on any block of a matrix (rows, columns, the whole): each entry gets the
+/// scalar function of `act` (never a vectorised approximation), so a block's entries are bitwise
+/// those of the whole matrix. The feed-forward applies it per column task (`LinearJob::activation`).
+void activation_in_place(Eigen::Ref<Matrix> x, Activation act);
 /// LayerNorm over each row of `x [N, H]` with biased variance: (x − μ)/√(σ² + eps) · γ + β.
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p);
 
@@ -119,7 +123,7 @@ Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_
 Matrix attention_context(const Matrix& probs, const Matrix& V_c);
 
 /// Post-LN residual block: LayerNorm(x Wᵀ + b + residual). Shapes `[N, in]`, `[N, H]` → `[N, H]`.
-/// Reference: `DebertaSelfOutput`, `DebertaOutput`.
+/// Reference: `DebertaSelfOutput`, `DebertaOutput`. Errors: x's width ≠ `in`, residual ≠ `[N, H]`.
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm);
 
 /// Feed-forward sub-layer: LayerNorm(act(a W_iᵀ + b_i) W_oᵀ + b_o + a), `[N, H]` → `[N, H]`.

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace deberta {
@@ -65,6 +66,12 @@ struct LinearJob {
   /// the position projections, so that rows projected with the whole table (`project_position_table`)
   /// or alone (`project_positions`) are the same bits.
   bool rows_independent = false;
+  /// Elementwise steps each task applies to its own columns once their product is done, while
+  /// they are still in its cache (the same numbers as a separate pass: elementwise): first the
+  /// activation, when set (`activation_in_place`: act(x Wᵀ + b), the feed-forward's inner layer),
+  /// then `+ *residual` `[N, out]`, when set (the post-LN blocks' residual add).
+  std::optional<Activation> activation = std::nullopt;
+  const Matrix* residual = nullptr;
 };
 
 /// Runs several products as one set of tasks (one per column block of each, `column_blocks`),
@@ -72,7 +79,7 @@ struct LinearJob {
 /// single-threaded product over the whole k dimension with the bias of its columns — for N ≤ 32
 /// rows the dot-product kernel of core/src/gemm_nt.h, above that Eigen's GEMM accumulating onto
 /// the bias: the same operations, in the same order, as `Linear::apply`.
-/// Errors: x's width ≠ the layer's `in`.
+/// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]`.
 void parallel_linears(const std::vector<LinearJob>& jobs);
 
 /// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to
