@@ -140,14 +140,17 @@ TEST_SUITE("equations") {
     CHECK_THROWS_WITH_AS(run_tasks(8, [](int64_t i) { if (i == 5) throw Error("task 5"); }), "task 5", Error);
   }
 
-  TEST_CASE("threads: a product split in column blocks equals Linear::apply bit for bit (the presets' shapes)" *
+  TEST_CASE("threads: a product split in tiles equals Linear::apply bit for bit (the presets' shapes)" *
             doctest::skip(kSanitized)) {
+    // Above 32 rows parallel_linears drives Eigen's kernels over operands packed once, in tiles of
+    // 32 rows by 48 or 96 columns that any thread may take (core/src/packed_gemm.h): N values on
+    // and off the 4-row and 32-row grids, tails of every length, and both kernels' sides of 32.
     ThreadCountGuard guard;
     UniformMatrices random{std::mt19937_64(3)};
-    // (in, out): tiny, xsmall and base projections and feed-forward; N from 1 to 512.
+    // (in, out): tiny, xsmall and base projections and feed-forward; N from 1 to 600.
     for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{
              {128, 128}, {128, 512}, {512, 128}, {384, 384}, {384, 1536}, {1536, 384}, {768, 768}, {768, 3072}, {3072, 768}})
-      for (int64_t n : {1, 5, 16, 37, 128, 511}) {
+      for (int64_t n : {1, 5, 16, 32, 33, 34, 35, 37, 64, 66, 97, 128, 131, 511, 600}) {
         const int64_t in = shape.first, out = shape.second;
         const Linear layer{random(out, in), random(out, 1).col(0)};
         const Matrix x = random(n, in);
@@ -162,6 +165,36 @@ TEST_SUITE("equations") {
                               << (split - plain).cwiseAbs().maxCoeff());
         }
       }
+  }
+
+  TEST_CASE("threads: one set of products sharing an input, packed and direct, equals Linear::apply bit for bit") {
+    // Q_c, K_c, V_c read one x (packed once for all three); a position projection in the same set
+    // takes the dot-product kernel (rows_independent); a product with no bias; 3 threads.
+    ThreadCountGuard guard;
+    UniformMatrices random{std::mt19937_64(17)};
+    const Linear q{random(384, 384), random(384, 1).col(0)}, k{random(384, 384), Vector()},
+        v{random(200, 384), random(200, 1).col(0)}, r{random(96, 384), random(96, 1).col(0)};
+    for (int64_t n : {45, 130}) {
+      const Matrix x = random(n, 384), rel = random(70, 384);
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        Matrix yq, yk, yv, yr;
+        LinearJob position{&r, &rel, &yr};
+        position.rows_independent = true;
+        parallel_linears({{&q, &x, &yq}, {&k, &x, &yk}, {&v, &x, &yv}, position});
+        for (const auto& [got, want] : std::vector<std::pair<const Matrix*, Matrix>>{
+                 {&yq, q.apply(x)}, {&yk, k.apply(x)}, {&yv, v.apply(x)}})
+          CHECK_MESSAGE(std::memcmp(got->data(), want.data(), want.size() * sizeof(double)) == 0,
+                        "N " << n << ", " << threads << " threads");
+        Matrix yr_alone;  // the position projection alone: the same bits as inside the set
+        LinearJob alone{&r, &rel, &yr_alone};
+        alone.rows_independent = true;
+        parallel_linears({alone});
+        CHECK(std::memcmp(yr.data(), yr_alone.data(), yr.size() * sizeof(double)) == 0);
+        const Matrix plain = (rel * r.weight.transpose()).rowwise() + r.bias.transpose();
+        CHECK((yr - plain).cwiseAbs().maxCoeff() < 1e-12);
+      }
+    }
   }
 
   TEST_CASE("threads: an activation applied to any block of a matrix gives the entries of the whole, bit for bit") {

@@ -6,8 +6,11 @@
 #include "deberta/model.h"
 #include "deberta/parallel.h"
 #include "gemm_nt.h"
+#include "packed_gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <string>
 
 #ifdef _OPENMP
@@ -22,7 +25,6 @@ namespace {
 // the whole process, before any product runs, and again by every `set_num_threads`.
 const bool eigen_single_threaded = (Eigen::setNbThreads(1), true);
 
-constexpr int64_t kPanel = 24;      // column grid of the blocks (threading.h)
 constexpr int64_t kMaxBlocks = 4;   // blocks per product: enough for 4 threads
 
 }  // namespace
@@ -72,17 +74,100 @@ int64_t rows_per_range(int64_t cols) {
 ColumnBlocks column_blocks(int64_t cols) {
   if (cols <= 0) return {0, 0};
   const int64_t quarter = (cols + kMaxBlocks - 1) / kMaxBlocks;
-  const int64_t width = std::min(cols, (quarter + kPanel - 1) / kPanel * kPanel);
+  const int64_t width = std::min(cols, (quarter + detail::kWeightPanel - 1) / detail::kWeightPanel * detail::kWeightPanel);
   return {width, (cols + width - 1) / width};
 }
 
+namespace {
+
+// Rows of y one tile covers (a multiple of detail::kInputPanel): small enough that the thread
+// that finishes its own blocks first can take over the rest of a slower thread's block, large
+// enough that a tile's kernel call costs no more than the whole block's (measured: 32 × 96 tiles
+// within a few per cent of one call).
+constexpr int64_t kTileRows = 32;
+static_assert(kTileRows % detail::kInputPanel == 0, "a tile must start on the packed input's row grid");
+
+// The column blocks of a packed product: 96 columns (48 where k > 1024), so that a block is a few
+// MFLOP per 32 rows. Finer blocks cost no extra packing (x is packed once for all of them).
+ColumnBlocks packed_blocks(int64_t cols, int64_t depth) {
+  const int64_t width = std::min(cols, (depth > 1024 ? 2 : 4) * detail::kWeightPanel);
+  return {width, (cols + width - 1) / width};
+}
+
+// Whether a job runs on packed operands (Eigen 3.4, more rows than the dot-product kernel takes,
+// and rows free to depend on each other's presence) or as direct column blocks (`linear_columns`).
+bool packed(const LinearJob& j) {
+  return detail::kPackedGemm && !j.rows_independent && j.x->rows() > detail::kGemmNtMaxRows &&
+         j.layer->weight.cols() > 0;
+}
+
+// The elementwise steps of a job on one block of its output (LinearJob::activation, ::residual).
+void finish_block(const LinearJob& j, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+  auto block = j.y->block(row0, col0, rows, cols);
+  if (j.activation) activation_in_place(block, *j.activation);
+  if (j.residual) block += j.residual->block(row0, col0, rows, cols);
+}
+
+// One column block of a product of the set. Packed: the thread that takes the block packs its
+// rows of W (into its own cache, as Eigen would), then claims the block's row tiles one at a time;
+// a thread with no block left claims the remaining tiles of the others' blocks. Direct: one
+// `linear_columns` call by the thread that takes it.
+struct Block {
+  const LinearJob* job;
+  int64_t col0, cols;
+  const detail::PackedOperand* input = nullptr;   // x packed (null: direct)
+  std::unique_ptr<detail::PackedOperand> weight;  // the block's rows of W, packed by its owner
+  std::atomic<int64_t> next_row{0};               // first row of the next unclaimed tile
+  enum State { Waiting, Packing, Ready, Failed };
+  std::atomic<int> state{Waiting};                // Ready: other threads may claim tiles
+
+  int64_t rows() const { return job->x->rows(); }
+  double cost() const { return static_cast<double>(rows()) * cols * job->x->cols(); }
+
+  // Claims and computes tiles until none is left; each one's errors are caught by `errors`.
+  void run_tiles(ParallelErrors& errors) {
+    for (;;) {
+      const int64_t row0 = next_row.fetch_add(kTileRows);
+      if (row0 >= rows()) return;
+      errors.run([&] {
+        const LinearJob& j = *job;
+        const int64_t tile_rows = std::min(kTileRows, rows() - row0);
+        auto tile = j.y->block(row0, col0, tile_rows, cols);
+        if (j.layer->bias.size() > 0)
+          tile.rowwise() = j.layer->bias.segment(col0, cols).transpose();
+        else
+          tile.setZero();
+        detail::multiply_packed(*weight, 0, *input, row0, tile_rows, cols, tile.data(), j.y->cols());
+        finish_block(j, row0, tile_rows, col0, cols);
+      });
+    }
+  }
+
+  // The work of the thread that takes the block.
+  void run_owned(ParallelErrors& errors) {
+    const LinearJob& j = *job;
+    if (!input) {
+      errors.run([&] {
+        detail::linear_columns(*j.x, j.layer->weight, j.layer->bias, col0, cols, j.y, j.rows_independent);
+        finish_block(j, 0, rows(), col0, cols);
+      });
+      return;
+    }
+    state.store(Packing, std::memory_order_relaxed);
+    bool packed_ok = false;
+    errors.run([&] {
+      weight->pack(j.layer->weight, col0, cols, 0);
+      packed_ok = true;
+    });
+    // Failed: its tiles stay unclaimed, and the error is rethrown after the region.
+    state.store(packed_ok ? Ready : Failed, std::memory_order_release);
+    if (packed_ok) run_tiles(errors);
+  }
+};
+
+}  // namespace
+
 void parallel_linears(const std::vector<LinearJob>& jobs) {
-  struct Task {
-    const LinearJob* job;
-    int64_t first, width;
-    double cost;
-  };
-  std::vector<Task> tasks;
   for (const LinearJob& j : jobs) {
     const Matrix& W = j.layer->weight;
     detail::check_linear_input(W, *j.x);
@@ -90,23 +175,88 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
       throw Error("residual of shape [" + std::to_string(j.residual->rows()) + ", " + std::to_string(j.residual->cols()) +
                   "] does not fit a product of shape [" + std::to_string(j.x->rows()) + ", " + std::to_string(W.rows()) + "]");
     j.y->resize(j.x->rows(), W.rows());
-    const ColumnBlocks b = column_blocks(W.rows());
+  }
+
+  // Each distinct x packed once, by row chunks shared between the threads (Q_c, K_c and V_c read
+  // the same x); then the column blocks of every product.
+  using detail::PackedOperand;
+  std::vector<std::unique_ptr<PackedOperand>> inputs;
+  std::vector<const Matrix*> input_of;  // inputs[i] packs *input_of[i]
+  struct InputChunk {
+    PackedOperand* operand;
+    const Matrix* x;
+    int64_t first, count;
+  };
+  std::vector<InputChunk> input_chunks;
+  std::vector<std::unique_ptr<Block>> blocks;
+  for (const LinearJob& j : jobs) {
+    const PackedOperand* input = nullptr;
+    if (packed(j)) {
+      const size_t i = static_cast<size_t>(std::find(input_of.begin(), input_of.end(), j.x) - input_of.begin());
+      if (i == input_of.size()) {
+        inputs.push_back(std::make_unique<PackedOperand>(PackedOperand::Side::Input, j.x->rows(), j.x->cols()));
+        input_of.push_back(j.x);
+        for (int64_t r = 0; r < j.x->rows(); r += kTileRows)
+          input_chunks.push_back({inputs.back().get(), j.x, r, std::min(kTileRows, j.x->rows() - r)});
+      }
+      input = inputs[i].get();
+    }
+    const int64_t out = j.layer->weight.rows();
+    const ColumnBlocks b = input ? packed_blocks(out, j.x->cols()) : column_blocks(out);
     for (int64_t c = 0; c < b.count; ++c) {
-      const int64_t first = c * b.width, width = std::min(b.width, W.rows() - first);
-      tasks.push_back({&j, first, width, static_cast<double>(j.x->rows()) * W.cols() * width});
+      auto block = std::make_unique<Block>();
+      block->job = &j;
+      block->col0 = c * b.width;
+      block->cols = std::min(b.width, out - block->col0);
+      block->input = input;
+      if (input) block->weight = std::make_unique<PackedOperand>(PackedOperand::Side::Weight, block->cols, j.x->cols());
+      blocks.push_back(std::move(block));
     }
   }
-  // Largest first, so the dynamic schedule ends with small tasks (results do not depend on order).
-  std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.cost > b.cost; });
-  run_tasks(static_cast<int64_t>(tasks.size()), [&](int64_t i) {
-    const Task& t = tasks[i];
-    const Linear& l = *t.job->layer;
-    const LinearJob& j = *t.job;
-    detail::linear_columns(*j.x, l.weight, l.bias, t.first, t.width, j.y, j.rows_independent);
-    auto columns = j.y->middleCols(t.first, t.width);
-    if (j.activation) activation_in_place(columns, *j.activation);
-    if (j.residual) columns += j.residual->middleCols(t.first, t.width);
-  });
+  // Largest first, so that the blocks taken last are small (results do not depend on order).
+  std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a->cost() > b->cost(); });
+
+  ParallelErrors errors;
+  std::atomic<size_t> next_block{0};
+#pragma omp parallel if (blocks.size() > 1 || input_chunks.size() > 1)
+  {
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t i = 0; i < static_cast<int64_t>(input_chunks.size()); ++i)
+      errors.run([&] { input_chunks[i].operand->pack(*input_chunks[i].x, input_chunks[i].first, input_chunks[i].count, input_chunks[i].first); });
+    // (the loop's barrier: every x is packed before any tile reads it)
+    for (;;) {
+      const size_t b = next_block.fetch_add(1);
+      if (b < blocks.size()) {
+        blocks[b]->run_owned(errors);
+        continue;
+      }
+      // No block left to take: help with the packed block that has the most rows left, once its
+      // owner has packed its W (a few tens of microseconds: worth the wait at the end of a set).
+      Block* most = nullptr;
+      int64_t most_left = 0;
+      bool packing = false;
+      for (const auto& block : blocks) {
+        if (!block->input) continue;
+        const int state = block->state.load(std::memory_order_acquire);
+        const int64_t left = block->rows() - block->next_row.load(std::memory_order_relaxed);
+        if (left <= 0 || state == Block::Failed) continue;
+        if (state != Block::Ready) {
+          packing = true;
+        } else if (left > most_left) {
+          most = block.get(), most_left = left;
+        }
+      }
+      if (!most && !packing) break;
+      if (!most) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();  // a spin-wait hint to the core
+#endif
+        continue;
+      }
+      most->run_tiles(errors);
+    }
+  }
+  errors.rethrow();
 }
 
 Matrix parallel_linear(const Linear& layer, const Matrix& x) {

@@ -1,9 +1,10 @@
 // threading.h — how the forward pass shares its work between threads (issue 17).
 //
 // One rule makes the numbers independent of the thread count: the work is cut into tasks by the
-// shapes alone (column blocks of a product, attention heads, rows), never by the number of
-// threads; each output element is computed by exactly one task, with the same arithmetic
-// whichever thread runs it; and no dot product's k dimension is ever split between tasks. So
+// shapes alone (tiles and column blocks of a product, attention heads, rows), never by the number
+// of threads; each output element is computed by exactly one task, with the same arithmetic
+// whichever thread runs it; and no dot product's k dimension is ever split between tasks. Which
+// thread takes which task is decided at run time (the faster thread takes more). So
 // `deberta::forward` gives bitwise the same trace at 1, 2 or 3 threads (tests/test_threads.cpp).
 //
 // Eigen's own parallel GEMM is switched off (threading.cpp): it chooses its k blocking from the
@@ -74,11 +75,18 @@ struct LinearJob {
   const Matrix* residual = nullptr;
 };
 
-/// Runs several products as one set of tasks (one per column block of each, `column_blocks`),
-/// e.g. the five projections of an attention sub-layer (Q_c, K_c, V_c, K_r, Q_r). Each task is one
-/// single-threaded product over the whole k dimension with the bias of its columns — for N ≤ 32
-/// rows the dot-product kernel of core/src/gemm_nt.h, above that Eigen's GEMM accumulating onto
-/// the bias: the same operations, in the same order, as `Linear::apply`.
+/// Runs several products as one set of tasks, e.g. the five projections of an attention
+/// sub-layer (Q_c, K_c, V_c, K_r, Q_r). Above 32 rows (and not `rows_independent`), with Eigen 3.4:
+/// each distinct x is packed once into Eigen's GEMM layout (shared by Q_c, K_c and V_c), each
+/// product is cut into column blocks of 96 (48 where in > 1024) and each block into tiles of 32
+/// rows; the thread that takes a block packs its rows of W, then claims its tiles one by one, and a
+/// thread with no block left takes the remaining tiles of the others (core/src/packed_gemm.h). So
+/// two cores of unequal speed share a product by how fast each is. Each tile is one
+/// `gebp_kernel` call per k block: entry for entry the arithmetic of Eigen's single-threaded
+/// product of the whole, whichever thread runs it. Otherwise — N ≤ 32 rows, the position
+/// projections, or another Eigen — one task per `column_blocks` block, the dot-product kernel of
+/// core/src/gemm_nt.h (N ≤ 32 or rows_independent) or Eigen's GEMM accumulating onto the bias.
+/// Either way the same operations, in the same order, as `Linear::apply`.
 /// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]`.
 void parallel_linears(const std::vector<LinearJob>& jobs);
 
