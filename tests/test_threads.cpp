@@ -216,7 +216,7 @@ TEST_SUITE("equations") {
     }
   }
 
-  TEST_CASE("threads: a product's fused activation and residual equal the separate passes, bit for bit") {
+  TEST_CASE("threads: a product's fused activation, residual and LayerNorm equal the separate passes, bit for bit") {
     ThreadCountGuard guard;
     UniformMatrices random{std::mt19937_64(13)};
     for (int64_t n : {5, 128}) {  // both kernels (gemm_nt below 33 rows, Eigen above)
@@ -241,6 +241,31 @@ TEST_SUITE("equations") {
       LinearJob bad{&down, &inner_want, &y};
       bad.residual = &wrong;
       CHECK_THROWS_WITH_AS(parallel_linears({bad}), doctest::Contains("residual of shape"), Error);
+      // The post-LN block's LayerNorm, run per block of rows as they finish (LinearJob::norm).
+      const LayerNormParams norm{random(384, 1).col(0), random(384, 1).col(0), 1e-7};
+      const Matrix normed_want = layer_norm(out_want, norm);
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        Matrix pre, normed;
+        LinearJob post_ln{&down, &inner_want, &pre};
+        post_ln.residual = &a;
+        post_ln.norm = &norm;
+        post_ln.normed = &normed;
+        parallel_linears({post_ln});
+        CHECK(std::memcmp(pre.data(), out_want.data(), pre.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(normed.data(), normed_want.data(), normed.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(residual_layer_norm(inner_want, down, a, norm).data(), normed_want.data(),
+                          normed.size() * sizeof(double)) == 0);
+      }
+      LinearJob no_output{&down, &inner_want, &y};
+      no_output.norm = &norm;
+      CHECK_THROWS_WITH_AS(parallel_linears({no_output}), doctest::Contains("needs a matrix for its output"), Error);
+      const LayerNormParams narrow{random(383, 1).col(0), random(383, 1).col(0), 1e-7};
+      Matrix normed;
+      LinearJob wrong_norm{&down, &inner_want, &y};
+      wrong_norm.norm = &narrow;
+      wrong_norm.normed = &normed;
+      CHECK_THROWS_WITH_AS(parallel_linears({wrong_norm}), doctest::Contains("LayerNorm of width 383 after a product of width 384"), Error);
     }
   }
 

@@ -91,17 +91,20 @@ Matrix activation(const Matrix& x, Activation act) {
   return y;
 }
 
+void layer_norm_rows(const Matrix& x, int64_t first, int64_t last, const LayerNormParams& p, Matrix* y) {
+  for (int64_t n = first; n < last; ++n) {
+    const double mean = x.row(n).mean();
+    const auto centred = x.row(n).array() - mean;
+    const double variance = centred.square().mean();
+    y->row(n) = (centred / std::sqrt(variance + p.eps)).matrix().cwiseProduct(p.weight.transpose()) + p.bias.transpose();
+  }
+}
+
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
   Matrix y(x.rows(), x.cols());
   // Rows are independent: split across threads (threading.h), each row computed as in serial.
-  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) {
-    for (int64_t n = first; n < last; ++n) {
-      const double mean = x.row(n).mean();
-      const auto centred = x.row(n).array() - mean;
-      const double variance = centred.square().mean();
-      y.row(n) = (centred / std::sqrt(variance + p.eps)).matrix().cwiseProduct(p.weight.transpose()) + p.bias.transpose();
-    }
-  }, rows_per_range(x.cols()));
+  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) { layer_norm_rows(x, first, last, p, &y); },
+                 rows_per_range(x.cols()));
   return y;
 }
 
@@ -221,12 +224,15 @@ Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_
 Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
 
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  // x Wᵀ + b + residual: the residual add runs in the product's column tasks (`LinearJob`).
-  Matrix y;
+  // LN(x Wᵀ + b + residual): the residual add runs in the product's tasks, and each block of rows
+  // is normalised as soon as all its columns are done (`LinearJob`), not in a pass after.
+  Matrix y, out;
   LinearJob job{&dense, &x, &y};
   job.residual = &residual;
+  job.norm = &norm;
+  job.normed = &out;
   parallel_linears({job});
-  return layer_norm(y, norm);
+  return out;
 }
 
 Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -108,12 +109,28 @@ void finish_block(const LinearJob& j, int64_t row0, int64_t rows, int64_t col0, 
   if (j.residual) block += j.residual->block(row0, col0, rows, cols);
 }
 
+// What the blocks of one product share: for a post-LN product (LinearJob::norm), how many column
+// blocks of each row tile are still to finish; the block that finishes a row tile last normalises
+// its rows.
+struct JobState {
+  int64_t tile_rows = 0;                         // rows per counter (kTileRows, or all N when direct)
+  std::unique_ptr<std::atomic<int64_t>[]> pending;  // per row tile: column blocks not yet finished
+
+  // Called once a column block has finished rows [row0, row0 + rows) (one tile, or all rows).
+  void finished(const LinearJob& j, int64_t row0, int64_t rows) {
+    if (!j.norm) return;
+    if (pending[row0 / tile_rows].fetch_sub(1, std::memory_order_acq_rel) == 1)
+      layer_norm_rows(*j.y, row0, row0 + rows, *j.norm, j.normed);
+  }
+};
+
 // One column block of a product of the set. Packed: the thread that takes the block packs its
 // rows of W (into its own cache, as Eigen would), then claims the block's row tiles one at a time;
 // a thread with no block left claims the remaining tiles of the others' blocks. Direct: one
 // `linear_columns` call by the thread that takes it.
 struct Block {
   const LinearJob* job;
+  JobState* shared;
   int64_t col0, cols;
   const detail::PackedOperand* input = nullptr;   // x packed (null: direct)
   std::unique_ptr<detail::PackedOperand> weight;  // the block's rows of W, packed by its owner
@@ -139,6 +156,7 @@ struct Block {
           tile.setZero();
         detail::multiply_packed(*weight, 0, *input, row0, tile_rows, cols, tile.data(), j.y->cols());
         finish_block(j, row0, tile_rows, col0, cols);
+        shared->finished(j, row0, tile_rows);
       });
     }
   }
@@ -150,6 +168,7 @@ struct Block {
       errors.run([&] {
         detail::linear_columns(*j.x, j.layer->weight, j.layer->bias, col0, cols, j.y, j.rows_independent);
         finish_block(j, 0, rows(), col0, cols);
+        shared->finished(j, 0, rows());
       });
       return;
     }
@@ -174,7 +193,12 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
     if (j.residual && (j.residual->rows() != j.x->rows() || j.residual->cols() != W.rows()))
       throw Error("residual of shape [" + std::to_string(j.residual->rows()) + ", " + std::to_string(j.residual->cols()) +
                   "] does not fit a product of shape [" + std::to_string(j.x->rows()) + ", " + std::to_string(W.rows()) + "]");
+    if (j.norm && (!j.normed || j.norm->weight.size() != W.rows() || j.norm->bias.size() != W.rows()))
+      throw Error(!j.normed ? std::string("a product's LayerNorm needs a matrix for its output")
+                            : "LayerNorm of width " + std::to_string(j.norm->weight.size()) +
+                                  " after a product of width " + std::to_string(W.rows()));
     j.y->resize(j.x->rows(), W.rows());
+    if (j.normed) j.normed->resize(j.x->rows(), W.rows());
   }
 
   // Each distinct x packed once, by row chunks shared between the threads (Q_c, K_c and V_c read
@@ -189,7 +213,9 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   };
   std::vector<InputChunk> input_chunks;
   std::vector<std::unique_ptr<Block>> blocks;
-  for (const LinearJob& j : jobs) {
+  std::vector<JobState> states(jobs.size());
+  for (size_t job = 0; job < jobs.size(); ++job) {
+    const LinearJob& j = jobs[job];
     const PackedOperand* input = nullptr;
     if (packed(j)) {
       const size_t i = static_cast<size_t>(std::find(input_of.begin(), input_of.end(), j.x) - input_of.begin());
@@ -203,9 +229,17 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
     }
     const int64_t out = j.layer->weight.rows();
     const ColumnBlocks b = input ? packed_blocks(out, j.x->cols()) : column_blocks(out);
+    JobState& state = states[job];
+    state.tile_rows = input ? kTileRows : std::max<int64_t>(1, j.x->rows());
+    if (j.norm) {
+      const int64_t tiles = (j.x->rows() + state.tile_rows - 1) / state.tile_rows;
+      state.pending = std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(std::max<int64_t>(1, tiles)));
+      for (int64_t t = 0; t < tiles; ++t) state.pending[t].store(b.count, std::memory_order_relaxed);
+    }
     for (int64_t c = 0; c < b.count; ++c) {
       auto block = std::make_unique<Block>();
       block->job = &j;
+      block->shared = &state;
       block->col0 = c * b.width;
       block->cols = std::min(b.width, out - block->col0);
       block->input = input;
@@ -248,9 +282,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
       }
       if (!most && !packing) break;
       if (!most) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();  // a spin-wait hint to the core
-#endif
+        std::this_thread::yield();  // the owner may share this core (more threads than cores)
         continue;
       }
       most->run_tiles(errors);

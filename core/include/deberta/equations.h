@@ -69,6 +69,10 @@ Matrix activation(const Matrix& x, Activation act);
 void activation_in_place(Eigen::Ref<Matrix> x, Activation act);
 /// LayerNorm over each row of `x [N, H]` with biased variance: (x − μ)/√(σ² + eps) · γ + β.
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p);
+/// `layer_norm` of x's rows [first, last) into the same rows of `*y` (already `[N, H]`): the one
+/// definition of a row's LayerNorm, so rows normalised in any grouping (threads, the post-LN
+/// blocks' tiles: `LinearJob::norm`) are bitwise those of `layer_norm`. Errors: none.
+void layer_norm_rows(const Matrix& x, int64_t first, int64_t last, const LayerNormParams& p, Matrix* y);
 
 // ----------------------------------------------------------------------------------------------
 // Embeddings and the relative table

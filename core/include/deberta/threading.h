@@ -73,6 +73,12 @@ struct LinearJob {
   /// then `+ *residual` `[N, out]`, when set (the post-LN blocks' residual add).
   std::optional<Activation> activation = std::nullopt;
   const Matrix* residual = nullptr;
+  /// When set (with `normed`): once every column of a block of rows is done (and its residual
+  /// added), `layer_norm_rows` of those rows into `*normed` `[N, out]` — the post-LN blocks'
+  /// LN(x Wᵀ + b + residual), run by the thread that finishes the rows instead of in a serial
+  /// pass after the product. `*y` keeps the values before the norm.
+  const LayerNormParams* norm = nullptr;
+  Matrix* normed = nullptr;
 };
 
 /// Runs several products as one set of tasks, e.g. the five projections of an attention
@@ -87,7 +93,8 @@ struct LinearJob {
 /// projections, or another Eigen — one task per `column_blocks` block, the dot-product kernel of
 /// core/src/gemm_nt.h (N ≤ 32 or rows_independent) or Eigen's GEMM accumulating onto the bias.
 /// Either way the same operations, in the same order, as `Linear::apply`.
-/// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]`.
+/// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]`; a norm without
+/// `normed`, or whose γ is not `[out]`.
 void parallel_linears(const std::vector<LinearJob>& jobs);
 
 /// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to
