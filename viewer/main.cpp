@@ -414,9 +414,12 @@ int main(int argc, char** argv) {
   if (const int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
   // Keep large freed blocks in the process (glibc) instead of returning them to the kernel: every
   // re-run and materialized layer allocates the same N × N maps again, and on a VM each page fault
-  // of a fresh block is expensive (as `deberta bench` does; the peak RSS is the same).
+  // of a fresh block is expensive (as `deberta bench` does; the peak RSS is the same). One arena for
+  // all threads: a second thread's own arena (64 MB heaps) is not governed by these thresholds
+  // (`deberta bench`'s keep_freed_memory).
   mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+  mallopt(M_ARENA_MAX, 1);
   // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
   // rasteriser threads) share the cores with the background worker: keep the worker on one thread
   // so that recomputing never makes the UI stutter (the viewer's models are small).
