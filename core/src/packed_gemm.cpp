@@ -32,10 +32,20 @@ int64_t product_kc(int64_t depth) {
   return std::max<Index>(k, 1);
 }
 
-PackedOperand::PackedOperand(Side side_, int64_t rows_, int64_t depth_)
-    : side(side_), rows(rows_), depth(depth_), kc(product_kc(depth_)),
-      data(static_cast<double*>(ei::aligned_malloc(sizeof(double) * std::max<int64_t>(1, rows_ * depth_))),
-           ei::aligned_free) {}
+PackedOperand::PackedOperand(Side side_, int64_t rows_, int64_t depth_) : data(nullptr, ei::aligned_free) {
+  reshape(side_, rows_, depth_);
+}
+
+void PackedOperand::reshape(Side side_, int64_t rows_, int64_t depth_) {
+  const int64_t needed = std::max<int64_t>(1, rows_ * depth_);
+  if (needed > capacity) {
+    data.reset();  // (the old block first: the peak stays one buffer)
+    capacity = 0;
+    data.reset(static_cast<double*>(ei::aligned_malloc(sizeof(double) * needed)));
+    capacity = needed;
+  }
+  side = side_, rows = rows_, depth = depth_, kc = product_kc(depth_);
+}
 
 void PackedOperand::pack(const Matrix& m, int64_t m_first, int64_t count, int64_t first) {
   // k block k2 holds all `rows` rows, k block after k block: offset rows · k2; inside it, a block
@@ -73,8 +83,12 @@ void multiply_packed(const PackedOperand& weight, int64_t w_first, const PackedO
 #else  // another Eigen version: kPackedGemm is false and nothing calls these
 
 int64_t product_kc(int64_t depth) { return depth; }
-PackedOperand::PackedOperand(Side side_, int64_t rows_, int64_t depth_)
-    : side(side_), rows(rows_), depth(depth_), kc(depth_), data(nullptr, [](void*) {}) {}
+PackedOperand::PackedOperand(Side side_, int64_t rows_, int64_t depth_) : data(nullptr, [](void*) {}) {
+  reshape(side_, rows_, depth_);
+}
+void PackedOperand::reshape(Side side_, int64_t rows_, int64_t depth_) {
+  side = side_, rows = rows_, depth = depth_, kc = depth_;
+}
 void PackedOperand::pack(const Matrix&, int64_t, int64_t, int64_t) {}
 void multiply_packed(const PackedOperand&, int64_t, const PackedOperand&, int64_t, int64_t, int64_t, double*, int64_t) {}
 

@@ -56,8 +56,13 @@ struct PackedOperand {
   int64_t rows = 0, depth = 0, kc = 0;
   std::unique_ptr<double, void (*)(void*)> data;  // rows · depth doubles, aligned, not zeroed
 
+  int64_t capacity = 0;                            // doubles allocated at `data`
+
   /// Allocates room for `rows` rows of `depth` entries (nothing packed yet). Errors: std::bad_alloc.
   PackedOperand(Side side, int64_t rows, int64_t depth);
+  /// Makes this operand `rows` rows of `depth` entries, keeping its memory when large enough (a
+  /// buffer still in the cache of the thread that packed into it last). Errors: std::bad_alloc.
+  void reshape(Side side, int64_t rows, int64_t depth);
   /// Packs m's rows [m_first, m_first + count) (`[·, depth]`, row-major) into this operand's rows
   /// [first, first + count). `first` on the operand's grid (kWeightPanel or kInputPanel), and only
   /// the operand's last block may end off it; blocks may be packed by different threads.
