@@ -169,21 +169,25 @@ TEST_SUITE("equations") {
 
   TEST_CASE("threads: one set of products sharing an input, packed and direct, equals Linear::apply bit for bit") {
     // Q_c, K_c, V_c read one x (packed once for all three); a position projection in the same set
-    // takes the dot-product kernel (rows_independent); a product with no bias; 3 threads.
+    // takes the dot-product kernel (rows_independent); a product with no bias; a product of another
+    // x with k = 1100 (another k block: 552, not 384), small enough to be taken after some of
+    // Q_c's blocks: a thread packs each block's W into its previous block's buffer, so a buffer
+    // changes width, depth and k block between blocks; 1 to 3 threads.
     ThreadCountGuard guard;
     UniformMatrices random{std::mt19937_64(17)};
     const Linear q{random(384, 384), random(384, 1).col(0)}, k{random(384, 384), Vector()},
-        v{random(200, 384), random(200, 1).col(0)}, r{random(96, 384), random(96, 1).col(0)};
+        v{random(200, 384), random(200, 1).col(0)}, r{random(96, 384), random(96, 1).col(0)},
+        o{random(30, 1100), random(30, 1).col(0)};
     for (int64_t n : {45, 130}) {
-      const Matrix x = random(n, 384), rel = random(70, 384);
+      const Matrix x = random(n, 384), rel = random(70, 384), wide = random(n, 1100);
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
-        Matrix yq, yk, yv, yr;
+        Matrix yq, yk, yv, yr, yo;
         LinearJob position{&r, &rel, &yr};
         position.rows_independent = true;
-        parallel_linears({{&q, &x, &yq}, {&k, &x, &yk}, {&v, &x, &yv}, position});
+        parallel_linears({{&q, &x, &yq}, {&k, &x, &yk}, {&o, &wide, &yo}, {&v, &x, &yv}, position});
         for (const auto& [got, want] : std::vector<std::pair<const Matrix*, Matrix>>{
-                 {&yq, q.apply(x)}, {&yk, k.apply(x)}, {&yv, v.apply(x)}})
+                 {&yq, q.apply(x)}, {&yk, k.apply(x)}, {&yv, v.apply(x)}, {&yo, o.apply(wide)}})
           CHECK_MESSAGE(std::memcmp(got->data(), want.data(), want.size() * sizeof(double)) == 0,
                         "N " << n << ", " << threads << " threads");
         Matrix yr_alone;  // the position projection alone: the same bits as inside the set
