@@ -27,6 +27,15 @@ the head at every position) and the bare encoder `DebertaV2Model` / `DebertaMode
 (huggingface_hub, the fork's torch_mlu, the dependency version check) are replaced by empty
 modules at run time; the modeling files are used as they are.
 
+Threads on the torch side: torch.set_num_threads(T) sets only torch's own (OpenMP) pool; Debian's
+OpenBLAS (libopenblas0-pthread) keeps a pool of its own, one thread per core, whatever torch is
+told. Left alone, "1 thread" ran every GEMM on all cores, and at 2 threads torch's spinning OpenMP
+threads and OpenBLAS's threads took turns on two cores (measured on a 2-core host: the HF masked-LM
+forward, xsmall N = 16, 100 ms with torch at 1 thread, 295 ms at 2). So the script sets OpenBLAS's
+count to T as well (`openblas_set_num_threads` of the library torch loaded) and, unless the caller
+set it, OMP_WAIT_POLICY=PASSIVE for torch's pool (not passed to the C++ benchmark): torch then gets
+the best of its two pools on T cores (same host: 98 ms at 2 threads).
+
 After the table it prints, from the same run, the two ratios issue 17 sets floors on: C++ at
 2 threads vs 1 thread, and torch / C++ at 2 threads.
 """
@@ -39,7 +48,12 @@ import subprocess
 import sys
 import time
 
-import torch
+# Before torch starts its OpenMP pool (see the module docstring); the C++ benchmark runs without it.
+_SET_WAIT_POLICY = "OMP_WAIT_POLICY" not in os.environ
+if _SET_WAIT_POLICY:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import deberta_torch as dt  # noqa: E402
@@ -56,8 +70,30 @@ PRESETS = {
 }
 
 
-def torch_forward_ms(preset, n, threads, repeat):
+def openblas():
+    """The OpenBLAS library torch has loaded (ctypes handle), or None (another BLAS)."""
+    import ctypes
+    paths = sorted({line.split()[-1] for line in open("/proc/self/maps") if "blas" in line.lower()
+                    and line.split()[-1].startswith("/")})
+    for path in paths:
+        lib = ctypes.CDLL(path)
+        if hasattr(lib, "openblas_set_num_threads"):
+            return lib
+    return None
+
+
+_OPENBLAS = openblas()
+
+
+def set_torch_threads(threads):
+    """torch's own pool and OpenBLAS's pool to `threads` threads each."""
     torch.set_num_threads(threads)
+    if _OPENBLAS is not None:
+        _OPENBLAS.openblas_set_num_threads(threads)
+
+
+def torch_forward_ms(preset, n, threads, repeat):
+    set_torch_threads(threads)
     cfg = dt.DebertaConfig.from_dict(dict(PRESETS[preset], relative_attention=True, pos_att_type=["p2c", "c2p"],
                                           max_position_embeddings=512, layer_norm_eps=1e-7, hidden_act="gelu"))
     torch.manual_seed(1)
@@ -102,7 +138,7 @@ def import_transformers(src):
 def hf_forward_ms(hf, preset, n, threads, repeat):
     """Median ms of Hugging Face's masked-LM forward and of its bare encoder, float64."""
     v1, v2 = hf
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     torch.set_default_dtype(torch.float64)
     d = dict(PRESETS[preset], relative_attention=True, max_position_embeddings=512, layer_norm_eps=1e-7,
              hidden_act="gelu")
@@ -142,6 +178,12 @@ def main():
     hf = import_transformers(args.transformers) if args.transformers else None
     rows = []
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"torch threads: torch.set_num_threads and " +
+          ("OpenBLAS's openblas_set_num_threads" if _OPENBLAS is not None else "no OpenBLAS found (its BLAS's own threads)") +
+          f", OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}")
+    cpp_env = dict(os.environ)
+    if _SET_WAIT_POLICY:
+        del cpp_env["OMP_WAIT_POLICY"]
     hf_head = " HF MLM ms | HF MLM / C++ | HF encoder ms | HF encoder / C++ |" if hf else ""
     print("| model | N | threads | C++ median ms | C++ GFLOP/s | GEMM GFLOP/s | roofline eff. | peak RSS MB | torch ms | "
           "torch / C++ |" + hf_head)
@@ -150,7 +192,8 @@ def main():
         for n in map(int, args.seqs.split(",")):
             for t in map(int, args.threads.split(",")):
                 out = subprocess.run([args.deberta, "bench", "--preset", preset, "--seq", str(n), "--threads", str(t),
-                                      "--repeat", str(args.repeat), "--json"], check=True, capture_output=True, text=True)
+                                      "--repeat", str(args.repeat), "--json"], check=True, capture_output=True, text=True,
+                                     env=cpp_env)
                 c = json.loads(out.stdout)
                 tms = torch_forward_ms(preset, n, t, args.repeat)
                 row = dict(c, torch_ms=tms, ratio=tms / c["median_ms"])
