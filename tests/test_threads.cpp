@@ -6,6 +6,7 @@
 // TraceLevel::Full, the EMD, the MLM logits at the masked positions and at every position) bit
 // for bit. 3 threads leave the tasks unevenly spread, so a result that depended on which thread
 // ran what would show there.
+#include "deberta/analysis.h"
 #include "deberta/bench.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
@@ -314,6 +315,60 @@ TEST_SUITE("equations") {
     }
     const Linear narrow{random(4, 3), Vector()};
     CHECK_THROWS_AS(narrow.apply(random(2, 5)), Error);
+  }
+
+  TEST_CASE("threads: predictions, log-softmax and KL per masked position are the same at 1, 2 and 3 threads") {
+    // The viewer's decoding at many masked positions: rows of a vocabulary-sized logit matrix
+    // split between the threads (one row per range at this width). Each row must come out as it
+    // does on one thread, and the top token must be the row's arg max.
+    ThreadCountGuard guard;
+    UniformMatrices random{std::mt19937_64(29)};
+    const int64_t V = 70000;
+    Matrix base_logits = 8.0 * random(7, V), ablated_logits = 8.0 * random(7, V);
+    base_logits(3, 123) = 50.0;  // a clear winner in one row; a tie (lower id wins) in another
+    base_logits(5, 10) = base_logits(5, 20) = 60.0;
+    const std::vector<int64_t> positions{1, 4, 6, 9, 12, 15, 19};
+    set_num_threads(1);
+    const Matrix log_probs_1 = log_softmax_rows(base_logits);
+    const auto base_1 = top_k_predictions(base_logits, positions, 3);
+    const auto ablated_1 = top_k_predictions(ablated_logits, positions, 3);
+    const std::vector<double> kl_1 = kl_divergences(base_1, ablated_1);
+    REQUIRE(kl_1.size() == 7);
+    for (size_t m = 0; m < kl_1.size(); ++m) {
+      CHECK(kl_1[m] == kl_divergence(base_1[m].log_probs, ablated_1[m].log_probs));
+      CHECK(kl_1[m] > 0.0);
+      Eigen::Index best = 0;
+      base_logits.row(static_cast<int64_t>(m)).maxCoeff(&best);
+      CHECK(base_1[m].top[0].id == best);
+      CHECK(base_1[m].position == positions[m]);
+    }
+    CHECK(base_1[3].top[0].id == 123);
+    CHECK(base_1[5].top[0].id == 10);
+    CHECK(base_1[5].top[1].id == 20);
+    for (int threads : {2, 3}) {
+      set_num_threads(threads);
+      const Matrix log_probs = log_softmax_rows(base_logits);
+      CHECK(std::memcmp(log_probs.data(), log_probs_1.data(), log_probs.size() * sizeof(double)) == 0);
+      const auto base = top_k_predictions(base_logits, positions, 3);
+      const auto ablated = top_k_predictions(ablated_logits, positions, 3);
+      REQUIRE(base.size() == base_1.size());
+      for (size_t m = 0; m < base.size(); ++m) {
+        CHECK(base[m].position == base_1[m].position);
+        CHECK(std::memcmp(base[m].log_probs.data(), base_1[m].log_probs.data(), V * sizeof(double)) == 0);
+        for (size_t t = 0; t < 3; ++t) {
+          CHECK(base[m].top[t].id == base_1[m].top[t].id);
+          CHECK(base[m].top[t].probability == base_1[m].top[t].probability);
+        }
+      }
+      const std::vector<double> kl = kl_divergences(base, ablated);
+      CHECK(kl == kl_1);
+      const AblationEffect effect = compare_predictions(base, ablated), given = compare_predictions(base, ablated, kl);
+      CHECK(effect.mean_kl == given.mean_kl);
+      CHECK(effect.max_kl == given.max_kl);
+      CHECK(effect.top1_changes == given.top1_changes);
+    }
+    CHECK_THROWS_WITH_AS(compare_predictions(base_1, ablated_1, std::vector<double>(3, 0.0)),
+                         "compare_predictions: 3 KL values for 7 positions", Error);
   }
 
   TEST_CASE("threads: mlm_logits of several hidden states equals one call per state, bit for bit") {

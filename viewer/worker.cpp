@@ -192,9 +192,8 @@ std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const
         const deberta::ForwardTrace base = deberta::forward(m, out->input.inputs, {}, deberta::TraceLevel::None, true);
         out->baseline = predictions(m, base.decoder_output(), pos);
       }
-      out->effect = deberta::compare_predictions(out->baseline, out->current);
-      for (size_t t = 0; t < out->baseline.size(); ++t)
-        out->kl.push_back(deberta::kl_divergence(out->baseline[t].log_probs, out->current[t].log_probs));
+      out->kl = deberta::kl_divergences(out->baseline, out->current);
+      out->effect = deberta::compare_predictions(out->baseline, out->current, out->kl);
     } catch (const std::exception& e) {
       out->predict_note = e.what();
       out->current.clear(), out->emd_on.clear(), out->emd_off.clear(), out->baseline.clear();

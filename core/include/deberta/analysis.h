@@ -27,10 +27,12 @@ struct MaskPrediction {
 /// Positions whose id is `mask_id`, in order.
 std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);
 
-/// Row-wise log-softmax of `logits [M, V]`.
+/// Row-wise log-softmax of `logits [M, V]`, `[M, V]`. Rows split between the threads
+/// (`for_row_ranges`): the same numbers at any thread count.
 Matrix log_softmax_rows(const Matrix& logits);
 
-/// Top-k tokens for each row of `logits [M, V]` (row m belongs to `positions[m]`).
+/// Top-k tokens for each row of `logits [M, V]` (row m belongs to `positions[m]`), rows split
+/// between the threads. Ties broken by the lower token id.
 std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k);
 
 /// Runs encoder + decoder under `ablation` and returns the predictions at `positions`.
@@ -53,9 +55,18 @@ struct AblationEffect {
   std::string error;     ///< non-empty when the ablation cannot run on this model (why)
 };
 
-/// Compares predictions made under `ablated` with `baseline` (same positions, same order).
+/// KL(baseline[m] ‖ ablated[m]) (`kl_divergence`, nats) for each of the first min(sizes)
+/// positions, split between the threads. Errors: those of `kl_divergence`.
+std::vector<double> kl_divergences(const std::vector<MaskPrediction>& baseline,
+                                   const std::vector<MaskPrediction>& ablated);
+
+/// Compares predictions made under `ablated` with `baseline` (same positions, same order); `kl`:
+/// their `kl_divergences` when the caller has them already (the viewer shows them too).
+/// Errors: those of `kl_divergences`; `kl` of another length.
 AblationEffect compare_predictions(const std::vector<MaskPrediction>& baseline,
                                    const std::vector<MaskPrediction>& ablated);
+AblationEffect compare_predictions(const std::vector<MaskPrediction>& baseline,
+                                   const std::vector<MaskPrediction>& ablated, const std::vector<double>& kl);
 
 /// The inference-time ablations — −c2p, −p2c, ±p2p, −EMD, the other p2c index, scale √(3d) — that
 /// apply to this model, then every single head masked. (The paper's Table 4 trains each variant
