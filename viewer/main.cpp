@@ -420,9 +420,10 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
   mallopt(M_ARENA_MAX, 1);
-  // The core parallelises Eigen products with OpenMP. Here the UI (and, under Xvfb, llvmpipe's
-  // rasteriser threads) share the cores with the background worker: keep the worker on one thread
-  // so that recomputing never makes the UI stutter (the viewer's models are small).
+  // Eigen's own GEMM threading stays off: the core splits its products itself, the same bits at
+  // any thread count (deberta/threading.h). The worker's recomputation uses OpenMP's default thread
+  // count (every core, or OMP_NUM_THREADS) unless --threads says otherwise; it runs beside the UI
+  // thread, which only draws.
   Eigen::setNbThreads(1);
   if (args.threads > 0) deberta::set_num_threads(args.threads);
   if (args.bench_rerun > 0) {
