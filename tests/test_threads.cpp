@@ -341,6 +341,7 @@ TEST_SUITE("equations") {
       base_logits.row(static_cast<int64_t>(m)).maxCoeff(&best);
       CHECK(base_1[m].top[0].id == best);
       CHECK(base_1[m].position == positions[m]);
+      CHECK(std::memcmp(base_1[m].log_probs.data(), log_probs_1.row(static_cast<int64_t>(m)).data(), V * sizeof(double)) == 0);
     }
     CHECK(base_1[3].top[0].id == 123);
     CHECK(base_1[5].top[0].id == 10);
