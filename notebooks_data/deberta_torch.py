@@ -147,6 +147,10 @@ class DebertaConfig:
     # cannot express: a model trained with the p2p term, or with the paper's p2c index.
     p2p: bool = False
     p2c_index: str = "code"
+    # EMD query I_0 = H + P (the paper, section 3.2) or, with emd_position false, I_0 = H: the
+    # decoder's two extra layer applications without any absolute position (the zoo's
+    # depth-matched -EMD control; such a model has no position table).
+    emd_position: bool = True
     # Task heads (not Hugging Face keys; set by load_model from the tensors present):
     # "mask_predictions.*" (RTD), "pooler.dense.*" + "classifier.*" (sequence classification).
     with_rtd_head: bool = False
@@ -172,6 +176,7 @@ class DebertaConfig:
         proj = d.get("deberta_explorer") or {}
         kw["p2p"] = bool(proj.get("p2p", False))
         kw["p2c_index"] = str(proj.get("p2c_index", "code"))
+        kw["emd_position"] = bool(proj.get("emd_position", True))
         if kw["p2c_index"] not in ("code", "paper"):
             raise ValueError("deberta_explorer.p2c_index must be code or paper, got %r" % kw["p2c_index"])
         return DebertaConfig(**kw)
@@ -655,6 +660,8 @@ class DebertaV2(nn.Module):
         """microsoft's emd_context_layer: the EMD runs when the model has an LM head, an absolute
         position table and no absolute positions at the input; otherwise the LM head reads the
         last encoder layer."""
+        if not self.cfg.emd_position:   # the depth-matched control: EMD layers, I_0 = H
+            return self.cfg.with_lm_head and not self.cfg.position_biased_input
         return (self.cfg.with_lm_head and not self.cfg.position_biased_input
                 and hasattr(self.embeddings, "position_embeddings"))
 
@@ -662,7 +669,10 @@ class DebertaV2(nn.Module):
         """EMD: I_0 = H + P[0:N]; I_{t+1} = layer_{L-1}(query = I_t, key/value = H), t = 0, 1.
         H [B, N, H] is the output of encoder layer L-2."""
         N = H.shape[1]
-        P = self.embeddings.position_embeddings.weight[:N].unsqueeze(0)
+        if self.cfg.emd_position:
+            P = self.embeddings.position_embeddings.weight[:N].unsqueeze(0)
+        else:   # deberta_explorer.emd_position false: no absolute position, I_0 = H
+            P = torch.zeros_like(H[:1])
         I = H + P
         last = self.encoder.layer[-1]
         if trace is not None:

@@ -15,6 +15,7 @@ Writes config.json, model.safetensors (F32, Hugging Face names), spm.model, toke
 training_log.json into --out.
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -89,6 +90,12 @@ VARIANTS = {
     "c2c-abs": {"config": {"relative_attention": False, "pos_att_type": [],
                            "position_biased_input": True, "norm_rel_ebd": "none",
                            "position_buckets": -1, "max_relative_positions": -1}},
+    # The two controls of -EMD (issue 27): absolute positions added at the input as BERT does
+    # (position_biased_input; the LM head reads the last layer), and the same number of layer
+    # applications as the baseline without any absolute position (the EMD's two applications of
+    # the last layer with I_0 = H instead of H + P; no position table).
+    "no-emd-abs": {"config": {"position_biased_input": True}},
+    "no-emd-depth": {"no_position_table": True, "project": {"emd_position": False}},
 }
 
 
@@ -215,6 +222,19 @@ def evaluate(model, batches, ablation=None, use_emd=None, topk=5):
     return {"masked_tokens": tot, "cross_entropy": nll / tot, "top1": c1 / tot, "top5": ck / tot}
 
 
+def evaluate_saved_float64(model, batches, wdtype):
+    """evaluate() of the weights as saved (rounded to wdtype), computed in float64."""
+    import copy
+    m = copy.deepcopy(model)
+    m._row_cache = {}
+    m = m.to(torch.float64)
+    tdt = torch.float16 if wdtype == np.float16 else torch.float32
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(p.to(tdt).to(torch.float64))
+    return evaluate(m, batches)
+
+
 # --------------------------------------------------------------------------------------------
 # model init and files
 # --------------------------------------------------------------------------------------------
@@ -227,6 +247,69 @@ def init_weights(model, std=0.02):
             torch.nn.init.zeros_(p)
         else:
             torch.nn.init.normal_(p, 0.0, std)
+
+
+def build_model(cfg_dict, variant):
+    """The float32 DebertaV2 (with EMD / LM head) of a variant's config.json, not initialised."""
+    model = dt.DebertaV2(dt.DebertaConfig.from_dict(cfg_dict, with_lm_head=True))
+    if VARIANTS[variant].get("no_position_table"):
+        del model.embeddings.position_embeddings
+    return model
+
+
+def baseline_initial_state(base_cfg_dict, seed):
+    """The baseline's initial tensors of seed `seed`: torch.manual_seed(seed), then init_weights
+    over the baseline model's parameters in their order. {name: tensor}."""
+    torch.manual_seed(seed)
+    full = build_model(base_cfg_dict, "baseline")
+    init_weights(full)
+    return {n: p.detach().clone() for n, p in full.named_parameters()}
+
+
+def init_shared(model, base_state, seed, std=0.02):
+    """One initialisation per seed (issue 27): every parameter the variant shares with the baseline
+    (same name and shape) starts from the baseline's initial tensor of this seed; a parameter the
+    baseline lacks is drawn from a generator of its own, seeded by (seed, name), so it does not move
+    any other tensor's draw. Returns the names of the parameters not taken from the baseline."""
+    own = []
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            src = base_state.get(name)
+            if src is not None and src.shape == p.shape:
+                p.copy_(src)
+                continue
+            own.append(name)
+            if "LayerNorm.weight" in name:
+                p.fill_(1.0)
+            elif name.endswith("bias"):
+                p.zero_()
+            else:
+                g = torch.Generator().manual_seed(
+                    int.from_bytes(hashlib.sha256(("%d:%s" % (seed, name)).encode()).digest()[:8], "little"))
+                p.copy_(torch.randn(p.shape, generator=g) * std)
+    return own
+
+
+def common_parameter_names(base_cfg_dict):
+    """The parameter names every variant of VARIANTS has (sorted): the tensors init_sha256 covers."""
+    names = None
+    for v in VARIANTS:
+        m = build_model(apply_variant(base_cfg_dict, v), v)
+        cur = {n for n, _ in m.named_parameters()}
+        names = cur if names is None else names & cur
+    return sorted(names)
+
+
+def init_sha256(model, names):
+    """sha256 over the initial tensors `names` of `model`, in that order: name, shape and the
+    float32 little-endian bytes of each."""
+    h = hashlib.sha256()
+    params = dict(model.named_parameters())
+    for n in names:
+        t = params[n].detach().to(torch.float32).contiguous().numpy()
+        h.update(n.encode() + b"\0" + repr(tuple(t.shape)).encode() + b"\0")
+        h.update(t.astype("<f4").tobytes())
+    return h.hexdigest()
 
 
 def write_tokenizer_files(out, max_len):
@@ -297,6 +380,14 @@ def main():
                     help="the component switched for the trained ablations (docs/table4.md)")
     ap.add_argument("--weights-dtype", default="f32", choices=["f32", "f16"],
                     help="dtype of model.safetensors (f16 keeps a zoo model under 8 MB)")
+    ap.add_argument("--shared-init", action="store_true",
+                    help="start from the baseline's initial tensors of --seed for every shared tensor "
+                         "(the zoo's one initialisation per seed, issue 27)")
+    ap.add_argument("--eval-seed", type=int, default=-1,
+                    help="seed of the held-out masks (-1: --seed + 1); fixed across runs for paired comparisons")
+    ap.add_argument("--test", action="store_true",
+                    help="after training, evaluate the saved weights in float64 on the held-out sentences "
+                         "after the first --eval-sentences (the test split; the curves use the first ones)")
     args = ap.parse_args()
 
     torch.set_num_threads(1)
@@ -315,14 +406,21 @@ def main():
     held_lines, held = encode_file(sp, args.heldout, args.max_len)
     print("train %d sentences, %d tokens; held-out %d sentences" %
           (len(train), sum(len(s) for s in train), len(held)), flush=True)
-    held_eval = heldout_batches(held[:args.eval_sentences], V, seed=args.seed + 1)
+    eval_seed = args.eval_seed if args.eval_seed >= 0 else args.seed + 1
+    held_eval = heldout_batches(held[:args.eval_sentences], V, seed=eval_seed)
 
-    cfg_dict = apply_variant(model_config(V, args), args.variant)
-    cfg = dt.DebertaConfig.from_dict(cfg_dict, with_lm_head=True)
-    model = dt.DebertaV2(cfg)
-    if VARIANTS[args.variant].get("no_position_table"):
-        del model.embeddings.position_embeddings
-    init_weights(model)
+    base_cfg = model_config(V, args)
+    cfg_dict = apply_variant(base_cfg, args.variant)
+    model = build_model(cfg_dict, args.variant)
+    own_init = []
+    if args.shared_init:
+        own_init = init_shared(model, baseline_initial_state(base_cfg, args.seed), args.seed)
+    else:
+        init_weights(model)
+    common = common_parameter_names(base_cfg)
+    init_hash = init_sha256(model, common)
+    print("init_sha256 %s over %d shared tensors; own init: %s" % (init_hash, len(common), own_init or "none"),
+          flush=True)
     wdtype = np.float16 if args.weights_dtype == "f16" else np.float32
     if args.weights_dtype == "f16":
         cfg_dict["torch_dtype"] = "float16"   # what model.safetensors holds (training is float32)
@@ -351,7 +449,8 @@ def main():
         return args.lr * max(0.0, (1.0 - progress(step, elapsed)) / (1.0 - p0))
 
     log = {"config": cfg_dict, "args": vars(args), "variant": args.variant, "seed": args.seed,
-           "parameters": n_params,
+           "parameters": n_params, "init_sha256": init_hash, "init_sha256_tensors": len(common),
+           "init_own_tensors": own_init, "eval_seed": eval_seed,
            "train_sentences": len(train), "train_tokens": int(sum(len(s) for s in train)),
            "heldout_sentences_eval": len(held[:args.eval_sentences]),
            "loss_curve": [], "heldout_curve": []}
@@ -415,6 +514,15 @@ def main():
                 "final_train_loss": log["loss_curve"][-1]["train_loss"] if log["loss_curve"] else None,
                 "final_heldout": log["heldout_curve"][-1]})
     save_model(model, args.out, cfg_dict, wdtype)
+    if args.test:
+        test_seqs = held[args.eval_sentences:]
+        t0 = time.time()
+        ev = evaluate_saved_float64(model, heldout_batches(test_seqs, V, seed=eval_seed + 1), wdtype)
+        ev.update({"sentences": len(test_seqs), "mask_seed": eval_seed + 1, "seconds": round(time.time() - t0, 1),
+                   "precision": "float64 of the saved %s weights" % args.weights_dtype})
+        log["test"] = ev
+        print("test (float64, %d sentences): ce %.6f top1 %.4f top5 %.4f" %
+              (len(test_seqs), ev["cross_entropy"], ev["top1"], ev["top5"]), flush=True)
     shutil.copyfile(args.spm, os.path.join(args.out, "spm.model"))
     write_tokenizer_files(args.out, args.max_len)
     with open(os.path.join(args.out, "training_log.json"), "w") as f:

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Train one run of the mini-Table-4 zoo (docs/table4.md), or a queue of runs two at a time.
+
+The zoo recipe (issue 27): the bundled model's architecture, corpus, vocabulary and optimizer;
+1,000 steps (warm-up 200), one thread, no time budget, so a run is reproducible step for step.
+  * One initialisation per seed: every variant of seed S starts from the baseline's initial
+    tensors of seed S for every tensor they share (train_tiny.init_shared); the card records
+    init_sha256 over the tensors all variants share, in name order.
+  * One data order per seed: batches and masks are drawn from generators seeded by S only.
+  * Held-out split: corpus/heldout.txt, never used in training. Its first 1,000 sentences are
+    the validation set of the learning curve (every 100 steps, float32, masks of seed 2021);
+    the other 8,628 are the test set of the final numbers (float64 of the saved f16 weights,
+    masks of seed 2022), the same masks for every run.
+
+    /usr/bin/python3 notebooks_data/make_zoo.py --variant no-c2p --seed 3
+    /usr/bin/python3 notebooks_data/make_zoo.py --queue baseline@1 no-c2p@1 ... [--jobs 2]
+
+A run writes notebooks_data/models/zoo-runs/<variant>/s<seed>/: card.json (seed, init_sha256,
+the test numbers, the curve), training_log.json, train.log, config.json and model.safetensors
+(the weights are not committed, see .gitignore: `--variant V --seed S` regenerates them). The
+run of seed SHIPPED_SEED is also copied to models/zoo/deberta-tiny-<variant>/ (shipped).
+"""
+import argparse
+import hashlib
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNS = os.path.join(HERE, "models", "zoo-runs")
+ZOO = os.path.join(HERE, "models", "zoo")
+SHIPPED_SEED = 1
+STEPS = 1000
+VALIDATION_SENTENCES = 1000
+EVAL_SEED = 2021          # validation masks; the test masks use EVAL_SEED + 1
+SHIPPED_FILES = ("config.json", "model.safetensors", "spm.model", "tokenizer_config.json",
+                 "special_tokens_map.json", "training_log.json", "card.json")
+
+
+def run_dir(variant, seed, steps=STEPS):
+    sub = "s%d" % seed if steps == STEPS else "s%d-%dsteps" % (seed, steps)
+    return os.path.join(RUNS, variant, sub)
+
+
+def train_text():
+    """corpus/train.txt, restored from the committed train.txt.xz when absent."""
+    path = os.path.join(HERE, "corpus", "train.txt")
+    if not os.path.isfile(path):
+        tmp = path + ".part"
+        with lzma.open(path + ".xz", "rb") as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.replace(tmp, path)
+    return path
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_card(out, variant, seed, steps):
+    """card.json: what table4.json and the docs read of a run."""
+    with open(os.path.join(out, "training_log.json")) as f:
+        log = json.load(f)
+    test = log["test"]
+    card = {
+        "variant": variant, "seed": seed, "steps": log["steps"], "recipe_steps": steps,
+        "init_sha256": log["init_sha256"], "init_sha256_tensors": log["init_sha256_tensors"],
+        "init_own_tensors": log["init_own_tensors"],
+        "cross_entropy": test["cross_entropy"], "top1": test["top1"], "top5": test["top5"],
+        "test": test,
+        "validation_curve": [{k: e[k] for k in ("step", "cross_entropy", "top1", "top5")}
+                             for e in log["heldout_curve"]],
+        "weights_sha256": sha256_file(os.path.join(out, "model.safetensors")),
+        "train_seconds": log["train_seconds"],
+        "command": "/usr/bin/python3 notebooks_data/make_zoo.py --variant %s --seed %d%s" %
+                   (variant, seed, "" if steps == STEPS else " --steps %d" % steps),
+    }
+    with open(os.path.join(out, "card.json"), "w") as f:
+        json.dump(card, f, indent=1)
+    return card
+
+
+def train_one(variant, seed, steps=STEPS, nice=10):
+    out = run_dir(variant, seed, steps)
+    os.makedirs(out, exist_ok=True)
+    cmd = ["nice", "-n", str(nice), sys.executable, os.path.join(HERE, "train_tiny.py"),
+           "--variant", variant, "--seed", str(seed), "--out", out, "--train", train_text(),
+           "--max-steps", str(steps), "--warmup", "200", "--time-budget", "0",
+           "--eval-every", "100", "--eval-sentences", str(VALIDATION_SENTENCES),
+           "--eval-seed", str(EVAL_SEED), "--weights-dtype", "f16", "--shared-init", "--test"]
+    with open(os.path.join(out, "train.log"), "w") as logf:
+        rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT)
+    if rc != 0:
+        raise RuntimeError("%s@%d failed (exit %d): see %s" % (variant, seed, rc, os.path.join(out, "train.log")))
+    card = write_card(out, variant, seed, steps)
+    if seed == SHIPPED_SEED and steps == STEPS:
+        dst = os.path.join(ZOO, "deberta-tiny-" + variant)
+        os.makedirs(dst, exist_ok=True)
+        for fn in SHIPPED_FILES + ("train.log",):
+            shutil.copyfile(os.path.join(out, fn), os.path.join(dst, fn))
+    return card
+
+
+def main():
+    sys.path.insert(0, HERE)
+    import train_tiny
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variant", choices=sorted(train_tiny.VARIANTS))
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--steps", type=int, default=STEPS, help="training steps (the long pair: 4000)")
+    ap.add_argument("--queue", nargs="+", metavar="VARIANT@SEED[:STEPS]",
+                    help="runs to train, --jobs at a time; a run whose card exists is skipped")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--commit", action="store_true",
+                    help="git-commit each finished run's card, log and curve (and a shipped model)")
+    args = ap.parse_args()
+    if args.queue:
+        return run_queue(args)
+    if args.variant is None or args.seed is None:
+        ap.error("--variant and --seed (or --queue)")
+    card = train_one(args.variant, args.seed, args.steps)
+    print(json.dumps({k: card[k] for k in ("variant", "seed", "init_sha256", "cross_entropy", "top1", "top5")}))
+
+
+def parse_run(text):
+    variant, rest = text.split("@")
+    seed, _, steps = rest.partition(":")
+    return variant, int(seed), int(steps) if steps else STEPS
+
+
+def commit_run(variant, seed, steps):
+    out = os.path.relpath(run_dir(variant, seed, steps), os.path.dirname(HERE))
+    paths = [os.path.join(out, fn) for fn in ("card.json", "training_log.json", "train.log", "config.json")]
+    if seed == SHIPPED_SEED and steps == STEPS:
+        paths.append(os.path.relpath(os.path.join(ZOO, "deberta-tiny-" + variant), os.path.dirname(HERE)))
+    root = os.path.dirname(HERE)
+    subprocess.call(["git", "add", "--"] + paths, cwd=root)
+    subprocess.call(["git", "commit", "-q", "-m", "zoo run %s seed %d (%d steps): card, curve, log" %
+                     (variant, seed, steps), "--"] + paths, cwd=root)
+
+
+def run_queue(args):
+    """Train the queued runs, args.jobs at a time (each one thread, under nice)."""
+    pending = [parse_run(r) for r in args.queue]
+    pending = [r for r in pending if not os.path.isfile(os.path.join(run_dir(*r), "card.json"))]
+    running = {}
+    while pending or running:
+        while pending and len(running) < args.jobs:
+            r = pending.pop(0)
+            out = run_dir(*r)
+            os.makedirs(out, exist_ok=True)
+            cmd = [sys.executable, os.path.abspath(__file__), "--variant", r[0], "--seed", str(r[1]),
+                   "--steps", str(r[2])]
+            running[subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "queue.err"), "w"))] = r
+            print("%s started %s@%d:%d" % (time.strftime("%H:%M:%S"), *r), flush=True)
+        time.sleep(5)
+        for p in list(running):
+            if p.poll() is None:
+                continue
+            r = running.pop(p)
+            print("%s %s %s@%d:%d" % (time.strftime("%H:%M:%S"), "finished" if p.returncode == 0 else "FAILED",
+                                      *r), flush=True)
+            if p.returncode == 0 and args.commit:
+                commit_run(*r)
+
+
+if __name__ == "__main__":
+    main()
