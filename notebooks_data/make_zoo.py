@@ -150,13 +150,17 @@ def commit_run(variant, seed, steps):
 def run_queue(args):
     """Train the queued runs, args.jobs at a time (each one thread, under nice)."""
     pending = [parse_run(r) for r in args.queue]
-    pending = [r for r in pending if not os.path.isfile(os.path.join(run_dir(*r), "card.json"))]
     running = {}
     while pending or running:
         while pending and len(running) < args.jobs:
             r = pending.pop(0)
             out = run_dir(*r)
+            # Another queue may share the list: a run with a card, or started by anyone, is skipped.
+            if os.path.isfile(os.path.join(out, "card.json")) or os.path.isfile(os.path.join(out, "started")):
+                continue
             os.makedirs(out, exist_ok=True)
+            with open(os.path.join(out, "started"), "w") as f:
+                f.write("%d %s\n" % (os.getpid(), time.strftime("%Y-%m-%d %H:%M:%S")))
             cmd = [sys.executable, os.path.abspath(__file__), "--variant", r[0], "--seed", str(r[1]),
                    "--steps", str(r[2])]
             running[subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "queue.err"), "w"))] = r
@@ -168,7 +172,9 @@ def run_queue(args):
             r = running.pop(p)
             print("%s %s %s@%d:%d" % (time.strftime("%H:%M:%S"), "finished" if p.returncode == 0 else "FAILED",
                                       *r), flush=True)
-            if p.returncode == 0 and args.commit:
+            if p.returncode != 0:
+                os.remove(os.path.join(run_dir(*r), "started"))
+            elif args.commit:
                 commit_run(*r)
 
 
