@@ -318,8 +318,11 @@ ModelConfig parse_config(const json& j, const std::string& source) {
         if (!v.is_string() || (v != "code" && v != "paper"))
           throw Error(where + ".p2c_index must be \"code\" or \"paper\", found " + v.dump());
         c.trained_with_paper_p2c = v == "paper";
+      } else if (key == "emd_position") {
+        if (!v.is_boolean()) throw Error(where + ".emd_position must be true or false");
+        c.emd_position = v.get<bool>();
       } else {
-        throw Error(where + ": unknown key '" + key + "' (known: p2p, p2c_index)");
+        throw Error(where + ": unknown key '" + key + "' (known: p2p, p2c_index, emd_position)");
       }
     }
     if (c.trained_with_p2p && !(c.relative_attention && c.uses("c2p") && c.uses("p2c")))

@@ -350,17 +350,21 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
   const int64_t L = c.num_hidden_layers, N = encoder.inputs.size();
   if (L < 2) throw Error("the Enhanced Mask Decoder needs at least 2 layers; this model has " + std::to_string(L));
   const Matrix& P_table = model.weights.embeddings.position;
-  if (P_table.size() == 0)
-    throw Error("the Enhanced Mask Decoder needs absolute position embeddings (embeddings.position_embeddings.weight), "
-                "which this model does not have; use --no-emd to decode without it");
-  if (c.embedding_size != c.hidden_size)
-    throw Error("the Enhanced Mask Decoder adds position embeddings of width " + std::to_string(c.embedding_size) +
-                " to hidden states of width " + std::to_string(c.hidden_size) + "; they must be equal");
-  if (N > P_table.rows())
-    throw Error("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
-                std::to_string(P_table.rows()));
   EMDTrace t;
-  t.position_embeddings = P_table.topRows(N);
+  if (c.emd_position) {  // I_0 = H + P (section 3.2)
+    if (P_table.size() == 0)
+      throw Error("the Enhanced Mask Decoder needs absolute position embeddings (embeddings.position_embeddings.weight), "
+                  "which this model does not have; use --no-emd to decode without it");
+    if (c.embedding_size != c.hidden_size)
+      throw Error("the Enhanced Mask Decoder adds position embeddings of width " + std::to_string(c.embedding_size) +
+                  " to hidden states of width " + std::to_string(c.hidden_size) + "; they must be equal");
+    if (N > P_table.rows())
+      throw Error("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
+                  std::to_string(P_table.rows()));
+    t.position_embeddings = P_table.topRows(N);
+  } else {  // deberta_explorer.emd_position false: I_0 = H, no absolute position
+    t.position_embeddings = Matrix::Zero(N, c.hidden_size);
+  }
   t.kv_states = encoder.layers[L - 2].output;
   t.query_states0 = t.kv_states + t.position_embeddings;
   const Matrix* query = &t.query_states0;
@@ -379,10 +383,11 @@ std::string why_no_emd(const Model& model) {
   if (c.position_biased_input)
     return "absolute positions are added at the input (position_biased_input): microsoft's emd_context_layer "
            "then decodes from the last layer";
-  if (model.weights.embeddings.position.size() == 0)
+  if (c.emd_position && model.weights.embeddings.position.size() == 0)
     return "no absolute position table (embeddings.position_embeddings.weight): the model was trained without the EMD";
   if (c.num_hidden_layers < 2) return "the EMD needs at least 2 layers";
-  if (c.embedding_size != c.hidden_size) return "embedding_size differs from hidden_size (the EMD adds P to H)";
+  if (c.emd_position && c.embedding_size != c.hidden_size)
+    return "embedding_size differs from hidden_size (the EMD adds P to H)";
   return {};
 }
 

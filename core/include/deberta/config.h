@@ -86,6 +86,10 @@ struct ModelConfig {
   /// runs the model exactly so unless an `Ablation` overrides it.
   bool trained_with_p2p = false;        ///< `"p2p": true`: the fourth term of eq. 2 was on in training
   bool trained_with_paper_p2c = false;  ///< `"p2c_index": "paper"`: p2c read δ(j, i) in training
+  /// `"emd_position": false`: the EMD's query is I_0 = H instead of the paper's H + P (section 3.2);
+  /// the decoder's two applications of the last layer run without any absolute position, and the
+  /// model needs no position table (the zoo's depth-matched -EMD control, docs/table4.md).
+  bool emd_position = true;
 
   /// True if `pos_att_type` lists `term` ("c2p", "p2c", "p2p").
   bool uses(const std::string& term) const;
