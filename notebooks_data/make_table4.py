@@ -1,254 +1,316 @@
 #!/usr/bin/env python3
-"""The mini Table 4: held-out masked-LM numbers of the trained-ablation zoo, from the shipped models.
+"""The mini Table 4 (docs/table4.md, models/zoo/table4.json) from the zoo's run cards.
 
-For every model of models/zoo (and the seed replicas, see below) this runs the C++ evaluator
+Every run of notebooks_data/make_zoo.py leaves models/zoo-runs/<variant>/s<seed>/card.json: its
+seed, init_sha256 (the initial tensors all variants share) and the held-out test numbers
+(cross-entropy, top-1, top-5 on heldout.txt after its first 1,000 sentences, float64 of the
+saved weights, one fixed set of masks). This script
+  * checks that the runs of one seed started from one initialisation (equal init_sha256 across
+    variants; it refuses otherwise);
+  * pairs each variant with the baseline seed by seed and tests the differences of the primary
+    metric, cross-entropy, with a two-sided paired t test and a 95 % t-interval, Holm-corrected
+    across the variants (notebooks_data/paired_stats.py); "beyond noise" means p_holm < 0.05;
+    top-1 / top-5 get the same treatment as secondary metrics;
+  * computes the unigram baseline from the training text (corpus/train.txt), scored on the test
+    masks;
+  * draws the validation learning curves (docs/images/table4_curves.png, and the long pair's
+    docs/images/table4_long_curves.png);
+  * writes models/zoo/table4.json and docs/table4.md (the prose of docs/table4-notes.md appended).
 
-    deberta eval-mlm --model M --text-file corpus/heldout.txt --json --per-sentence
-
-(one fixed set of masks: seed 0, rate 0.15, the same SentencePiece vocabulary for every model), and
-for the baseline the same evaluation under each inference-time ablation (`--terms c2c,p2c`, ...).
-95 % intervals come from a bootstrap over sentences (2,000 resamples; the masks stay fixed); the
-difference of a variant from the baseline is bootstrapped paired (same resampled sentences).
-
-Writes docs/table4.md, models/zoo/table4.json (the numbers the viewer's Compare tab lists) and
-models/zoo/eval/<name>.json (each evaluation, per sentence). Seed replicas (trained by
-train_zoo.sh with seed 4321) are not shipped as weights (the zoo's size budget); when a replica's
-folder is absent its cached evaluation in models/zoo/eval/ is used, and the table says so.
-
-    /usr/bin/python3 notebooks_data/make_table4.py [--deberta build/bin/deberta] [--max-sentences N]
+    /usr/bin/python3 notebooks_data/make_table4.py
 """
-import argparse
 import json
+import math
 import os
-import subprocess
 import sys
-
-import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ZOO = os.path.join(HERE, "models", "zoo")
-EVAL_DIR = os.path.join(ZOO, "eval")
-SEEDS = os.path.join(HERE, "models", "zoo-seeds")   # seed replicas: trained locally, not shipped
+sys.path.insert(0, HERE)
+import paired_stats as ps  # noqa: E402
 
-# name, what changed, the paper's Table 4 row (DeBERTa-base, each variant pre-trained separately):
-# MNLI-m/mm accuracy and RACE accuracy, or None where the paper has no such row.
+ZOO = os.path.join(HERE, "models", "zoo")
+RUNS = os.path.join(HERE, "models", "zoo-runs")
+RECIPE_STEPS = 1000
+
+# variant, label, what changed, the paper's Table 4 row (DeBERTa-base: MNLI-m/mm and RACE accuracy)
 VARIANTS = [
-    ("deberta-tiny-baseline", "baseline", "c2c + c2p + p2c, EMD (the bundled recipe)",
+    ("baseline", "baseline", "c2c + c2p + p2c, EMD with I = H + P (the bundled recipe)",
      "DeBERTa-base: MNLI 86.3/86.2, RACE 71.7"),
-    ("deberta-tiny-no-c2p", "-c2p", "pos_att_type [\"p2c\"]", "-C2P: MNLI 85.9/85.7, RACE 69.3"),
-    ("deberta-tiny-no-p2c", "-p2c", "pos_att_type [\"c2p\"]", "-P2C: MNLI 86.0/85.8, RACE 69.6"),
-    ("deberta-tiny-no-emd", "-EMD", "no absolute position table: the MLM head reads the last layer",
+    ("no-c2p", "-c2p", "pos_att_type [\"p2c\"]", "-C2P: MNLI 85.9/85.7, RACE 69.3"),
+    ("no-p2c", "-p2c", "pos_att_type [\"c2p\"]", "-P2C: MNLI 86.0/85.8, RACE 69.6"),
+    ("no-emd", "-EMD (no positions)", "no EMD and no absolute position anywhere; one layer application fewer",
      "-EMD: MNLI 86.1/86.1, RACE 70.3"),
-    ("deberta-tiny-p2p", "+p2p", "trained with the project's p2p term (deberta_explorer.p2p)", None),
-    ("deberta-tiny-p2c-paper", "p2c paper index", "p2c reads δ(j,i) in training (deberta_explorer.p2c_index)", None),
-    ("deberta-tiny-c2c-abs", "c2c + absolute", "no relative attention; absolute positions at the input (BERT-style)",
+    ("no-emd-abs", "-EMD, positions at input", "no EMD; absolute positions added at the input as BERT does "
+     "(position_biased_input)", "-EMD: MNLI 86.1/86.1, RACE 70.3 (see the notes)"),
+    ("no-emd-depth", "-EMD, depth-matched", "the EMD's two layer applications with I = H: the baseline's depth "
+     "and weights, no absolute position (deberta_explorer.emd_position false)", "—"),
+    ("p2p", "+p2p", "trained with the p2p term (deberta_explorer.p2p)", "—"),
+    ("p2c-paper", "p2c paper index", "p2c reads δ(j,i) in training (deberta_explorer.p2c_index)", "—"),
+    ("c2c-abs", "c2c + absolute", "no relative attention; absolute positions at the input (BERT-style)",
      "RoBERTa-ReImp-base (absolute positions, same data): MNLI 84.9/85.1, RACE 66.8"),
 ]
-SEED_REPLICAS = {"deberta-tiny-baseline": "deberta-tiny-baseline-s4321",
-                 "deberta-tiny-no-c2p": "deberta-tiny-no-c2p-s4321",
-                 "deberta-tiny-no-p2c": "deberta-tiny-no-p2c-s4321"}
-# The same component switched off at inference in the trained baseline (deberta eval-mlm flags).
-INFERENCE = {"-c2p": ["--terms", "c2c,p2c"], "-p2c": ["--terms", "c2c,c2p"], "-EMD": ["--no-emd"],
-             "+p2p": ["--terms", "c2c,c2p,p2c,p2p"], "p2c paper index": ["--p2c-index", "paper"],
-             "c2c + absolute": ["--terms", "c2c"]}
-N_BOOT = 2000
+METRICS = ("cross_entropy", "top1", "top5")
 
 
-def run_eval(deberta, model_dir, flags, max_sentences):
-    cmd = [deberta, "eval-mlm", "--model", model_dir, "--text-file", os.path.join(HERE, "corpus", "heldout.txt"),
-           "--json", "--per-sentence", "--seed", "0", "--mask-rate", "0.15"] + flags
-    if max_sentences:
-        cmd += ["--max-sentences", str(max_sentences)]
-    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    r = json.loads(out)
-    r["flags"] = flags
-    r["model"] = os.path.relpath(model_dir, ROOT)
+def read_cards(steps=RECIPE_STEPS):
+    """{variant: [card, ...]} of the finished runs with `steps` recipe steps, by seed."""
+    out = {}
+    for variant, *_ in VARIANTS:
+        d = os.path.join(RUNS, variant)
+        if not os.path.isdir(d):
+            continue
+        for sub in sorted(os.listdir(d)):
+            path = os.path.join(d, sub, "card.json")
+            if not os.path.isfile(path):
+                continue
+            with open(path) as f:
+                card = json.load(f)
+            if card.get("recipe_steps") == steps:
+                out.setdefault(variant, []).append(card)
+        if variant in out:
+            out[variant].sort(key=lambda c: c["seed"])
+    return out
+
+
+def check_initialisations(cards):
+    """The runs of one seed must share init_sha256 across variants. Returns {seed: hash}."""
+    by_seed = {}
+    for variant, runs in cards.items():
+        for c in runs:
+            h = by_seed.setdefault(c["seed"], c["init_sha256"])
+            if h != c["init_sha256"]:
+                raise SystemExit("make_table4: seed %d of %s started from init_sha256 %s, other variants of that "
+                                 "seed from %s: not one initialisation" % (c["seed"], variant, c["init_sha256"], h))
+    return by_seed
+
+
+def paired_block(cards):
+    """{"paired": {variant: ...}, "secondary": {metric: {variant: ...}}} against the baseline."""
+    base = {c["seed"]: c for c in cards.get("baseline", [])}
+    result = {}
+    for metric in METRICS:
+        tests = {}
+        for variant, *_ in VARIANTS[1:]:
+            seeds = [c for c in cards.get(variant, []) if c["seed"] in base]
+            if len(seeds) < 2:
+                continue
+            r = ps.paired_t([c[metric] for c in seeds], [base[c["seed"]][metric] for c in seeds])
+            r["seeds"] = [c["seed"] for c in seeds]
+            tests[variant] = r
+        adjusted = ps.holm({v: r["p"] for v, r in tests.items()})
+        result[metric] = {v: {"metric": metric, "n": r["n"], "seeds": r["seeds"], "mean_diff": r["mean_diff"],
+                              "sd_diff": r["sd"], "ci95": r["ci95"], "t": r["t"], "df": r["df"], "p": r["p"],
+                              "p_holm": adjusted[v], "beyond_noise": adjusted[v] < 0.05}
+                          for v, r in tests.items()}
+    return result
+
+
+def unigram_baseline():
+    """Unigram masked-LM baseline: piece frequencies of the training text (add-one smoothed over
+    the non-special pieces), scored on the test split's masks (as make_zoo.py's runs)."""
+    cache = os.path.join(ZOO, "unigram.json")
+    if os.path.isfile(cache):
+        with open(cache) as f:
+            return json.load(f)
+    import numpy as np
+    import sentencepiece as spm
+    import make_zoo
+    import train_tiny as tt
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(HERE, "vocab", "spm.model"))
+    V = sp.get_piece_size()
+    _, train = tt.encode_file(sp, make_zoo.train_text(), 128)
+    counts = np.zeros(V, dtype=np.float64)
+    for s in train:
+        np.add.at(counts, s[(s >= tt.N_SPECIAL)], 1.0)
+    counts[tt.N_SPECIAL:] += 1.0
+    logp = np.full(V, -np.inf)
+    logp[tt.N_SPECIAL:] = np.log(counts[tt.N_SPECIAL:] / counts[tt.N_SPECIAL:].sum())
+    order = np.argsort(-logp, kind="stable")
+    rank = np.empty(V, dtype=np.int64)
+    rank[order] = np.arange(V)
+    _, held = tt.encode_file(sp, os.path.join(HERE, "corpus", "heldout.txt"), 128)
+    test = held[make_zoo.VALIDATION_SENTENCES:]
+    nll, n, c1, c5 = 0.0, 0, 0, 0
+    for inp, am, lab in tt.heldout_batches(test, V, seed=make_zoo.EVAL_SEED + 1):
+        y = lab[lab >= 0]
+        nll -= float(logp[y].sum())
+        c1 += int((rank[y] < 1).sum())
+        c5 += int((rank[y] < 5).sum())
+        n += int(y.size)
+    r = {"source": "corpus/train.txt piece counts, add-one smoothed", "scored_on": "test split masks",
+         "masked_tokens": n, "cross_entropy": nll / n, "top1": c1 / n, "top5": c5 / n}
+    with open(cache, "w") as f:
+        json.dump(r, f, indent=1)
     return r
 
 
-REUSE = False   # --reuse: take a cached evaluation when there is one (same flags, same sentences)
+def plot_curves(cards, path, title, variants=None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for variant, label, *_ in VARIANTS:
+        if variant not in cards or (variants and variant not in variants):
+            continue
+        curves = [c["validation_curve"] for c in cards[variant]]
+        steps = [e["step"] for e in curves[0]]
+        ys = [[e["cross_entropy"] for e in cv] for cv in curves if len(cv) == len(steps)]
+        mean = [sum(col) / len(col) for col in zip(*ys)]
+        line, = ax.plot(steps, mean, label="%s (%d seed%s)" % (label, len(ys), "" if len(ys) == 1 else "s"))
+        if len(ys) > 1:
+            ax.fill_between(steps, [min(col) for col in zip(*ys)], [max(col) for col in zip(*ys)],
+                            color=line.get_color(), alpha=0.15)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("validation cross-entropy (nats, heldout.txt first 1,000 sentences)")
+    ax.set_title(title)
+    ax.set_ylim(top=min(ax.get_ylim()[1], 7.0))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
-def evaluation(deberta, name, flags, key, max_sentences):
-    """Evaluates models/zoo/<name> (cached in models/zoo/eval/<key>.json when the folder is absent)."""
-    path = os.path.join(EVAL_DIR, key + ".json")
-    if REUSE and os.path.isfile(path):
-        with open(path) as f:
-            r = json.load(f)
-        if r.get("flags") == flags and (not max_sentences or r["sentences"] == max_sentences):
-            r["cached"] = not os.path.isdir(os.path.join(ZOO, name))
-            return r
-    model_dir = os.path.join(ZOO, name)
-    if not os.path.isdir(model_dir):
-        model_dir = os.path.join(SEEDS, name)
-    # A finished run has its tokenizer copied in (train_tiny.py writes spm.model last).
-    if os.path.isfile(os.path.join(model_dir, "spm.model")):
-        r = run_eval(deberta, model_dir, flags, max_sentences)
-        r["cached"] = False
-        with open(path, "w") as f:
-            json.dump(r, f, separators=(",", ":"))
-        return r
-    if os.path.isfile(path):
-        with open(path) as f:
-            r = json.load(f)
-        r["cached"] = True
-        return r
-    return None
-
-
-def per_sentence(r):
-    a = np.array([row[1:] for row in r["per_sentence"]], dtype=np.float64)  # masked, top1, top5, ce
-    return a
-
-
-def metrics(a):
-    m = a[:, 0].sum()
-    return np.array([a[:, 1].sum() / m, a[:, 2].sum() / m, a[:, 3].sum() / m])
-
-
-def bootstrap(a, b=None, seed=0):
-    """95 % percentile intervals of (top1, top5, ce), or of their difference a − b (paired)."""
-    rng = np.random.default_rng(seed)
-    n = a.shape[0]
-    draws = []
-    for _ in range(N_BOOT):
-        idx = rng.integers(0, n, n)
-        v = metrics(a[idx])
-        if b is not None:
-            v = v - metrics(b[idx])
-        draws.append(v)
-    d = np.array(draws)
-    return np.percentile(d, 2.5, axis=0), np.percentile(d, 97.5, axis=0)
-
-
-def fmt_ci(v, lo, hi, pct=True):
-    if pct:
-        return "%.1f [%.1f, %.1f]" % (100 * v, 100 * lo, 100 * hi)
-    return "%.3f [%.3f, %.3f]" % (v, lo, hi)
+def fmt(x, nd=3):
+    return ("%%.%df" % nd) % x
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--deberta", default=os.path.join(ROOT, "build", "bin", "deberta"))
-    ap.add_argument("--max-sentences", type=int, default=0)
-    ap.add_argument("--reuse", action="store_true", help="reuse cached evaluations in models/zoo/eval/")
-    args = ap.parse_args()
-    global REUSE
-    REUSE = args.reuse
-    os.makedirs(EVAL_DIR, exist_ok=True)
+    cards = read_cards()
+    if "baseline" not in cards:
+        raise SystemExit("make_table4: no finished baseline run under %s" % RUNS)
+    seeds_hash = check_initialisations(cards)
+    tests = paired_block(cards)
+    uni = unigram_baseline()
+    long_cards = read_cards(steps=4000)
 
-    results, arrays = {}, {}
-    for name, label, change, paper in VARIANTS:
-        r = evaluation(args.deberta, name, [], name, args.max_sentences)
-        if r is None:
-            print("missing: %s (not trained yet?)" % name, file=sys.stderr)
-            continue
-        results[name], arrays[name] = r, per_sentence(r)
-        print("%-28s top1 %.4f" % (name, r["top1"]), file=sys.stderr)
-    for name, replica in SEED_REPLICAS.items():
-        r = evaluation(args.deberta, replica, [], replica, args.max_sentences)
-        if r is not None:
-            results[replica], arrays[replica] = r, per_sentence(r)
-    inference = {}
-    base = "deberta-tiny-baseline"
-    if base in results:
-        for label, flags in INFERENCE.items():
-            key = base + "--inference" + "".join(f.replace("-", "") for f in flags).replace(",", "_")
-            r = evaluation(args.deberta, base, flags, key, args.max_sentences)
-            inference[label] = (r, per_sentence(r))
-
-    # Seed noise: the largest seed-to-seed difference over the replicated variants, per metric.
-    seed_diffs = {}
-    for name, replica in SEED_REPLICAS.items():
-        if name in arrays and replica in arrays:
-            seed_diffs[name] = metrics(arrays[replica]) - metrics(arrays[name])
-    seed_noise = np.max(np.abs(np.array(list(seed_diffs.values()))), axis=0) if seed_diffs else None
-
-    table = {"models": {}, "seed_noise": None if seed_noise is None else
-             {"top1": seed_noise[0], "top5": seed_noise[1], "cross_entropy": seed_noise[2]}}
-    lines = []
-    lines.append("# A mini Table 4: DeBERTa's components, each trained away")
-    lines.append("")
-    lines.append("*Generated by `notebooks_data/make_table4.py` from the models in `notebooks_data/models/zoo` — "
-                 "do not edit by hand.*")
-    lines.append("")
-    lines.append("The paper's Table 4 (He et al., 2021) pre-trains DeBERTa-base once per variant and fine-tunes each "
-                 "on MNLI, SQuAD and RACE. Here every variant of the bundled tiny model (4 layers, H = 192, 4 heads, "
-                 "k = 32 log buckets) is pre-trained with one recipe — the same corpus, SentencePiece vocabulary, "
-                 "initialisation seed, data order, optimizer and 1,000 steps (`notebooks_data/train_zoo.sh`) — "
-                 "changing only the named component, and measured by held-out masked-LM prediction: "
-                 "`deberta eval-mlm` on `notebooks_data/corpus/heldout.txt` (one fixed set of masks, seed 0, 15 % "
-                 "of the tokens, all replaced by [MASK]). Brackets: 95 % bootstrap intervals over sentences.")
-    lines.append("")
-    n_masked = results[base]["masked_tokens"] if base in results else 0
-    n_sent = results[base]["sentences"] if base in results else 0
-    lines.append("%d sentences, %d masked tokens. The unigram baseline scores top-1 %.1f %%, CE %.2f." % (
-        n_sent, n_masked, 100 * results[base]["unigram"]["top1"] if base in results else 0,
-        results[base]["unigram"]["cross_entropy"] if base in results else 0))
-    lines.append("")
-    lines.append("| variant | trained with | top-1 % | top-5 % | cross-entropy | Δ top-1 vs baseline (paired 95 %) "
-                 "| same component off at inference in the baseline: top-1 % / CE | paper, Table 4 |")
-    lines.append("|---|---|---|---|---|---|---|---|")
-    for name, label, change, paper in VARIANTS:
-        if name not in results:
-            lines.append("| %s | %s | (not trained yet) | | | | | %s |" % (label, change, paper or "—"))
-            continue
-        a = arrays[name]
-        v = metrics(a)
-        lo, hi = bootstrap(a)
-        delta = ""
-        if name != base and base in arrays:
-            dlo, dhi = bootstrap(a, arrays[base])
-            d = v - metrics(arrays[base])
-            beyond = seed_noise is not None and abs(d[0]) > seed_noise[0]
-            delta = "%+.1f [%+.1f, %+.1f]%s" % (100 * d[0], 100 * dlo[0], 100 * dhi[0],
-                                                ", beyond seed noise" if beyond else
-                                                (", within seed noise" if seed_noise is not None else ""))
-        inf = ""
-        if label in inference:
-            iv = metrics(inference[label][1])
-            inf = "%.1f / %.3f (`%s`)" % (100 * iv[0], iv[2], " ".join(INFERENCE[label]))
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            label, change, fmt_ci(v[0], lo[0], hi[0]), fmt_ci(v[1], lo[1], hi[1]),
-            fmt_ci(v[2], lo[2], hi[2], pct=False), delta or "—", inf or "—", paper or "—"))
-        table["models"][name] = {"variant": label, "change": label if name != base else "baseline",
-                                 "top1": v[0], "top5": v[1], "cross_entropy": v[2],
-                                 "top1_ci": [lo[0], hi[0]], "top5_ci": [lo[1], hi[1]], "ce_ci": [lo[2], hi[2]]}
-    lines.append("")
-    lines.append("## Seed noise")
-    lines.append("")
-    if seed_diffs:
-        lines.append("Each replicated variant was trained again with seed 4321 (initialisation, data order and "
-                     "training masks change; the evaluation masks do not):")
-        lines.append("")
-        lines.append("| variant | seed 1234 top-1 % | seed 4321 top-1 % | difference (points) | CE difference | seed-4321 numbers from |")
-        lines.append("|---|---|---|---|---|---|")
-        for name, d in seed_diffs.items():
-            replica = SEED_REPLICAS[name]
-            source = ("`zoo/eval/%s.json` (weights not shipped)" % replica if results[replica].get("cached")
-                      else "`zoo-seeds/%s`" % replica)
-            lines.append("| %s | %.1f | %.1f | %+.2f | %+.3f | %s |" % (
-                name, 100 * metrics(arrays[name])[0], 100 * metrics(arrays[replica])[0], 100 * d[0], d[2], source))
-        lines.append("")
-        lines.append("A variant's difference from the baseline counts as *beyond seed noise* when its top-1 "
-                     "difference exceeds the largest seed-to-seed difference above (%.2f points)." % (100 * seed_noise[0]))
-    else:
-        lines.append("No seed replicas have been evaluated yet (train_zoo.sh trains them last).")
-    lines.append("")
+    table = {"recipe": {"steps": RECIPE_STEPS, "test_split": "heldout.txt sentences 1000..end",
+                        "primary_metric": "cross_entropy", "test": "paired t (two-sided), Holm across variants",
+                        "beyond_noise": "p_holm < 0.05"},
+             "init_sha256_by_seed": {str(k): v for k, v in sorted(seeds_hash.items())},
+             "unigram": uni, "variants": {}, "paired": tests["cross_entropy"],
+             "paired_secondary": {m: tests[m] for m in ("top1", "top5")}, "models": {}}
+    for variant, label, change, paper in VARIANTS:
+        runs = cards.get(variant, [])
+        entry = {"label": label, "change": change, "paper": paper,
+                 "seeds": [{k: c[k] for k in ("seed", "init_sha256", "cross_entropy", "top1", "top5", "steps")}
+                           for c in runs]}
+        for m in METRICS:
+            vals = [c[m] for c in runs]
+            if vals:
+                mean = sum(vals) / len(vals)
+                entry[m + "_mean"] = mean
+                entry[m + "_sd"] = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) if len(vals) > 1 else None
+        table["variants"][variant] = entry
+        shipped = [c for c in runs if c["seed"] == 1]
+        if shipped:   # the viewer's Compare tab lists the shipped model (seed 1) with its numbers
+            c = shipped[0]
+            table["models"]["deberta-tiny-" + variant] = {"variant": label, "change": change, "seed": 1,
+                                                          "top1": c["top1"], "top5": c["top5"],
+                                                          "cross_entropy": c["cross_entropy"]}
+    if long_cards:
+        table["long"] = {v: [{"seed": c["seed"], "steps": c["steps"], "cross_entropy": c["cross_entropy"],
+                              "top1": c["top1"], "top5": c["top5"], "validation_curve": c["validation_curve"]}
+                             for c in runs] for v, runs in long_cards.items()}
     with open(os.path.join(ZOO, "table4.json"), "w") as f:
         json.dump(table, f, indent=1)
-    # The prose below the table (readings of the numbers) lives in docs/table4-notes.md, written by
-    # people; it is appended unchanged.
+
+    images = os.path.join(ROOT, "docs", "images")
+    os.makedirs(images, exist_ok=True)
+    plot_curves(cards, os.path.join(images, "table4_curves.png"),
+                "Zoo learning curves (1,000 steps; line: mean over seeds, band: min-max)")
+    if long_cards:
+        plot_curves(long_cards, os.path.join(images, "table4_long_curves.png"),
+                    "Long runs: baseline vs -c2p (4,000 steps)")
+
+    L = []
+    L.append("# A mini Table 4: DeBERTa's components, each trained away")
+    L.append("")
+    L.append("*Generated by `notebooks_data/make_table4.py` from the run cards in "
+             "`notebooks_data/models/zoo-runs/` — do not edit by hand. The readings are in the notes below.*")
+    L.append("")
+    L.append("Every variant of the bundled tiny model (4 layers, H = 192, 4 heads, k = 32 log buckets) is "
+             "pre-trained by one recipe (`notebooks_data/make_zoo.py`: corpus, vocabulary, optimizer, 1,000 steps), "
+             "changing only the named component. **One initialisation per seed**: for seed s every variant starts "
+             "from the baseline's initial tensors of seed s for every tensor they share (`init_sha256` in each "
+             "card, equal across variants: checked) and reads the same batches and training masks. "
+             "**Metric**: masked-LM cross-entropy (nats) on the test split — `heldout.txt` after its first "
+             "1,000 sentences (%d masked tokens), never used in training; the first 1,000 held-out sentences give "
+             "the learning curves. Top-1 / top-5 are secondary." % uni["masked_tokens"])
+    L.append("")
+    L.append("**Test**: for each variant the per-seed differences from the baseline of the same seed, a paired "
+             "two-sided t test with a 95 %% t-interval; p-values Holm-corrected across the %d variants tested; "
+             "*beyond noise* only when p_holm < 0.05. Unigram baseline (piece frequencies of the training text, "
+             "scored on the same masks): CE %.3f, top-1 %.1f %%, top-5 %.1f %%." % (
+                 len(tests["cross_entropy"]), uni["cross_entropy"], 100 * uni["top1"], 100 * uni["top5"]))
+    L.append("")
+    L.append("| variant | trained with | seeds | CE mean (sd) | Δ CE vs baseline [95 % CI] | p | p (Holm) | "
+             "beyond noise | top-1 % | top-5 % | paper, Table 4 (base) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for variant, label, change, paper in VARIANTS:
+        e = table["variants"][variant]
+        n = len(e["seeds"])
+        if n == 0:
+            L.append("| %s | %s | 0 | (not trained yet) | | | | | | | %s |" % (label, change, paper))
+            continue
+        sd = e["cross_entropy_sd"]
+        ce = "%s (%s)" % (fmt(e["cross_entropy_mean"]), fmt(sd) if sd is not None else "—")
+        t = tests["cross_entropy"].get(variant)
+        if variant == "baseline":
+            d = p = ph = verdict = "—"
+        elif t is None:
+            d, p, ph, verdict = "(fewer than 2 paired seeds)", "", "", ""
+        else:
+            d = "%+.3f [%+.3f, %+.3f]" % (t["mean_diff"], t["ci95"][0], t["ci95"][1])
+            p, ph = "%.2g" % t["p"], "%.2g" % t["p_holm"]
+            verdict = "**yes**" if t["beyond_noise"] else "no"
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s |" % (
+            label, change, ", ".join(str(s["seed"]) for s in e["seeds"]), ce, d, p, ph, verdict,
+            100 * e["top1_mean"], 100 * e["top5_mean"], paper))
+    L.append("")
+    L.append("Secondary metrics, paired the same way (Δ in points, Holm-corrected per metric):")
+    L.append("")
+    L.append("| variant | Δ top-1 [95 % CI] | p (Holm) | Δ top-5 [95 % CI] | p (Holm) |")
+    L.append("|---|---|---|---|---|")
+    for variant, label, *_ in VARIANTS[1:]:
+        a, b = tests["top1"].get(variant), tests["top5"].get(variant)
+        if a is None:
+            continue
+        L.append("| %s | %+.2f [%+.2f, %+.2f] | %.2g | %+.2f [%+.2f, %+.2f] | %.2g |" % (
+            label, 100 * a["mean_diff"], 100 * a["ci95"][0], 100 * a["ci95"][1], a["p_holm"],
+            100 * b["mean_diff"], 100 * b["ci95"][0], 100 * b["ci95"][1], b["p_holm"]))
+    L.append("")
+    L.append("![validation learning curves](images/table4_curves.png)")
+    L.append("")
+    if long_cards:
+        L.append("## The long pair (4,000 steps)")
+        L.append("")
+        L.append("| variant | seed | test CE | top-1 % | top-5 % |")
+        L.append("|---|---|---|---|---|")
+        for v, runs in long_cards.items():
+            for c in runs:
+                L.append("| %s | %d | %.3f | %.1f | %.1f |" % (v, c["seed"], c["cross_entropy"], 100 * c["top1"],
+                                                             100 * c["top5"]))
+        L.append("")
+        L.append("![long runs](images/table4_long_curves.png)")
+        L.append("")
+    else:
+        L.append("The long pair (baseline vs −c2p, 3 seeds, 4,000 steps: `make_zoo.py --variant V --seed S "
+                 "--steps 4000`) has not finished yet.")
+        L.append("")
+    L.append("Each run: `/usr/bin/python3 notebooks_data/make_zoo.py --variant V --seed S` regenerates its weights "
+             "(same init_sha256, same test cross-entropy); only seed 1 of each variant ships "
+             "(`notebooks_data/models/zoo/deberta-tiny-<variant>`), every run's card, log and curve is committed.")
+    L.append("")
     notes = os.path.join(ROOT, "docs", "table4-notes.md")
     if os.path.isfile(notes):
         with open(notes) as f:
-            lines.append(f.read().rstrip("\n"))
-        lines.append("")
+            L.append(f.read().rstrip("\n"))
+        L.append("")
     with open(os.path.join(ROOT, "docs", "table4.md"), "w") as f:
-        f.write("\n".join(lines))
-    print("wrote docs/table4.md and %s" % os.path.relpath(os.path.join(ZOO, "table4.json"), ROOT), file=sys.stderr)
+        f.write("\n".join(L))
+    print("wrote docs/table4.md, models/zoo/table4.json, docs/images/table4_curves.png", file=sys.stderr)
 
 
 if __name__ == "__main__":

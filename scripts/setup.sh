@@ -14,6 +14,9 @@ pkgs=(
   # The Python module (pybind11) and its tests; the notebooks executed in CI (NumPy only, no torch).
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib
+  # The zoo's statistics test (tests/zoo_stats): SciPy as the reference, torch for the shared
+  # initialisation of small models (no training in CI).
+  python3-scipy python3-torch libopenblas0-pthread python3-sentencepiece
   # Figures for slides (SVG/PDF through cairo) and their PDF -> PNG check.
   libcairo2-dev poppler-utils
 )

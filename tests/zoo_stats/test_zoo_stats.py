@@ -1,0 +1,131 @@
+"""The zoo's statistics and its shared initialisation (issue 27), run by ctest as `zoo_stats`.
+
+paired_stats.py is plain Python; SciPy is the reference here only. The shared-initialisation test
+builds small models with notebooks_data/train_tiny.py (torch, one thread)."""
+import argparse
+import math
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "notebooks_data"))
+import paired_stats as ps  # noqa: E402
+
+import scipy.stats as scipy_stats  # noqa: E402  (the reference; a missing SciPy fails, not skips)
+import torch  # noqa: E402
+
+# Fixed numbers shaped like the zoo's: cross-entropies of 5 seeds (nats).
+BASE = [4.6377, 4.6412, 4.6298, 4.6455, 4.6351]
+VARIANTS = {
+    "-c2p": [4.6951, 4.7003, 4.6870, 4.7012, 4.6934],   # clearly worse
+    "-p2c": [4.6420, 4.6390, 4.6351, 4.6488, 4.6330],   # within noise
+    "-EMD": [4.6800, 4.6710, 4.6699, 4.6905, 4.6702],
+}
+
+
+def test_paired_t_matches_scipy_ttest_rel():
+    for name, v in VARIANTS.items():
+        r = ps.paired_t(v, BASE)
+        ref = scipy_stats.ttest_rel(v, BASE)
+        assert abs(r["t"] - ref.statistic) <= 1e-12 * abs(ref.statistic), name
+        assert abs(r["p"] - ref.pvalue) <= 1e-12 * max(ref.pvalue, 1e-300), name
+        d = [a - b for a, b in zip(v, BASE)]
+        lo, hi = scipy_stats.t.interval(0.95, len(d) - 1, loc=sum(d) / len(d), scale=scipy_stats.sem(d))
+        assert abs(r["ci95"][0] - lo) <= 1e-11 and abs(r["ci95"][1] - hi) <= 1e-11, name
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 30])
+@pytest.mark.parametrize("t", [0.0, 0.05, 1.0, 2.5, 8.0, 40.0])
+def test_t_tail_matches_scipy(df, t):
+    ref = 2.0 * scipy_stats.t.sf(t, df)
+    assert abs(ps.t_sf2(t, df) - ref) <= 1e-13 + 1e-12 * ref
+
+
+def test_t_quantile_exact_forms_and_scipy():
+    # Closed forms: df = 1 (Cauchy) and df = 2.
+    assert abs(ps.t_ppf(0.975, 1) - math.tan(math.pi * 0.475)) <= 1e-11
+    q = 0.975
+    assert abs(ps.t_ppf(q, 2) - (2 * q - 1) / math.sqrt(2 * q * (1 - q))) <= 1e-12
+    for df in (3, 4, 9, 30):   # SciPy's inversion is itself good to ~1e-12 here
+        assert abs(ps.t_ppf(0.975, df) - scipy_stats.t.ppf(0.975, df)) <= 1e-9
+
+
+def test_holm_against_hand_computed_and_monotone():
+    p = {"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.5}
+    h = ps.holm(p)
+    # sorted: a 0.01*4 = 0.04, c 0.03*3 = 0.09, b 0.04*2 = 0.08 -> max(0.09, 0.08) = 0.09, d 0.5*1 -> 0.5
+    assert h == pytest.approx({"a": 0.04, "c": 0.09, "b": 0.09, "d": 0.5}, abs=1e-15)
+    assert ps.holm({"x": 0.6, "y": 0.7}) == {"x": 1.0, "y": 1.0}
+
+
+def test_verdicts_recomputable_and_errors():
+    r = ps.paired_t(VARIANTS["-c2p"], BASE)
+    assert r["p"] < 1e-4 and r["ci95"][0] > 0
+    r2 = ps.paired_t(VARIANTS["-p2c"], BASE)
+    assert r2["p"] > 0.05 and r2["ci95"][0] < 0 < r2["ci95"][1]
+    with pytest.raises(ValueError):
+        ps.paired_t([1.0], [2.0])
+    with pytest.raises(ValueError):
+        ps.paired_t([1.0, 2.0], [2.0])
+
+
+def test_table4_paired_block_follows_from_its_seeds():
+    """models/zoo/table4.json: every verdict recomputed from the per-seed numbers it lists."""
+    path = os.path.join(HERE, "..", "..", "notebooks_data", "models", "zoo", "table4.json")
+    import json
+    with open(path) as f:
+        table = json.load(f)
+    if "paired" not in table:
+        pytest.fail("table4.json has no 'paired' block")
+    base = {s["seed"]: s for s in table["variants"]["baseline"]["seeds"]}
+    pvals = {}
+    for name, block in table["paired"].items():
+        seeds = [s for s in table["variants"][name]["seeds"] if s["seed"] in base]
+        for s in seeds:
+            assert s["init_sha256"] == base[s["seed"]]["init_sha256"], (name, s["seed"])
+        r = ps.paired_t([s["cross_entropy"] for s in seeds], [base[s["seed"]]["cross_entropy"] for s in seeds])
+        assert block["metric"] == "cross_entropy"
+        assert abs(block["mean_diff"] - r["mean_diff"]) <= 1e-12
+        assert abs(block["p"] - r["p"]) <= 1e-12
+        pvals[name] = r["p"]
+    adjusted = ps.holm(pvals)
+    for name, block in table["paired"].items():
+        assert abs(block["p_holm"] - adjusted[name]) <= 1e-12
+        assert block["beyond_noise"] == (adjusted[name] < 0.05)
+
+
+
+def _small_config():
+    import train_tiny as tt
+    a = argparse.Namespace(hidden=16, layers=2, heads=2, intermediate=32, max_len=16,
+                           max_relative_positions=16, position_buckets=4)
+    return tt, tt.model_config(50, a)
+
+
+def test_shared_initialisation_across_variants():
+    tt, base_cfg = _small_config()
+    common = tt.common_parameter_names(base_cfg)
+    hashes = {}
+    states = {}
+    for variant in ("baseline", "no-emd", "c2c-abs", "no-emd-depth", "no-emd-abs"):
+        model = tt.build_model(tt.apply_variant(base_cfg, variant), variant)
+        own = tt.init_shared(model, tt.baseline_initial_state(base_cfg, 7), 7)
+        assert own == [], variant          # every tensor of these variants is one of the baseline's
+        hashes[variant] = tt.init_sha256(model, common)
+        states[variant] = {n: p.detach().clone() for n, p in model.named_parameters()}
+    assert len(set(hashes.values())) == 1
+    for variant, st in states.items():
+        for name, tensor in st.items():
+            assert torch.equal(tensor, states["baseline"][name]), (variant, name)
+    # The baseline itself starts exactly as the plain recipe (torch.manual_seed, init_weights).
+    torch.manual_seed(7)
+    plain = tt.build_model(base_cfg, "baseline")
+    tt.init_weights(plain)
+    for name, p in plain.named_parameters():
+        assert torch.equal(p, states["baseline"][name]), name
+    # Another seed gives other tensors, so the hash can tell seeds apart.
+    other = tt.build_model(base_cfg, "baseline")
+    tt.init_shared(other, tt.baseline_initial_state(base_cfg, 8), 8)
+    assert tt.init_sha256(other, common) != hashes["baseline"]
