@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "deberta/analysis.h"
+#include "deberta/compare.h"
 #include "deberta/config.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
@@ -385,5 +386,39 @@ TEST_SUITE("ablation") {
     other[0] = other[9] = std::log(0.5);
     CHECK(kl_divergence(certain, other) == doctest::Approx(std::log(2.0)).epsilon(1e-15));
     CHECK_THROWS_AS(kl_divergence(log_p, certain), Error);
+  }
+}
+
+TEST_SUITE("ablation") {
+  TEST_CASE("attention mass by relative offset: a hand-checked two-head, one-layer trace with padding") {
+    // N = 3 tokens, the last one padding. Head 0 puts all mass on the previous token (i − j = 1;
+    // query 0 on itself), head 1 splits each query's mass 0.25 / 0.75 over the keys 0 and 1.
+    ForwardTrace t;
+    t.context.mask = Vector(3);
+    t.context.mask << 1, 1, 0;
+    LayerTrace layer;
+    Matrix h0 = Matrix::Zero(3, 3), h1 = Matrix::Zero(3, 3);
+    h0(0, 0) = 1, h0(1, 0) = 1;
+    h1(0, 0) = 0.25, h1(0, 1) = 0.75, h1(1, 0) = 0.25, h1(1, 1) = 0.75;
+    h1(2, 2) = 5;  // a padding row and column: must not count
+    layer.attention.probs = {h0, h1};
+    t.layers = {layer, layer};
+    const OffsetProfile p = attention_mass_by_offset(t);
+    REQUIRE(p.max_offset == 2);
+    // offset 0: head 0 query 0 (1) + head 1 (0.25 at (0,0), 0.75 at (1,1)) = 2 over H·N_v = 4
+    CHECK(p.at(0, 0) == doctest::Approx(2.0 / 4).epsilon(1e-15));
+    CHECK(p.at(1, 0) == doctest::Approx(1.25 / 4).epsilon(1e-15));   // (1,0): head 0 1 + head 1 0.25
+    CHECK(p.at(-1, 0) == doctest::Approx(0.75 / 4).epsilon(1e-15));  // (0,1): head 1 0.75
+    CHECK(p.at(2, 0) == 0.0);
+    CHECK(p.at(-2, 0) == 0.0);
+    CHECK(p.at(7, 0) == 0.0);  // outside the range
+    double sum = 0;
+    for (int64_t o = -2; o <= 2; ++o) sum += p.at(o);
+    CHECK(sum == doctest::Approx(1.0).epsilon(1e-15));
+    CHECK(p.at(1) == doctest::Approx(p.at(1, 1)).epsilon(1e-15));  // pooled = mean of two equal layers
+    ForwardTrace none;
+    none.context.mask = Vector::Ones(2);
+    none.layers.resize(1);
+    CHECK_THROWS_WITH_AS(attention_mass_by_offset(none), doctest::Contains("attention probabilities"), Error);
   }
 }

@@ -18,8 +18,29 @@ struct CompareArgs {
   InputArgs input;
   std::string model_b;
   int64_t top_k = 5;
+  int64_t offsets = 8;
   bool json = false;
 };
+
+/// The offset table: an `offset` column, then model A's and model B's mass, of `layer` (−1: pooled).
+/// Offsets beyond ±shown are summed into two rows "< −shown" and "> shown".
+void print_offsets(const OffsetProfile& a, const OffsetProfile& b, int64_t layer, int64_t shown) {
+  const int64_t m = std::max(a.max_offset, b.max_offset);
+  const int64_t k = std::min(shown, m);
+  std::printf("%8s  %9s  %9s\n", "offset", "A", "B");
+  double left_a = 0, left_b = 0, right_a = 0, right_b = 0;
+  for (int64_t o = -m; o <= m; ++o) {
+    if (o < -k) left_a += a.at(o, layer), left_b += b.at(o, layer);
+    if (o > k) right_a += a.at(o, layer), right_b += b.at(o, layer);
+  }
+  if (k < m) std::printf("%8s  %9.5f  %9.5f\n", ("<" + std::to_string(-k)).c_str(), left_a, left_b);
+  for (int64_t o = -k; o <= k; ++o) std::printf("%8lld  %9.5f  %9.5f\n", static_cast<long long>(o), a.at(o, layer), b.at(o, layer));
+  if (k < m) std::printf("%8s  %9.5f  %9.5f\n", (">" + std::to_string(k)).c_str(), right_a, right_b);
+}
+
+nlohmann::json offsets_json(const OffsetProfile& p) {
+  return {{"offsets_from", -p.max_offset}, {"pooled", p.pooled}, {"per_layer", p.per_layer}};
+}
 
 }  // namespace
 
@@ -32,6 +53,9 @@ void register_compare(CLI::App* app) {
   args->input.add_to(cmd, true, true);
   cmd->add_option("--model-b", args->model_b, "The second model directory")->required();
   cmd->add_option("--top-k", args->top_k, "How many tokens to list per position")->check(CLI::PositiveNumber);
+  cmd->add_option("--offsets", args->offsets,
+                  "Attention mass by relative offset i-j: rows shown for |i-j| <= this (the rest summed); JSON has all")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->callback([args] {
     const Model a = load_model_with_progress(model_path_or_default(args->input.model));
@@ -50,6 +74,7 @@ void register_compare(CLI::App* app) {
       nlohmann::json j = {{"model_a", a.directory}, {"model_b", b.directory}, {"tokens", in.token_names},
                           {"input_ids", in.inputs.input_ids}, {"mean_abs_prob_diff", r.mean_abs_prob_diff}};
       if (!r.note.empty()) j["note"] = r.note;
+      j["attention_mass_by_offset"] = {{"a", offsets_json(r.offsets_a)}, {"b", offsets_json(r.offsets_b)}};
       nlohmann::json preds = nlohmann::json::array();
       for (size_t m = 0; m < positions.size(); ++m)
         preds.push_back({{"position", positions[m]}, {"a", top_tokens_json(r.predictions_a[m], in)},
@@ -71,6 +96,16 @@ void register_compare(CLI::App* app) {
       for (double v : r.mean_abs_prob_diff[l]) std::printf("  %9.5f", v);
       std::printf("\n");
     }
+    std::printf("\nattention mass by relative offset i-j (query i, key j; mean over heads and valid queries; "
+                "head-free, so comparable across separately trained models), pooled over layers:\n");
+    print_offsets(r.offsets_a, r.offsets_b, -1, args->offsets);
+    for (int64_t l = 0; l < static_cast<int64_t>(std::max(r.offsets_a.per_layer.size(), r.offsets_b.per_layer.size())); ++l) {
+      if (l >= static_cast<int64_t>(r.offsets_a.per_layer.size()) || l >= static_cast<int64_t>(r.offsets_b.per_layer.size()))
+        break;  // layers only one model has are in --json
+      std::printf("layer %lld:\n", static_cast<long long>(l));
+      print_offsets(r.offsets_a, r.offsets_b, l, args->offsets);
+    }
+    std::printf("\n");
     if (!lm) std::printf("(no predictions: %s has no masked-LM head)\n", (a.weights.lm_head ? b : a).directory.c_str());
     for (size_t m = 0; m < positions.size(); ++m) {
       std::printf("position %lld  KL(A||B) = %.4f nats\n  A:", static_cast<long long>(positions[m]), r.kl[m]);

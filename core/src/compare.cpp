@@ -5,6 +5,38 @@
 
 namespace deberta {
 
+double OffsetProfile::at(int64_t o, int64_t layer) const {
+  if (o < -max_offset || o > max_offset) return 0.0;
+  const std::vector<double>& v = layer < 0 ? pooled : per_layer.at(static_cast<size_t>(layer));
+  return v.empty() ? 0.0 : v[static_cast<size_t>(o + max_offset)];
+}
+
+OffsetProfile attention_mass_by_offset(const ForwardTrace& trace) {
+  OffsetProfile out;
+  const Vector& mask = trace.context.mask;
+  const int64_t N = mask.size();
+  out.max_offset = std::max<int64_t>(N - 1, 0);
+  const size_t width = static_cast<size_t>(2 * out.max_offset + 1);
+  const double valid = mask.sum();
+  out.pooled.assign(width, 0.0);
+  for (const LayerTrace& layer : trace.layers) {
+    if (layer.attention.probs.empty())
+      throw Error("attention mass by offset needs the attention probabilities (a trace of level probs or full)");
+    std::vector<double> mass(width, 0.0);
+    const double H = static_cast<double>(layer.attention.probs.size());
+    for (const Matrix& P : layer.attention.probs)
+      for (int64_t i = 0; i < N; ++i) {
+        if (mask[i] == 0) continue;
+        for (int64_t j = 0; j < N; ++j)
+          if (mask[j] != 0) mass[static_cast<size_t>(i - j + out.max_offset)] += P(i, j);
+      }
+    for (double& m : mass) m /= H * valid;
+    for (size_t k = 0; k < width; ++k) out.pooled[k] += mass[k] / static_cast<double>(trace.layers.size());
+    out.per_layer.push_back(std::move(mass));
+  }
+  return out;
+}
+
 ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Model& b, const ForwardTrace& tb,
                                const std::vector<int64_t>& positions, int64_t top_k) {
   if (ta.inputs.input_ids != tb.inputs.input_ids)
@@ -30,6 +62,8 @@ ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Mod
     }
     out.mean_abs_prob_diff.push_back(std::move(row));
   }
+  out.offsets_a = attention_mass_by_offset(ta);
+  out.offsets_b = attention_mass_by_offset(tb);
   if (positions.empty()) return out;
   if (a.config.vocab_size != b.config.vocab_size)
     throw Error("compare: model A has vocab_size " + std::to_string(a.config.vocab_size) + ", model B " +

@@ -11,6 +11,26 @@
 
 namespace deberta {
 
+/// Attention mass by relative offset o = i − j (query i, key j): a head-free summary of where a
+/// model attends, which can be compared between separately trained models (their heads are not
+/// aligned, so per-head differences mix "attends differently" with "the same heads in another
+/// order"). For layer l:
+///   mass_l(o) = 1 / (H · N_v) · Σ_h Σ_{valid i} Σ_{valid j : i − j = o} P_{l,h}(i, j)
+/// with P the attention probabilities (softmax of eq. 4's scores) and N_v the unmasked tokens: the
+/// average, over heads and valid queries, of the probability a query puts on the key o positions
+/// to its left (o > 0) or right (o < 0). Each layer's masses sum to 1; `pooled` is their mean.
+struct OffsetProfile {
+  int64_t max_offset = 0;                    ///< N − 1: offsets run −max_offset … +max_offset
+  std::vector<std::vector<double>> per_layer;  ///< `[L][2·max_offset + 1]`, index o + max_offset
+  std::vector<double> pooled;                ///< `[2·max_offset + 1]`, the mean over layers
+  /// Mass at offset o of `layer` (−1: pooled); 0 outside the range.
+  double at(int64_t o, int64_t layer = -1) const;
+};
+
+/// The offset profile of a finished trace (`TraceLevel::Probs` or `Full`).
+/// Errors: a trace without attention probabilities (`TraceLevel::None`).
+OffsetProfile attention_mass_by_offset(const ForwardTrace& trace);
+
 /// The comparison of model A with model B on one input.
 struct ModelComparison {
   int64_t layers = 0, heads = 0;  ///< the layers × heads both models have (the smaller of each)
@@ -22,6 +42,8 @@ struct ModelComparison {
   double mean_kl = 0;                ///< mean of `kl`
   int64_t top1_agree = 0;            ///< positions where both rank the same token first
   std::string note;                  ///< e.g. "model B has 6 layers, A 4: the first 4 are compared"
+  /// Attention mass by relative offset of each model (all of its layers): the head-free measure.
+  OffsetProfile offsets_a, offsets_b;
 };
 
 /// Runs both models (as trained: no ablation) on `inputs` and compares them.
