@@ -111,7 +111,7 @@ void zoo_table(App& app) {
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("Held-out masked-LM numbers of docs/table4.md (C++ eval-mlm, one fixed set of masks).");
+  ImGui::TextDisabled("Held-out test numbers of the shipped run (seed 1) of each variant; docs/table4.md has every seed and the paired tests.");
 }
 
 void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
@@ -150,6 +150,70 @@ void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
   }
   ImGui::EndTable();
   ImGui::TextDisabled("Orange: B's most probable token differs from A's.");
+}
+
+/// Attention mass by relative offset i − j of both models (deberta::attention_mass_by_offset):
+/// paired bars per offset, pooled over layers or of one layer. Head-free, so it compares models
+/// whose heads are not aligned (separately trained ones), unlike the per-head |ΔP| table.
+void offset_profile(const deberta::ModelComparison& cmp, const std::string& name_a, const std::string& name_b) {
+  static int which = 0;  // 0: pooled; l + 1: layer l
+  const int layers = static_cast<int>(std::min(cmp.offsets_a.per_layer.size(), cmp.offsets_b.per_layer.size()));
+  ImGui::TextUnformatted("Attention mass by relative offset i − j (mean over heads and queries)");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  which = std::clamp(which, 0, layers);
+  const std::string preview = which == 0 ? "pooled over layers" : "layer " + std::to_string(which - 1);
+  if (ImGui::BeginCombo("##offset_layer", preview.c_str())) {
+    for (int k = 0; k <= layers; ++k)
+      if (ImGui::Selectable(k == 0 ? "pooled over layers" : ("layer " + std::to_string(k - 1)).c_str(), k == which))
+        which = k;
+    ImGui::EndCombo();
+  }
+  const int64_t layer = which - 1;
+  const int64_t K = std::min<int64_t>(std::max(cmp.offsets_a.max_offset, cmp.offsets_b.max_offset), 16);
+  double top = 1e-12;
+  for (int64_t o = -K; o <= K; ++o) top = std::max({top, cmp.offsets_a.at(o, layer), cmp.offsets_b.at(o, layer)});
+  const ImU32 col_a = IM_COL32(80, 150, 255, 255), col_b = IM_COL32(255, 160, 50, 255);
+  const float h = 150, slot = std::max(18.0f, std::min(40.0f, (ImGui::GetContentRegionAvail().x - 60) / (2 * K + 1)));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float base = p0.y + h, left = p0.x + 50;
+  ImGui::InvisibleButton("##offsets", ImVec2(50 + slot * (2 * K + 1), h + ImGui::GetTextLineHeightWithSpacing()));
+  const bool hovered = ImGui::IsItemHovered();
+  dl->AddLine(ImVec2(left, base), ImVec2(left + slot * (2 * K + 1), base), IM_COL32(160, 160, 160, 255));
+  dl->AddText(ImVec2(p0.x, p0.y), IM_COL32(200, 200, 200, 255), fmt(top, 3, false).c_str());
+  dl->AddText(ImVec2(p0.x, base - ImGui::GetTextLineHeight()), IM_COL32(200, 200, 200, 255), "0");
+  int64_t hover_o = K + 1;
+  for (int64_t o = -K; o <= K; ++o) {
+    const float x = left + slot * static_cast<float>(o + K);
+    const float ha = static_cast<float>(cmp.offsets_a.at(o, layer) / top) * (h - 4);
+    const float hb = static_cast<float>(cmp.offsets_b.at(o, layer) / top) * (h - 4);
+    dl->AddRectFilled(ImVec2(x + 2, base - ha), ImVec2(x + slot / 2, base), col_a);
+    dl->AddRectFilled(ImVec2(x + slot / 2, base - hb), ImVec2(x + slot - 2, base), col_b);
+    const std::string label = std::to_string(o);
+    dl->AddText(ImVec2(x + slot / 2 - ImGui::CalcTextSize(label.c_str()).x / 2, base + 2), IM_COL32(220, 220, 220, 255),
+                label.c_str());
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    if (hovered && m.x >= x && m.x < x + slot) hover_o = o;
+  }
+  if (hover_o <= K) {
+    ImGui::BeginTooltip();
+    ImGui::Text("offset i − j = %lld (%s)", static_cast<long long>(hover_o),
+                hover_o > 0 ? "key to the left of the query" : hover_o < 0 ? "key to the right" : "the token itself");
+    ImGui::TextColored(ImVec4(0.31f, 0.59f, 1, 1), "A %s: %s", name_a.c_str(), fmt(cmp.offsets_a.at(hover_o, layer), 4, false).c_str());
+    ImGui::TextColored(ImVec4(1, 0.63f, 0.2f, 1), "B %s: %s", name_b.c_str(), fmt(cmp.offsets_b.at(hover_o, layer), 4, false).c_str());
+    ImGui::EndTooltip();
+  }
+  ImGui::TextColored(ImVec4(0.31f, 0.59f, 1, 1), "A");
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(1, 0.63f, 0.2f, 1), "B");
+  ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Offsets beyond ±%lld are in `deberta compare --json`. The per-head |ΔP| table above compares "
+                     "head h of A with head h of B; heads of separately trained models are not aligned, so it mixes "
+                     "'attends differently' with 'the same heads in another order'. This profile has no heads.",
+                     static_cast<long long>(K));
+  ImGui::PopStyleColor();
 }
 
 }  // namespace
@@ -276,6 +340,8 @@ void DrawComparePanel(App& app) {
     }
     ImGui::EndTable();
   }
+  ImGui::Separator();
+  offset_profile(c->cmp, short_name(a_model.directory), short_name(s.model_b->model.directory));
   ImGui::Separator();
   predictions_side_by_side(s, *c);
 }
