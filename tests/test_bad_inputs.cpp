@@ -5,12 +5,17 @@
 // kilobyte file must not cost gigabytes); ctest adds a 4 GB address-space cap (tests/CMakeLists.txt).
 #include "test_util.h"
 
+#include "deberta/model.h"
 #include "deberta/parallel.h"
+#include "deberta/safetensors.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
+#include <limits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -113,5 +118,54 @@ TEST_SUITE("bad_inputs") {
     REQUIRE(getrusage(RUSAGE_CHILDREN, &usage) == 0);
     MESSAGE("peak RSS of the worst catalogue case: " << usage.ru_maxrss / 1024 << " MB");
     CHECK(usage.ru_maxrss < 1024 * 1024);
+  }
+}
+
+TEST_SUITE("bad_inputs") {
+  TEST_CASE("thread counts are bounded everywhere: the API, the CLI, and OMP_NUM_THREADS (issue 28)") {
+    const int before = deberta::num_threads();
+    for (int bad : {0, -1, deberta::kMaxThreads + 1, 100000}) {
+      CAPTURE(bad);
+      CHECK(deberta::test::error_of([&] { deberta::set_num_threads(bad); }).find("threads must be in [1, 256]") !=
+            std::string::npos);
+    }
+    CHECK(deberta::num_threads() == before);
+    // The environment: a forward under OMP_NUM_THREADS=100000 is refused in one line, not started.
+    const std::string golden = deberta::test::source_path("notebooks_data/golden/v1_c2p_only");
+    const std::string cmd = "OMP_NUM_THREADS=100000 " + std::string(DEBERTA_CLI) + " predict --model " + golden +
+                            " --ids 1,5,6,2 --positions 2 > /tmp/deberta_omp_env.txt 2>&1";
+    const int status = std::system(cmd.c_str());
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    std::ifstream out("/tmp/deberta_omp_env.txt");
+    const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+    CAPTURE(text);
+    CHECK(text.find("OMP_NUM_THREADS") != std::string::npos);
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  }
+
+  TEST_CASE("diff: equal infinities are equal, opposite ones and NaN are not (numpy.allclose; issue 28)") {
+    using deberta::Tensor;
+    const auto write = [](const std::string& path, std::vector<double> v) {
+      Tensor t;
+      t.shape = {static_cast<int64_t>(v.size())};
+      t.f = std::move(v);
+      deberta::write_safetensors(path, {{"x", t}});
+    };
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    write("/tmp/deberta_inf_a.safetensors", {1.0, inf, -inf});
+    write("/tmp/deberta_inf_b.safetensors", {1.0, inf, -inf});
+    write("/tmp/deberta_inf_c.safetensors", {1.0, -inf, -inf});
+    write("/tmp/deberta_inf_d.safetensors", {nan, inf, -inf});
+    const auto diff = [](const char* b) {
+      return deberta::test::run_cli(std::string("diff /tmp/deberta_inf_a.safetensors /tmp/deberta_inf_") + b +
+                                    ".safetensors --tol 0");
+    };
+    const deberta::test::CliRun same = diff("b");
+    CAPTURE(same.output);
+    CHECK(same.exit_code == 0);
+    CHECK(same.output.find("equal within tolerance") != std::string::npos);
+    CHECK(diff("c").exit_code == 1);
+    CHECK(diff("d").exit_code == 1);
   }
 }

@@ -220,17 +220,22 @@ void handle_keys(ViewerState& s) {
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) s.qi = std::min(s.qi + 1, n - 1);
 }
 
-/// --select L:H or L:H:I:J.
+/// --select L:H or L:H:I:J (non-negative integers). Errors name the option and what it expects.
 std::vector<int> parse_select(const std::string& text) {
+  const std::string expected = "--select wants layer:head or layer:head:query:key (non-negative integers), found '" +
+                               text + "'";
   std::vector<int> v;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t colon = text.find(':', start);
-    v.push_back(std::stoi(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start)));
+    const std::string part = text.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(expected);
+    v.push_back(std::stoi(part));
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  if (v.size() != 2 && v.size() != 4) throw std::invalid_argument("--select wants L:H or L:H:I:J");
+  if (v.size() != 2 && v.size() != 4) throw std::invalid_argument(expected);
   return v;
 }
 
@@ -258,7 +263,16 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--height", args.height, "Window height")->check(CLI::Range(480, 4096));
   cli.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
   cli.add_option("--wheel", args.wheel, "Headless: turn the mouse wheel by N notches at --mouse once the result is shown "
-                                        "(zooms the map under the mouse around that point)");
+                                        "(zooms the map under the mouse around that point)")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {  // CLI::Range lets "nan" through
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            return end != s.c_str() && *end == '\0' && std::isfinite(v) && std::fabs(v) <= 1000
+                       ? ""
+                       : "must be a finite number of notches in [-1000, 1000]";
+          },
+          "NOTCHES"));
   cli.add_flag("--crop", args.crop, "Crop the screenshot to the window of --panel");
   cli.add_option("--export", args.export_dir,
                  "With --screenshot: also write the selected map (PNG, CSV, .npy of every quantity) and the trace "
@@ -294,7 +308,7 @@ int parse_args(int argc, char** argv, Args* out) {
                  "and print a table, without a window. --model may be preset:tiny, preset:xsmall or preset:base "
                  "(random weights, real shapes)")->check(CLI::Range(1, 1 << 20));
   cli.add_option("--threads", args.threads, "Threads of the core's forward pass (deberta::set_num_threads; default: "
-                                             "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, 1024));
+                                             "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, deberta::kMaxThreads));
   CLI11_PARSE(cli, argc, argv);
 
   args.headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty();

@@ -1,6 +1,7 @@
 #include "cli_common.h"
 
 #include "deberta/analysis.h"
+#include "deberta/file_limits.h"
 #include "deberta/model_io.h"
 
 #include <unistd.h>
@@ -72,6 +73,52 @@ ResolvedInput resolve_input(const InputArgs& args, const Model& model) {
 
 std::string token_label(const ResolvedInput& in, int64_t id) {
   return in.tokenizer ? in.tokenizer->display(id) : "#" + std::to_string(id);
+}
+
+CLI::Validator finite_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v = 0;
+        size_t used = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          return "'" + text + "' is not a number";
+        }
+        if (used != text.size()) return "'" + text + "' is not a number";
+        if (!std::isfinite(v)) return "'" + text + "' is not a finite number";
+        if (v < lo || v > hi) {
+          std::ostringstream s;
+          s << "'" << text << "' is outside [" << lo << ", " << hi << "]";
+          return s.str();
+        }
+        return {};
+      },
+      "FINITE", "finite number");
+}
+
+std::vector<NumberedLine> read_text_lines(const std::string& path) {
+  const std::string data = read_whole_file(path, kMaxTextFileBytes);  // regular files only, size first
+  std::vector<NumberedLine> lines;
+  int64_t number = 0;
+  for (size_t start = 0; start < data.size();) {
+    size_t end = data.find('\n', start);
+    if (end == std::string::npos) end = data.size();
+    ++number;
+    std::string line = data.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back({number, std::move(line)});
+    start = end + 1;
+  }
+  return lines;
+}
+
+Encoding encode_at(const Tokenizer& tok, const std::string& text, const std::string* pair, const std::string& where) {
+  try {
+    return pair ? tok.encode(text, pair) : tok.encode(text);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
 }
 
 std::string model_path_or_default(const std::string& arg) { return arg.empty() ? DEBERTA_DEFAULT_MODEL : arg; }

@@ -16,6 +16,31 @@
 
 namespace deberta::cli {
 
+/// A CLI11 check for a floating option: a finite number in [lo, hi]. CLI::Range and
+/// CLI::NonNegativeNumber let "nan" through (every comparison with NaN is false), and a NaN
+/// tolerance or rate silently turns every test into "pass" or "never".
+CLI::Validator finite_in(double lo, double hi);
+
+/// A text input of the CLI (eval --data, eval-mlm --text-file) holds at most this many bytes.
+constexpr uint64_t kMaxTextFileBytes = 256ull << 20;
+/// A line longer than this many bytes per token of max_position_embeddings is too long for the
+/// model without tokenizing it (no piece of a real vocabulary covers more; runs of spaces, which
+/// SentencePiece collapses, are the one way to exceed it, and such a line is skipped too).
+constexpr uint64_t kMaxBytesPerToken = 64;
+
+/// One non-blank line of a text file and its 1-based number.
+struct NumberedLine {
+  int64_t number = 0;
+  std::string text;
+};
+
+/// The non-blank lines of `path` ('\r' before '\n' dropped). Errors (naming the path): not a
+/// regular file (a FIFO, a device), more than kMaxTextFileBytes, unreadable.
+std::vector<NumberedLine> read_text_lines(const std::string& path);
+
+/// tok.encode(text[, pair]) whose errors (invalid UTF-8, …) are prefixed with `where` (file:line).
+Encoding encode_at(const Tokenizer& tok, const std::string& text, const std::string* pair, const std::string& where);
+
 /// The ablation flags on a command line; `deberta::parse_ablation` (ablation.h) reads them, the
 /// same parser the viewer and the Python module use.
 struct AblationArgs {

@@ -156,7 +156,7 @@ void register_bench(CLI::App* app) {
       ->check(CLI::IsMember({"tiny", "xsmall", "base"}));
   source->require_option(1);
   cmd->add_option("--seq", args->seq, "Sequence length N")->check(CLI::Range(1, 100000));
-  cmd->add_option("--threads", args->threads, "Threads (heads in parallel; Eigen GEMM)")->check(CLI::Range(1, 256));
+  cmd->add_option("--threads", args->threads, "Threads (heads in parallel; Eigen GEMM)")->check(CLI::Range(1, kMaxThreads));
   cmd->add_option("--repeat", args->repeat, "Timed repetitions (after one warm-up)")->check(CLI::Range(1, 1000));
   cmd->add_option("--trace", args->trace, "What the forward keeps: none, probs (the viewer's trace), full")
       ->check(CLI::IsMember({"none", "probs", "full"}));

@@ -28,7 +28,8 @@ void register_diff(CLI::App* app) {
               "missing from one side.");
   cmd->add_option("A", args->a, "First file")->required();
   cmd->add_option("B", args->b, "Second file")->required();
-  cmd->add_option("--tol", args->tolerance, "Largest accepted max |a - b| per tensor")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--tol", args->tolerance, "Largest accepted max |a - b| per tensor")
+      ->check(finite_in(0.0, std::numeric_limits<double>::max()));
   cmd->add_flag("--common-only", args->common_only, "Compare the names both files have; do not fail on the others");
   cmd->callback([args] {
     const TensorMap a = read_safetensors(args->a);
@@ -53,7 +54,8 @@ void register_diff(CLI::App* app) {
       const size_t n = static_cast<size_t>(ta.numel());
       double err = 0;
       for (size_t k = 0; k < n; ++k) {
-        const double d = std::fabs(value(ta, k) - value(tb, k));
+        const double x = value(ta, k), y = value(tb, k);
+        const double d = x == y ? 0.0 : std::fabs(x - y);  // equal infinities are equal (numpy.allclose)
         if (!(d <= err)) err = std::isnan(d) ? INFINITY : d;  // NaN on one side counts as infinite
       }
       worst = std::max(worst, err);

@@ -36,14 +36,10 @@ struct Example {
 };
 
 std::vector<Example> read_examples(const std::string& path, bool labeled, int64_t max_lines) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open file");
   std::vector<Example> out;
-  int64_t line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+  for (const NumberedLine& numbered : read_text_lines(path)) {
+    const std::string& line = numbered.text;
+    const int64_t line_no = numbered.number;
     std::vector<std::string> cols;
     std::stringstream s(line);
     for (std::string col; std::getline(s, col, '\t');) cols.push_back(col);
@@ -124,7 +120,11 @@ void register_eval(CLI::App* app) {
     bool warned = false;
     for (const Example& e : examples) {
       const std::string where = args->data + ":" + std::to_string(e.line);
-      const Encoding enc = e.b.empty() ? tok->encode(e.a) : tok->encode(e.a, &e.b);
+      if (e.a.size() + e.b.size() > kMaxBytesPerToken * static_cast<uint64_t>(model.config.max_position_embeddings)) {
+        ++skipped;  // too long for the model, known without tokenizing it
+        continue;
+      }
+      const Encoding enc = encode_at(*tok, e.a, e.b.empty() ? nullptr : &e.b, where);
       Inputs inputs;
       inputs.input_ids = enc.ids;
       inputs.token_type_ids = enc.token_type_ids;

@@ -29,13 +29,13 @@ struct EvalArgs {
   AblationArgs ablation;
 };
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open file");
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
-  return lines;
+
+/// `text` cut to at most `cap` bytes at a UTF-8 character boundary.
+std::string cut_to_bytes(const std::string& text, size_t cap) {
+  if (text.size() <= cap) return text;
+  size_t cut = cap;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut);
 }
 
 bool is_special(const Tokenizer& tok, int64_t id) {
@@ -64,7 +64,7 @@ void register_eval_mlm(CLI::App* app) {
                                                   "tokens, next to a unigram-frequency baseline.");
   cmd->add_option("--model", args->model, "Model directory (default: the bundled model)");
   cmd->add_option("--text-file", args->text_file, "Text, one sentence per line")->required();
-  cmd->add_option("--mask-rate", args->mask_rate, "Probability that an ordinary token is masked")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--mask-rate", args->mask_rate, "Probability that an ordinary token is masked")->check(finite_in(0.0, 1.0));
   cmd->add_option("--seed", args->seed, "Masking seed");
   cmd->add_option("--max-sentences", args->max_sentences, "Evaluate at most this many lines (0 = all)");
   cmd->add_option("--unigram-file", args->unigram_file, "Text whose token frequencies make the baseline (default: --text-file)");
@@ -78,13 +78,18 @@ void register_eval_mlm(CLI::App* app) {
     if (!has_tokenizer(model.directory)) throw Error(model.directory + ": eval-mlm needs a tokenizer (spm.model, …)");
     const auto tok = load_tokenizer_for_model(model.directory, model.config.vocab_size);
     const Ablation ablation = normalized(model, args->ablation.to_ablation());
-    std::vector<std::string> lines = read_lines(args->text_file);
+    std::vector<NumberedLine> lines = read_text_lines(args->text_file);
+    // A line longer than any max_len-token text is cut before tokenizing (the tokens past max_len
+    // are dropped below anyway), so a 10 MB line costs no 10 MB tokenization.
+    const size_t cap = kMaxBytesPerToken * static_cast<size_t>(model.config.max_position_embeddings);
     if (args->max_sentences > 0 && static_cast<int64_t>(lines.size()) > args->max_sentences) lines.resize(args->max_sentences);
     if (lines.empty()) throw Error(args->text_file + ": no text");
     // Unigram baseline: token frequencies (add-one smoothed) over the baseline text.
     std::vector<double> counts(model.config.vocab_size, 1.0);
-    for (const auto& line : args->unigram_file.empty() ? lines : read_lines(args->unigram_file))
-      for (int64_t id : tok->encode(line).ids)
+    const std::string& unigram_path = args->unigram_file.empty() ? args->text_file : args->unigram_file;
+    for (const auto& line : args->unigram_file.empty() ? lines : read_text_lines(args->unigram_file))
+      for (int64_t id : encode_at(*tok, cut_to_bytes(line.text, cap), nullptr,
+                                  unigram_path + ":" + std::to_string(line.number)).ids)
         if (id >= 0 && id < model.config.vocab_size && !is_special(*tok, id)) counts[id] += 1;
     double total = 0;
     for (double c : counts) total += c;
@@ -101,7 +106,8 @@ void register_eval_mlm(CLI::App* app) {
     nlohmann::json per_sentence = nlohmann::json::array();
     bool warned_non_finite = false;  // one warning, not one per sentence
     for (size_t s = 0; s < lines.size(); ++s) {
-      Encoding enc = tok->encode(lines[s]);
+      Encoding enc = encode_at(*tok, cut_to_bytes(lines[s].text, cap), nullptr,
+                               args->text_file + ":" + std::to_string(lines[s].number));
       if (static_cast<int64_t>(enc.ids.size()) > max_len) {
         enc.ids.resize(max_len), enc.token_type_ids.resize(max_len), ++truncated;
         enc.ids.back() = tok->sep_id();

@@ -388,7 +388,14 @@ PYBIND11_MODULE(deberta_explorer, mod) {
       "read_safetensors(path) -> dict[str, numpy.ndarray]\n\n"
       "A safetensors file (e.g. a golden case or a `deberta dump`) with floating tensors as float64 and integer "
       "ones as int64. Raises Error naming the file when it is malformed.");
-  mod.def("set_num_threads", &deberta::set_num_threads, py::arg("threads"),
+  mod.def("set_num_threads",
+          [](int threads) {
+            if (threads < 1 || threads > deberta::kMaxThreads)
+              throw py::value_error("set_num_threads: threads must be in [1, " + std::to_string(deberta::kMaxThreads) +
+                                    "], found " + std::to_string(threads));
+            deberta::set_num_threads(threads);
+          },
+          py::arg("threads"),
           "Threads used by the forward pass (heads in parallel). The numbers do not depend on it.");
   mod.def("num_threads", &deberta::num_threads);
   mod.attr("__version__") = DEBERTA_VERSION;

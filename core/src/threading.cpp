@@ -31,7 +31,8 @@ constexpr int64_t kMaxBlocks = 4;   // blocks per product: enough for 4 threads
 }  // namespace
 
 void set_num_threads(int threads) {
-  if (threads < 1) threads = 1;
+  if (threads < 1 || threads > kMaxThreads)
+    throw Error("threads must be in [1, " + std::to_string(kMaxThreads) + "], found " + std::to_string(threads));
 #ifdef _OPENMP
   omp_set_num_threads(threads);
 #endif
@@ -41,7 +42,11 @@ void set_num_threads(int threads) {
 
 int num_threads() {
 #ifdef _OPENMP
-  return omp_get_max_threads();
+  const int threads = omp_get_max_threads();
+  if (threads > kMaxThreads)
+    throw Error("OMP_NUM_THREADS (or an earlier omp_set_num_threads) asks for " + std::to_string(threads) +
+                " threads; at most " + std::to_string(kMaxThreads) + " are supported");
+  return threads;
 #else
   return 1;
 #endif
@@ -49,6 +54,7 @@ int num_threads() {
 
 void run_tasks(int64_t count, const std::function<void(int64_t)>& task) {
   if (count <= 0) return;
+  (void)num_threads();  // refuses an environment asking for more than kMaxThreads
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1) if (count > 1)
   for (int64_t i = 0; i < count; ++i) errors.run([&] { task(i); });
@@ -265,6 +271,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
 
   ParallelErrors errors;
   std::atomic<size_t> next_block{0};
+  (void)num_threads();  // refuses an environment asking for more than kMaxThreads
 #pragma omp parallel if (blocks.size() > 1 || input_chunks.size() > 1)
   {
     Block* previous = nullptr;  // the last block this thread took (its packed W buffer to reuse)

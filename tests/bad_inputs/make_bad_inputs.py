@@ -319,5 +319,40 @@ case("nan_predictions", "predict --model {cases}/nan_predictions --ids 1,5,6,7,2
      exit_code=0, what="NaN probabilities were printed with exit 0 and no warning")
 case("opt_scale_factor_suffix", "predict --text \"the [MASK] is here\" --scale-factor 3abc", "'3abc' is neither 'auto' nor a number")
 
+# --- issue 28: non-regular text inputs, unbounded lines, NaN options, invalid UTF-8 in data ----------
+WORDNET = "{cases}/../../../notebooks_data/models/deberta-tiny-wordnet-match"
+case("evalmlm_text_fifo", "eval-mlm --text-file {tmp}/deberta_text_fifo", "not a regular file",
+     what="eval-mlm opened a FIFO and waited for a writer forever")
+cases[-1]["setup"] = "rm -f {tmp}/deberta_text_fifo && mkfifo {tmp}/deberta_text_fifo"
+case("eval_data_fifo", "eval --model " + WORDNET + " --data {tmp}/deberta_data_fifo", "not a regular file",
+     what="eval --data opened a FIFO and waited forever")
+cases[-1]["setup"] = "rm -f {tmp}/deberta_data_fifo && mkfifo {tmp}/deberta_data_fifo"
+case("evalmlm_text_dev_zero", "eval-mlm --text-file /dev/zero", "not a regular file",
+     what="read /dev/zero line by line without end")
+case("eval_data_too_big", "eval --model " + WORDNET + " --data {tmp}/deberta_sparse_data.txt", "more than the 256 MB",
+     what="a 300 MB data file was read whole")
+cases[-1]["setup"] = "rm -f {tmp}/deberta_sparse_data.txt && truncate -s 300M {tmp}/deberta_sparse_data.txt"
+d = os.path.join(OUT, "evalmlm_invalid_utf8")
+os.makedirs(d, exist_ok=True)
+open(os.path.join(d, "text.txt"), "wb").write(b"the cat sat on the mat\n\nin the beginning \xff\xfe was\n")
+case("evalmlm_invalid_utf8", "eval-mlm --text-file {cases}/evalmlm_invalid_utf8/text.txt", "text.txt:3:",
+     what="invalid UTF-8 in the data was reported without the file and line")
+case("evalmlm_10mb_line", "eval-mlm --text-file {tmp}/deberta_long_line.txt --json", "\"sentences\"", exit_code=0,
+     what="a 10 MB line was tokenized whole before being truncated to 128 tokens")
+cases[-1]["setup"] = ("/usr/bin/python3 -c \"open('{tmp}/deberta_long_line.txt','w').write('the cat sat on the mat. ' * "
+                      "420000 + chr(10))\"")
+case("eval_10mb_line", "eval --model " + WORDNET + " --data {tmp}/deberta_long_pair.txt --json", "skipped_too_long",
+     exit_code=0, what="a 10 MB example was tokenized whole before being skipped as too long")
+cases[-1]["setup"] = ("/usr/bin/python3 -c \"open('{tmp}/deberta_long_pair.txt','w').write('a short line' + chr(10) + "
+                      "'word ' * 2000000 + chr(10))\"")
+case("opt_diff_tol_nan", "diff {golden}/v1_c2p_only/golden.safetensors {golden}/v1_c2p_only/golden.safetensors --tol nan",
+     "--tol: 'nan' is not a finite number", exit_code=105, what="a NaN tolerance was accepted")
+case("opt_mask_rate_nan", "eval-mlm --text-file {cases}/evalmlm_invalid_utf8/text.txt --mask-rate nan",
+     "--mask-rate: 'nan' is not a finite number", exit_code=105, what="a NaN mask rate was accepted")
+case("opt_mask_rate_inf", "eval-mlm --text-file {cases}/evalmlm_invalid_utf8/text.txt --mask-rate inf",
+     "not a finite number", exit_code=105, what="an infinite mask rate was accepted")
+case("opt_bench_threads_huge", "bench --preset tiny --seq 4 --threads 100000", "--threads", exit_code=105,
+     what="100000 threads were started")
+
 json.dump(cases, open(os.path.join(HERE, "manifest.json"), "w"), indent=1)
 print(f"wrote {len(cases)} cases to {OUT}")

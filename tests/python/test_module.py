@@ -238,3 +238,14 @@ def test_predict_without_mask_is_an_error(bundled):
     _, model = bundled
     with pytest.raises(dx.Error, match=r"\[MASK\]"):
         dx.predict(model, "No mask here.")
+
+
+def test_thread_count_is_bounded_with_a_value_error(source_dir):
+    """set_num_threads(100000) used to be accepted and crash the next forward (issue 28)."""
+    before = dx.num_threads()
+    for bad in (0, -3, 257, 100000):
+        with pytest.raises(ValueError, match=r"set_num_threads: threads must be in \[1, 256\]"):
+            dx.set_num_threads(bad)
+    assert dx.num_threads() == before
+    m = dx.load_model(str(source_dir / "notebooks_data/golden/v1_c2p_only"))
+    dx.forward(m, [1, 5, 6, 2])   # still runs

@@ -46,10 +46,17 @@ struct Model {
 /// 38 MB; base: 29 GFLOP and 151 MB). Errors: a table whose width is not the projections' `in`.
 void project_position_table(Model* model);
 
+/// The most threads any frontend may ask for (CLI --threads, viewer --threads, Python
+/// set_num_threads, OMP_NUM_THREADS): far above any core count this tool targets, far below what
+/// exhausts stacks or thread ids.
+constexpr int kMaxThreads = 256;
+
 /// Threads used by the forward pass: its tasks (threading.h: column blocks of the products, heads,
 /// rows) run on this many OpenMP threads; the numbers do not depend on it. Default: all cores.
+/// Errors: `threads` outside [1, kMaxThreads] ("threads must be in [1, 256], found N").
 void set_num_threads(int threads);
-/// The current thread count.
+/// The current thread count. Errors: the environment (OMP_NUM_THREADS) asks for more than
+/// kMaxThreads, named in the message.
 int num_threads();
 
 /// The attention terms and scale in force for one model under one `Ablation`.
