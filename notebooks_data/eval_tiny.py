@@ -87,13 +87,18 @@ def main():
     ap.add_argument("--masks-out", default=os.path.join(HERE, "models", "deberta-tiny-golden",
                                                         "heldout_masks.txt"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N held-out sentences")
+    ap.add_argument("--max-len", type=int, default=128,
+                    help="sentence truncation (128: the split and masks of deberta-tiny's eval.json for any model)")
+    ap.add_argument("--long", action="store_true",
+                    help="also score the held-out sentences packed into sequences of 129..512 tokens "
+                         "(train_long.pack_sequences, seed 2023; masks of seed 2024), for a 512-token model")
     args = ap.parse_args()
     torch.set_num_threads(1)
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=os.path.join(args.model, "spm.model"))
     model = dt.load_model(args.model, torch.float64)
     V = model.cfg.vocab_size
-    max_len = model.cfg.max_position_embeddings
+    max_len = min(args.max_len, model.cfg.max_position_embeddings)
     _, held = tt.encode_file(sp, args.heldout, max_len)
     if args.limit:
         held = held[:args.limit]
@@ -123,6 +128,22 @@ def main():
         results["model"][name] = r
         print("%-6s ce %.4f top1 %.4f top5 %.4f  (%.0fs)" % (name, r["cross_entropy"], r["top1"],
                                                             r["top5"], r["seconds"]), flush=True)
+    if args.long:
+        import numpy as np
+        import train_long
+        seqs = train_long.pack_sequences(held, np.random.default_rng(2023))
+        long_batches, _ = masked_heldout(seqs, V, 2024)
+        results["long"] = {"sequences": len(seqs), "min_tokens": int(min(len(s) for s in seqs)),
+                           "max_tokens": int(max(len(s) for s in seqs)), "mask_seed": 2024,
+                           "packing": "train_long.pack_sequences(heldout sentences, default_rng(2023))", "model": {}}
+        for name, abl, emd in variants[:2]:
+            t0 = time.time()
+            r = tt.evaluate(model, long_batches, ablation=abl, use_emd=emd)
+            model.eval()
+            r["seconds"] = round(time.time() - t0, 1)
+            results["long"]["model"][name] = r
+            print("long %-6s ce %.4f top1 %.4f top5 %.4f  (%.0fs)" % (name, r["cross_entropy"], r["top1"],
+                                                                     r["top5"], r["seconds"]), flush=True)
     b = results["baseline_unigram"]
     print("unigram ce %.4f top1 %.4f top5 %.4f" % (b["cross_entropy"], b["top1"], b["top5"]))
     with open(os.path.join(args.model, "eval.json"), "w") as f:

@@ -145,6 +145,55 @@ def unigram_baseline():
     return r
 
 
+# The same component switched off at inference in the shipped baseline (seed 1): deberta_torch
+# Ablation fields and use_emd. No inference-time switch gives "EMD with I = H" (no-emd-depth).
+INFERENCE = {"no-c2p": ({"c2p": False}, None, "--terms c2c,p2c"),
+             "no-p2c": ({"p2c": False}, None, "--terms c2c,c2p"),
+             "no-emd": ({}, False, "--no-emd"),
+             "no-emd-abs": ({}, False, "--no-emd"),
+             "p2p": ({"p2p": True}, None, "--terms c2c,c2p,p2c,p2p"),
+             "p2c-paper": ({"p2c_index": "paper"}, None, "--p2c-index paper"),
+             "c2c-abs": ({"c2p": False, "p2c": False}, None, "--terms c2c")}
+
+
+def inference_ablations():
+    """Test-split numbers of the shipped baseline (seed 1) with one component switched off at
+    inference (float64, the masks of the runs). Cached in models/zoo/inference.json, keyed by the
+    baseline's weights hash."""
+    cache = os.path.join(ZOO, "inference.json")
+    card_path = os.path.join(RUNS, "baseline", "s1", "card.json")
+    with open(card_path) as f:
+        weights = json.load(f)["weights_sha256"]
+    if os.path.isfile(cache):
+        with open(cache) as f:
+            r = json.load(f)
+        if r.get("baseline_weights_sha256") == weights:
+            return r
+    import numpy as np
+    import sentencepiece as spm
+    import torch
+    import deberta_torch as dt
+    import make_zoo
+    import train_tiny as tt
+    torch.set_num_threads(1)
+    model_dir = os.path.join(ZOO, "deberta-tiny-baseline")
+    model = dt.load_model(model_dir, torch.float64)
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(model_dir, "spm.model"))
+    _, held = tt.encode_file(sp, os.path.join(HERE, "corpus", "heldout.txt"), 128)
+    batches = tt.heldout_batches(held[make_zoo.VALIDATION_SENTENCES:], sp.get_piece_size(),
+                                 seed=make_zoo.EVAL_SEED + 1)
+    out = {"baseline_weights_sha256": weights, "model": "models/zoo/deberta-tiny-baseline (seed 1)",
+           "as_trained": tt.evaluate(model, batches), "variants": {}}
+    for variant, (fields, use_emd, flags) in INFERENCE.items():
+        r = tt.evaluate(model, batches, ablation=dt.Ablation(**fields), use_emd=use_emd)
+        r["flags"] = flags
+        out["variants"][variant] = r
+        print("inference %-10s ce %.4f top1 %.4f" % (variant, r["cross_entropy"], r["top1"]), file=sys.stderr)
+    with open(cache, "w") as f:
+        json.dump(out, f, indent=1)
+    return out
+
+
 def plot_curves(cards, path, title, variants=None):
     import matplotlib
     matplotlib.use("Agg")
@@ -183,13 +232,14 @@ def main():
     seeds_hash = check_initialisations(cards)
     tests = paired_block(cards)
     uni = unigram_baseline()
+    inference = inference_ablations()
     long_cards = read_cards(steps=4000)
 
     table = {"recipe": {"steps": RECIPE_STEPS, "test_split": "heldout.txt sentences 1000..end",
                         "primary_metric": "cross_entropy", "test": "paired t (two-sided), Holm across variants",
                         "beyond_noise": "p_holm < 0.05"},
              "init_sha256_by_seed": {str(k): v for k, v in sorted(seeds_hash.items())},
-             "unigram": uni, "variants": {}, "paired": tests["cross_entropy"],
+             "unigram": uni, "inference": inference, "variants": {}, "paired": tests["cross_entropy"],
              "paired_secondary": {m: tests[m] for m in ("top1", "top5")}, "models": {}}
     for variant, label, change, paper in VARIANTS:
         runs = cards.get(variant, [])

@@ -120,6 +120,37 @@ def golden_tensors(model, input_ids, attention_mask, masked_positions, labels):
     return g
 
 
+# Long cases (a 512-token model): only these tensors are stored, so that a 500-token case stays a
+# few MB (the [N, N] maps of every layer would be ~50 MB).
+LONG_KEEP = ("input_ids", "attention_mask", "token_type_ids", "embedding_output", "mlm.masked_positions",
+             "mlm.labels", "mlm.masked_logits")
+
+
+def build_long(model, sp, lines, n_tokens, rng, n_masks=12):
+    """One held-out sequence of exactly n_tokens: consecutive held-out sentences joined, [CLS] … [SEP],
+    with n_masks random ordinary tokens replaced by [MASK]. Stores LONG_KEEP plus every layer's
+    output and the EMD outputs."""
+    cls, sep, mask_id = sp.piece_to_id("[CLS]"), sp.piece_to_id("[SEP]"), sp.piece_to_id("[MASK]")
+    body = []
+    for line in lines:
+        body.extend(sp.encode(line))
+        if len(body) >= n_tokens - 2:
+            break
+    ids = [cls] + body[: n_tokens - 2] + [sep]
+    pos = sorted(int(p) for p in rng.choice(np.arange(1, n_tokens - 1), size=n_masks, replace=False))
+    inp = list(ids)
+    for p in pos:
+        inp[p] = mask_id
+    g = golden_tensors(model, inp, [1] * n_tokens, pos, [ids[p] for p in pos])
+    keep = {k: v for k, v in g.items()
+            if k in LONG_KEEP or (k.startswith("layer.") and k.endswith(".output")) or k.startswith("emd.output.")}
+    top = np.argsort(-g["mlm.masked_logits"], axis=-1)[:, :5]
+    case = {"file": "golden_long_%d.safetensors" % n_tokens, "seq_len": n_tokens, "token_ids": ids, "input_ids": inp,
+            "masked_positions": pos, "labels": [ids[p] for p in pos], "stored_tensors": sorted(keep),
+            "top5_ids": top.tolist(), "top5_pieces": [[sp.id_to_piece(int(t)) for t in row] for row in top]}
+    return case, keep
+
+
 def build(model, sp, lines, bins=LENGTH_BINS):
     rng = np.random.default_rng(MASK_SEED)
     mask_id = sp.piece_to_id("[MASK]")
@@ -163,6 +194,8 @@ def main():
     ap.add_argument("--heldout", default=os.path.join(HERE, "corpus", "heldout.txt"))
     ap.add_argument("--out", default=os.path.join(HERE, "models", "deberta-tiny-golden"))
     ap.add_argument("--check", action="store_true", help="recompute and compare with --out")
+    ap.add_argument("--long", type=int, nargs="*", default=[],
+                    help="also a case of each of these lengths (held-out sentences joined; a 512-token model)")
     ap.add_argument("--bins", type=int, default=len(LENGTH_BINS),
                     help="use the first this many length bins (the zoo: 3, N <= 24)")
     args = ap.parse_args()
@@ -173,6 +206,11 @@ def main():
     with open(args.heldout) as f:
         lines = [l.rstrip("\n") for l in f if l.strip()]
     cases, files = build(model, sp, lines, LENGTH_BINS[:args.bins])
+    long_rng = np.random.default_rng(MASK_SEED + 1)
+    for n in args.long:
+        case, g = build_long(model, sp, lines, n, long_rng)
+        cases.append(case)
+        files[case["file"]] = g
     if args.check:
         worst = 0.0
         for name, g in files.items():
