@@ -34,6 +34,28 @@ TEST_SUITE("bundled") {
     }
   }
 
+  TEST_CASE("the 512-token bundled model reproduces its PyTorch reference within 1e-9, up to 512 tokens") {
+    // notebooks_data/models/deberta-tiny-512 (train_long.py): six held-out sentences as for
+    // deberta-tiny, and two sequences of 300 and 512 tokens (make_tiny_golden.py --long), whose files
+    // hold the layer outputs, the EMD outputs and the logits at 12 masked positions.
+    const std::string model_dir = test::source_path("notebooks_data/models/deberta-tiny-512");
+    const std::string golden_dir = test::source_path("notebooks_data/models/deberta-tiny-512-golden");
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(golden_dir))
+      if (e.path().extension() == ".safetensors") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() == 8);
+    int64_t longest = 0;
+    for (const std::string& file : files) {
+      CAPTURE(file);
+      const TensorMap g = read_safetensors(file);
+      longest = std::max(longest, g.at("input_ids").shape.back());
+      CHECK(test::check_case(model_dir, file, file, 1e-9) >= 9);
+      CHECK(g.count("mlm.masked_logits"));
+    }
+    CHECK(longest == 512);
+  }
+
   TEST_CASE("every model of the trained-ablation zoo reproduces its PyTorch reference within 1e-9") {
     // notebooks_data/models/zoo (docs/table4.md): each variant is run as its config.json says it was
     // trained (deberta_explorer keys, no position table = no EMD, absolute positions at the input),

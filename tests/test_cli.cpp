@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "deberta/safetensors.h"
+#include "deberta/tokenizer.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <sys/wait.h>
 
 using namespace deberta;
@@ -105,5 +107,35 @@ TEST_SUITE("cli") {
                       test::source_path("notebooks_data/golden/v3_emd") + " --ids 1,5,4,2");
     CHECK(r.exit_code != 0);
     CHECK(r.output.find("vocab") != std::string::npos);
+  }
+}
+
+TEST_SUITE("cli") {
+  TEST_CASE("the bundled default model predicts on a ~500-token text; the 128-token model refuses it (issue 31)") {
+    // Held-out sentences joined until the text is 450..510 tokens, one word replaced by [MASK].
+    const std::string tiny = test::source_path("notebooks_data/models/deberta-tiny");
+    const auto tok = load_tokenizer_for_model(tiny, 8000);
+    std::ifstream in(test::source_path("notebooks_data/corpus/heldout.txt"));
+    std::string text;
+    for (std::string line; std::getline(in, line);) {
+      const std::string next = text.empty() ? line : text + " " + line;
+      if (tok->encode(next).ids.size() > 510) break;
+      text = next;
+    }
+    const size_t n = tok->encode(text).ids.size();
+    REQUIRE(n >= 450);
+    const size_t the = text.find(" the ");
+    REQUIRE(the != std::string::npos);
+    text.replace(the, 5, " [MASK] ");
+    std::ofstream("/tmp/deberta_long_text.txt") << text;
+    const test::CliRun ok = test::run_cli("predict --top-k 3 --json --text \"$(cat /tmp/deberta_long_text.txt)\"");
+    CAPTURE(ok.output.substr(0, 400));
+    REQUIRE(ok.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(ok.output);
+    CHECK(j["tokens"].size() >= 450);
+    CHECK(j["predictions"].size() == 1);
+    const test::CliRun refused = test::run_cli("predict --model " + tiny + " --text \"$(cat /tmp/deberta_long_text.txt)\"");
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.output.find("max_position_embeddings") != std::string::npos);
   }
 }

@@ -152,13 +152,17 @@ inline int check_case(const std::string& dir, const std::string& golden_path, co
     worst = std::max(worst, check_close(name, it->second, ref, tolerance));
     ++compared;
   }
-  // Nothing extra either: a decoder or task-head tensor the reference does not produce is a
-  // semantic error (a head read from weights the reference model does not have).
-  for (const auto& kv : ours) {
-    const std::string& name = kv.first;
-    const bool decoder_or_head = name.rfind("emd.", 0) == 0 || name.rfind("rtd.", 0) == 0 ||
-                                 name.rfind("cls.", 0) == 0 || name.rfind("tokcls.", 0) == 0;
-    if (decoder_or_head) CHECK_MESSAGE(golden.count(name), "we produce " << name << " but the reference does not");
+  // Nothing extra either: a decoder or task head the reference does not run is a semantic error
+  // (a head read from weights the reference model does not have). A reference file may keep only
+  // some of a part's tensors (the long cases of a 512-token model drop the [N, N] maps), so the
+  // check is per part: we run the EMD / a head only if the reference file has a tensor of it.
+  for (const char* part : {"emd.", "rtd.", "cls.", "tokcls."}) {
+    const auto has_part = [&](const TensorMap& m) {
+      for (const auto& kv : m)
+        if (kv.first.rfind(part, 0) == 0) return true;
+      return false;
+    };
+    if (has_part(ours)) CHECK_MESSAGE(has_part(golden), "we produce " << part << "* tensors but the reference does not");
   }
   MESSAGE(std::filesystem::path(dir).filename().string() << ": " << compared << " tensors, max abs error " << worst);
   return compared;
