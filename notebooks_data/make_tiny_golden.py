@@ -147,7 +147,9 @@ def build_long(model, sp, lines, n_tokens, rng, n_masks=12):
     top = np.argsort(-g["mlm.masked_logits"], axis=-1)[:, :5]
     case = {"file": "golden_long_%d.safetensors" % n_tokens, "seq_len": n_tokens, "token_ids": ids, "input_ids": inp,
             "masked_positions": pos, "labels": [ids[p] for p in pos], "stored_tensors": sorted(keep),
-            "top5_ids": top.tolist(), "top5_pieces": [[sp.id_to_piece(int(t)) for t in row] for row in top]}
+            "top5_ids": top.tolist(), "top5_pieces": [[sp.id_to_piece(int(t)) for t in row] for row in top],
+            "label_pieces": [sp.id_to_piece(int(ids[p])) for p in pos],
+            "text": "held-out sentences joined from the first line on (%d tokens)" % n_tokens}
     return case, keep
 
 

@@ -250,3 +250,29 @@ TEST_SUITE("config") {
     fs::remove_all(dir);
   }
 }
+
+TEST_SUITE("config") {
+  TEST_CASE("an omitted key takes the default of the config class model_type names (transformers v4.27; issue 28)") {
+    using nlohmann::json;
+    // DebertaV2Config(): vocab 128100, hidden 1536, 24 layers, 24 heads, intermediate 6144.
+    const ModelConfig v2 = parse_config(json{{"model_type", "deberta-v2"}}, "v2.json");
+    CHECK(v2.hidden_size == 1536);
+    CHECK(v2.num_hidden_layers == 24);
+    CHECK(v2.num_attention_heads == 24);
+    CHECK(v2.intermediate_size == 6144);
+    CHECK(v2.vocab_size == 128100);
+    CHECK(v2.attention_head_size == 64);
+    // A v2 config that names its width but not its heads runs with 24 heads, as Hugging Face does
+    // (it used to run with 12: silently different numbers).
+    const ModelConfig heads = parse_config(json{{"model_type", "deberta-v2"}, {"hidden_size", 48}}, "v2.json");
+    CHECK(heads.num_attention_heads == 24);
+    CHECK(heads.attention_head_size == 2);
+    // DebertaConfig(): deberta-base sizes.
+    const ModelConfig v1 = parse_config(json{{"model_type", "deberta"}}, "v1.json");
+    CHECK(v1.hidden_size == 768);
+    CHECK(v1.num_hidden_layers == 12);
+    CHECK(v1.num_attention_heads == 12);
+    CHECK(v1.intermediate_size == 3072);
+    CHECK(v1.vocab_size == 50265);
+  }
+}

@@ -237,10 +237,14 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   } else {
     throw Error(source + ": unknown model_type '" + c.model_type + "' (expected \"deberta\" or \"deberta-v2\")");
   }
-  c.hidden_size = r.integer("hidden_size", 768);
-  c.num_hidden_layers = r.integer("num_hidden_layers", 12);
-  c.num_attention_heads = r.integer("num_attention_heads", 12);
-  c.intermediate_size = r.integer("intermediate_size", 3072);
+  // A key config.json omits takes the default of the config class its model_type names, as
+  // transformers v4.27 does: DebertaConfig (deberta-base sizes) or DebertaV2Config (deberta-v2-xlarge
+  // sizes: 1536 / 24 / 24 / 6144). The other defaults are the same in both classes.
+  const bool v1 = c.version == ModelVersion::V1;
+  c.hidden_size = r.integer("hidden_size", v1 ? 768 : 1536);
+  c.num_hidden_layers = r.integer("num_hidden_layers", v1 ? 12 : 24);
+  c.num_attention_heads = r.integer("num_attention_heads", v1 ? 12 : 24);
+  c.intermediate_size = r.integer("intermediate_size", v1 ? 3072 : 6144);
   c.vocab_size = r.integer("vocab_size", c.version == ModelVersion::V1 ? 50265 : 128100);
   c.max_position_embeddings = r.integer("max_position_embeddings", 512);
   c.type_vocab_size = r.integer("type_vocab_size", 0);
