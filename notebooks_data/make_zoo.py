@@ -50,7 +50,7 @@ def train_text():
     """corpus/train.txt, restored from the committed train.txt.xz when absent."""
     path = os.path.join(HERE, "corpus", "train.txt")
     if not os.path.isfile(path):
-        tmp = path + ".part"
+        tmp = "%s.part%d" % (path, os.getpid())  # queues running side by side each write their own
         with lzma.open(path + ".xz", "rb") as src, open(tmp, "wb") as dst:
             shutil.copyfileobj(src, dst)
         os.replace(tmp, path)
