@@ -32,17 +32,14 @@ install(FILES ${PROJECT_BINARY_DIR}/package/debertaConfig.cmake ${PROJECT_BINARY
         DESTINATION ${DEBERTA_CMAKE_DIR})
 
 # deberta.pc. The archives are static, so their private dependencies are listed under
-# Requires.private / Libs.private: link with `pkg-config --static --libs deberta`. -march=native and
-# OpenMP are PUBLIC on deberta_math (core/CMakeLists.txt), so they are in Cflags / Libs.
-set(DEBERTA_PC_CFLAGS "")
+# Requires.private / Libs.private: link with `pkg-config --static --libs deberta`. No -march: the
+# package does not impose the build machine's CPU. OpenMP is private to the archive (fast.cpp), so
+# it appears only under Libs.private, for the final link.
+set(DEBERTA_PC_CFLAGS " -DEIGEN_MAX_ALIGN_BYTES=64")
 set(DEBERTA_PC_LIBS "")
 set(DEBERTA_PC_LIBS_PRIVATE "-pthread")
-if(DEBERTA_NATIVE)
-  string(APPEND DEBERTA_PC_CFLAGS " -march=native")
-endif()
 if(OpenMP_CXX_FOUND)
-  string(APPEND DEBERTA_PC_CFLAGS " ${OpenMP_CXX_FLAGS}")
-  string(APPEND DEBERTA_PC_LIBS " ${OpenMP_CXX_FLAGS}")
+  string(APPEND DEBERTA_PC_LIBS_PRIVATE " ${OpenMP_CXX_FLAGS}")
 endif()
 # Relative install directories are written relative to ${prefix}; absolute ones as they are.
 foreach(_kind LIBDIR INCLUDEDIR)

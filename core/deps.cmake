@@ -5,7 +5,8 @@
 pkg_check_modules(deberta_libzip REQUIRED IMPORTED_TARGET libzip)
 pkg_check_modules(deberta_sentencepiece REQUIRED IMPORTED_TARGET sentencepiece)
 pkg_check_modules(deberta_pcre2 REQUIRED IMPORTED_TARGET libpcre2-8)
-target_link_libraries(deberta_io PRIVATE PkgConfig::deberta_libzip PkgConfig::deberta_sentencepiece
-                      PkgConfig::deberta_pcre2)
-# The internal headers of the I/O layer (pickle.h, tokenizer_detail.h) sit beside its sources.
-target_include_directories(deberta_io PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+# The io layer's objects compile with their headers; the archive carries them for the final link.
+foreach(_target deberta_layer_io deberta_io)
+  target_link_libraries(${_target} PRIVATE PkgConfig::deberta_libzip PkgConfig::deberta_sentencepiece
+                        PkgConfig::deberta_pcre2)
+endforeach()

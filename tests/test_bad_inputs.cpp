@@ -6,7 +6,7 @@
 #include "test_util.h"
 
 #include "deberta/model.h"
-#include "deberta/parallel.h"
+#include "backend/parallel.h"
 #include "deberta/safetensors.h"
 
 #include <doctest/doctest.h>

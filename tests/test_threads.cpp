@@ -7,11 +7,11 @@
 // for bit. 3 threads leave the tasks unevenly spread, so a result that depended on which thread
 // ran what would show there.
 #include "deberta/analysis.h"
-#include "deberta/bench.h"
+#include "analysis/bench.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"
-#include "deberta/threading.h"
+#include "backend/threading.h"
 #include "test_util.h"
 
 #include <doctest/doctest.h>
@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 
@@ -68,6 +69,12 @@ TensorMap dump_at(const Model& model, const Inputs& in, const Ablation& a, const
 
 // Every tensor of `b` equals the one of `a` bit for bit; on failure, names the tensor, the first
 // differing index and both values.
+void check_same_bits(const Matrix& a, const Matrix& b, const std::string& what) {
+  REQUIRE_MESSAGE((a.rows() == b.rows() && a.cols() == b.cols()), what);
+  CHECK_MESSAGE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0,
+                what << ": max |diff| " << (a - b).cwiseAbs().maxCoeff());
+}
+
 void check_bitwise(const TensorMap& a, const TensorMap& b, const std::string& what) {
   REQUIRE(a.size() == b.size());
   for (const auto& entry : a) {  // no structured bindings: clang 14 refuses them inside doctest's macros
@@ -203,7 +210,7 @@ TEST_SUITE("equations") {
   }
 
   TEST_CASE("threads: an activation applied to any block of a matrix gives the entries of the whole, bit for bit") {
-    // The feed-forward applies its activation per column task (`LinearJob::activation`); every
+    // The feed-forward applies its activation per column task (`ops::Product::elementwise`); every
     // activation must therefore be one scalar function per entry, whatever the block's offset
     // (a vectorised tanh or exp would round differently at the unaligned head of a block).
     UniformMatrices random{std::mt19937_64(11)};
@@ -233,7 +240,7 @@ TEST_SUITE("equations") {
         set_num_threads(threads);
         Matrix inner, out;
         LinearJob first{&up, &a, &inner};
-        first.activation = Activation::GeluErf;
+        first.elementwise = [](Eigen::Ref<Matrix> block) { activation_in_place(block, Activation::GeluErf); };
         parallel_linears({first});
         LinearJob second{&down, &inner, &out};
         second.residual = &a;
@@ -246,31 +253,32 @@ TEST_SUITE("equations") {
       LinearJob bad{&down, &inner_want, &y};
       bad.residual = &wrong;
       CHECK_THROWS_WITH_AS(parallel_linears({bad}), doctest::Contains("residual of shape"), Error);
-      // The post-LN block's LayerNorm, run per block of rows as they finish (LinearJob::norm).
+      // The post-LN block's LayerNorm, run per block of rows as they finish (ops::Product::rows_done).
       const LayerNormParams norm{random(384, 1).col(0), random(384, 1).col(0), 1e-7};
       const Matrix normed_want = layer_norm(out_want, norm);
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
-        Matrix pre, normed;
+        Matrix pre, normed(n, 384);
         LinearJob post_ln{&down, &inner_want, &pre};
         post_ln.residual = &a;
-        post_ln.norm = &norm;
-        post_ln.normed = &normed;
+        int64_t rows_normed = 0;
+        std::mutex counted;
+        post_ln.rows_done = [&](int64_t first, int64_t last) {
+          layer_norm_rows(pre, first, last, norm, &normed);
+          std::lock_guard<std::mutex> lock(counted);
+          rows_normed += last - first;
+        };
         parallel_linears({post_ln});
+        CHECK(rows_normed == n);  // every row handed over exactly once
         CHECK(std::memcmp(pre.data(), out_want.data(), pre.size() * sizeof(double)) == 0);
         CHECK(std::memcmp(normed.data(), normed_want.data(), normed.size() * sizeof(double)) == 0);
         CHECK(std::memcmp(residual_layer_norm(inner_want, down, a, norm).data(), normed_want.data(),
                           normed.size() * sizeof(double)) == 0);
       }
-      LinearJob no_output{&down, &inner_want, &y};
-      no_output.norm = &norm;
-      CHECK_THROWS_WITH_AS(parallel_linears({no_output}), doctest::Contains("needs a matrix for its output"), Error);
-      const LayerNormParams narrow{random(383, 1).col(0), random(383, 1).col(0), 1e-7};
-      Matrix normed;
-      LinearJob wrong_norm{&down, &inner_want, &y};
-      wrong_norm.norm = &narrow;
-      wrong_norm.normed = &normed;
-      CHECK_THROWS_WITH_AS(parallel_linears({wrong_norm}), doctest::Contains("LayerNorm of width 383 after a product of width 384"), Error);
+      // A step that throws: the error reaches the caller once the threads have stopped.
+      LinearJob failing{&down, &inner_want, &y};
+      failing.rows_done = [](int64_t, int64_t) { throw Error("rows step failed"); };
+      CHECK_THROWS_WITH_AS(parallel_linears({failing}), "rows step failed", Error);
     }
   }
 
@@ -426,30 +434,60 @@ TEST_SUITE("equations") {
     CHECK_THROWS_AS(tied_decoder_logits(Matrix(2, E + 1), table, bias), Error);
   }
 
-  TEST_CASE("position table: a forward with the model's projected table equals one projecting its own rows, bit for bit") {
-    // load_model / make_preset_model project eq. 4's K_r, Q_r of the whole table once
-    // (project_position_table); without it each forward projects the rows it reads.
+  TEST_CASE("position table: rows copied from the model's table equal rows the layer projects itself, bit for bit") {
+    // The model's workspace projects eq. 4's K_r, Q_r of the whole table once; a context without
+    // them (make_sequence_context alone) makes each layer project the rows it reads.
     ThreadCountGuard guard;
-    Model with = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
-    REQUIRE(with.position_table);
-    const int64_t rows = relative_embedding_table(with.config, with.weights).rows();
-    CHECK(with.position_table->K_r.at(0).rows() == rows);
-    Model without = with;
-    without.position_table.reset();
+    const Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
+    const auto table = model.workspace.positions(model);
+    REQUIRE(table);
+    CHECK(table->K_r.at(0).rows() == relative_embedding_table(model.config, model.weights).rows());
     for (const Ablation& a : {Ablation{}, all_terms()})
       for (int64_t n : {3, 45}) {  // a few table rows, and every row the tiny model has
-        const Inputs in = random_inputs(n, with.config.vocab_size, 13, /*pad=*/n > 3);
-        std::vector<int64_t> masked = {1};
-        for (int threads : {1, 2})
-          check_bitwise(dump_at(without, in, a, masked, threads), dump_at(with, in, a, masked, threads),
-                        "N " + std::to_string(n) + ", " + std::to_string(threads) + " threads");
+        const Inputs in = random_inputs(n, model.config.vocab_size, 13, /*pad=*/n > 3);
+        const SequenceContext own = make_sequence_context(model, in, a);
+        SequenceContext copied = own;
+        project_positions(model, &copied);
+        REQUIRE(copied.K_r.size() == static_cast<size_t>(model.config.num_hidden_layers));
+        const Matrix x = embed(model.config, model.weights.embeddings, in.input_ids, in.token_type_ids, own.mask);
+        for (int threads : {1, 2}) {
+          set_num_threads(threads);
+          const LayerTrace projected = run_layer(model, 1, x, x, own, TraceLevel::Full);
+          const LayerTrace from_table = run_layer(model, 1, x, x, copied, TraceLevel::Full);
+          CHECK(projected.attention.K_r.size() > 0);
+          check_same_bits(projected.attention.K_r, from_table.attention.K_r, "K_r, N " + std::to_string(n));
+          check_same_bits(projected.output, from_table.output, "layer output, N " + std::to_string(n));
+        }
       }
-    // Re-projecting after an edit of the position weights follows the edit.
-    Model edited = with;
+  }
+
+  TEST_CASE("position table: rebuilt from the edited weights once the model is told, equal to a fresh model's") {
+    const Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
+    Model edited = model;  // a copy starts with an empty workspace
     edited.weights.layers[0].attention.pos_key.weight *= 2.0;
-    const Matrix before = edited.position_table->K_r[0];
-    project_position_table(&edited);
-    CHECK((edited.position_table->K_r[0] - before).cwiseAbs().maxCoeff() > 0);
+    edited.weights_changed();
+    const Matrix before = model.workspace.positions(model)->K_r[0];
+    const Matrix after = edited.workspace.positions(edited)->K_r[0];
+    // K_r = P Wᵀ + b, so doubling W gives 2 (K_r − b) + b.
+    const Vector& bias = model.weights.layers[0].attention.pos_key.bias;
+    Matrix want = 2.0 * before;
+    want.rowwise() -= bias.transpose();
+    CHECK((after - want).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((after - before).cwiseAbs().maxCoeff() > 1e-6);
+    // Edit in place, tell the model, and its forward is that of a model built from the edited weights.
+    Model in_place = model;
+    (void)in_place.workspace.positions(in_place);  // built from the old weights
+    in_place.weights.layers[1].attention.pos_query.weight *= -0.5;
+    in_place.weights_changed();
+    Model fresh;
+    fresh.config = in_place.config;
+    fresh.weights = in_place.weights;
+    const Inputs in = random_inputs(20, model.config.vocab_size, 5, false);
+    const ForwardTrace a = forward(in_place, in, all_terms(), TraceLevel::None);
+    const ForwardTrace b = forward(fresh, in, all_terms(), TraceLevel::None);
+    const ForwardTrace old = forward(model, in, all_terms(), TraceLevel::None);
+    check_same_bits(a.layers.back().output, b.layers.back().output, "edited in place vs fresh");
+    CHECK((a.layers.back().output - old.layers.back().output).cwiseAbs().maxCoeff() > 1e-6);  // the edit matters
   }
 
   TEST_CASE("threads: the bundled model's forward is bitwise the same at 1, 2 and 3 threads") {

@@ -3,7 +3,7 @@
 
 #include "worker.h"
 
-#include "deberta/bench.h"
+#include "analysis/bench.h"
 
 #include <sys/resource.h>
 

@@ -4,8 +4,8 @@
 #include "cli_common.h"
 #include "commands.h"
 
-#include "deberta/bench.h"
-#include "deberta/threading.h"
+#include "analysis/bench.h"
+#include "backend/threading.h"
 
 #include <malloc.h>
 #include <sys/resource.h>

@@ -27,10 +27,6 @@ struct MaskPrediction {
 /// Positions whose id is `mask_id`, in order.
 std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);
 
-/// Row-wise log-softmax of `logits [M, V]`, `[M, V]`. Rows split between the threads
-/// (`for_row_ranges`): the same numbers at any thread count.
-Matrix log_softmax_rows(const Matrix& logits);
-
 /// Top-k tokens for each row of `logits [M, V]` (row m belongs to `positions[m]`), rows split
 /// between the threads. Ties broken by the lower token id.
 std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k);

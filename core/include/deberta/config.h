@@ -116,7 +116,5 @@ struct ModelConfig {
 /// by heads, unknown `pos_att_type` or activation, inconsistent v2 keys.
 ModelConfig parse_config(const nlohmann::json& j, const std::string& source);
 
-/// Reads and parses `path` (a config.json). Errors as `parse_config`, plus unreadable / not JSON.
-ModelConfig load_config(const std::string& path);
 
 }  // namespace deberta

@@ -123,6 +123,14 @@ Matrix masked_softmax(const Matrix& logits, const Vector& mask_q, const Vector& 
 /// arithmetic, so the same bits. Used when the logits are not kept (`attention_head`).
 Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_k);
 
+/// log Σ_v exp(logits(m, v)) of row m, shifted by the row's maximum (the one definition of a
+/// row's normaliser). `logits [M, V]`, m in [0, M).
+double log_sum_exp_row(const Matrix& logits, int64_t m);
+
+/// Row-wise log-softmax of `logits [M, V]` → `[M, V]`: logits(m, v) − log_sum_exp_row(logits, m).
+/// The same numbers on either backend and at any thread count (rows are independent).
+Matrix log_softmax_rows(const Matrix& logits);
+
 /// Attention context of one head: probs `[N_q, N_k]` · V_c `[N_k, d]` → `[N_q, d]` (eq. 4, last line).
 Matrix attention_context(const Matrix& probs, const Matrix& V_c);
 

@@ -6,12 +6,14 @@
 #pragma once
 
 #include "deberta/ablation.h"
+#include "deberta/backend.h"
 #include "deberta/config.h"
 #include "deberta/equations.h"
 #include "deberta/tensor.h"
 #include "deberta/weights.h"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -20,7 +22,6 @@
 
 namespace deberta {
 
-/// A model directory loaded into memory.
 /// eq. 4's position projections of the whole relative table P `[2k, H]` (`relative_embedding_table`)
 /// for every layer l: K_r[l] = P W_{k,r}ᵀ + b and Q_r[l] = P W_{q,r}ᵀ + b, `[2k, h·d]` (empty where
 /// the layer has no such projection). They depend on the weights only, never on the tokens.
@@ -28,36 +29,49 @@ struct PositionTable {
   std::vector<Matrix> K_r, Q_r;
 };
 
+struct Model;
+
+/// Data derived from a model's weights and kept between forward passes, so that each forward
+/// reads it instead of computing it again: today the `PositionTable`. Built on first use, from the
+/// weights as they are then; `clear` (or `Model::weights_changed`) drops it, and the next forward
+/// rebuilds it. Thread-safe: forwards of one model may run at once. Copying gives an empty one.
+class ModelWorkspace {
+ public:
+  ModelWorkspace() = default;
+  ModelWorkspace(const ModelWorkspace&) {}
+  ModelWorkspace& operator=(const ModelWorkspace&) {
+    clear();
+    return *this;
+  }
+
+  /// The position table of `model` (null for a model without relative attention), projected as
+  /// one set of products on first use. Cost once: 2 × layers products `[2k, H] × [H, h·d]`
+  /// (xsmall: 3.6 GFLOP and 38 MB). Errors: a table whose width is not the projections' `in`.
+  std::shared_ptr<const PositionTable> positions(const Model& model) const;
+
+  /// Drops everything derived; the next use rebuilds it.
+  void clear();
+
+ private:
+  mutable std::mutex mutex_;
+  mutable bool built_ = false;
+  mutable std::shared_ptr<const PositionTable> positions_;
+};
+
+/// A model directory loaded into memory.
 struct Model {
   ModelConfig config;
   ModelWeights weights;
   std::string directory;     ///< folder holding config.json
   std::string weights_path;  ///< the weights file that was read
-  /// The position projections of every layer, computed once (`project_position_table`; `load_model`
-  /// and `make_preset_model` do it): each forward takes the rows it reads from here instead of
-  /// multiplying them again — the same bits either way. Null for a model built by hand: each
-  /// forward then projects its rows. Derived from the weights: after editing the attention's
-  /// position weights or the relative table, call `project_position_table` again (or reset this).
-  std::shared_ptr<const PositionTable> position_table;
+  /// What the forward pass derives from `weights` and keeps (the position projections). It is
+  /// rebuilt from the weights after `weights_changed`: call that after editing `weights` in place
+  /// (Python's `Model.set_tensor` does), or the forward reads projections of the old weights.
+  ModelWorkspace workspace;
+
+  /// Tells the model its weights were edited: drops the derived data of `workspace`.
+  void weights_changed() { workspace.clear(); }
 };
-
-/// Fills `model->position_table` for a model with relative attention (else leaves it null), as one
-/// set of tasks (threading.h). Cost: 2 × layers products `[2k, H] × [H, h·d]` (xsmall: 3.6 GFLOP and
-/// 38 MB; base: 29 GFLOP and 151 MB). Errors: a table whose width is not the projections' `in`.
-void project_position_table(Model* model);
-
-/// The most threads any frontend may ask for (CLI --threads, viewer --threads, Python
-/// set_num_threads, OMP_NUM_THREADS): far above any core count this tool targets, far below what
-/// exhausts stacks or thread ids.
-constexpr int kMaxThreads = 256;
-
-/// Threads used by the forward pass: its tasks (threading.h: column blocks of the products, heads,
-/// rows) run on this many OpenMP threads; the numbers do not depend on it. Default: all cores.
-/// Errors: `threads` outside [1, kMaxThreads] ("threads must be in [1, 256], found N").
-void set_num_threads(int threads);
-/// The current thread count. Errors: the environment (OMP_NUM_THREADS) asks for more than
-/// kMaxThreads, named in the message.
-int num_threads();
 
 /// The attention terms and scale in force for one model under one `Ablation`.
 struct ResolvedAttention {
@@ -136,7 +150,7 @@ struct SequenceContext {
   /// eq. 4's position projections of layer l, `[row_hi − row_lo + 1, h·d]`: K_r[l] = table rows ·
   /// W_{k,r}ᵀ + b (empty unless c2p or p2p reads it) and Q_r[l] likewise (p2c, p2p). They depend on
   /// the weights and the rows only, never on the tokens, so `project_positions` fills them once per
-  /// sequence — copied from `Model::position_table` when the model has one, else projected: the
+  /// sequence — copied from the model's `ModelWorkspace` table when it has one, else projected: the
   /// encoder's layer l and both EMD passes (l = L − 1) read them, and `rerun_from` keeps them
   /// while the rows stay the same (also one no term reads after a toggle: switching back is free).
   /// Empty vectors (a context from `make_sequence_context` alone): each layer projects its rows
@@ -161,11 +175,11 @@ struct ForwardTrace {
 /// Builds the per-sequence state. Errors as `resolve_attention`.
 SequenceContext make_sequence_context(const Model& model, const Inputs& inputs, const Ablation& ablation);
 
-/// Fills `seq->K_r` / `seq->Q_r` for every layer (see `SequenceContext`) as one set of tasks
-/// (threading.h): rows of `model.position_table` when it has them, else products exactly as
+/// Fills `seq->K_r` / `seq->Q_r` for every layer (see `SequenceContext`) as one set of products:
+/// rows of the model's position table (`ModelWorkspace`) when it has them, else products exactly as
 /// `disentangled_attention` computes them. Takes the matrices
 /// of `previous` — a context of the same model, e.g. the one a rerun replaces — when they were
-/// projected from the same table rows (even those no active term reads), leaving them empty there. Errors: none beyond `parallel_linears`'.
+/// projected from the same table rows (even those no active term reads), leaving them empty there. Errors: as `ModelWorkspace::positions`.
 void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous = nullptr);
 
 /// One head's slices of an attention sub-layer's projections (head h owns columns h·d … h·d + d − 1):

@@ -1,5 +1,5 @@
 // model_io.h — the I/O layer's entry points: reading a model directory or a weights file into the
-// mathematics layer's `Model` (model.h). Defined in core/src/model_io.cpp, part of `deberta::io`
+// mathematics layer's `Model` (model.h). Defined in core/src/io/model_io.cpp, part of `deberta::io`
 // (safetensors, PyTorch checkpoints through libzip, tokenizers); model.h itself needs none of it.
 #pragma once
 
@@ -12,7 +12,12 @@
 
 namespace deberta {
 
+/// Reads and parses `path` (a config.json, a regular file of at most 16 MB). Errors as
+/// `parse_config` (config.h), plus unreadable / not a regular file / too large / not JSON.
+ModelConfig load_config(const std::string& path);
+
 /// Progress of a long load: bytes (or steps) done of total. May be empty.
+
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
 /// Loads `path`: a model directory (config.json + model.safetensors or pytorch_model.bin,

@@ -48,7 +48,7 @@ Model load_model(const std::string& path, const ProgressFn& progress) {
   model.config = load_config(config_path);
   model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress), model.weights_path);
   try {
-    project_position_table(&model);  // eq. 4's K_r / Q_r of the whole table, once (model.h)
+    (void)model.workspace.positions(model);  // eq. 4's K_r / Q_r of the whole table, now (model.h)
   } catch (const std::exception& e) {
     throw Error(model.weights_path + ": " + e.what());
   }

@@ -1,7 +1,7 @@
 #include "deberta/model.h"
-#include "deberta/parallel.h"
-#include "deberta/threading.h"
-#include "gemm_nt.h"
+
+#include "backend/ops.h"
+#include "backend/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -88,22 +88,33 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   return s;
 }
 
-void project_position_table(Model* model) {
-  model->position_table.reset();
-  const ModelConfig& c = model->config;
-  const Matrix table = relative_embedding_table(c, model->weights);
-  if (!c.relative_attention || table.rows() == 0) return;
-  auto out = std::make_shared<PositionTable>();
-  const auto L = static_cast<size_t>(c.num_hidden_layers);
-  out->K_r.resize(L), out->Q_r.resize(L);
-  std::vector<LinearJob> jobs;
-  for (size_t l = 0; l < L && l < model->weights.layers.size(); ++l) {
-    const AttentionWeights& w = model->weights.layers[l].attention;
-    if (!w.pos_key.empty()) jobs.push_back({&w.pos_key, &table, &out->K_r[l], /*rows_independent=*/true});
-    if (!w.pos_query.empty()) jobs.push_back({&w.pos_query, &table, &out->Q_r[l], /*rows_independent=*/true});
+std::shared_ptr<const PositionTable> ModelWorkspace::positions(const Model& model) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (built_) return positions_;
+  const ModelConfig& c = model.config;
+  const Matrix table = relative_embedding_table(c, model.weights);
+  std::shared_ptr<PositionTable> out;
+  if (c.relative_attention && table.rows() > 0) {
+    out = std::make_shared<PositionTable>();
+    const auto L = static_cast<size_t>(c.num_hidden_layers);
+    out->K_r.resize(L), out->Q_r.resize(L);
+    std::vector<ops::Product> products;
+    for (size_t l = 0; l < L && l < model.weights.layers.size(); ++l) {
+      const AttentionWeights& w = model.weights.layers[l].attention;
+      if (!w.pos_key.empty()) products.push_back({&w.pos_key, &table, &out->K_r[l], /*rows_independent=*/true});
+      if (!w.pos_query.empty()) products.push_back({&w.pos_query, &table, &out->Q_r[l], /*rows_independent=*/true});
+    }
+    ops::products(products);
   }
-  parallel_linears(jobs);
-  model->position_table = std::move(out);
+  positions_ = std::move(out);
+  built_ = true;
+  return positions_;
+}
+
+void ModelWorkspace::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  positions_.reset();
+  built_ = false;
 }
 
 void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous) {
@@ -116,8 +127,9 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
                          static_cast<int64_t>(previous->K_r.size()) == L && static_cast<int64_t>(previous->Q_r.size()) == L;
   const int64_t n_rows = seq->row_hi - seq->row_lo + 1;
   const Matrix rows = seq->rel_table.middleRows(seq->row_lo, n_rows);
-  const PositionTable* whole = model.position_table.get();
-  std::vector<LinearJob> jobs;
+  const std::shared_ptr<const PositionTable> table = model.workspace.positions(model);
+  const PositionTable* whole = table.get();
+  std::vector<ops::Product> jobs;
   std::vector<std::pair<const Matrix*, Matrix*>> copies;  // rows of the model's table, as tasks
   // A projection of the same rows is taken over even when no term reads it now, so that switching
   // the term back on costs no product. Else the rows come from the model's table when it has one
@@ -139,9 +151,9 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
     project(r.p2c || r.p2p, w.pos_query, whole ? &whole->Q_r : nullptr, l, same_rows ? &previous->Q_r[l] : nullptr,
             &seq->Q_r[l]);
   }
-  run_tasks(static_cast<int64_t>(copies.size()),
-            [&](int64_t c) { *copies[c].second = copies[c].first->middleRows(seq->row_lo, n_rows); });
-  parallel_linears(jobs);
+  ops::tasks(static_cast<int64_t>(copies.size()),
+             [&](int64_t c) { *copies[c].second = copies[c].first->middleRows(seq->row_lo, n_rows); });
+  ops::products(jobs);
 }
 
 namespace {
@@ -204,8 +216,8 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   AttentionTrace t;
   // eq. 4's projections: content of every token, position of only the table rows this sequence
   // reads — projected once per sequence when `project_positions` ran (the context's K_r / Q_r),
-  // else here. The products run as one set of tasks (threading.h).
-  std::vector<LinearJob> projections = {{&w.query, &query, &t.Q_c}, {&w.key, &kv, &t.K_c}, {&w.value, &kv, &t.V_c}};
+  // else here. The products run as one set (ops.h).
+  std::vector<ops::Product> projections = {{&w.query, &query, &t.Q_c}, {&w.key, &kv, &t.K_c}, {&w.value, &kv, &t.V_c}};
   t.row_offset = seq.row_lo;
   const bool projected = layer < static_cast<int64_t>(seq.K_r.size()) && layer < static_cast<int64_t>(seq.Q_r.size());
   Matrix rows;
@@ -214,7 +226,7 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     if (r.c2p || r.p2p) projections.push_back({&w.pos_key, &rows, &t.K_r, /*rows_independent=*/true});
     if (r.p2c || r.p2p) projections.push_back({&w.pos_query, &rows, &t.Q_r, /*rows_independent=*/true});
   }
-  parallel_linears(projections);
+  ops::products(projections);
   const Matrix none;
   const Matrix& K_r = !projected ? t.K_r : r.c2p || r.p2p ? seq.K_r[layer] : none;
   const Matrix& Q_r = !projected ? t.Q_r : r.p2c || r.p2p ? seq.Q_r[layer] : none;
@@ -227,7 +239,7 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   t.probs = sized(keep_probs);
   t.context.resize(query.rows(), heads * d);  // every column is written by its head below
   // The heads are independent: one task each, writing only its own maps and context columns.
-  run_tasks(heads, [&](int64_t h) {
+  ops::tasks(heads, [&](int64_t h) {
     HeadResult head = attention_head(slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d), seq,
                                      seq.head_mask.count({layer, h}) > 0, full);
     t.context.middleCols(h * d, d) = head.context;
@@ -444,22 +456,6 @@ void check_decoder_shapes(const Matrix& h, const Matrix& E, const Vector& bias) 
                 "] do not fit");
 }
 
-// logits = h Eᵀ + bias in fixed slices of the vocabulary, one task each, every slice the same
-// product as a linear layer's (`detail::linear_columns`, E `[V, H]` in the place of W). Few rows
-// (M ≤ 32, or `rows_independent`): E is read once, in place, 1,024 rows per task, and each logit's
-// bits do not depend on M. More rows: a GEMM per 4,096 rows of E (it pays for packing its slice,
-// and the packed copy stays one slice per thread instead of the whole table).
-Matrix decode_slices(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent) {
-  const int64_t V = E.rows();
-  Matrix logits(h.rows(), V);
-  const int64_t slice = rows_independent || h.rows() <= detail::kGemmNtMaxRows ? 1024 : 4096;
-  run_tasks((V + slice - 1) / slice, [&](int64_t s) {
-    const int64_t v0 = s * slice;
-    detail::linear_columns(h, E, bias, v0, std::min(slice, V - v0), &logits, rows_independent);
-  });
-  return logits;
-}
-
 }  // namespace
 
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
@@ -478,7 +474,7 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
   std::vector<Matrix> h;
   for (const Matrix* states : hidden) h.push_back(lm_transform(model, *states, positions));
   std::vector<Matrix> out;
-  if (P > detail::kGemmNtMaxRows || hidden.size() < 2) {  // the one-state path, state by state
+  if (!ops::few_rows(P) || hidden.size() < 2) {  // the one-state path, state by state
     for (const Matrix& rows : h) out.push_back(tied_decoder_logits(rows, E, bias));
     return out;
   }
@@ -486,14 +482,14 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
   Matrix stacked(P * static_cast<int64_t>(h.size()), E.cols());
   for (size_t g = 0; g < h.size(); ++g) stacked.middleRows(static_cast<int64_t>(g) * P, P) = h[g];
   check_decoder_shapes(stacked, E, bias);
-  const Matrix logits = decode_slices(stacked, E, bias, /*rows_independent=*/true);
+  const Matrix logits = ops::tied_decoder(stacked, E, bias, /*rows_independent=*/true);
   for (size_t g = 0; g < h.size(); ++g) out.push_back(logits.middleRows(static_cast<int64_t>(g) * P, P));
   return out;
 }
 
 Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
   check_decoder_shapes(h, E, bias);
-  return decode_slices(h, E, bias, /*rows_independent=*/false);
+  return ops::tied_decoder(h, E, bias, /*rows_independent=*/false);
 }
 
 }  // namespace deberta

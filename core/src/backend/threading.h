@@ -1,4 +1,4 @@
-// threading.h — how the forward pass shares its work between threads (issue 17).
+// threading.h — the fast backend (ops.h): how it shares the forward pass between threads (issue 17).
 //
 // One rule makes the numbers independent of the thread count: the work is cut into tasks by the
 // shapes alone (tiles and column blocks of a product, attention heads, rows), never by the number
@@ -12,17 +12,14 @@
 // up to the L1 bound alone), so its sums round differently at 1 and 2 threads. Every product of
 // the forward pass runs single-threaded inside one task.
 //
-// The equations layer (equations.h) calls `parallel_linear` and `for_row_ranges`; model.cpp runs
-// the heads of an attention sub-layer as tasks. OpenMP is an implementation detail of
-// threading.cpp: no header includes <omp.h>.
+// The ops of ops.h call `parallel_linears`, `for_row_ranges` and `run_tasks` (fast.cpp). OpenMP is
+// an implementation detail of fast.cpp: no header includes <omp.h>.
 #pragma once
 
-#include "deberta/tensor.h"
-#include "deberta/weights.h"
+#include "backend/ops.h"
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <vector>
 
 namespace deberta {
@@ -57,29 +54,9 @@ struct ColumnBlocks {
 };
 ColumnBlocks column_blocks(int64_t cols);
 
-/// One product for `parallel_linears`: `*y` = `*x` `[N, in]` · `layer->weight`ᵀ `[in, out]` +
-/// `layer->bias` `[out]` (no bias when empty), `[N, out]`.
-struct LinearJob {
-  const Linear* layer;
-  const Matrix* x;
-  Matrix* y;
-  /// Each row's result must not depend on the other rows of x (the dot-product kernel at any N):
-  /// the position projections, so that rows projected with the whole table (`project_position_table`)
-  /// or alone (`project_positions`) are the same bits.
-  bool rows_independent = false;
-  /// Elementwise steps each task applies to its own columns once their product is done, while
-  /// they are still in its cache (the same numbers as a separate pass: elementwise): first the
-  /// activation, when set (`activation_in_place`: act(x Wᵀ + b), the feed-forward's inner layer),
-  /// then `+ *residual` `[N, out]`, when set (the post-LN blocks' residual add).
-  std::optional<Activation> activation = std::nullopt;
-  const Matrix* residual = nullptr;
-  /// When set (with `normed`): once every column of a block of rows is done (and its residual
-  /// added), `layer_norm_rows` of those rows into `*normed` `[N, out]` — the post-LN blocks'
-  /// LN(x Wᵀ + b + residual), run by the thread that finishes the rows instead of in a serial
-  /// pass after the product. `*y` keeps the values before the norm.
-  const LayerNormParams* norm = nullptr;
-  Matrix* normed = nullptr;
-};
+/// One product for `parallel_linears`: ops.h's `Product` (x Wᵀ + b, then its elementwise step,
+/// residual add and finished-rows step, each run by the task that computed those entries).
+using LinearJob = ops::Product;
 
 /// Runs several products as one set of tasks, e.g. the five projections of an attention
 /// sub-layer (Q_c, K_c, V_c, K_r, Q_r). Above 32 rows (and not `rows_independent`), with Eigen 3.4:
@@ -93,8 +70,8 @@ struct LinearJob {
 /// projections, or another Eigen — one task per `column_blocks` block, the dot-product kernel of
 /// core/src/gemm_nt.h (N ≤ 32 or rows_independent) or Eigen's GEMM accumulating onto the bias.
 /// Either way the same operations, in the same order, as `Linear::apply`.
-/// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]`; a norm without
-/// `normed`, or whose γ is not `[out]`.
+/// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]` (`ops::check_product`);
+/// the first exception of a job's steps.
 void parallel_linears(const std::vector<LinearJob>& jobs);
 
 /// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to

@@ -1,5 +1,5 @@
 #include "deberta/equations.h"
-#include "deberta/threading.h"
+#include "backend/ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,10 +84,9 @@ void activation_in_place(Eigen::Ref<Matrix> x, Activation act) {
 }
 
 Matrix activation(const Matrix& x, Activation act) {
-  // Elementwise: large inputs (the feed-forward's N × I) are split by rows across threads.
+  // Elementwise: rows handed to the backend in ranges (any split gives the same numbers).
   Matrix y = x;
-  for_row_ranges(y.rows(), [&](int64_t first, int64_t last) { activation_in_place(y.middleRows(first, last - first), act); },
-                 rows_per_range(y.cols()));
+  ops::for_rows(y.rows(), y.cols(), [&](int64_t first, int64_t last) { activation_in_place(y.middleRows(first, last - first), act); });
   return y;
 }
 
@@ -102,9 +101,8 @@ void layer_norm_rows(const Matrix& x, int64_t first, int64_t last, const LayerNo
 
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
   Matrix y(x.rows(), x.cols());
-  // Rows are independent: split across threads (threading.h), each row computed as in serial.
-  for_row_ranges(x.rows(), [&](int64_t first, int64_t last) { layer_norm_rows(x, first, last, p, &y); },
-                 rows_per_range(x.cols()));
+  // Rows are independent: any split into ranges gives the same numbers.
+  ops::for_rows(x.rows(), x.cols(), [&](int64_t first, int64_t last) { layer_norm_rows(x, first, last, p, &y); });
   return y;
 }
 
@@ -144,6 +142,19 @@ Matrix relative_embedding_table(const ModelConfig& c, const ModelWeights& w) {
   return w.rel_norm ? layer_norm(w.rel_embeddings, *w.rel_norm) : w.rel_embeddings;
 }
 
+double log_sum_exp_row(const Matrix& logits, int64_t m) {
+  const double max_logit = logits.row(m).maxCoeff();
+  return std::log((logits.row(m).array() - max_logit).exp().sum()) + max_logit;
+}
+
+Matrix log_softmax_rows(const Matrix& logits) {
+  Matrix out(logits.rows(), logits.cols());
+  ops::for_rows(logits.rows(), logits.cols(), [&](int64_t first, int64_t last) {
+    for (int64_t m = first; m < last; ++m) out.row(m) = logits.row(m).array() - log_sum_exp_row(logits, m);
+  });
+  return out;
+}
+
 Matrix content_to_content(const Matrix& Q_c, const Matrix& K_c, double s) { return s * (Q_c * K_c.transpose()); }
 
 namespace {
@@ -165,11 +176,7 @@ Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatr
 
 Matrix position_to_content(const Matrix& K_c, const Matrix& Q_r, const IndexMatrix& rows, int64_t row_offset,
                            double s) {
-  // [N_k, R]: key j against every table row. The gather reads down its columns (one entry per
-  // row), so the rows are padded by 8 entries: with R = 512 a row is 4 KiB, and rows 4 KiB apart
-  // share one L1 cache set (the padded walk takes half the time at N = 512).
-  Matrix all(K_c.rows(), Q_r.rows() + 8);
-  all.leftCols(Q_r.rows()).noalias() = K_c * Q_r.transpose();
+  const Matrix all = K_c * Q_r.transpose();  // [N_k, R]: key j against every table row
   return gather_table_rows(all, rows, row_offset, s, /*by_query=*/false);
 }
 
@@ -224,23 +231,21 @@ Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_
 Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
 
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  // LN(x Wᵀ + b + residual): the residual add runs in the product's tasks, and each block of rows
-  // is normalised as soon as all its columns are done (`LinearJob`), not in a pass after.
-  Matrix y, out;
-  LinearJob job{&dense, &x, &y};
-  job.residual = &residual;
-  job.norm = &norm;
-  job.normed = &out;
-  parallel_linears({job});
+  // y = x Wᵀ + b + residual, then LN of each row once the row is complete.
+  Matrix y, out(x.rows(), dense.weight.rows());
+  ops::Product p{&dense, &x, &y};
+  p.residual = &residual;
+  p.rows_done = [&](int64_t first, int64_t last) { layer_norm_rows(y, first, last, norm, &out); };
+  ops::products({p});
   return out;
 }
 
 Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
-  // act(a W_iᵀ + b_i): the activation runs in the product's column tasks, on columns still in cache.
+  // act(a W_iᵀ + b_i), then LN(… W_oᵀ + b_o + a).
   Matrix inner;
-  LinearJob up{&w.intermediate, &a, &inner};
-  up.activation = act;
-  parallel_linears({up});
+  ops::Product up{&w.intermediate, &a, &inner};
+  up.elementwise = [act](Eigen::Ref<Matrix> block) { activation_in_place(block, act); };
+  ops::products({up});
   return residual_layer_norm(inner, w.output, a, w.output_norm);
 }
 

@@ -2,7 +2,7 @@
 // UTF-8 validation, special tokens from the Hugging Face side files, and DeBERTa's input layout
 // `[CLS] A [SEP]` / `[CLS] A [SEP] B [SEP]` with token types 0 … 0 1 … 1.
 #include "deberta/tokenizer.h"
-#include "tokenizer_detail.h"
+#include "io/tokenizer_detail.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #include "deberta/analysis.h"
 
-#include "deberta/threading.h"
+#include "backend/ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,37 +15,13 @@ std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id) 
   return positions;
 }
 
-namespace {
 
-// log Σ_v exp(logits(m, v)), shifted by the row's maximum: the one definition of a row's
-// normaliser, read from the row in place (the sum's order depends on where the row sits).
-double log_sum_exp_row(const Matrix& logits, int64_t m) {
-  const double max_logit = logits.row(m).maxCoeff();
-  return std::log((logits.row(m).array() - max_logit).exp().sum()) + max_logit;
-}
-
-}  // namespace
-
-Matrix log_softmax_rows(const Matrix& logits) {
-  Matrix out(logits.rows(), logits.cols());
-  // Rows are independent: split between the threads (the viewer decodes 2 × 77 rows of 128,100
-  // at 15 % masks of 512 tokens), each row computed in place as on one thread.
-  for_row_ranges(
-      logits.rows(),
-      [&](int64_t first, int64_t last) {
-        for (int64_t m = first; m < last; ++m) out.row(m) = logits.row(m).array() - log_sum_exp_row(logits, m);
-      },
-      rows_per_range(logits.cols()));
-  return out;
-}
 
 std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k) {
   // Each row's log-softmax straight into its prediction (no [M, V] matrix of them first: 158 MB
   // at 2 × 77 rows of 128,100), the same entries as `log_softmax_rows`.
   std::vector<MaskPrediction> out(static_cast<size_t>(logits.rows()));
-  for_row_ranges(
-      logits.rows(),
-      [&](int64_t first, int64_t last) {
+  ops::for_rows(logits.rows(), logits.cols(), [&](int64_t first, int64_t last) {
         std::vector<int64_t> order(logits.cols());
         for (int64_t m = first; m < last; ++m) {
           MaskPrediction& p = out[static_cast<size_t>(m)];
@@ -59,8 +35,7 @@ std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::v
           for (int64_t t = 0; t < kk; ++t)
             p.top.push_back({order[t], std::exp(p.log_probs[order[t]]), logits(m, order[t])});
         }
-      },
-      rows_per_range(logits.cols()));
+      });
   return out;
 }
 
@@ -84,12 +59,9 @@ double kl_divergence(const Vector& log_p, const Vector& log_q) {
 std::vector<double> kl_divergences(const std::vector<MaskPrediction>& baseline, const std::vector<MaskPrediction>& ablated) {
   std::vector<double> kl(std::min(baseline.size(), ablated.size()));
   const int64_t vocab = baseline.empty() ? 1 : baseline[0].log_probs.size();
-  for_row_ranges(
-      static_cast<int64_t>(kl.size()),
-      [&](int64_t first, int64_t last) {
+  ops::for_rows(static_cast<int64_t>(kl.size()), vocab, [&](int64_t first, int64_t last) {
         for (int64_t m = first; m < last; ++m) kl[m] = kl_divergence(baseline[m].log_probs, ablated[m].log_probs);
-      },
-      rows_per_range(vocab));
+      });
   return kl;
 }
 

@@ -1,7 +1,7 @@
 // packed_gemm.cpp — see packed_gemm.h. The only file of the core that calls Eigen's internal GEMM
 // interfaces; each use below is the same call Eigen 3.4's general_matrix_matrix_product::run
 // makes for a row-major y = x · Wᵀ (GeneralMatrixMatrix.h, transposed to yᵀ = W · xᵀ).
-#include "packed_gemm.h"
+#include "backend/packed_gemm.h"
 
 #include <algorithm>
 #include <string>

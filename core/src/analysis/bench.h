@@ -1,4 +1,4 @@
-// bench.h — seeded random models with real shapes, and the FLOP count of a forward pass. (The
+// bench.h (internal, not installed) — seeded random models with real shapes, and the FLOP count of a forward pass. (The
 // process-level calls of the `bench` command — mallopt, getrusage — live in core/cli/cmd_bench.cpp.)
 #pragma once
 
@@ -16,9 +16,9 @@ namespace deberta {
 Model make_preset_model(const std::string& preset, uint64_t seed = 0);
 
 /// Minimal floating-point operations (multiply and add counted separately) of one forward pass
-/// over N tokens with the EMD and the MLM head at `masked` positions: the position projections of
-/// the table rows the sequence reads are counted only for a model without its position table
-/// (`Model::position_table`; presets and loaded models have it). Formula in docs/performance.md.
+/// over N tokens with the EMD and the MLM head at `masked` positions. The position projections are
+/// not counted: a model projects its whole table once (`ModelWorkspace`), not per forward. Formula
+/// in docs/performance.md.
 double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_emd);
 
 }  // namespace deberta

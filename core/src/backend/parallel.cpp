@@ -1,5 +1,5 @@
 // parallel.cpp — see parallel.h.
-#include "deberta/parallel.h"
+#include "backend/parallel.h"
 
 #include "deberta/tensor.h"
 

@@ -1,5 +1,5 @@
 // gemm_nt.cpp — see gemm_nt.h.
-#include "gemm_nt.h"
+#include "backend/gemm_nt.h"
 
 #include <algorithm>
 #include <string>

@@ -9,7 +9,7 @@
 // Normalisers: Strip, Lowercase and the whitespace-collapsing Replace(" {2,}" → " ") are applied;
 // "Precompiled" (SentencePiece's NFKC charsmap) is not, so text that NFKC would change (full-width
 // letters, ligatures, …) can tokenize differently from the Python library.
-#include "tokenizer_detail.h"
+#include "io/tokenizer_detail.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // pickle.cpp — the restricted unpickler of pickle.h (opcodes as in CPython's Lib/pickletools.py).
-#include "pickle.h"
+#include "io/pickle.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,6 +1,5 @@
 #include "deberta/config.h"
 
-#include "deberta/file_limits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -365,16 +364,5 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   return c;
 }
 
-ModelConfig load_config(const std::string& path) {
-  const std::string text = read_whole_file(path, 16ull << 20);  // regular files only, size first
-  check_json_depth(text, path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw Error(path + ": not valid JSON (" + e.what() + ")");
-  }
-  return parse_config(j, path);
-}
 
 }  // namespace deberta

@@ -1,4 +1,4 @@
-#include "deberta/bench.h"
+#include "analysis/bench.h"
 
 #include <algorithm>
 #include <random>
@@ -82,7 +82,6 @@ Model make_preset_model(const std::string& preset, uint64_t seed) {
   if (c.norm_rel_layer_norm()) w.rel_norm = f.norm(H, c.layer_norm_eps);
   LMHeadWeights lm{f.linear(H, H), f.norm(H, c.layer_norm_eps), f.vector(c.vocab_size)};
   w.lm_head = std::move(lm);
-  project_position_table(&m);
   return m;
 }
 
@@ -101,9 +100,7 @@ double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_em
   }
   const bool c2p = c.has_c2p(), p2c = c.has_p2c();
   double layer = 3 * 2 * N * H * A;              // Q_c, K_c, V_c
-  const double positions = (c2p ? 2 * R * H * A : 0) + (p2c ? 2 * R * H * A : 0);  // K_r, Q_r (rows used only)
-  // A model with its position table (load_model, make_preset_model) projects no rows per forward.
-  if (!model.position_table) layer += positions;
+  // No K_r / Q_r products: the rows come from the model's table (ModelWorkspace), projected once.
   layer += 2 * N * N * A;                        // c2c
   layer += (c2p ? 2 * N * R * A : 0) + (p2c ? 2 * N * R * A : 0);  // c2p, p2c before the gather
   layer += 2 * N * N * A;                        // context = probs · V_c
@@ -113,7 +110,7 @@ double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_em
   if (E != H) total += 2 * N * E * H;
   if (c.conv_kernel_size > 0) total += 2 * N * H * (H / c.conv_groups) * c.conv_kernel_size;
   // The shared last layer, twice; its K_r / Q_r are the encoder's (project_positions).
-  if (with_emd) total += 2 * (layer - (model.position_table ? 0 : positions));
+  if (with_emd) total += 2 * layer;
   total += static_cast<double>(masked) * (2 * H * H + 2 * H * V);  // MLM head at masked positions
   return total;
 }

@@ -6,7 +6,7 @@
 //    themselves, the others — space, control bytes, … — map to U+0100 onwards: space → "Ġ").
 // 3. Merge adjacent symbols, always the pair with the lowest merge rank first, until none applies.
 // 4. Look each symbol up in the vocabulary; a missing one becomes [UNK].
-#include "tokenizer_detail.h"
+#include "io/tokenizer_detail.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -17,7 +17,7 @@
 #include "deberta/checkpoint.h"
 #include "deberta/file_limits.h"
 #include "deberta/model_io.h"
-#include "pickle.h"
+#include "io/pickle.h"
 
 #include <zip.h>
 

@@ -1,19 +1,15 @@
 #include "deberta/weights.h"
 
 #include "deberta/heads.h"
-#include "gemm_nt.h"
+
+#include "backend/ops.h"
 
 #include <cmath>
 #include <set>
 
 namespace deberta {
 
-Matrix Linear::apply(const Matrix& x) const {
-  detail::check_linear_input(weight, x);
-  Matrix y(x.rows(), weight.rows());
-  detail::linear_columns(x, weight, bias, 0, weight.rows(), &y);
-  return y;
-}
+Matrix Linear::apply(const Matrix& x) const { return ops::linear(*this, x); }
 
 namespace {
 

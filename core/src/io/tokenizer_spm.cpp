@@ -2,7 +2,7 @@
 // with the conventions of Hugging Face's DebertaV2Tokenizer: special tokens named by the side
 // files (else the spm pieces [CLS]/[SEP]/[PAD]/[UNK], else spm's bos/eos/pad/unk), [MASK] as an
 // added token when the spm vocabulary lacks it, and pieces shown with "▁" as a space.
-#include "tokenizer_detail.h"
+#include "io/tokenizer_detail.h"
 
 #include <sentencepiece_processor.h>
 

@@ -1,12 +1,9 @@
-// threading.cpp — see threading.h. The only file of the core that speaks OpenMP directly besides
-// the loops it replaced; every parallel region here runs its bodies through ParallelErrors.
-#include "deberta/threading.h"
-
-#include "deberta/equations.h"
-#include "deberta/model.h"
-#include "deberta/parallel.h"
-#include "gemm_nt.h"
-#include "packed_gemm.h"
+// fast.cpp — the fast backend (ops.h, threading.h). The only file of the core that speaks OpenMP;
+// every parallel region here runs its bodies through ParallelErrors.
+#include "backend/gemm_nt.h"
+#include "backend/packed_gemm.h"
+#include "backend/parallel.h"
+#include "backend/threading.h"
 
 #include <algorithm>
 #include <atomic>
@@ -30,9 +27,16 @@ constexpr int64_t kMaxBlocks = 4;   // blocks per product: enough for 4 threads
 
 }  // namespace
 
+namespace {
+// The thread count set by `set_num_threads` (0: none set). Process-wide on purpose: OpenMP's
+// omp_set_num_threads sets only the calling thread's count, and the viewer computes on a worker.
+std::atomic<int> g_num_threads{0};
+}  // namespace
+
 void set_num_threads(int threads) {
   if (threads < 1 || threads > kMaxThreads)
     throw Error("threads must be in [1, " + std::to_string(kMaxThreads) + "], found " + std::to_string(threads));
+  g_num_threads.store(threads);
 #ifdef _OPENMP
   omp_set_num_threads(threads);
 #endif
@@ -41,6 +45,8 @@ void set_num_threads(int threads) {
 }
 
 int num_threads() {
+  const int set = g_num_threads.load();
+  if (set > 0) return set;
 #ifdef _OPENMP
   const int threads = omp_get_max_threads();
   if (threads > kMaxThreads)
@@ -54,11 +60,12 @@ int num_threads() {
 
 void run_tasks(int64_t count, const std::function<void(int64_t)>& task) {
   if (count <= 0) return;
-  (void)num_threads();  // refuses an environment asking for more than kMaxThreads
+  const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
   ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (count > 1 && team > 1)
   for (int64_t i = 0; i < count; ++i) errors.run([&] { task(i); });
   errors.rethrow();
+  (void)team;
 }
 
 void for_row_ranges(int64_t rows, const std::function<void(int64_t, int64_t)>& body, int64_t min_rows) {
@@ -68,7 +75,7 @@ void for_row_ranges(int64_t rows, const std::function<void(int64_t, int64_t)>& b
   const int64_t ranges = std::clamp<int64_t>(rows / min_rows, 1, threads);
   if (ranges == 1) return body(0, rows);
   ParallelErrors errors;
-#pragma omp parallel for schedule(static, 1)
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(ranges))
   for (int64_t r = 0; r < ranges; ++r) errors.run([&] { body(rows * r / ranges, rows * (r + 1) / ranges); });
   errors.rethrow();
 }
@@ -111,7 +118,7 @@ bool packed(const LinearJob& j) {
 // The elementwise steps of a job on one block of its output (LinearJob::activation, ::residual).
 void finish_block(const LinearJob& j, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
   auto block = j.y->block(row0, col0, rows, cols);
-  if (j.activation) activation_in_place(block, *j.activation);
+  if (j.elementwise) j.elementwise(block);
   if (j.residual) block += j.residual->block(row0, col0, rows, cols);
 }
 
@@ -124,9 +131,8 @@ struct JobState {
 
   // Called once a column block has finished rows [row0, row0 + rows) (one tile, or all rows).
   void finished(const LinearJob& j, int64_t row0, int64_t rows) {
-    if (!j.norm) return;
-    if (pending[row0 / tile_rows].fetch_sub(1, std::memory_order_acq_rel) == 1)
-      layer_norm_rows(*j.y, row0, row0 + rows, *j.norm, j.normed);
+    if (!j.rows_done) return;
+    if (pending[row0 / tile_rows].fetch_sub(1, std::memory_order_acq_rel) == 1) j.rows_done(row0, row0 + rows);
   }
 };
 
@@ -208,17 +214,8 @@ struct Block {
 
 void parallel_linears(const std::vector<LinearJob>& jobs) {
   for (const LinearJob& j : jobs) {
-    const Matrix& W = j.layer->weight;
-    detail::check_linear_input(W, *j.x);
-    if (j.residual && (j.residual->rows() != j.x->rows() || j.residual->cols() != W.rows()))
-      throw Error("residual of shape [" + std::to_string(j.residual->rows()) + ", " + std::to_string(j.residual->cols()) +
-                  "] does not fit a product of shape [" + std::to_string(j.x->rows()) + ", " + std::to_string(W.rows()) + "]");
-    if (j.norm && (!j.normed || j.norm->weight.size() != W.rows() || j.norm->bias.size() != W.rows()))
-      throw Error(!j.normed ? std::string("a product's LayerNorm needs a matrix for its output")
-                            : "LayerNorm of width " + std::to_string(j.norm->weight.size()) +
-                                  " after a product of width " + std::to_string(W.rows()));
-    j.y->resize(j.x->rows(), W.rows());
-    if (j.normed) j.normed->resize(j.x->rows(), W.rows());
+    ops::check_product(j);
+    j.y->resize(j.x->rows(), j.layer->weight.rows());
   }
 
   // Each distinct x packed once, by row chunks shared between the threads (Q_c, K_c and V_c read
@@ -251,7 +248,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
     const ColumnBlocks b = input ? packed_blocks(out, j.x->cols()) : column_blocks(out);
     JobState& state = states[job];
     state.tile_rows = input ? kTileRows : std::max<int64_t>(1, j.x->rows());
-    if (j.norm) {
+    if (j.rows_done) {
       const int64_t tiles = (j.x->rows() + state.tile_rows - 1) / state.tile_rows;
       state.pending = std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(std::max<int64_t>(1, tiles)));
       for (int64_t t = 0; t < tiles; ++t) state.pending[t].store(b.count, std::memory_order_relaxed);
@@ -271,8 +268,8 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
 
   ParallelErrors errors;
   std::atomic<size_t> next_block{0};
-  (void)num_threads();  // refuses an environment asking for more than kMaxThreads
-#pragma omp parallel if (blocks.size() > 1 || input_chunks.size() > 1)
+  const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
+#pragma omp parallel num_threads(team) if ((blocks.size() > 1 || input_chunks.size() > 1) && team > 1)
   {
     Block* previous = nullptr;  // the last block this thread took (its packed W buffer to reuse)
 #pragma omp for schedule(dynamic, 1)
@@ -320,5 +317,42 @@ Matrix parallel_linear(const Linear& layer, const Matrix& x) {
   parallel_linears({{&layer, &x, &y}});
   return y;
 }
+
+// --- the fast backend's ops (ops.h) ---------------------------------------------------------
+
+namespace ops::fast {
+
+void products(const std::vector<Product>& set) { parallel_linears(set); }
+
+Matrix linear(const Linear& layer, const Matrix& x) {
+  // One thread: the callers (the embedding projection, the heads' dense layers) are small.
+  Matrix y(x.rows(), layer.weight.rows());
+  detail::linear_columns(x, layer.weight, layer.bias, 0, layer.weight.rows(), &y);
+  return y;
+}
+
+bool few_rows(int64_t rows) { return rows <= detail::kGemmNtMaxRows; }
+
+// logits = h Eᵀ + bias in fixed slices of the vocabulary, one task each, every slice the same
+// product as a linear layer's (`detail::linear_columns`, E `[V, H]` in the place of W). Few rows
+// (M ≤ 32, or `rows_independent`): E is read once, in place, 1,024 rows per task, and each logit's
+// bits do not depend on M. More rows: a GEMM per 4,096 rows of E (it pays for packing its slice,
+// and the packed copy stays one slice per thread instead of the whole table).
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent) {
+  const int64_t V = E.rows();
+  Matrix logits(h.rows(), V);
+  const int64_t slice = rows_independent || few_rows(h.rows()) ? 1024 : 4096;
+  run_tasks((V + slice - 1) / slice, [&](int64_t s) {
+    const int64_t v0 = s * slice;
+    detail::linear_columns(h, E, bias, v0, std::min(slice, V - v0), &logits, rows_independent);
+  });
+  return logits;
+}
+
+void for_rows(int64_t rows, int64_t cols, const RowsFn& body) { for_row_ranges(rows, body, rows_per_range(cols)); }
+
+void tasks(int64_t count, const std::function<void(int64_t)>& task) { run_tasks(count, task); }
+
+}  // namespace ops::fast
 
 }  // namespace deberta

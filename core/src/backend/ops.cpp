@@ -1,0 +1,88 @@
+// ops.cpp — the backend switch (deberta/backend.h) and the dispatch of each op (ops.h).
+#include "backend/ops.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+namespace deberta {
+
+namespace {
+
+// -1: not chosen yet (DEBERTA_BACKEND is read at the first use).
+std::atomic<int> g_backend{-1};
+
+}  // namespace
+
+const char* backend_name(Backend b) { return b == Backend::Reference ? "reference" : "fast"; }
+
+Backend parse_backend(const std::string& text, const std::string& what) {
+  if (text == "fast") return Backend::Fast;
+  if (text == "reference") return Backend::Reference;
+  throw Error(what + " '" + text + "': expected fast or reference");
+}
+
+void set_backend(Backend b) { g_backend.store(static_cast<int>(b)); }
+
+Backend backend() {
+  const int chosen = g_backend.load();
+  if (chosen >= 0) return static_cast<Backend>(chosen);
+  const char* env = std::getenv("DEBERTA_BACKEND");
+  const Backend b = env && *env ? parse_backend(env, "DEBERTA_BACKEND") : Backend::Fast;
+  int expected = -1;
+  g_backend.compare_exchange_strong(expected, static_cast<int>(b));
+  return static_cast<Backend>(g_backend.load());
+}
+
+namespace ops {
+
+namespace {
+bool reference_on() { return backend() == Backend::Reference; }
+
+std::string shape(const Matrix& m) { return "[" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "]"; }
+}  // namespace
+
+void check_product(const Product& p) {
+  const Matrix& W = p.layer->weight;
+  if (p.x->cols() != W.cols())
+    throw Error("linear layer " + shape(W) + " applied to input " + shape(*p.x));
+  if (p.layer->bias.size() != 0 && p.layer->bias.size() != W.rows())
+    throw Error("linear layer bias has " + std::to_string(p.layer->bias.size()) + " entries for " +
+                std::to_string(W.rows()) + " outputs");
+  if (p.residual && (p.residual->rows() != p.x->rows() || p.residual->cols() != W.rows()))
+    throw Error("residual of shape " + shape(*p.residual) + " does not fit a product of shape [" +
+                std::to_string(p.x->rows()) + ", " + std::to_string(W.rows()) + "]");
+}
+
+void products(const std::vector<Product>& set) {
+  for (const Product& p : set) check_product(p);
+  reference_on() ? reference::products(set) : fast::products(set);
+}
+
+Matrix linear(const Linear& layer, const Matrix& x) {
+  Matrix y;
+  check_product({&layer, &x, &y});
+  return reference_on() ? reference::linear(layer, x) : fast::linear(layer, x);
+}
+
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent) {
+  if (h.cols() != E.cols() || bias.size() != E.rows())
+    throw Error("tied decoder: h " + shape(h) + ", E " + shape(E) + ", bias [" + std::to_string(bias.size()) +
+                "] do not fit");
+  return reference_on() ? reference::tied_decoder(h, E, bias) : fast::tied_decoder(h, E, bias, rows_independent);
+}
+
+bool few_rows(int64_t rows) { return !reference_on() && fast::few_rows(rows); }
+
+void for_rows(int64_t rows, int64_t cols, const RowsFn& body) {
+  if (rows <= 0) return;
+  reference_on() ? reference::for_rows(rows, body) : fast::for_rows(rows, cols, body);
+}
+
+void tasks(int64_t count, const std::function<void(int64_t)>& task) {
+  if (count <= 0) return;
+  reference_on() ? reference::tasks(count, task) : fast::tasks(count, task);
+}
+
+}  // namespace ops
+}  // namespace deberta

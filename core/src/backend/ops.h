@@ -1,0 +1,89 @@
+// ops.h — the operations the equations and the model need from an engine, behind one interface
+// (docs/architecture.md). Two backends implement every op:
+//   fast       (fast.cpp)       Eigen's GEMM kernel on packed tiles, shared between threads; the
+//                               results do not depend on the thread count (fast.h)
+//   reference  (reference.cpp)  each op one Eigen expression or one straight loop, on one thread
+// `deberta::set_backend` (deberta/backend.h) picks one at run time; DEBERTA_BACKEND sets the
+// starting choice. Both give the same numbers to rounding (tests/test_backend_ops.cpp).
+//
+// Internal: never installed; only core/src includes it.
+#pragma once
+
+#include "deberta/backend.h"
+#include "deberta/tensor.h"
+#include "deberta/weights.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace deberta::ops {
+
+/// Elementwise work applied in place to a block of a product's output (an activation): the block
+/// may be any rectangle of y, so the work must treat each entry alone.
+using BlockFn = std::function<void(Eigen::Ref<Matrix> block)>;
+
+/// Work on rows [first, last) of a finished product (every column computed, the residual added):
+/// a LayerNorm of those rows. Blocks of rows may be handed over in any order, each exactly once.
+using RowsFn = std::function<void(int64_t first, int64_t last)>;
+
+/// One product y = x Wᵀ + b of a set, then optional steps in this order: `elementwise` on y,
+/// `y += *residual`, `rows_done` on finished rows.
+struct Product {
+  const Linear* layer = nullptr;     ///< W `[out, in]`, b `[out]` (empty: no bias)
+  const Matrix* x = nullptr;         ///< `[N, in]`
+  Matrix* y = nullptr;               ///< output, resized to `[N, out]`
+  /// Each row's bits must not depend on the other rows of x (the position projections: rows
+  /// projected with the whole table or alone are then the same bits).
+  bool rows_independent = false;
+  BlockFn elementwise;               ///< e.g. the feed-forward's activation
+  const Matrix* residual = nullptr;  ///< `[N, out]`
+  RowsFn rows_done;                  ///< e.g. the post-LN blocks' LayerNorm
+};
+
+/// Runs a set of products (the five projections of an attention sub-layer, say) as one piece of
+/// work. Errors: x's width ≠ W's `in`; a residual that is not `[N, out]`; the first exception of
+/// an elementwise or rows_done step, rethrown once every thread has stopped.
+void products(const std::vector<Product>& set);
+
+/// y = x Wᵀ + b `[N, out]` for x `[N, in]`. Errors: x's width ≠ `in`.
+Matrix linear(const Linear& layer, const Matrix& x);
+
+/// logits = h Eᵀ + bias `[M, V]` for h `[M, H]`, E `[V, H]`, bias `[V]`: the tied MLM decoder.
+/// `rows_independent`: each row's bits must not depend on M (rows of several states stacked).
+/// Errors: shapes that do not fit.
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent);
+
+/// Whether `rows` rows are few enough that stacking several inputs into one `tied_decoder` call
+/// reads E once for all of them (the fast backend's dot-product path).
+bool few_rows(int64_t rows);
+
+/// body(first, last) over ranges covering [0, rows) of rows `cols` entries wide, where every row is
+/// independent of the others (LayerNorm, an activation). Errors: the first exception of a range.
+void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
+
+/// task(0) … task(count − 1), independent pieces of work each writing only its own outputs (the
+/// heads of an attention sub-layer). Errors: the first exception a task throws.
+void tasks(int64_t count, const std::function<void(int64_t)>& task);
+
+namespace reference {
+void products(const std::vector<Product>& set);
+Matrix linear(const Linear& layer, const Matrix& x);
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias);
+void for_rows(int64_t rows, const RowsFn& body);
+void tasks(int64_t count, const std::function<void(int64_t)>& task);
+}  // namespace reference
+
+namespace fast {
+void products(const std::vector<Product>& set);
+Matrix linear(const Linear& layer, const Matrix& x);
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent);
+bool few_rows(int64_t rows);
+void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
+void tasks(int64_t count, const std::function<void(int64_t)>& task);
+}  // namespace fast
+
+/// The shape checks both backends make before a product. Errors: as `products`.
+void check_product(const Product& p);
+
+}  // namespace deberta::ops

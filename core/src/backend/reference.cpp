@@ -1,0 +1,36 @@
+// reference.cpp — the reference backend (ops.h): each op the plainest Eigen expression or loop,
+// on the calling thread. It exists to be read and to check the fast backend against; it is not
+// tuned for speed.
+#include "backend/ops.h"
+
+namespace deberta::ops::reference {
+
+namespace {
+// y = x Wᵀ + b.
+Matrix affine(const Matrix& x, const Matrix& W, const Vector& b) {
+  Matrix y = x * W.transpose();
+  if (b.size() > 0) y.rowwise() += b.transpose();
+  return y;
+}
+}  // namespace
+
+void products(const std::vector<Product>& set) {
+  for (const Product& p : set) {
+    *p.y = affine(*p.x, p.layer->weight, p.layer->bias);
+    if (p.elementwise) p.elementwise(*p.y);
+    if (p.residual) *p.y += *p.residual;
+    if (p.rows_done) p.rows_done(0, p.y->rows());
+  }
+}
+
+Matrix linear(const Linear& layer, const Matrix& x) { return affine(x, layer.weight, layer.bias); }
+
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias) { return affine(h, E, bias); }
+
+void for_rows(int64_t rows, const RowsFn& body) { body(0, rows); }
+
+void tasks(int64_t count, const std::function<void(int64_t)>& task) {
+  for (int64_t i = 0; i < count; ++i) task(i);
+}
+
+}  // namespace deberta::ops::reference
