@@ -21,7 +21,7 @@ void AblationArgs::add_to(CLI::App* app) {
   app->add_option("--scale-factor", s.scale_factor, "'auto' = the model's trained scale (default), or N for s = 1/sqrt(d*N); the paper writes 3");
   app->add_flag("--rescale", s.rescale, "Scale factor = 1 + number of active position terms");
   app->add_option("--head-mask", s.head_mask, "Zero the attention probabilities of heads L:H[,L:H...]");
-  app->add_option("--max-relative-positions", s.max_relative_positions, "See less distance: read only the central 2K rows of the relative table (K <= k)");
+  app->add_option("--window,--max-relative-positions", s.max_relative_positions, "K: see less distance: read only the central 2K rows of the relative table (K <= k)");
   app->add_flag("--no-emd", s.no_emd, "Decode from the last encoder layer (I = H, one pass) instead of the Enhanced Mask Decoder");
   app->add_option("--relative-positions", s.relative_positions,
                   "Whose relative positions: 'hf' = Hugging Face transformers (default), 'microsoft' = microsoft/DeBERTa, "

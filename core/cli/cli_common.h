@@ -47,7 +47,7 @@ struct AblationArgs {
   AblationSwitches switches;
 
   /// Registers --terms, --p2c-index, --scale-factor, --rescale, --head-mask,
-  /// --max-relative-positions, --no-emd, --relative-positions on `app`.
+  /// --window K (alias --max-relative-positions), --no-emd, --relative-positions on `app`.
   void add_to(CLI::App* app);
   /// Parses the flags into an `Ablation`. Errors: malformed values (`parse_ablation`).
   Ablation to_ablation() const { return parse_ablation(switches); }

@@ -6,6 +6,8 @@
 #include "cli_common.h"
 #include "commands.h"
 
+#include "deberta/backend.h"
+
 #include <cstdio>
 
 int main(int argc, char** argv) {
@@ -13,8 +15,17 @@ int main(int argc, char** argv) {
                "with every intermediate of the disentangled attention and the Enhanced Mask Decoder.",
                "deberta"};
   app.require_subcommand(1);
+  // Every command that computes runs on the backend chosen here (deberta/backend.h); given after
+  // the command's name it falls through to this option too. Default: DEBERTA_BACKEND, else fast.
+  app.fallthrough();
+  app.add_option_function<std::string>(
+         "--backend", [](const std::string& name) { deberta::set_backend(deberta::parse_backend(name, "--backend")); },
+         "Engine of the forward pass: 'fast' (packed tiles, threads; default) or 'reference' (one Eigen expression "
+         "per op, one thread); also DEBERTA_BACKEND")
+      ->trigger_on_parse();
   deberta::cli::register_commands(&app);
   try {
+    (void)deberta::backend();  // DEBERTA_BACKEND, checked before any file is read
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

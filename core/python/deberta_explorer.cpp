@@ -40,6 +40,43 @@ struct PyModel {
   deberta::Model model;
   std::unique_ptr<deberta::Tokenizer> tokenizer;
   bool tokenizer_tried = false;
+  /// Tensors replaced by `set_tensor`, by state-dict name, as float64.
+  TensorMap edits;
+
+  /// The state dict as the model now holds it: the weights file read again, with the edits over it.
+  TensorMap state() const {
+    TensorMap t = deberta::read_weights_file(model.weights_path);
+    for (const auto& [name, tensor] : edits) t[name] = tensor;
+    return t;
+  }
+
+  /// The tensor named `name` of `state`. Errors: KeyError naming the tensor when there is none.
+  static const Tensor& find(const TensorMap& state, const std::string& name, const std::string& path) {
+    const auto it = state.find(name);
+    if (it == state.end())
+      throw py::key_error("no tensor named '" + name + "' in " + path + " (Model.tensor_names() lists them)");
+    return it->second;
+  }
+
+  /// Replaces one tensor and rebuilds the weights exactly as a load of the edited file would (the
+  /// same mapping, then the derived position table from the new weights). Nothing changes when
+  /// any check fails.
+  void set_tensor(const std::string& name, Tensor value) {
+    TensorMap t = state();
+    const Tensor& old = find(t, name, model.weights_path);
+    if (old.shape != value.shape)
+      throw py::value_error("set_tensor('" + name + "'): shape " + value.shape_string() + " does not match the model's " +
+                            old.shape_string());
+    if (deberta::dtype_is_integer(old.dtype))
+      throw py::type_error("set_tensor('" + name + "'): the tensor holds integers (" + old.shape_string() +
+                           "); only floating tensors can be set");
+    t[name] = value;
+    deberta::ModelWeights w = deberta::map_weights(model.config, std::move(t), model.weights_path);
+    model.weights = std::move(w);
+    model.weights_changed();
+    (void)model.workspace.positions(model);
+    edits[name] = std::move(value);
+  }
 
   /// The model's tokenizer. Errors: the folder has no tokenizer files (message as the CLI's).
   const deberta::Tokenizer& require_tokenizer() {
@@ -116,8 +153,9 @@ int64_t as_int(const py::handle& value, const std::string& key) {
 
 /// The switches of `deberta::Ablation` from a dict (keys as the struct's fields; docs/python.md):
 ///   c2c: bool; c2p, p2c, p2p: bool or None (None: as the model); p2c_index: "code" | "paper" | None;
-///   scale: "auto" | "rescale" | a positive number (the factor in s = 1/√(d · factor));
-///   head_mask: iterable of (layer, head); max_relative_positions: int K ≥ 0 (0 = k); emd: bool;
+///   scale_factor (or scale): "auto" | "rescale" | a positive number: HF's scale_factor, the factor
+///   in s = 1/√(d · factor); head_mask: iterable of (layer, head); window (or
+///   max_relative_positions): int K ≥ 0 (0 = k), the central 2K table rows read; emd: bool;
 ///   relative_positions: "hf" | "microsoft".
 /// The same switches as the CLI's flags (ablation.h), typed instead of text. Whether a switch fits
 /// the model (a term without weights, K > k, a head outside the model) is the core's check
@@ -144,7 +182,7 @@ Ablation ablation_from_dict(const py::dict& d) {
           throw py::value_error("ablation['p2c_index'] must be \"code\", \"paper\" or None, got " + std::string(py::repr(value)));
         a.p2c_index = s == "code" ? deberta::P2CIndex::Code : deberta::P2CIndex::Paper;
       }
-    } else if (key == "scale") {
+    } else if (key == "scale_factor" || key == "scale") {  // "scale": the older name
       if (none || (py::isinstance<py::str>(value) && value.cast<std::string>() == "auto")) {
         a.scale_mode = deberta::ScaleMode::Auto;
       } else if (py::isinstance<py::str>(value) && value.cast<std::string>() == "rescale") {
@@ -170,7 +208,7 @@ Ablation ablation_from_dict(const py::dict& d) {
           a.head_mask.insert({as_int(p[0], "head_mask"), as_int(p[1], "head_mask")});
         }
       }
-    } else if (key == "max_relative_positions") {
+    } else if (key == "window" || key == "max_relative_positions") {  // K; the older name
       a.max_relative_positions = none ? 0 : as_int(value, key);
       if (a.max_relative_positions < 0)
         throw py::value_error("ablation['max_relative_positions'] must be ≥ 0 (0 = the model's k), got " +
@@ -187,7 +225,7 @@ Ablation ablation_from_dict(const py::dict& d) {
       }
     } else {
       throw py::value_error("unknown ablation key '" + key +
-                            "' (known: c2c, c2p, p2c, p2p, p2c_index, scale, head_mask, max_relative_positions, emd, "
+                            "' (known: c2c, c2p, p2c, p2p, p2c_index, scale_factor, head_mask, window, emd, "
                             "relative_positions)");
     }
   }
@@ -348,6 +386,42 @@ PYBIND11_MODULE(deberta_explorer, mod) {
       .def_property_readonly("runs_emd", [](const PyModel& m) { return deberta::runs_emd(m.model); },
                              "Whether the MLM decoder stage runs the Enhanced Mask Decoder (deberta::runs_emd)")
       .def_property_readonly("has_tokenizer", [](const PyModel& m) { return deberta::has_tokenizer(m.model.directory); })
+      .def("tensor_names", [](const PyModel& m) {
+             std::vector<std::string> names;
+             for (const auto& [name, t] : m.state()) names.push_back(name);
+             return names;
+           },
+           "tensor_names() -> list[str]\n\nThe state-dict names of the model's weights file (Hugging Face or "
+           "microsoft names, as stored), sorted.")
+      .def("tensor", [](const PyModel& m, const std::string& name) {
+             const TensorMap state = m.state();
+             Tensor t = PyModel::find(state, name, m.model.weights_path);
+             if (!deberta::dtype_is_integer(t.dtype)) t.dtype = deberta::DType::F64;
+             return to_numpy(t);
+           },
+           py::arg("name"),
+           "tensor(name) -> numpy.ndarray\n\nA copy of one weight tensor as float64 (integer tensors as int64), in "
+           "its stored shape, including any set_tensor edit. Raises KeyError for an unknown name.")
+      .def("set_tensor", [](PyModel& m, const std::string& name, const py::object& value) {
+             if (!py::isinstance<py::array>(value) && !py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value))
+               throw py::type_error("set_tensor('" + name + "'): value must be an array-like of numbers, got " +
+                                    std::string(py::str(value.get_type().attr("__name__"))));
+             const py::array raw = py::array::ensure(value);
+             if (!raw || raw.dtype().kind() == 'O' || raw.dtype().kind() == 'U' || raw.dtype().kind() == 'S' ||
+                 raw.dtype().kind() == 'c')
+               throw py::type_error("set_tensor('" + name + "'): value must hold real numbers");
+             const auto arr = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
+             Tensor t;
+             t.dtype = deberta::DType::F64;
+             for (py::ssize_t d = 0; d < arr.ndim(); ++d) t.shape.push_back(arr.shape(d));
+             t.f.assign(arr.data(), arr.data() + arr.size());
+             py::gil_scoped_release release;
+             m.set_tensor(name, std::move(t));
+           },
+           py::arg("name"), py::arg("value"),
+           "set_tensor(name, value)\n\nReplaces one weight tensor (same shape; converted to float64) and rebuilds "
+           "what the forward derives from the weights: a forward afterwards equals a fresh load of a folder "
+           "holding the edited weights. Raises KeyError (unknown name), ValueError (shape), TypeError (dtype).")
       .def("__repr__", [](const PyModel& m) {
         return "<deberta_explorer.Model " + m.model.config.model_type + " " +
                std::to_string(m.model.config.num_hidden_layers) + " layers from " + m.model.directory + ">";
@@ -398,5 +472,18 @@ PYBIND11_MODULE(deberta_explorer, mod) {
           py::arg("threads"),
           "Threads used by the forward pass (heads in parallel). The numbers do not depend on it.");
   mod.def("num_threads", &deberta::num_threads);
+  mod.def("set_backend",
+          [](const std::string& name) {
+            try {
+              deberta::set_backend(deberta::parse_backend(name, "set_backend"));
+            } catch (const Error& e) {
+              throw py::value_error(e.what());
+            }
+          },
+          py::arg("backend"),
+          "set_backend(backend)\n\nThe engine of every later forward pass: 'fast' (default) or 'reference' (one "
+          "Eigen expression per op, one thread). Also the environment variable DEBERTA_BACKEND.");
+  mod.def("backend", [] { return std::string(deberta::backend_name(deberta::backend())); },
+          "backend() -> str\n\nThe engine in use: 'fast' or 'reference'.");
   mod.attr("__version__") = DEBERTA_VERSION;
 }

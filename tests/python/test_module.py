@@ -107,10 +107,10 @@ def test_ablation_dict_equals_cli_flags(cli, source_dir, tmp_path):
     case = source_dir / "notebooks_data/golden/v3_emd"
     inputs = read_safetensors(case / "golden.safetensors")
     model = dx.load_model(str(case))
-    ablation = {"p2c": False, "head_mask": [(1, 0)], "scale": 3.5, "max_relative_positions": 3}
+    ablation = {"p2c": False, "head_mask": [(1, 0)], "scale_factor": 3.5, "window": 3}
     out = tmp_path / "ablated.safetensors"
     run_cli(cli, "dump", "--model", case, "--inputs", case / "golden.safetensors", "--out", out,
-            "--terms", "c2c,c2p", "--head-mask", "1:0", "--scale-factor", "3.5", "--max-relative-positions", "3")
+            "--terms", "c2c,c2p", "--head-mask", "1:0", "--scale-factor", "3.5", "--window", "3")
     ours = dx.forward(model, inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"],
                       ablation=ablation, masked_positions=inputs["mlm.masked_positions"], full_logits=True)
     assert_bitwise_equal(ours, read_safetensors(out), "v3_emd ablated")
@@ -249,3 +249,79 @@ def test_thread_count_is_bounded_with_a_value_error(source_dir):
     assert dx.num_threads() == before
     m = dx.load_model(str(source_dir / "notebooks_data/golden/v1_c2p_only"))
     dx.forward(m, [1, 5, 6, 2])   # still runs
+
+
+# --- weight interventions (Model.tensor_names / tensor / set_tensor) ------------------------------
+
+
+def _write_safetensors_f64(path, tensors):
+    """A safetensors file of float64 tensors (the format's header: JSON of dtype, shape, offsets)."""
+    header, blobs, offset = {}, [], 0
+    for name in sorted(tensors):
+        data = np.ascontiguousarray(tensors[name], dtype="<f8").tobytes()
+        header[name] = {"dtype": "F64", "shape": list(np.shape(tensors[name])), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little") + text + b"".join(blobs))
+
+
+def test_set_tensor_equals_a_fresh_load_of_the_edited_weights(source_dir, tmp_path):
+    case = source_dir / "notebooks_data/golden/v3_emd"
+    inputs = read_safetensors(case / "golden.safetensors")
+    model = dx.load_model(str(case))
+    names = model.tensor_names()
+    # The relative table (the derived K_r / Q_r table must follow) and a content weight.
+    k_r = "encoder.rel_embeddings.weight"
+    dense = next(n for n in names if n.endswith("attention.output.dense.weight"))
+    before = dx.forward(model, inputs["input_ids"], ablation={"p2c": True, "c2p": True})
+    edited = {k_r: model.tensor(k_r) * -1.5, dense: model.tensor(dense) + 0.01}
+    for name, value in edited.items():
+        model.set_tensor(name, value)
+        assert np.array_equal(model.tensor(name), value)
+    # A folder holding the edited weights, loaded afresh.
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((case / "config.json").read_bytes())
+    _write_safetensors_f64(folder / "model.safetensors", {n: model.tensor(n) for n in names})
+    fresh = dx.load_model(str(folder))
+    after = dx.forward(model, inputs["input_ids"], ablation={"p2c": True, "c2p": True})
+    assert_bitwise_equal(after, dx.forward(fresh, inputs["input_ids"], ablation={"p2c": True, "c2p": True}),
+                         "set_tensor vs fresh load")
+    assert np.max(np.abs(after["layer.0.c2p"] - before["layer.0.c2p"])) > 1e-6  # the edit reached c2p
+
+
+def test_set_tensor_refuses_bad_names_shapes_and_types(source_dir):
+    model = dx.load_model(str(source_dir / "notebooks_data/golden/v3_emd"))
+    name = model.tensor_names()[0]
+    good = model.tensor(name)
+    with pytest.raises(KeyError, match="no-such-tensor"):
+        model.tensor("no-such-tensor")
+    with pytest.raises(ValueError, match="shape"):
+        model.set_tensor(name, np.zeros(good.size + 1))
+    with pytest.raises(TypeError):
+        model.set_tensor(name, "text")
+    with pytest.raises(TypeError):
+        model.set_tensor(name, np.full(good.shape, "x"))
+    assert np.array_equal(model.tensor(name), good)  # nothing changed
+
+
+def test_backend_switch(source_dir):
+    case = source_dir / "notebooks_data/golden/v2_conv_pad"
+    inputs = read_safetensors(case / "golden.safetensors")
+    model = dx.load_model(str(case))
+    assert dx.backend() in ("fast", "reference")
+    before = dx.backend()
+    try:
+        dx.set_backend("reference")
+        ref = dx.forward(model, inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"])
+        dx.set_backend("fast")
+        fast = dx.forward(model, inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"])
+    finally:
+        dx.set_backend(before)
+    worst = max(float(np.max(np.abs(fast[n] - ref[n]))) for n in ref if ref[n].dtype == np.float64)
+    assert worst <= 1e-12
+    with pytest.raises(ValueError, match="expected fast or reference"):
+        dx.set_backend("quick")

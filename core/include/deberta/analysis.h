@@ -36,10 +36,6 @@ std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::v
 std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,
                                            const Ablation& ablation, int64_t k);
 
-/// KL(p ‖ q) = Σ_v p_v (log p_v − log q_v) in nats for two log-probability vectors `[V]`. Not clamped:
-/// mathematically ≥ 0, it may come out a few ulps below 0 when p = q. Errors: vectors of different sizes.
-double kl_divergence(const Vector& log_p, const Vector& log_q);
-
 /// How an ablation changes the predictions relative to a baseline.
 struct AblationEffect {
   std::string name;      ///< e.g. "-c2p", "mask 3:1"

@@ -131,6 +131,10 @@ double log_sum_exp_row(const Matrix& logits, int64_t m);
 /// The same numbers on either backend and at any thread count (rows are independent).
 Matrix log_softmax_rows(const Matrix& logits);
 
+/// KL(p ‖ q) = Σ_v p_v (log p_v − log q_v) in nats for two log-probability vectors `[V]`. Not clamped:
+/// mathematically ≥ 0, it may come out a few ulps below 0 when p = q. Errors: vectors of different sizes.
+double kl_divergence(const Vector& log_p, const Vector& log_q);
+
 /// Attention context of one head: probs `[N_q, N_k]` · V_c `[N_k, d]` → `[N_q, d]` (eq. 4, last line).
 Matrix attention_context(const Matrix& probs, const Matrix& V_c);
 

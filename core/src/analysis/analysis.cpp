@@ -45,16 +45,6 @@ std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inp
   return top_k_predictions(mlm_logits(model, trace.decoder_output(), positions), positions, k);
 }
 
-double kl_divergence(const Vector& log_p, const Vector& log_q) {
-  if (log_p.size() != log_q.size())
-    throw Error("kl_divergence: " + std::to_string(log_p.size()) + " and " + std::to_string(log_q.size()) +
-                " log-probabilities");
-  // Σ_v p_v (log p_v − log q_v) over the entries with p_v > 0 (0 · log 0 = 0), vectorised.
-  // p = exp(log p), exactly 0 where log p = −∞ (Eigen 3.4's vectorised exp gives 5.6e-309 there).
-  const Eigen::ArrayXd p = (log_p.array() == -INFINITY).select(0.0, log_p.array().exp());
-  const double kl = (p > 0).select(p * (log_p.array() - log_q.array()), 0.0).sum();
-  return kl;  // not clamped: a negative value beyond rounding (~1e-12) is a bug for the tests to see
-}
 
 std::vector<double> kl_divergences(const std::vector<MaskPrediction>& baseline, const std::vector<MaskPrediction>& ablated) {
   std::vector<double> kl(std::min(baseline.size(), ablated.size()));

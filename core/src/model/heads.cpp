@@ -1,6 +1,5 @@
 #include "deberta/heads.h"
 
-#include "deberta/analysis.h"
 #include "deberta/equations.h"
 
 #include <algorithm>

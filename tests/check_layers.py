@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The layer rule of core/src (docs/architecture.md): a file may include only headers of its own
+layer or of the layers below it, and the equations layer names no part of the engine.
+
+    tensor < backend < equations < model < analysis, io  (analysis and io do not include each other)
+
+Public headers (core/include/deberta/*.h) belong to the layer that defines them (LAYER_OF_HEADER);
+internal headers belong to the folder they sit in. Exits 1 listing every violation; prints one
+line per layer otherwise. Usage: check_layers.py [SOURCE_DIR]
+"""
+import pathlib
+import re
+import sys
+
+RANK = {"tensor": 0, "backend": 1, "equations": 2, "model": 3, "analysis": 4, "io": 4}
+
+LAYER_OF_HEADER = {
+    "tensor.h": "tensor", "config.h": "tensor", "weights.h": "tensor",
+    "backend.h": "backend",
+    "equations.h": "equations",
+    "model.h": "model", "ablation.h": "model", "heads.h": "model",
+    "analysis.h": "analysis", "compare.h": "analysis", "dump.h": "analysis", "explain.h": "analysis",
+    "finite.h": "analysis",
+    "safetensors.h": "io", "checkpoint.h": "io", "model_io.h": "io", "tokenizer.h": "io", "file_limits.h": "io",
+}
+
+# Words of the engine that the paper's layer must not name.
+ENGINE_WORDS = re.compile(r"\b(thread\w*|tile\w*|pack\w*|omp\w*|OpenMP|parallel_\w+|LinearJob|gemm\w*|run_tasks|"
+                          r"for_row_ranges|kernel\w*)\b", re.IGNORECASE)
+
+
+def header_layer(include, here):
+    if include.startswith("deberta/"):
+        return LAYER_OF_HEADER.get(include[len("deberta/"):])
+    folder = include.split("/")[0] if "/" in include else here
+    return folder if folder in RANK else None
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1])
+    src = root / "core" / "src"
+    problems, counts = [], {}
+    public = {p.name for p in (root / "core" / "include" / "deberta").glob("*.h")}
+    for name in sorted(public - set(LAYER_OF_HEADER)):
+        problems.append(f"core/include/deberta/{name}: public header with no layer in check_layers.py")
+    files = [(p, p.parent.name) for p in sorted(src.glob("*/*")) if p.suffix in (".h", ".cpp")]
+    files += [(root / "core" / "include" / "deberta" / n, LAYER_OF_HEADER[n]) for n in sorted(public & set(LAYER_OF_HEADER))]
+    for path, layer in files:
+        rel = path.relative_to(root)
+        if layer not in RANK:
+            problems.append(f"{rel}: folder '{layer}' is not a layer")
+            continue
+        counts[layer] = counts.get(layer, 0) + 1
+        text = path.read_text(encoding="utf-8")
+        for line_no, line in enumerate(text.splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            target = header_layer(m.group(1), layer)
+            if target is None:
+                problems.append(f"{rel}:{line_no}: includes {m.group(1)}, which belongs to no layer")
+            elif RANK[target] > RANK[layer] or (RANK[target] == RANK[layer] and target != layer):
+                problems.append(f"{rel}:{line_no}: the {layer} layer includes {m.group(1)} of the {target} layer")
+        if layer == "equations" or path.name == "equations.h":
+            code = re.sub(r"//[^\n]*", "", text)  # comments may explain; code may not name the engine
+            for word in sorted(set(ENGINE_WORDS.findall(code))):
+                problems.append(f"{rel}: the equations name the engine ('{word}')")
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} violation(s)")
+        return 1
+    for layer in sorted(counts, key=lambda l: RANK[l]):
+        print(f"check_layers: {layer}: {counts[layer]} files include only their layer and those below")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

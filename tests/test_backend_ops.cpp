@@ -1,0 +1,203 @@
+// Op-by-op comparison of the two backends (backend/ops.h), in the manner of ggml's
+// test-backend-ops: every op of the fast backend against the reference backend on random shapes
+// chosen to reach each code path — odd sizes, one row, the 32-row boundary of the dot-product
+// kernel, k > 1024 (the packed path's narrower blocks), bias or none, every fused step — and then
+// whole layers with padding masks. The error of an op is max |fast − reference| / max |reference|
+// over its output (normwise relative, so that entries near zero do not dominate); each must be
+// ≤ 1e-12, and the worst per op is printed.
+#include "test_util.h"
+
+#include "backend/ops.h"
+#include "backend/threading.h"
+#include "deberta/backend.h"
+#include "deberta/equations.h"
+#include "deberta/model.h"
+#include "deberta/model_io.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+
+using namespace deberta;
+
+namespace {
+
+constexpr double kOpTolerance = 1e-12;
+
+struct Random {
+  std::mt19937_64 rng;
+  Matrix operator()(int64_t rows, int64_t cols) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Matrix m(rows, cols);
+    for (int64_t i = 0; i < m.size(); ++i) m.data()[i] = u(rng);
+    return m;
+  }
+  Vector vector(int64_t n) { return (*this)(n, 1).col(0); }
+};
+
+// The worst error seen per op, printed once at the end of each test case.
+struct Worst {
+  std::map<std::string, double> by_op;
+  void record(const std::string& op, const Matrix& fast, const Matrix& ref) {
+    REQUIRE_MESSAGE((fast.rows() == ref.rows() && fast.cols() == ref.cols()), op);
+    const double scale = std::max(ref.cwiseAbs().maxCoeff(), 1e-300);
+    const double err = ref.size() == 0 ? 0.0 : (fast - ref).cwiseAbs().maxCoeff() / scale;
+    CHECK_MESSAGE(err <= kOpTolerance, op << ": relative error " << err);
+    double& w = by_op[op];
+    w = std::max(w, err);
+  }
+  ~Worst() {
+    for (const auto& [op, err] : by_op) std::printf("backend ops: %-28s worst relative error %.3g\n", op.c_str(), err);
+  }
+};
+
+struct BackendGuard {
+  explicit BackendGuard(Backend b) : saved(backend()) { set_backend(b); }
+  ~BackendGuard() { set_backend(saved); }
+  Backend saved;
+};
+
+struct ThreadGuard {
+  int saved = num_threads();
+  ~ThreadGuard() { set_num_threads(saved); }
+};
+
+// The shapes: rows N, depth k (= in), outputs.
+struct Shape {
+  int64_t n, in, out;
+};
+const Shape kShapes[] = {{1, 7, 5},     {1, 384, 384},  {3, 17, 29},   {32, 64, 96},   {33, 64, 97},
+                         {45, 101, 203}, {128, 384, 1536}, {130, 1536, 384}, {7, 1030, 61}, {64, 1100, 257}};
+
+}  // namespace
+
+TEST_SUITE("backend_ops") {
+  TEST_CASE("every op of the fast backend agrees with the reference backend to 1e-12 (relative)") {
+    ThreadGuard threads;
+    Random random{std::mt19937_64(29)};
+    Worst worst;
+    for (int t : {1, 2}) {
+      set_num_threads(t);
+      for (const Shape& s : kShapes) {
+        CAPTURE(s.n);
+        CAPTURE(s.in);
+        CAPTURE(s.out);
+        CAPTURE(t);
+        for (bool bias : {true, false}) {
+          const Linear layer{random(s.out, s.in), bias ? random.vector(s.out) : Vector()};
+          const Matrix x = random(s.n, s.in);
+          worst.record("linear", ops::fast::linear(layer, x), ops::reference::linear(layer, x));
+
+          for (bool rows_independent : {false, true}) {
+            Matrix yf, yr;
+            ops::Product p{&layer, &x, &yf, rows_independent};
+            ops::fast::products({p});
+            p.y = &yr;
+            ops::reference::products({p});
+            worst.record(rows_independent ? "products (rows independent)" : "products", yf, yr);
+          }
+
+          // The fused steps: activation, residual, then LayerNorm of finished rows.
+          const Matrix residual = random(s.n, s.out);
+          const LayerNormParams norm{random.vector(s.out), random.vector(s.out), 1e-7};
+          Matrix yf, yr, nf(s.n, s.out), nr(s.n, s.out);
+          ops::Product f{&layer, &x, &yf};
+          f.elementwise = [](Eigen::Ref<Matrix> b) { activation_in_place(b, Activation::GeluErf); };
+          f.residual = &residual;
+          f.rows_done = [&](int64_t a, int64_t b) { layer_norm_rows(yf, a, b, norm, &nf); };
+          ops::fast::products({f});
+          ops::Product r = f;
+          r.y = &yr;
+          r.rows_done = [&](int64_t a, int64_t b) { layer_norm_rows(yr, a, b, norm, &nr); };
+          ops::reference::products({r});
+          worst.record("products + act + residual", yf, yr);
+          worst.record("products ... + LayerNorm", nf, nr);
+        }
+        // Several products in one set, sharing an input (Q_c, K_c, V_c) and not (K_r).
+        const Linear q{random(s.out, s.in), random.vector(s.out)}, k{random(s.out, s.in), random.vector(s.out)};
+        const Matrix x = random(s.n, s.in), table = random(2 * s.n + 1, s.in);
+        Matrix qf, kf, rf, qr, kr, rr;
+        ops::fast::products({{&q, &x, &qf}, {&k, &x, &kf}, {&k, &table, &rf, true}});
+        ops::reference::products({{&q, &x, &qr}, {&k, &x, &kr}, {&k, &table, &rr, true}});
+        worst.record("products (a set of three)", qf, qr);
+        worst.record("products (a set of three)", kf, kr);
+        worst.record("products (a set of three)", rf, rr);
+
+        // The tied decoder over a vocabulary of `out · 9 + 1` rows.
+        const Matrix E = random(s.out * 9 + 1, s.in);
+        const Vector vb = random.vector(E.rows());
+        for (bool rows_independent : {false, true})
+          worst.record("tied_decoder", ops::fast::tied_decoder(x, E, vb, rows_independent),
+                       ops::reference::tied_decoder(x, E, vb));
+      }
+    }
+  }
+
+  TEST_CASE("for_rows and tasks cover their ranges exactly once on both backends") {
+    ThreadGuard threads;
+    for (Backend b : {Backend::Fast, Backend::Reference})
+      for (int t : {1, 2, 3}) {
+        BackendGuard on(b);
+        set_num_threads(t);
+        for (int64_t rows : {1, 7, 100, 5000}) {
+          std::vector<int> seen(static_cast<size_t>(rows), 0);
+          ops::for_rows(rows, 64, [&](int64_t first, int64_t last) {
+            for (int64_t r = first; r < last; ++r) ++seen[static_cast<size_t>(r)];
+          });
+          CHECK_MESSAGE(std::count(seen.begin(), seen.end(), 1) == rows, backend_name(b) << ", rows " << rows);
+          std::vector<int> ran(static_cast<size_t>(rows), 0);
+          ops::tasks(rows, [&](int64_t i) { ++ran[static_cast<size_t>(i)]; });
+          CHECK(std::count(ran.begin(), ran.end(), 1) == rows);
+        }
+        CHECK_THROWS_WITH_AS(ops::tasks(5, [](int64_t i) { if (i == 3) throw Error("task 3"); }), "task 3", Error);
+      }
+  }
+
+  TEST_CASE("whole layers with padding masks: the fast backend agrees with the reference to 1e-12 (relative)") {
+    ThreadGuard threads;
+    set_num_threads(2);
+    Worst worst;
+    const Model model = load_model(test::source_path("notebooks_data/models/deberta-tiny"));
+    Ablation all;  // every term on, so each relative op runs
+    all.c2p = all.p2c = all.p2p = true;
+    for (int64_t n : {1, 2, 33, 45, 128}) {
+      for (bool pad : {false, true}) {
+        Inputs in;
+        std::mt19937_64 rng(static_cast<uint64_t>(n));
+        for (int64_t i = 0; i < n; ++i) in.input_ids.push_back(static_cast<int64_t>(rng() % model.config.vocab_size));
+        in.attention_mask.assign(static_cast<size_t>(n), 1);
+        if (pad && n > 2)
+          for (int64_t i = n - n / 3; i < n; ++i) in.attention_mask[static_cast<size_t>(i)] = 0;
+        for (const Ablation& a : {Ablation{}, all}) {
+          ForwardTrace fast, ref;
+          {
+            BackendGuard on(Backend::Fast);
+            fast = forward(model, in, a, TraceLevel::Full, true);
+          }
+          {
+            BackendGuard on(Backend::Reference);
+            ref = forward(model, in, a, TraceLevel::Full, true);
+          }
+          for (size_t l = 0; l < ref.layers.size(); ++l) {
+            worst.record("layer: attention probs", fast.layers[l].attention.probs[0], ref.layers[l].attention.probs[0]);
+            worst.record("layer: output", fast.layers[l].output, ref.layers[l].output);
+          }
+          worst.record("EMD output", fast.decoder_output(), ref.decoder_output());
+        }
+      }
+    }
+  }
+
+  TEST_CASE("the backend is chosen by name, and a wrong name is refused with the name") {
+    CHECK(parse_backend("fast") == Backend::Fast);
+    CHECK(parse_backend("reference") == Backend::Reference);
+    CHECK_THROWS_WITH_AS(parse_backend("quick", "--backend"), "--backend 'quick': expected fast or reference", Error);
+    BackendGuard on(Backend::Reference);
+    CHECK(backend() == Backend::Reference);
+    CHECK(std::string(backend_name(backend())) == "reference");
+  }
+}
