@@ -21,6 +21,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 
 using namespace deberta;
 
@@ -190,6 +191,19 @@ TEST_SUITE("backend_ops") {
         }
       }
     }
+  }
+
+  TEST_CASE("set_num_threads holds for every thread of the process (the viewer computes on a worker)") {
+    ThreadGuard threads;
+    set_num_threads(3);
+    int seen = 0;
+    std::thread worker([&] { seen = num_threads(); });
+    worker.join();
+    CHECK(seen == 3);
+    set_num_threads(1);
+    std::thread again([&] { seen = num_threads(); });
+    again.join();
+    CHECK(seen == 1);
   }
 
   TEST_CASE("the backend is chosen by name, and a wrong name is refused with the name") {

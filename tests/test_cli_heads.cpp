@@ -210,7 +210,6 @@ TEST_SUITE("cli") {
     CHECK(ablated["ablation"] == "-c2p");
     CHECK(ablated["accuracy"] == base["accuracy"]);
     CHECK(ablated["mean_kl"].get<double>() > 0);
-    CHECK(ablated["flips"].get<int>() >= 0);
     CHECK(ablated["flips"].get<int>() <= 20);
     // |accuracy change| ≤ flips / examples: a line can change correctness only by flipping.
     CHECK(std::fabs(ablated["accuracy_ablated"].get<double>() - ablated["accuracy"].get<double>()) <=

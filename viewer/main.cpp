@@ -435,9 +435,9 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
   mallopt(M_ARENA_MAX, 1);
   // Eigen's own GEMM threading stays off: the core splits its products itself, the same bits at
-  // any thread count (deberta/threading.h). The worker's recomputation uses OpenMP's default thread
-  // count (every core, or OMP_NUM_THREADS) unless --threads says otherwise; it runs beside the UI
-  // thread, which only draws.
+  // any thread count (deberta/backend.h). --threads sets the count for the whole process, so the
+  // worker that recomputes (beside the UI thread, which only draws) uses it too; without it,
+  // OpenMP's default (every core, or OMP_NUM_THREADS).
   Eigen::setNbThreads(1);
   if (args.threads > 0) deberta::set_num_threads(args.threads);
   if (args.bench_rerun > 0) {

@@ -80,17 +80,22 @@ void multiply_packed(const PackedOperand& weight, int64_t w_first, const PackedO
   }
 }
 
-#else  // another Eigen version: kPackedGemm is false and nothing calls these
+#else  // another Eigen version: kPackedGemm is false, so nothing calls these; a call is a bug
 
-int64_t product_kc(int64_t depth) { return depth; }
-PackedOperand::PackedOperand(Side side_, int64_t rows_, int64_t depth_) : data(nullptr, [](void*) {}) {
-  reshape(side_, rows_, depth_);
+namespace {
+[[noreturn]] void unavailable() {
+  throw Error("packed GEMM needs Eigen 3.4 (this build has Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+              std::to_string(EIGEN_MAJOR_VERSION) + "); the fast backend must not call it here");
 }
-void PackedOperand::reshape(Side side_, int64_t rows_, int64_t depth_) {
-  side = side_, rows = rows_, depth = depth_, kc = depth_;
+}  // namespace
+
+int64_t product_kc(int64_t) { unavailable(); }
+PackedOperand::PackedOperand(Side, int64_t, int64_t) : data(nullptr, [](void*) {}) { unavailable(); }
+void PackedOperand::reshape(Side, int64_t, int64_t) { unavailable(); }
+void PackedOperand::pack(const Matrix&, int64_t, int64_t, int64_t) { unavailable(); }
+void multiply_packed(const PackedOperand&, int64_t, const PackedOperand&, int64_t, int64_t, int64_t, double*, int64_t) {
+  unavailable();
 }
-void PackedOperand::pack(const Matrix&, int64_t, int64_t, int64_t) {}
-void multiply_packed(const PackedOperand&, int64_t, const PackedOperand&, int64_t, int64_t, int64_t, double*, int64_t) {}
 
 #endif
 
