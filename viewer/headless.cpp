@@ -125,6 +125,12 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
       for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
     if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
     if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
+    // The model asked for could not be loaded: the loader's message, and a failed run (the window
+    // still draws what it can, for the screenshot).
+    if (!s.model && !s.model_error.empty()) {
+      std::fprintf(stderr, "deberta-viewer: %s\n", s.model_error.c_str());
+      exit_code_ = 1;
+    }
   }
   if (!ready && waited > o_.timeout) {
     std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);

@@ -97,6 +97,11 @@ void draw_step_map(App& app, const LessonStep& st) {
       L.map_key = key;
     }
     m = &L.map;
+    if (m->size() == 0) {  // a model without relative attention has no rel_pos or table rows
+      ImGui::Spacing();
+      ImGui::TextDisabled("no map to show: this model has no relative positions (relative_attention = false)");
+      return;
+    }
     index = true;
     scale = ColorScale::sequential(m->minCoeff(), m->maxCoeff());
     what = t.map == "rel_pos" ? "relative position i − j as the model uses it (bucketed in v2)"
