@@ -483,13 +483,27 @@ int main(int argc, char** argv) {
 
     bool font_nearest = false;
     bool done = false;
+    // Quiet when idle (issue 30): once nothing loads or computes and the last input has had two
+    // frames to settle ImGui's layout, the loop sleeps in glfwWaitEventsTimeout until the next
+    // event instead of drawing frames nobody sees. It still wakes every second, to pick up work
+    // finished in the background; a focused text field wakes twice a second for its cursor.
+    int quiet_frames = 0;  // frames drawn since the last input event or new result
     while (!done && !glfwWindowShouldClose(window)) {
+      if (!args.headless && quiet_frames >= 2 && viewer::settled(app)) {
+        const double timeout = io.WantTextInput ? 0.5 : 1.0;
+        const auto w0 = std::chrono::steady_clock::now();
+        glfwWaitEventsTimeout(timeout);
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        if (waited < 0.95 * timeout) quiet_frames = 0;  // woken by an event, not the timeout
+      } else {
+        glfwPollEvents();
+      }
       const auto t0 = std::chrono::steady_clock::now();
-      glfwPollEvents();
       viewer::poll_load(app);
       viewer::poll_compare(app);
       const bool result_changed = viewer::poll_compute(app);
       viewer::poll_detail(app);
+      if (result_changed || !viewer::settled(app)) quiet_frames = 0;
       driver.before_frame(app, result_changed);
 
       ImGui_ImplOpenGL3_NewFrame();
@@ -532,6 +546,7 @@ int main(int argc, char** argv) {
                                  std::chrono::duration<double, std::milli>(t_ui - t0).count()) || done;
       }
       if (args.headless && !viewer::settled(app)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ++quiet_frames;
     }
   }
 

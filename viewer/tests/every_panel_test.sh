@@ -10,8 +10,10 @@ failed=0 runs=0
 shot=$(mktemp --suffix=.png)
 run() {
   runs=$((runs + 1))
-  if ! out=$(timeout 60 "$viewer" --screenshot "$shot" --frames 3 --timeout 30 "$@" 2>&1); then
-    echo "FAILED (exit $?): deberta-viewer $*"; echo "$out" | tail -3; failed=$((failed + 1))
+  out=$(timeout 60 "$viewer" --screenshot "$shot" --frames 3 --timeout 30 "$@" 2>&1)
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAILED (exit $rc): deberta-viewer $*"; echo "$out" | tail -3; failed=$((failed + 1))
   fi
 }
 # MODEL|INPUT OPTION|INPUT VALUE
