@@ -8,7 +8,7 @@ pkgs=(
   build-essential cmake pkg-config ninja-build
   libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libzip-dev libsentencepiece-dev libpcre2-dev
-  libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
+  libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum
   xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev
   # The Python module (pybind11) and its tests; the notebooks executed in CI (NumPy only, no torch).

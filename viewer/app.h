@@ -10,6 +10,7 @@
 // Destroy an App before the GL context: its textures are deleted in ~TextureCache.
 #pragma once
 
+#include "fonts.h"
 #include "state.h"
 #include "worker.h"
 
@@ -45,6 +46,7 @@ struct TextureCache {
 /// The GL and ImGui resources the panels draw with.
 struct Graphics {
   TextureCache textures;
+  FontAtlas fonts;         ///< the atlas, grown with the characters on screen (fonts.h)
   ImFont* mono = nullptr;  ///< DejaVu Sans Mono for numbers (null: the default font)
 };
 

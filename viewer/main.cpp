@@ -96,23 +96,6 @@ bool parse_tab(const std::string& name, Tab* tab) {
 
 void glfw_error(int code, const char* text) { std::fprintf(stderr, "deberta-viewer: GLFW error %d: %s\n", code, text); }
 
-void load_fonts(viewer::Graphics& g) {
-  ImGuiIO& io = ImGui::GetIO();
-  // Latin-1, Greek (δ, α), general punctuation (…, ‖), super/subscripts, arrows (→), maths (∑, √, −, ≤),
-  // block elements (▁) and phonetic extensions (ᵀ).
-  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F, 0x2070, 0x209F,
-                                   0x2190, 0x21FF, 0x2200, 0x22FF, 0x2580, 0x259F, 0};
-  const char* sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-  const char* mono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
-  if (std::filesystem::exists(sans)) {
-    io.Fonts->AddFontFromFileTTF(sans, 15.0f, nullptr, ranges);
-  } else {
-    std::fprintf(stderr, "deberta-viewer: %s not found (install fonts-dejavu-core); Greek letters will show as '?'\n", sans);
-    io.Fonts->AddFontDefault();
-  }
-  if (std::filesystem::exists(mono)) g.mono = io.Fonts->AddFontFromFileTTF(mono, 14.0f, nullptr, ranges);
-}
-
 void set_style() {
   ImGui::StyleColorsDark();
   ImGuiStyle& st = ImGui::GetStyle();
@@ -477,7 +460,7 @@ int main(int argc, char** argv) {
   viewer::HeadlessDriver driver(headless_options(args));
   {
     App app;  // textures and the worker thread: destroyed before the GL context below
-    load_fonts(app.gfx);
+    app.gfx.mono = app.gfx.fonts.init();
     init_state(app, args);
     ViewerState& s = app.state;
 
@@ -506,6 +489,21 @@ int main(int argc, char** argv) {
       if (result_changed || !viewer::settled(app)) quiet_frames = 0;
       driver.before_frame(app, result_changed);
 
+      // The atlas follows the characters on screen (fonts.h): checked when the text or result changes.
+      {
+        static uint64_t fonts_generation = ~uint64_t{0};
+        static std::string fonts_text;
+        static size_t fonts_steps = 0;
+        const uint64_t gen = s.result ? s.result->generation : 0;
+        if (gen != fonts_generation || s.text != fonts_text || s.lesson.steps.size() != fonts_steps) {
+          app.gfx.fonts.require_state(s);
+          fonts_generation = gen, fonts_text = s.text, fonts_steps = s.lesson.steps.size();
+        }
+        if (app.gfx.fonts.rebuild_if_needed()) {
+          app.gfx.mono = app.gfx.fonts.mono();
+          font_nearest = false;
+        }
+      }
       ImGui_ImplOpenGL3_NewFrame();
       if (!font_nearest && io.Fonts->TexID) {
         // Glyphs are drawn at integer pixel positions: nearest sampling looks the same and is cheaper

@@ -1,0 +1,55 @@
+// fonts.h — the viewer's font atlas, built from the characters on screen (issue 30).
+//
+// Dear ImGui 1.86 rasterises every glyph it may draw into one texture up front, so an atlas with
+// all of Hangul, Kana and Han would be tens of megabytes. Instead the atlas holds Latin, Greek,
+// Cyrillic and the symbols the panels use (DejaVu Sans / Sans Mono), plus exactly the other
+// characters the current text, tokens, predictions and lesson need, taken from DejaVu where it
+// has them and from Droid Sans Fallback (fonts-droid-fallback, TrueType outlines: stb_truetype
+// reads no CFF) where it does not. When a new character appears the atlas is rebuilt between two
+// frames. A character no font has is drawn as U+FFFD and reported once on stderr:
+//   font: N characters have no glyph (U+XXXX …)
+#pragma once
+
+#include <imgui.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace viewer {
+
+struct ViewerState;
+
+class FontAtlas {
+ public:
+  /// Builds the first atlas (the base ranges). Returns the monospace font (null: the default).
+  /// Call once, after ImGui's context exists and before the first frame.
+  ImFont* init();
+
+  /// Adds the characters of `utf8` (invalid bytes are skipped) to those the atlas must hold.
+  void require(std::string_view utf8);
+
+  /// Adds every text the state shows: input, tokens, predictions, lesson.
+  void require_state(const ViewerState& s);
+
+  /// Rebuilds the atlas and its GL texture when `require` added characters it lacks. Call between
+  /// frames (before ImGui_ImplOpenGL3_NewFrame). Returns true when it rebuilt (the monospace
+  /// font pointer changes: `mono()`).
+  bool rebuild_if_needed();
+
+  ImFont* mono() const { return mono_; }
+  /// Characters required that no loaded font has (drawn as U+FFFD).
+  const std::set<unsigned>& missing() const { return missing_; }
+
+ private:
+  void build();
+
+  std::set<unsigned> extra_;     // required code points outside the base ranges
+  std::set<unsigned> built_;     // extra code points of the current atlas
+  std::set<unsigned> missing_;   // reported already
+  std::vector<ImWchar> ranges_;  // the ranges of the current atlas (ImGui keeps the pointer)
+  ImFont* mono_ = nullptr;
+};
+
+}  // namespace viewer
