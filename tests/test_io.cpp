@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "deberta/config.h"
+#include "deberta/equations.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"
 #include "deberta/safetensors.h"
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <map>
 #include <filesystem>
 #include <fstream>
 
@@ -274,5 +276,32 @@ TEST_SUITE("config") {
     CHECK(v1.num_attention_heads == 12);
     CHECK(v1.intermediate_size == 3072);
     CHECK(v1.vocab_size == 50265);
+  }
+}
+
+TEST_SUITE("config") {
+  TEST_CASE("every activation name of transformers v4.27's ACT2FN is accepted, with its values (issue 28, class 19)") {
+    // Values from torch (float64) of HF's definitions: ClippedGELUActivation(-10, 10) (gelu_10),
+    // LaplaceActivation(mu = 0.707107, sigma = 0.282095), ReLUSquaredActivation (relu2).
+    const std::vector<double> x = {-12.0, -3.0, -0.5, 0.0, 0.3, 0.707107, 2.0, 11.0, 30.0};
+    const std::map<std::string, std::vector<double>> want = {
+        {"gelu_10", {-0.0, -0.00404969409489031, -0.15426876936299344, 0.0, 0.1853734266566858, 0.5375781016227487,
+                     1.9544997361036416, 10.0, 10.0}},
+        {"laplace", {0.0, 0.0, 9.383381167682447e-06, 0.006094459617935588, 0.07448831139480605, 0.5,
+                     0.9999977102450648, 1.0, 1.0}},
+        {"relu2", {0.0, 0.0, 0.0, 0.0, 0.09, 0.5000003094490001, 4.0, 121.0, 900.0}}};
+    Matrix m(1, static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) m(0, static_cast<int64_t>(i)) = x[i];
+    for (const auto& [name, values] : want) {
+      CAPTURE(name);
+      const Matrix y = activation(m, parse_activation(name, "config.json"));
+      for (size_t i = 0; i < x.size(); ++i) CHECK(std::abs(y(0, static_cast<int64_t>(i)) - values[i]) <= 1e-15);
+    }
+    for (const char* name : {"gelu", "gelu_python", "gelu_new", "gelu_pytorch_tanh", "gelu_accurate", "gelu_fast", "quick_gelu",
+                             "relu", "relu6", "tanh", "sigmoid", "silu", "swish", "mish", "linear"})
+      CHECK_NOTHROW(parse_activation(name, "config.json"));
+    // HF refuses the rest with a KeyError; so do we, naming the file and the value.
+    CHECK_THROWS_WITH_AS(parse_activation("gelu_11", "config.json"), doctest::Contains("config.json: unknown activation 'gelu_11'"),
+                         Error);
   }
 }

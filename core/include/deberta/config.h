@@ -33,6 +33,9 @@ enum class Activation {
   Silu,      ///< "silu", "swish"
   Mish,      ///< "mish": x·tanh(softplus(x))
   Linear,    ///< "linear": identity
+  GeluClip10,  ///< "gelu_10": clip(x·Φ(x), −10, 10) (HF's ClippedGELUActivation(−10, 10))
+  Laplace,     ///< "laplace": ½(1 + erf((x − 0.707107) / (0.282095 √2))) (HF's LaplaceActivation)
+  Relu2,       ///< "relu2": max(x, 0)² (HF's ReLUSquaredActivation)
 };
 
 /// Parses an activation name; errors name `source` and the unknown value.

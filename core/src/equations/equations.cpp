@@ -80,6 +80,10 @@ void activation_in_place(Eigen::Ref<Matrix> x, Activation act) {
     case Activation::Silu: return apply([](double v) { return v / (1.0 + std::exp(-v)); });
     case Activation::Mish: return apply([](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
     case Activation::Linear: return;
+    case Activation::GeluClip10: return apply([](double v) { return std::clamp(gelu(v), -10.0, 10.0); });
+    case Activation::Laplace:
+      return apply([](double v) { return 0.5 * (1.0 + std::erf((v - 0.707107) / (0.282095 * std::sqrt(2.0)))); });
+    case Activation::Relu2: return apply([](double v) { return v > 0 ? v * v : 0.0; });
   }
 }
 

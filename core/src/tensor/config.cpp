@@ -26,9 +26,13 @@ Activation parse_activation(const std::string& name, const std::string& source) 
   if (name == "silu" || name == "swish") return Activation::Silu;
   if (name == "mish") return Activation::Mish;
   if (name == "linear") return Activation::Linear;
+  if (name == "gelu_10") return Activation::GeluClip10;
+  if (name == "laplace") return Activation::Laplace;
+  if (name == "relu2") return Activation::Relu2;
+  // Every other name is refused, as ACT2FN's KeyError refuses it.
   throw Error(source + ": unknown activation '" + name +
-              "' (known: gelu, gelu_python, gelu_new, gelu_pytorch_tanh, gelu_accurate, gelu_fast, quick_gelu, relu, "
-              "relu6, tanh, sigmoid, silu, swish, mish, linear)");
+              "' (known, as transformers v4.27's ACT2FN: gelu, gelu_10, gelu_accurate, gelu_fast, gelu_new, gelu_python, "
+              "gelu_pytorch_tanh, laplace, linear, mish, quick_gelu, relu, relu2, relu6, sigmoid, silu, swish, tanh)");
 }
 
 namespace {
