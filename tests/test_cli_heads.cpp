@@ -178,6 +178,15 @@ TEST_SUITE("cli") {
     // The token types matter: all-zero types give other logits.
     in.token_type_ids.assign(ids.size(), 0);
     CHECK(std::fabs(predict_head(model, in, HeadKind::SequenceClassification).logits(0, 0) - ref.logits(0, 0)) > 1e-9);
+    // An empty pair is a pair: HF's tokenizer gives [CLS] a [SEP] [SEP], the last [SEP] of type 1.
+    const nlohmann::json empty = json_of(test::run_cli("classify --json --model " + dir.string() + " --text 'a dog' --pair ''"));
+    const auto e_ids = empty["input_ids"].get<std::vector<int64_t>>();
+    const auto e_types = empty["token_type_ids"].get<std::vector<int64_t>>();
+    REQUIRE(e_ids.size() >= 4);
+    CHECK(e_ids[e_ids.size() - 1] == tok->sep_id());
+    CHECK(e_ids[e_ids.size() - 2] == tok->sep_id());
+    CHECK(e_types.back() == 1);
+    CHECK(e_types[e_types.size() - 2] == 0);
     fs::remove_all(dir);
   }
 

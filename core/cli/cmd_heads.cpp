@@ -12,6 +12,7 @@ namespace {
 struct HeadArgs {
   InputArgs input;
   std::string pair;
+  bool pair_given = false;  ///< --pair was given, even as "" (HF: [CLS] a [SEP] [SEP])
   std::string token_types;
   std::string head;
   bool json = false;
@@ -21,7 +22,8 @@ struct HeadArgs {
 void add_common(CLI::App* cmd, HeadArgs* args, bool with_pair) {
   args->input.add_to(cmd, true);
   if (with_pair)
-    cmd->add_option("--pair", args->pair, "Second segment: tokenized as [CLS] A [SEP] B [SEP], token types 0 / 1");
+    cmd->add_option("--pair", args->pair, "Second segment: tokenized as [CLS] A [SEP] B [SEP], token types 0 / 1")
+        ->each([args](const std::string&) { args->pair_given = true; });
   cmd->add_option("--token-types", args->token_types, "Token types of --ids input, comma-separated (e.g. 0,0,0,1,1)");
   cmd->add_flag("--json", args->json, "Print JSON");
   args->ablation.add_to(cmd);
@@ -50,7 +52,7 @@ void register_classify(CLI::App* app) {
                                        "classifier.*); its default head is " + head_key(default_head(model)) +
                   (model.weights.rtd_head ? " (use `deberta rtd`)" : " (use `deberta predict`)"));
     }
-    const ResolvedInput in = resolve_pair_input(args->input, args->pair, args->token_types, model);
+    const ResolvedInput in = resolve_pair_input(args->input, args->pair_given ? &args->pair : nullptr, args->token_types, model);
     report_head(model, in, kind, normalized(model, args->ablation.to_ablation()), args->json);
   });
 }
@@ -64,7 +66,7 @@ void register_rtd(CLI::App* app) {
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
     const HeadKind kind = select_head(model, "rtd");
-    const ResolvedInput in = resolve_pair_input(args->input, args->pair, args->token_types, model);
+    const ResolvedInput in = resolve_pair_input(args->input, args->pair_given ? &args->pair : nullptr, args->token_types, model);
     report_head(model, in, kind, normalized(model, args->ablation.to_ablation()), args->json);
   });
 }

@@ -24,16 +24,16 @@ void print_note(const Model& model, HeadKind kind) {
 
 }  // namespace
 
-ResolvedInput resolve_pair_input(const InputArgs& args, const std::string& pair, const std::string& token_types,
+ResolvedInput resolve_pair_input(const InputArgs& args, const std::string* pair, const std::string& token_types,
                                  const Model& model) {
   ResolvedInput r;
-  if (!pair.empty()) {
+  if (pair) {  // given, even empty: HF's tokenizer makes [CLS] a [SEP] [SEP] of an empty pair
     if (args.text.empty()) throw Error("--pair needs --text for the first segment");
     if (!has_tokenizer(model.directory))
       throw Error(model.directory + ": no tokenizer files (spm.model, vocab.json + merges.txt or tokenizer.json); give "
                                     "the pair as --ids with --token-types");
     r.tokenizer = load_tokenizer_for_model(model.directory, model.config.vocab_size);
-    const Encoding enc = r.tokenizer->encode(args.text, &pair);
+    const Encoding enc = r.tokenizer->encode(args.text, pair);
     r.inputs.input_ids = enc.ids;
     r.inputs.token_type_ids = enc.token_type_ids;
     r.token_names = enc.tokens;

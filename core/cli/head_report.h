@@ -18,7 +18,7 @@ namespace deberta::cli {
 /// Token types are forced to 0 when the model has no token-type table (type_vocab_size = 0), as
 /// its embeddings ignore them. Errors: those of `resolve_input`; --pair without a tokenizer or
 /// without --text; --token-types of the wrong length.
-ResolvedInput resolve_pair_input(const InputArgs& args, const std::string& pair, const std::string& token_types,
+ResolvedInput resolve_pair_input(const InputArgs& args, const std::string* pair, const std::string& token_types,
                                  const Model& model);
 
 /// JSON of one head output: classifiers {"labels": [{label, logit, probability}], "prediction"}
