@@ -66,8 +66,9 @@ ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Mod
   out.offsets_b = attention_mass_by_offset(tb);
   if (positions.empty()) return out;
   if (a.config.vocab_size != b.config.vocab_size)
-    throw Error("compare: model A has vocab_size " + std::to_string(a.config.vocab_size) + ", model B " +
-                std::to_string(b.config.vocab_size) + "; predictions can only be compared over one vocabulary");
+    throw Error("compare: model A (" + a.directory + ") has vocab_size " + std::to_string(a.config.vocab_size) +
+                ", model B (" + b.directory + ") " + std::to_string(b.config.vocab_size) +
+                "; predictions can only be compared over one vocabulary");
   out.predictions_a = top_k_predictions(mlm_logits(a, ta.decoder_output(), positions), positions, top_k);
   out.predictions_b = top_k_predictions(mlm_logits(b, tb.decoder_output(), positions), positions, top_k);
   for (size_t m = 0; m < positions.size(); ++m) {
@@ -82,6 +83,17 @@ ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Mod
 
 ModelComparison compare_models(const Model& a, const Model& b, const Inputs& inputs,
                                const std::vector<int64_t>& positions, int64_t top_k) {
+  // The one input must fit both models: each named in the message.
+  for (const auto& [m, name] : {std::pair<const Model*, const char*>{&a, "A"}, {&b, "B"}}) {
+    const std::string which = std::string("model ") + name + " (" + m->directory + ")";
+    if (inputs.size() > m->config.max_position_embeddings)
+      throw Error("compare: the input has " + std::to_string(inputs.size()) + " tokens, more than max_position_embeddings = " +
+                  std::to_string(m->config.max_position_embeddings) + " of " + which);
+    for (int64_t n = 0; n < inputs.size(); ++n)
+      if (inputs.input_ids[n] < 0 || inputs.input_ids[n] >= m->config.vocab_size)
+        throw Error("compare: input_ids[" + std::to_string(n) + "] = " + std::to_string(inputs.input_ids[n]) +
+                    " is outside the vocabulary [0, " + std::to_string(m->config.vocab_size) + ") of " + which);
+  }
   const bool decode = !positions.empty();
   const ForwardTrace ta = forward(a, inputs, {}, TraceLevel::Probs, decode);
   const ForwardTrace tb = forward(b, inputs, {}, TraceLevel::Probs, decode);
