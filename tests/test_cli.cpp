@@ -139,3 +139,22 @@ TEST_SUITE("cli") {
     CHECK(refused.output.find("max_position_embeddings") != std::string::npos);
   }
 }
+
+TEST_SUITE("cli") {
+  TEST_CASE("dump follows a case's run.json rule (microsoft relative positions), and diff hints at a rule mismatch") {
+    const std::string dir = test::source_path("notebooks_data/golden_extra/v2_long_msrel");
+    const std::string out = (std::filesystem::temp_directory_path() / "deberta_msrel_dump.safetensors").string();
+    const test::CliRun dump = test::run_cli("dump --model " + dir + " --inputs " + dir + "/inputs.safetensors --out " + out);
+    REQUIRE(dump.exit_code == 0);
+    CHECK(dump.output.find("run.json: relative positions 'microsoft'") != std::string::npos);
+    const test::CliRun same = test::run_cli("diff --common-only " + out + " " + dir + "/expected.safetensors");
+    CHECK(same.exit_code == 0);
+    // Forced to Hugging Face's rule: different numbers, and diff says why.
+    REQUIRE(test::run_cli("dump --model " + dir + " --inputs " + dir + "/inputs.safetensors --relative-positions hf --out " + out)
+                .exit_code == 0);
+    const test::CliRun other = test::run_cli("diff --common-only " + out + " " + dir + "/expected.safetensors");
+    CHECK(other.exit_code != 0);
+    CHECK(other.output.find("hint: rel_pos differs") != std::string::npos);
+    std::filesystem::remove(out);
+  }
+}

@@ -68,6 +68,9 @@ void register_diff(CLI::App* app) {
         if (!a.count(name)) std::printf("%-32s only in B\n", name.c_str()), ++failed;
     std::printf("%d tensors compared, worst %.3e, tolerance %.1e: %s\n", compared, worst, args->tolerance,
                 failed ? "DIFFERENT" : "equal within tolerance");
+    if (failed && a.count("rel_pos") && b.count("rel_pos") && a.at("rel_pos").i != b.at("rel_pos").i)
+      std::printf("hint: rel_pos differs: the files were made with different relative-position rules (hf or microsoft: "
+                  "`deberta dump --relative-positions microsoft`; a golden case records its rule in run.json)\n");
     if (failed) throw Error(std::to_string(failed) + " tensor(s) differ or are missing");
   });
 }

@@ -5,9 +5,13 @@
 #include "deberta/finite.h"
 #include "deberta/dump.h"
 #include "deberta/heads.h"
+#include "deberta/file_limits.h"
 #include "deberta/safetensors.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 namespace deberta::cli {
@@ -40,7 +44,8 @@ void register_dump(CLI::App* app) {
   cmd->add_option("--head", args->head, "Write only this head's tensors: mlm (mlm.*), rtd (rtd.logits), cls (cls.pooled, "
                                         "cls.logits), tokcls (tokcls.logits); default: every head the model has");
   args->ablation.add_to(cmd);
-  cmd->callback([args] {
+  CLI::Option* rule_option = cmd->get_option("--relative-positions");
+  cmd->callback([args, rule_option] {
     Inputs inputs;
     std::vector<int64_t> positions;
     TensorMap in_tensors;
@@ -55,7 +60,23 @@ void register_dump(CLI::App* app) {
     }
     if (!args->mlm.empty()) positions = parse_int_list(args->mlm, "--mlm");
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
-    const Ablation ablation = normalized(model, args->ablation.to_ablation());
+    Ablation requested = args->ablation.to_ablation();
+    // A reference case made with microsoft/DeBERTa's relative positions records the rule in its
+    // run.json ({"relative_positions": "microsoft"}); unless --relative-positions says otherwise,
+    // dump the case as it was made.
+    if (rule_option->count() == 0) {
+      const std::string run = (std::filesystem::path(model.directory) / "run.json").string();
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(run, ec)) {
+        const nlohmann::json j = nlohmann::json::parse(read_whole_file(run, 1 << 16), nullptr, false);
+        if (j.is_object() && j.contains("relative_positions") && j["relative_positions"].is_string()) {
+          requested.relative_positions = parse_relative_position_rule(j["relative_positions"].get<std::string>());
+          std::fprintf(stderr, "deberta: note: %s: relative positions '%s' (the rule this case was made with; "
+                               "--relative-positions overrides)\n", run.c_str(), j["relative_positions"].get<std::string>().c_str());
+        }
+      }
+    }
+    const Ablation ablation = normalized(model, requested);
     const bool decoder = !positions.empty();
     const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::Full, decoder);
     if (const std::string w = non_finite_trace(trace); !w.empty()) std::fprintf(stderr, "deberta: warning: %s\n", w.c_str());
