@@ -8,15 +8,19 @@ Writes notebooks_data/fixtures/cjk_model/: spm.model (a SentencePiece unigram mo
 on the sentences below, character coverage 1.0), config.json and model.safetensors (the shape of
 golden/v3_emd — 3 layers, H 32, EMD — with its weights, and word embeddings and LM bias drawn at
 random for the new vocabulary: the numbers mean nothing, the pieces are what is tested) and
-tokenizer_config.json. Deterministic (seeded); needs python3-sentencepiece and python3-numpy.
+tokenizer_config.json. Deterministic (seeded); needs python3-sentencepiece, python3-numpy and python3-torch.
 """
 import json
 import os
 import shutil
-import struct
+import sys
 
 import numpy as np
 import sentencepiece as spm
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_fixtures import read_safetensors, write_safetensors  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "fixtures", "cjk_model")
@@ -41,34 +45,6 @@ SENTENCES = [
 ]
 
 
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    dtypes = {"F64": "<f8", "F32": "<f4", "I64": "<i8"}
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        b, end = e["data_offsets"]
-        out[name] = np.frombuffer(data[b:end], dtype=dtypes[e["dtype"]]).reshape(e["shape"]).astype(np.float64)
-    return out
-
-
-def write_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name in sorted(tensors):
-        raw = np.ascontiguousarray(tensors[name], dtype="<f8").tobytes()
-        header[name] = {"dtype": "F64", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
@@ -90,8 +66,8 @@ def main():
     weights = read_safetensors(os.path.join(BASE, "model.safetensors"))
     rng = np.random.default_rng(30)
     H = config["hidden_size"]
-    weights["embeddings.word_embeddings.weight"] = rng.normal(0, 0.5, (vocab, H))
-    weights["lm_predictions.lm_head.bias"] = rng.normal(0, 0.1, (vocab,))
+    weights["embeddings.word_embeddings.weight"] = torch.from_numpy(rng.normal(0, 0.5, (vocab, H)))
+    weights["lm_predictions.lm_head.bias"] = torch.from_numpy(rng.normal(0, 0.1, (vocab,)))
     write_safetensors(os.path.join(OUT, "model.safetensors"), weights)
     with open(os.path.join(OUT, "tokenizer_config.json"), "w") as f:
         json.dump({"do_lower_case": False, "vocab_type": "spm", "split_by_punct": False,
