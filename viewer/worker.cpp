@@ -21,7 +21,7 @@ constexpr int64_t kTopK = 5;  // predictions kept per [MASK]
 
 std::vector<deberta::MaskPrediction> predictions(const deberta::Model& m, const deberta::Matrix& hidden,
                                                  const std::vector<int64_t>& positions) {
-  return deberta::top_k_predictions(deberta::mlm_logits(m, hidden, positions), positions, kTopK);
+  return deberta::predict_from_states(m, hidden, positions, kTopK);
 }
 
 /// The EMD on a finished encoder trace when the model decodes with it (`deberta::runs_emd`, the

@@ -31,6 +31,13 @@ std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);
 /// between the threads. Ties broken by the lower token id.
 std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k);
 
+/// Predictions at `positions` from decoder states `hidden [N, H]` already computed (a trace's
+/// `decoder_output()`): the MLM head, then the top k. The one place predictions are made:
+/// `predict_masked`, the ablation runs and the viewer's worker all call it. Errors: those of
+/// `mlm_logits` (no LM head, a position outside [0, N)).
+std::vector<MaskPrediction> predict_from_states(const Model& model, const Matrix& hidden,
+                                                const std::vector<int64_t>& positions, int64_t k);
+
 /// Runs encoder + decoder under `ablation` and returns the predictions at `positions`.
 /// Errors: those of `forward` and `mlm_logits`.
 std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,

@@ -39,10 +39,15 @@ std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::v
   return out;
 }
 
+std::vector<MaskPrediction> predict_from_states(const Model& model, const Matrix& hidden,
+                                                const std::vector<int64_t>& positions, int64_t k) {
+  return top_k_predictions(mlm_logits(model, hidden, positions), positions, k);
+}
+
 std::vector<MaskPrediction> predict_masked(const Model& model, const Inputs& inputs, const std::vector<int64_t>& positions,
                                            const Ablation& ablation, int64_t k) {
   const ForwardTrace trace = forward(model, inputs, ablation, TraceLevel::None, true);
-  return top_k_predictions(mlm_logits(model, trace.decoder_output(), positions), positions, k);
+  return predict_from_states(model, trace.decoder_output(), positions, k);
 }
 
 
@@ -126,7 +131,7 @@ std::vector<AblationEffect> run_ablations(const Model& model, const Inputs& inpu
                                           const std::vector<std::pair<std::string, Ablation>>& ablations) {
   // One baseline pass; each ablation re-runs only from the first layer it changes.
   const ForwardTrace base_trace = forward(model, inputs, {}, TraceLevel::None, true);
-  const auto baseline = top_k_predictions(mlm_logits(model, base_trace.decoder_output(), positions), positions, 1);
+  const auto baseline = predict_from_states(model, base_trace.decoder_output(), positions, 1);
   std::vector<AblationEffect> out;
   for (const auto& [name, ablation] : ablations) {
     AblationEffect e;
@@ -134,7 +139,7 @@ std::vector<AblationEffect> run_ablations(const Model& model, const Inputs& inpu
       ForwardTrace trace = base_trace;
       rerun_from(model, &trace, ablation, first_affected_layer(model, base_trace.ablation, ablation));
       e = compare_predictions(baseline,
-                              top_k_predictions(mlm_logits(model, trace.decoder_output(), positions), positions, 1));
+                              predict_from_states(model, trace.decoder_output(), positions, 1));
     } catch (const Error& err) {
       e.error = err.what();
     }

@@ -69,8 +69,8 @@ ModelComparison compare_traces(const Model& a, const ForwardTrace& ta, const Mod
     throw Error("compare: model A (" + a.directory + ") has vocab_size " + std::to_string(a.config.vocab_size) +
                 ", model B (" + b.directory + ") " + std::to_string(b.config.vocab_size) +
                 "; predictions can only be compared over one vocabulary");
-  out.predictions_a = top_k_predictions(mlm_logits(a, ta.decoder_output(), positions), positions, top_k);
-  out.predictions_b = top_k_predictions(mlm_logits(b, tb.decoder_output(), positions), positions, top_k);
+  out.predictions_a = predict_from_states(a, ta.decoder_output(), positions, top_k);
+  out.predictions_b = predict_from_states(b, tb.decoder_output(), positions, top_k);
   for (size_t m = 0; m < positions.size(); ++m) {
     const double kl = kl_divergence(out.predictions_a[m].log_probs, out.predictions_b[m].log_probs);
     out.kl.push_back(kl);
