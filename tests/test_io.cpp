@@ -184,13 +184,16 @@ TEST_SUITE("config") {
     j = base;
     j["position_buckets"] = 1;
     refuses(j, "position_buckets = 1");
-    j = base;  // m − 1 = b / 2: the bucket formula divides by log(1) (found by crosscheck/hf_random.py)
+    j = base;  // m − 1 = b / 2 is accepted: it fails only on an input with |i − j| > b/2 (below)
     j["relative_attention"] = true;
     j["position_buckets"] = 8;
     j["max_relative_positions"] = 5;
-    refuses(j, "divide by log");
-    j["max_relative_positions"] = 6;
-    CHECK(parse_config(j, "config.json").max_relative_positions == 6);
+    CHECK(parse_config(j, "config.json").max_relative_positions == 5);
+    j["max_relative_positions"] = 1;  // well defined with buckets: every |i − j| > b/2 lands on b/2
+    CHECK(parse_config(j, "config.json").max_relative_positions == 1);
+    j["relative_attention"] = false;  // relative settings are not checked without relative attention
+    j["position_buckets"] = 1;
+    CHECK_NOTHROW(parse_config(j, "config.json"));
     j = base;  // conv_groups is read only by the conv layer: without one it may be anything (as in HF)
     j["conv_kernel_size"] = 0;
     j["conv_groups"] = 7;
@@ -216,9 +219,9 @@ TEST_SUITE("config") {
     j = base;
     j["conv_kernel_size"] = 2;
     refuses(j, "conv_kernel_size must be odd");
-    j = base;
-    j["norm_rel_ebd"] = "batch_norm";
-    refuses(j, "unknown norm_rel_ebd");
+    j = base;  // an unknown norm_rel_ebd entry is ignored (with a warning), as HF ignores it
+    j["norm_rel_ebd"] = "batch_norm|layer_norm";
+    CHECK(parse_config(j, "config.json").norm_rel_layer_norm());
     refuses(json::array(), "not a JSON object");
     // Found by fuzz_config: numbers far outside int64 (as float or unsigned) must not be cast.
     j = base;
@@ -303,5 +306,29 @@ TEST_SUITE("config") {
     // HF refuses the rest with a KeyError; so do we, naming the file and the value.
     CHECK_THROWS_WITH_AS(parse_activation("gelu_11", "config.json"), doctest::Contains("config.json: unknown activation 'gelu_11'"),
                          Error);
+  }
+}
+
+TEST_SUITE("config") {
+  TEST_CASE("relative settings the references compute are computed; the one they cannot is refused per input (class 20)") {
+    // A model with m − 1 = b/2 = 4: inputs of up to 5 tokens never need a log bucket.
+    Model model = load_model(test::source_path("notebooks_data/golden/v3_emd"));
+    model.config.position_buckets = 8;
+    model.config.max_relative_positions = 5;
+    model.weights.rel_embeddings = model.weights.rel_embeddings.topRows(16);  // 2k = 2 · 8 rows
+    model.weights_changed();
+    Inputs in;
+    in.input_ids = {1, 5, 6, 7, 2};
+    CHECK_NOTHROW(forward(model, in));
+    in.input_ids = {1, 5, 6, 7, 8, 2};
+    CHECK_THROWS_WITH_AS(forward(model, in), doctest::Contains("distances beyond 4 cannot be log-bucketed"), Error);
+    Ablation microsoft;  // microsoft's clamp to ±(m − 1) first: defined for any length
+    microsoft.relative_positions = RelativePositionRule::Microsoft;
+    CHECK_NOTHROW(forward(model, in, microsoft));
+    // m = 1 with buckets: every |i − j| > b/2 takes bucket ±b/2.
+    model.config.max_relative_positions = 1;
+    CHECK(log_bucket_position(7, 8, 1) == 4);
+    CHECK(log_bucket_position(-7, 8, 1) == -4);
+    CHECK_NOTHROW(forward(model, in));
   }
 }

@@ -74,6 +74,15 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
     s.mask[n] = static_cast<double>(m);
   }
   if (!c.relative_attention) return s;
+  // m − 1 = b/2: the log-bucket formula divides by log((m − 1) / (b/2)) = 0 for any |i − j| > b/2
+  // (Hugging Face's rule; microsoft's clamps to ±(m − 1) first, so it never gets there).
+  const int64_t mid = c.position_buckets / 2;
+  if (c.log_buckets() && c.max_relative_positions - 1 == mid && N - 1 > mid &&
+      ablation.relative_positions == RelativePositionRule::HuggingFace)
+    throw Error("max_relative_positions - 1 = position_buckets / 2 = " + std::to_string(mid) +
+                ": distances beyond " + std::to_string(mid) + " cannot be log-bucketed (log((m - 1) / (b/2)) = 0; the "
+                "reference writes INT64_MIN), and this input of " + std::to_string(N) + " tokens has them; use at most " +
+                std::to_string(mid + 1) + " tokens or --relative-positions microsoft");
   s.rel_pos = relative_positions(N, N, c, ablation.relative_positions);
   s.c2p_row = table_rows(s.rel_pos, s.attention.k, s.attention.window);
   // Released code: p2c reads the row of i − j, like c2p. Paper (eq. 4): δ(j, i), the row of j − i.

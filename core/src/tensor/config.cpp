@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -294,9 +295,11 @@ ModelConfig parse_config(const json& j, const std::string& source) {
     c.position_buckets = r.integer("position_buckets", -1);
     c.share_att_key = r.boolean("share_att_key", false);
     c.norm_rel_ebd = r.bar_list("norm_rel_ebd", "none");
+    // HF reads only whether "layer_norm" is among the entries and ignores the rest: so do we, saying so.
     for (const auto& n : c.norm_rel_ebd)
       if (n != "none" && n != "layer_norm")
-        throw Error(source + ": unknown norm_rel_ebd entry '" + n + "' (known: none, layer_norm)");
+        std::fprintf(stderr, "deberta: warning: %s: norm_rel_ebd entry '%s' is ignored (known: none, layer_norm; "
+                             "Hugging Face ignores it too)\n", source.c_str(), n.c_str());
     c.conv_kernel_size = r.integer("conv_kernel_size", 0);
     c.conv_act_name = r.string("conv_act", "tanh");
     c.conv_act = parse_activation(c.conv_act_name, source + " (conv_act)");
@@ -358,12 +361,9 @@ ModelConfig parse_config(const json& j, const std::string& source) {
   if (c.relative_attention && c.relative_span() > size_limit)
     throw Error(source + ": the relative span k = " + std::to_string(c.relative_span()) +
                 " (2k table rows) is implausibly large");
-  if (c.log_buckets() && c.max_relative_positions < 2)
-    throw Error(source + ": position_buckets needs max_relative_positions >= 2");
-  if (c.log_buckets() && c.max_relative_positions - 1 == c.position_buckets / 2)
-    throw Error(source + ": max_relative_positions - 1 = position_buckets / 2 = " + std::to_string(c.position_buckets / 2) +
-                ": the log buckets divide by log((max_relative_positions - 1) / (position_buckets / 2)) = log(1) = 0 "
-                "(the reference writes INT64_MIN); choose another max_relative_positions");
+  // max_relative_positions = 1 with buckets is well defined (every |i − j| > b/2 lands in bucket b/2,
+  // as in the references), and max_relative_positions − 1 = b/2 only fails for an input whose
+  // distances exceed b/2: that is refused when such an input runs (make_sequence_context).
   parse_task_keys(r, &c);  // after the encoder keys: their errors come first
   return c;
 }
