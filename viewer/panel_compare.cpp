@@ -6,6 +6,8 @@
 #include "heatmap.h"
 #include "panels.h"
 
+#include "deberta/file_limits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <imgui.h>
@@ -32,8 +34,10 @@ std::vector<ZooEntry> read_zoo(const std::string& dir) {
   if (dir.empty() || !fs::is_directory(dir, ec)) return out;
   nlohmann::json table;
   try {
-    std::ifstream in(dir + "/table4.json");
-    if (in) table = nlohmann::json::parse(in).value("models", nlohmann::json::object());
+    // A regular file of bounded size only (a FIFO here would block the UI thread forever).
+    const std::string path = dir + "/table4.json";
+    if (fs::is_regular_file(path, ec))
+      table = nlohmann::json::parse(deberta::read_whole_file(path, 16ull << 20)).value("models", nlohmann::json::object());
   } catch (const std::exception&) {
     table = nlohmann::json::object();  // numbers are optional; the models still load
   }
