@@ -99,10 +99,12 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
                 s.distance_k);
   if (first && !o_.lesson_answer.empty() && !s.lesson.steps.empty()) {
     const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
-    s.lesson.given = std::strtod(o_.lesson_answer.c_str(), nullptr);
-    s.lesson.checked = lesson_answer_ok(step, s.lesson.given) ? 1 : -1;
+    std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", o_.lesson_answer.c_str());
+    const std::optional<double> v = parse_lesson_answer(o_.lesson_answer);
+    s.lesson.checked = !v ? -2 : lesson_answer_ok(step, *v) ? 1 : -1;
     std::printf("lesson: step %d, answer %s: %s (expected %s)\n", s.lesson.step + 1, o_.lesson_answer.c_str(),
-                s.lesson.checked > 0 ? "right" : "wrong", lesson_answer_text(step).c_str());
+                s.lesson.checked > 0 ? "right" : s.lesson.checked == -2 ? "not an answer" : "wrong",
+                lesson_answer_text(step).c_str());
   }
   if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};

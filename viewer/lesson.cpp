@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace viewer {
@@ -440,6 +441,24 @@ bool lesson_answer_ok(const LessonStep& step, double given) {
   if (!step.applies || !std::isfinite(given)) return false;
   if (step.integer) return std::llround(given) == std::llround(step.answer) && std::fabs(given - step.answer) < 1e-9;
   return std::fabs(given - step.answer) <= step.tolerance;
+}
+
+std::optional<double> parse_lesson_answer(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  const size_t last = text.find_last_not_of(" \t");
+  const std::string t = text.substr(first, last - first + 1);
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string lesson_tolerance_text(const LessonStep& step) {
+  if (step.integer) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "±%.3g", step.tolerance);
+  return buf;
 }
 
 std::string lesson_answer_text(const LessonStep& step) {

@@ -12,6 +12,7 @@
 
 #include "deberta/model.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,13 @@ std::vector<LessonStep> build_lesson(const LessonInput& in);
 /// True when `given` answers `step` (within `step.tolerance`; integers exactly).
 bool lesson_answer_ok(const LessonStep& step, double given);
 
+/// A typed answer as a number: a finite decimal number, spaces around it allowed. Blank text, text
+/// that is not a number ("abc", "1.2.3", "4x") or a non-finite value is not an answer: nullopt.
+std::optional<double> parse_lesson_answer(const std::string& text);
+
+/// The tolerance as the check uses it, for display: "±0.00005" (not "±0.0"); "" for integers.
+std::string lesson_tolerance_text(const LessonStep& step);
+
 /// The answer as text ("7", "+0.1234").
 std::string lesson_answer_text(const LessonStep& step);
 
@@ -84,8 +92,8 @@ std::string lesson_answer_text(const LessonStep& step);
 /// whether the answer was checked / revealed, and the steps built for one (result, layer, head).
 struct LessonState {
   int step = 0;
-  double given = 0;
-  int checked = 0;           ///< 0 not yet, +1 right, −1 wrong
+  char given[64] = "";       ///< the answer as typed
+  int checked = 0;           ///< 0 not yet, +1 right, −1 wrong, −2 not an answer (blank or not a number)
   bool revealed = false;
   bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame

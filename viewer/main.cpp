@@ -276,7 +276,8 @@ int parse_args(int argc, char** argv, Args* out) {
           },
           "POSITIVE SECONDS"));
   cli.add_option("--lesson-step", args.lesson_step, "Open the Lesson tab at step N (1-based)")->check(CLI::Range(1, 99));
-  cli.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check");
+  cli.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check")
+;
   cli.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: reveal the lesson step's answer");
   cli.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
   cli.add_option("--zoom", args.zoom,
@@ -293,6 +294,8 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--threads", args.threads, "Threads of the core's forward pass (deberta::set_num_threads; default: "
                                              "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, deberta::kMaxThreads));
   CLI11_PARSE(cli, argc, argv);
+  // A blank --lesson-answer "" is still an attempt, judged "not an answer".
+  if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 
   args.headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty();
   viewer::MapView& zoom_view = args.zoom_view;

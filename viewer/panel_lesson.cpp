@@ -60,7 +60,7 @@ void go_to(LessonState& L, int step) {
   L.step = step;
   L.checked = 0;
   L.revealed = false;
-  L.given = 0;
+  L.given[0] = '\0';
 }
 
 /// The map of the step beside the question, with its cell outlined (null when it has none).
@@ -206,10 +206,14 @@ void DrawLessonPanel(App& app) {
     ImGui::TextWrapped("%s", st.question.c_str());
     ImGui::SetNextItemWidth(160);
     // The value applies as it is typed (so "check" sees it); Enter also checks.
-    ImGui::InputDouble("your answer", &L.given, 0, 0, st.integer ? "%.0f" : "%.4f");
+    // Text, not a number field: a blank or unparsable entry must not count as "0".
+    ImGui::InputText("your answer", L.given, sizeof L.given);
     const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
     ImGui::SameLine();
-    if (ImGui::Button("check") || enter) L.checked = lesson_answer_ok(st, L.given) ? 1 : -1;
+    if (ImGui::Button("check") || enter) {
+      const std::optional<double> v = parse_lesson_answer(L.given);
+      L.checked = !v ? -2 : lesson_answer_ok(st, *v) ? 1 : -1;
+    }
     ImGui::SameLine();
     if (ImGui::Button(L.revealed ? "hide answer" : "reveal")) L.revealed = !L.revealed;
     ImGui::SameLine();
@@ -220,9 +224,11 @@ void DrawLessonPanel(App& app) {
                         st.show.layer, st.show.head, st.show.i, st.show.j);
     if (L.checked > 0)
       ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Right.");
+    else if (L.checked == -2)
+      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Type a number first: a blank or '%s' is not an answer.", L.given);
     else if (L.checked < 0)
       ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s. Try again, or reveal the answer.",
-                         st.integer ? "" : (" (within ±" + fmt(st.tolerance, 1, false) + ")").c_str());
+                         st.integer ? "" : (" (right within " + lesson_tolerance_text(st) + ")").c_str());
     if (L.revealed) {
       ImGui::Spacing();
       ImGui::Text("Answer: %s", lesson_answer_text(st).c_str());
@@ -235,8 +241,8 @@ void DrawLessonPanel(App& app) {
   ImGui::Separator();
   Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
        ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
-  // Only once the learner has answered or revealed: the map would give some answers away.
-  if (!st.applies || L.checked != 0 || L.revealed) draw_step_map(app, st);
+  // Only once the learner has answered right or revealed: the map would give the answer away.
+  if (!st.applies || L.checked > 0 || L.revealed) draw_step_map(app, st);
 }
 
 }  // namespace viewer

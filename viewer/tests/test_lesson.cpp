@@ -230,3 +230,26 @@ TEST_CASE("the viewer's inputs (a Probs trace and two layers materialized) give 
   full.layers[static_cast<size_t>(layer)] = LayerTrace();
   CHECK_THROWS_WITH_AS(viewer::build_lesson(in), doctest::Contains("lacks layer 2"), std::invalid_argument);
 }
+
+TEST_CASE("a blank or unparsable answer is not an answer; the tolerance shows as used (issue 31)") {
+  using viewer::parse_lesson_answer;
+  CHECK(!parse_lesson_answer(""));
+  CHECK(!parse_lesson_answer("   "));
+  CHECK(!parse_lesson_answer("abc"));
+  CHECK(!parse_lesson_answer("1.2.3"));
+  CHECK(!parse_lesson_answer("4x"));
+  CHECK(!parse_lesson_answer("nan"));
+  CHECK(!parse_lesson_answer("inf"));
+  REQUIRE(parse_lesson_answer(" 7 "));
+  CHECK(*parse_lesson_answer(" 7 ") == 7.0);
+  CHECK(*parse_lesson_answer("-0.25") == -0.25);
+  CHECK(*parse_lesson_answer("0") == 0.0);  // a typed 0 is an answer; an empty box is not
+  viewer::LessonStep s;
+  s.applies = true;
+  s.tolerance = 5e-5;
+  CHECK(viewer::lesson_tolerance_text(s) == "±5e-05");
+  s.tolerance = 0.002;
+  CHECK(viewer::lesson_tolerance_text(s) == "±0.002");
+  s.integer = true;
+  CHECK(viewer::lesson_tolerance_text(s).empty());
+}
