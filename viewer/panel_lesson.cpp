@@ -225,7 +225,10 @@ void DrawLessonPanel(App& app) {
     if (L.checked > 0)
       ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Right.");
     else if (L.checked == -2)
-      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Type a number first: a blank or '%s' is not an answer.", L.given);
+      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s",
+                         std::string(L.given).find_first_not_of(" \t") == std::string::npos
+                             ? "Type a number first: an empty box is not an answer."
+                             : ("'" + std::string(L.given) + "' is not a number: type one, e.g. 3 or -0.25.").c_str());
     else if (L.checked < 0)
       ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s. Try again, or reveal the answer.",
                          st.integer ? "" : (" (right within " + lesson_tolerance_text(st) + ")").c_str());
