@@ -295,7 +295,9 @@ TEST_SUITE("config") {
         {"relu2", {0.0, 0.0, 0.0, 0.0, 0.09, 0.5000003094490001, 4.0, 121.0, 900.0}}};
     Matrix m(1, static_cast<int64_t>(x.size()));
     for (size_t i = 0; i < x.size(); ++i) m(0, static_cast<int64_t>(i)) = x[i];
-    for (const auto& [name, values] : want) {
+    for (const auto& entry : want) {
+      const std::string& name = entry.first;  // (CAPTURE's lambda may not capture a structured binding)
+      const std::vector<double>& values = entry.second;
       CAPTURE(name);
       const Matrix y = activation(m, parse_activation(name, "config.json"));
       for (size_t i = 0; i < x.size(); ++i) CHECK(std::abs(y(0, static_cast<int64_t>(i)) - values[i]) <= 1e-15);
