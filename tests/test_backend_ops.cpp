@@ -56,11 +56,6 @@ struct Worst {
   }
 };
 
-struct BackendGuard {
-  explicit BackendGuard(Backend b) : saved(backend()) { set_backend(b); }
-  ~BackendGuard() { set_backend(saved); }
-  Backend saved;
-};
 
 struct ThreadGuard {
   int saved = num_threads();
@@ -142,7 +137,7 @@ TEST_SUITE("backend_ops") {
     ThreadGuard threads;
     for (Backend b : {Backend::Fast, Backend::Reference})
       for (int t : {1, 2, 3}) {
-        BackendGuard on(b);
+        test::BackendGuard on(b);
         set_num_threads(t);
         for (int64_t rows : {1, 7, 100, 5000}) {
           std::vector<int> seen(static_cast<size_t>(rows), 0);
@@ -176,11 +171,11 @@ TEST_SUITE("backend_ops") {
         for (const Ablation& a : {Ablation{}, all}) {
           ForwardTrace fast, ref;
           {
-            BackendGuard on(Backend::Fast);
+            test::BackendGuard on(Backend::Fast);
             fast = forward(model, in, a, TraceLevel::Full, true);
           }
           {
-            BackendGuard on(Backend::Reference);
+            test::BackendGuard on(Backend::Reference);
             ref = forward(model, in, a, TraceLevel::Full, true);
           }
           for (size_t l = 0; l < ref.layers.size(); ++l) {
@@ -210,7 +205,7 @@ TEST_SUITE("backend_ops") {
     CHECK(parse_backend("fast") == Backend::Fast);
     CHECK(parse_backend("reference") == Backend::Reference);
     CHECK_THROWS_WITH_AS(parse_backend("quick", "--backend"), "--backend 'quick': expected fast or reference", Error);
-    BackendGuard on(Backend::Reference);
+    test::BackendGuard on(Backend::Reference);
     CHECK(backend() == Backend::Reference);
     CHECK(std::string(backend_name(backend())) == "reference");
   }

@@ -41,12 +41,6 @@ Ablation case_ablation(const std::string& dir) {
   return a;
 }
 
-// Runs the rest of a scope on one backend, then restores the one before.
-struct BackendGuard {
-  explicit BackendGuard(Backend b) : saved(backend()) { set_backend(b); }
-  ~BackendGuard() { set_backend(saved); }
-  Backend saved;
-};
 
 }  // namespace
 
@@ -57,7 +51,7 @@ TEST_SUITE("golden") {
     REQUIRE(cases.size() >= 5);
     for (Backend b : {Backend::Fast, Backend::Reference})
     for (const std::string& dir : cases) {
-      BackendGuard on(b);
+      test::BackendGuard on(b);
       CAPTURE(backend_name(b));
       CAPTURE(dir);
       const std::string golden = dir + "/golden.safetensors";
@@ -78,7 +72,7 @@ TEST_SUITE("golden") {
     int microsoft_cases = 0;
     for (Backend b : {Backend::Fast, Backend::Reference})
     for (const std::string& dir : cases) {
-      BackendGuard on(b);
+      test::BackendGuard on(b);
       CAPTURE(backend_name(b));
       CAPTURE(dir);
       const Ablation ablation = case_ablation(dir);

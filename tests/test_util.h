@@ -22,6 +22,15 @@
 
 namespace deberta::test {
 
+/// Runs the rest of a scope on one backend (deberta/backend.h), then restores the one before.
+struct BackendGuard {
+  explicit BackendGuard(Backend b) : saved(backend()) { set_backend(b); }
+  ~BackendGuard() { set_backend(saved); }
+  BackendGuard(const BackendGuard&) = delete;
+  BackendGuard& operator=(const BackendGuard&) = delete;
+  Backend saved;
+};
+
 /// Result of comparing two float tensors element by element.
 struct Diff {
   double max_abs = 0;

@@ -65,6 +65,9 @@ void FontAtlas::require(std::string_view s) {
 }
 
 void FontAtlas::require_state(const ViewerState& s) {
+  const uint64_t generation = s.result ? s.result->generation : 0;
+  if (generation == seen_generation_ && s.text == seen_text_ && s.lesson.steps.size() == seen_steps_) return;
+  seen_generation_ = generation, seen_text_ = s.text, seen_steps_ = s.lesson.steps.size();
   require(s.text);
   require(s.pair);
   if (s.result) {
@@ -98,10 +101,9 @@ void FontAtlas::build() {
     if (c <= 0xFFFF) extra_ranges.push_back(static_cast<ImWchar>(c)), extra_ranges.push_back(static_cast<ImWchar>(c));
   ranges_.insert(ranges_.end(), extra_ranges.begin(), extra_ranges.end());
   ranges_.push_back(0);
-  // ranges_ and this copy must outlive the atlas build: members, and a static for the fallback.
-  static std::vector<ImWchar> fallback_ranges;
-  fallback_ranges = extra_ranges;
-  fallback_ranges.push_back(0);
+  // Both range lists must outlive the atlas build: members.
+  fallback_ranges_ = extra_ranges;
+  fallback_ranges_.push_back(0);
 
   ImFontConfig merge;
   merge.MergeMode = true;
@@ -110,7 +112,7 @@ void FontAtlas::build() {
     ImFont* f = io.Fonts->AddFontFromFileTTF(path, size, nullptr, ranges_.data());
     if (!extra_ranges.empty())
       for (const char* fallback : kFallbacks)
-        if (exists(fallback)) io.Fonts->AddFontFromFileTTF(fallback, size, &merge, fallback_ranges.data());
+        if (exists(fallback)) io.Fonts->AddFontFromFileTTF(fallback, size, &merge, fallback_ranges_.data());
     return f;
   };
   if (!add(kSans, 15.0f)) {

@@ -12,6 +12,7 @@
 
 #include <imgui.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <string_view>
@@ -30,7 +31,8 @@ class FontAtlas {
   /// Adds the characters of `utf8` (invalid bytes are skipped) to those the atlas must hold.
   void require(std::string_view utf8);
 
-  /// Adds every text the state shows: input, tokens, predictions, lesson.
+  /// Adds every text the state shows: input, tokens, predictions, lesson. Reads them only when
+  /// the text, the result or the lesson changed since the last call (cheap to call every frame).
   void require_state(const ViewerState& s);
 
   /// Rebuilds the atlas and its GL texture when `require` added characters it lacks. Call between
@@ -48,7 +50,12 @@ class FontAtlas {
   std::set<unsigned> extra_;     // required code points outside the base ranges
   std::set<unsigned> built_;     // extra code points of the current atlas
   std::set<unsigned> missing_;   // reported already
-  std::vector<ImWchar> ranges_;  // the ranges of the current atlas (ImGui keeps the pointer)
+  std::vector<ImWchar> ranges_;           // the ranges of the current atlas (ImGui keeps the pointer)
+  std::vector<ImWchar> fallback_ranges_;  // the extra characters, for the merged fallback fonts
+  // What require_state last read: the result's generation, the input text, the lesson's size.
+  uint64_t seen_generation_ = ~uint64_t{0};
+  std::string seen_text_;
+  size_t seen_steps_ = 0;
   ImFont* mono_ = nullptr;
 };
 

@@ -492,20 +492,11 @@ int main(int argc, char** argv) {
       if (result_changed || !viewer::settled(app)) quiet_frames = 0;
       driver.before_frame(app, result_changed);
 
-      // The atlas follows the characters on screen (fonts.h): checked when the text or result changes.
-      {
-        static uint64_t fonts_generation = ~uint64_t{0};
-        static std::string fonts_text;
-        static size_t fonts_steps = 0;
-        const uint64_t gen = s.result ? s.result->generation : 0;
-        if (gen != fonts_generation || s.text != fonts_text || s.lesson.steps.size() != fonts_steps) {
-          app.gfx.fonts.require_state(s);
-          fonts_generation = gen, fonts_text = s.text, fonts_steps = s.lesson.steps.size();
-        }
-        if (app.gfx.fonts.rebuild_if_needed()) {
-          app.gfx.mono = app.gfx.fonts.mono();
-          font_nearest = false;
-        }
+      // The atlas follows the characters on screen (fonts.h).
+      app.gfx.fonts.require_state(s);
+      if (app.gfx.fonts.rebuild_if_needed()) {
+        app.gfx.mono = app.gfx.fonts.mono();
+        font_nearest = false;
       }
       ImGui_ImplOpenGL3_NewFrame();
       if (!font_nearest && io.Fonts->TexID) {

@@ -30,6 +30,10 @@ using RowsFn = std::function<void(int64_t first, int64_t last)>;
 /// One product y = x Wᵀ + b of a set, then optional steps in this order: `elementwise` on y,
 /// `y += *residual`, `rows_done` on finished rows.
 struct Product {
+  Product() = default;
+  Product(const Linear* layer_, const Matrix* x_, Matrix* y_, bool rows_independent_ = false)
+      : layer(layer_), x(x_), y(y_), rows_independent(rows_independent_) {}
+
   const Linear* layer = nullptr;     ///< W `[out, in]`, b `[out]` (empty: no bias)
   const Matrix* x = nullptr;         ///< `[N, in]`
   Matrix* y = nullptr;               ///< output, resized to `[N, out]`
