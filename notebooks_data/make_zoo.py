@@ -139,9 +139,14 @@ def parse_run(text):
 def commit_run(variant, seed, steps):
     out = os.path.relpath(run_dir(variant, seed, steps), os.path.dirname(HERE))
     paths = [os.path.join(out, fn) for fn in ("card.json", "training_log.json", "train.log", "config.json")]
-    if seed == SHIPPED_SEED and steps == STEPS:
-        paths.append(os.path.relpath(os.path.join(ZOO, "deberta-tiny-" + variant), os.path.dirname(HERE)))
     root = os.path.dirname(HERE)
+    if seed == SHIPPED_SEED and steps == STEPS:
+        # A shipped model is committed with its reference tensors (tests/test_bundled.cpp needs both),
+        # so main never holds a zoo model without its zoo-golden.
+        name = "deberta-tiny-" + variant
+        subprocess.check_call(["bash", os.path.join(HERE, "make_zoo_golden.sh"), os.path.join("models", "zoo", name)])
+        for d in (ZOO, os.path.join(HERE, "models", "zoo-golden")):
+            paths.append(os.path.relpath(os.path.join(d, name), root))
     subprocess.call(["git", "add", "--"] + paths, cwd=root)
     subprocess.call(["git", "commit", "-q", "-m", "zoo run %s seed %d (%d steps): card, curve, log" %
                      (variant, seed, steps), "--"] + paths, cwd=root)
