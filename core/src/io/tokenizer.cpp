@@ -221,6 +221,34 @@ void BasicTokenizer::resolve_specials(const std::string& source, std::optional<i
                                   {specials_.mask, mask_id_}})
     specials_.added.emplace(token, id);
   if (pad_id_ >= 0) specials_.added.emplace(specials_.pad, pad_id_);
+  added_trie_.build(specials_.added);
+}
+
+void AddedTokenTrie::build(const std::map<std::string, int64_t>& tokens) {
+  child_.clear();
+  id_.assign(1, -1);
+  for (const auto& [token, id] : tokens) {
+    if (token.empty()) continue;
+    uint32_t node = 0;
+    for (unsigned char byte : token) {
+      auto [it, inserted] = child_.try_emplace(uint64_t{node} << 8 | byte, static_cast<uint32_t>(id_.size()));
+      if (inserted) id_.push_back(-1);
+      node = it->second;
+    }
+    id_[node] = id;
+  }
+}
+
+std::pair<size_t, int64_t> AddedTokenTrie::longest_at(const std::string& text, size_t pos) const {
+  std::pair<size_t, int64_t> best{0, -1};
+  uint32_t node = 0;
+  for (size_t i = pos; i < text.size(); ++i) {
+    auto it = child_.find(uint64_t{node} << 8 | static_cast<unsigned char>(text[i]));
+    if (it == child_.end()) break;
+    node = it->second;
+    if (id_[node] >= 0) best = {i + 1 - pos, id_[node]};
+  }
+  return best;
 }
 
 int64_t BasicTokenizer::vocab_size() const {
@@ -261,23 +289,17 @@ std::vector<int64_t> BasicTokenizer::encode_segment(const std::string& text) con
     plain.clear();
   };
   for (size_t i = 0; i < text.size();) {
-    const std::string* best = nullptr;
-    int64_t best_id = -1;
-    for (const auto& [token, id] : specials_.added)
-      if (!token.empty() && (!best || token.size() > best->size()) && text.compare(i, token.size(), token) == 0) {
-        best = &token;
-        best_id = id;
-      }
-    if (!best) {
+    const auto [length, best_id] = added_trie_.longest_at(text, i);
+    if (length == 0) {
       plain += text[i++];
       continue;
     }
-    if (*best == specials_.mask && specials_.mask_lstrip)
+    if (text.compare(i, length, specials_.mask) == 0 && length == specials_.mask.size() && specials_.mask_lstrip)
       while (!plain.empty() && (plain.back() == ' ' || plain.back() == '\t' || plain.back() == '\n' || plain.back() == '\r'))
         plain.pop_back();
     flush();
     ids.push_back(best_id);
-    i += best->size();
+    i += length;
     after_special = true;
   }
   flush();

@@ -7,6 +7,7 @@
 #include "deberta/tokenizer.h"
 
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,21 @@ struct SpecialTokens {
 
   /// Reads the files of `model_dir` that exist. Errors: a file that is not JSON of the expected form.
   static SpecialTokens read(const std::string& model_dir);
+};
+
+/// The added tokens as a byte trie, for the leftmost-longest split of text around them: the split
+/// costs O(text × longest match) however many tokens there are (issue 28, class 4: the scan over
+/// every token per position took minutes for 200k added tokens).
+class AddedTokenTrie {
+ public:
+  /// Builds the trie of `tokens` (token → id); empty tokens are ignored.
+  void build(const std::map<std::string, int64_t>& tokens);
+  /// The longest token that starts at `text[pos]`: its length in bytes and id, or {0, -1}.
+  std::pair<size_t, int64_t> longest_at(const std::string& text, size_t pos) const;
+
+ private:
+  std::unordered_map<uint64_t, uint32_t> child_;  ///< (node << 8 | byte) → child node
+  std::vector<int64_t> id_{-1};                   ///< per node: the id of the token ending there, or −1
 };
 
 /// Base of the tokenizers: special-token bookkeeping, the split of the text around literal special
@@ -78,6 +94,7 @@ class BasicTokenizer : public Tokenizer {
                         std::optional<int64_t> fallback_unk = {});
 
   SpecialTokens specials_;
+  AddedTokenTrie added_trie_;  ///< specials_.added, built by resolve_specials
   std::map<int64_t, std::string> added_by_id_;  ///< added tokens (and an appended [MASK]) by id
   int64_t cls_id_ = -1, sep_id_ = -1, pad_id_ = -1, unk_id_ = -1, mask_id_ = -1;
 
