@@ -134,8 +134,7 @@ Model load_model_with_progress(const std::string& path) {
   Model model = load_model(path, progress);
   for (const std::string& w : model.weights.warnings) std::fprintf(stderr, "deberta: warning: %s: %s\n", model.weights_path.c_str(), w.c_str());
   if (std::getenv("DEBERTA_DEBUG") && !model.weights.unused.empty()) {
-    std::string list;
-    for (const auto& u : model.weights.unused) list += (list.empty() ? "" : ", ") + u;
+    const std::string list = name_list(model.weights.unused);
     std::fprintf(stderr, "deberta: debug: %zu unused tensor(s) in %s: %s\n", model.weights.unused.size(),
                  model.weights_path.c_str(), list.c_str());
   }

@@ -126,6 +126,22 @@ def cfg(**kw):
     c = dict(CONFIG)
     c.update(kw)
     return c
+# Issue 28, class 5: the config is checked against the weights before anything per layer is built,
+# and a message lists the count and the first names only.
+model_dir("cfg_layers_million", config=cfg(num_hidden_layers=1000000), weights=good)
+case("cfg_layers_million", dump_cmd("cfg_layers_million"), "asks for num_hidden_layers = 1000000",
+     what="a 1 KB config built a 796 MB list of missing tensors")
+def far_layer(h, b):
+    h["encoder.layer.999999.output.dense.bias"] = {"dtype": "F64", "shape": [1], "data_offsets": [len(b), len(b) + 8]}
+    b.extend(struct.pack("<d", 0.0))
+model_dir("w_far_layer", config=cfg(num_hidden_layers=1000000), weights=modified(far_layer))
+case("w_far_layer", dump_cmd("w_far_layer"), "holds no tensor of encoder layer 2",
+     what="one tensor of layer 999999 made a million layers be built")
+def drop_layer_but_one(h, b):
+    for k in [k for k in h if k.startswith("encoder.layer.1.") and k != "encoder.layer.1.output.dense.bias"]:
+        del h[k]
+model_dir("w_many_missing", weights=modified(drop_layer_but_one))
+case("w_many_missing", dump_cmd("w_many_missing"), " more", what="the missing-tensor list had no cap")
 model_dir("cfg_heads_not_divisor", config=cfg(num_attention_heads=5), weights=good)
 case("cfg_heads_not_divisor", dump_cmd("cfg_heads_not_divisor"), "not divisible by num_attention_heads 5")
 # Unknown pos_att_type entries are ignored, as Hugging Face ignores them; talking_head is refused.

@@ -30,6 +30,11 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A message-sized list of names: the first `shown` joined by ", ", then "and N more". Every
+/// error and warning that lists names uses it, so a hostile file cannot make a message longer
+/// than a few lines (issue 28, class 5).
+std::string name_list(const std::vector<std::string>& names, size_t shown = 5);
+
 /// Element types of tensor files (safetensors names).
 enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL };
 

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <algorithm>
 
 namespace deberta {
 
@@ -59,7 +61,9 @@ class WeightReader {
   Tensor* take(const std::string& name, const std::vector<int64_t>& shape) {
     Tensor* t = find(name);
     if (!t) {
-      missing_.push_back(name);
+      // The count, and the first names only: a config can ask for millions of absent tensors.
+      if (missing_.size() < kNamesShown) missing_.push_back(name);
+      ++missing_count_;
       return nullptr;
     }
     if (t->shape != shape)
@@ -77,14 +81,18 @@ class WeightReader {
     return t;
   }
   void finish(ModelWeights* w) {
-    if (!missing_.empty()) {
-      std::string list;
-      for (const auto& m : missing_) list += (list.empty() ? "" : ", ") + m;
-      throw Error(source_ + ": missing " + std::to_string(missing_.size()) + " required tensor(s): " + list);
+    if (missing_count_ > 0) {
+      std::string list = name_list(missing_);
+      if (missing_count_ > missing_.size()) list += " and " + std::to_string(missing_count_ - missing_.size()) + " more";
+      throw Error(source_ + ": missing " + std::to_string(missing_count_) + " required tensor(s): " + list);
     }
     for (const auto& [name, t] : tensors_)
       if (!used_.count(name)) w->unused.push_back(name);
     w->warnings = warnings_;
+    if (w->warnings.size() > kNamesShown) {
+      w->warnings.resize(kNamesShown);
+      w->warnings.push_back(std::to_string(warnings_.size() - kNamesShown) + " more tensors hold NaN/Inf values");
+    }
   }
 
  private:
@@ -104,7 +112,9 @@ class WeightReader {
 
   TensorMap& tensors_;
   const std::string& source_;
-  std::vector<std::string> missing_;
+  static constexpr size_t kNamesShown = 5;
+  std::vector<std::string> missing_;  ///< the first kNamesShown missing names
+  size_t missing_count_ = 0;
   std::vector<std::string> warnings_;
   std::set<std::string> used_;
 };
@@ -159,6 +169,30 @@ AttentionWeights read_attention(WeightReader& r, const ModelConfig& c, const std
   return a;
 }
 
+// The encoder layers a tensor map holds: every n of a "[deberta.]encoder.layer.<n>." name.
+std::set<int64_t> encoder_layers_in(const TensorMap& tensors) {
+  std::set<int64_t> layers;
+  for (const auto& entry : tensors) {
+    std::string_view name = entry.first;
+    if (name.substr(0, 8) == "deberta.") name.remove_prefix(8);
+    constexpr std::string_view prefix = "encoder.layer.";
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    name.remove_prefix(prefix.size());
+    int64_t n = 0;
+    size_t digits = 0;
+    while (digits < name.size() && digits < 9 && name[digits] >= '0' && name[digits] <= '9')
+      n = n * 10 + (name[digits++] - '0');
+    if (digits > 0 && digits < name.size() && name[digits] == '.') layers.insert(n);
+  }
+  return layers;
+}
+
+// "the config beside <weights file>": map_weights knows the weights' path only.
+std::string source_of_config(const std::string& weights_source) {
+  const auto slash = weights_source.find_last_of('/');
+  return slash == std::string::npos ? std::string("config.json") : weights_source.substr(0, slash + 1) + "config.json";
+}
+
 }  // namespace
 
 ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source) {
@@ -176,6 +210,14 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
   if (E != H) e.embed_proj = r.linear("embeddings.embed_proj", H, E, false);
   e.norm = r.layer_norm("embeddings.LayerNorm", H, eps);
 
+  // The config is checked against the file before anything per layer is built: num_hidden_layers
+  // = 10^6 in a 1 KB config.json must not build a million layers of missing names (issue 28, class 5).
+  const std::set<int64_t> layers_found = encoder_layers_in(tensors);
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l)
+    if (!layers_found.count(l))
+      throw Error(source_of_config(source) + " asks for num_hidden_layers = " + std::to_string(c.num_hidden_layers) +
+                  ", but " + source + " holds no tensor of encoder layer " + std::to_string(l) + " (it holds " +
+                  std::to_string(layers_found.size()) + " encoder layer(s))");
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     LayerWeights layer;

@@ -42,6 +42,13 @@ int64_t Tensor::numel() const {
   return n;
 }
 
+std::string name_list(const std::vector<std::string>& names, size_t shown) {
+  std::string list;
+  for (size_t k = 0; k < names.size() && k < shown; ++k) list += (k ? ", " : "") + names[k];
+  if (names.size() > shown) list += " and " + std::to_string(names.size() - shown) + " more";
+  return list;
+}
+
 std::string Tensor::shape_string() const {
   std::string s = "[";
   for (size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
