@@ -367,6 +367,10 @@ case("opt_mask_rate_nan", "eval-mlm --text-file {cases}/evalmlm_invalid_utf8/tex
      "--mask-rate: 'nan' is not a finite number", exit_code=105, what="a NaN mask rate was accepted")
 case("opt_mask_rate_inf", "eval-mlm --text-file {cases}/evalmlm_invalid_utf8/text.txt --mask-rate inf",
      "not a finite number", exit_code=105, what="an infinite mask rate was accepted")
+case("opt_positions_repeated", "predict --text \"the [MASK] sat on the mat\" --positions " + ",".join(["2"] * 30000),
+     "position 2 is given more than once", what="60,000 copies of one position took 7.5 GB")
+case("opt_positions_option_twice", "predict --text \"the [MASK] sat\" --positions 2 --positions 2", "--positions",
+     exit_code=114, what="a repeated option")
 case("opt_bench_threads_huge", "bench --preset tiny --seq 4 --threads 100000", "--threads", exit_code=105,
      what="100000 threads were started")
 

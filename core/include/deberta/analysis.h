@@ -33,8 +33,8 @@ std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::v
 
 /// Predictions at `positions` from decoder states `hidden [N, H]` already computed (a trace's
 /// `decoder_output()`): the MLM head, then the top k. The one place predictions are made:
-/// `predict_masked`, the ablation runs and the viewer's worker all call it. Errors: those of
-/// `mlm_logits` (no LM head, a position outside [0, N)).
+/// `predict_masked`, the ablation runs and the viewer's worker all call it. Errors: a position
+/// outside [0, N) or given twice; those of `mlm_logits` (no LM head).
 std::vector<MaskPrediction> predict_from_states(const Model& model, const Matrix& hidden,
                                                 const std::vector<int64_t>& positions, int64_t k);
 
