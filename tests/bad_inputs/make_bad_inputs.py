@@ -371,6 +371,13 @@ case("opt_positions_repeated", "predict --text \"the [MASK] sat on the mat\" --p
      "position 2 is given more than once", what="60,000 copies of one position took 7.5 GB")
 case("opt_positions_option_twice", "predict --text \"the [MASK] sat\" --positions 2 --positions 2", "--positions",
      exit_code=114, what="a repeated option")
+# Issue 28, class 9: an 80 MB header (1.2 M entries) took 1.1 GB as a JSON tree in `diff`; it is
+# now read event by event and refused past 100,000 tensors.
+case("diff_header_many_tensors", "diff {tmp}/deberta_many_tensors.safetensors {tmp}/deberta_many_tensors.safetensors",
+     "lists more than 100000 tensors", what="an 80 MB header cost 1.1 GB")
+cases[-1]["setup"] = ("/usr/bin/python3 -c \"import json,struct; h=json.dumps({'t%d'%i: {'dtype':'F32','shape':[0],"
+                      "'data_offsets':[0,0]} for i in range(1200000)}).encode(); h+=b' '*(-len(h)%8); "
+                      "open('{tmp}/deberta_many_tensors.safetensors','wb').write(struct.pack('<Q',len(h))+h)\"")
 case("opt_bench_threads_huge", "bench --preset tiny --seq 4 --threads 100000", "--threads", exit_code=105,
      what="100000 threads were started")
 

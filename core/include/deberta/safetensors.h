@@ -16,6 +16,8 @@ namespace deberta {
 
 /// Upper bound on the JSON header (the reference implementation uses 100 MB).
 constexpr uint64_t kMaxSafetensorsHeader = 100ull * 1000 * 1000;
+/// Upper bound on the tensors one file may list (real checkpoints hold a few thousand).
+constexpr size_t kMaxSafetensorsTensors = 100000;
 
 /// Reads every tensor of a safetensors file, widening floats to double and ints to int64.
 /// Errors (`Error`, message starts with `path`): unreadable file, truncated or oversized header,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace deberta {
@@ -88,6 +89,163 @@ uint64_t check_prefix(const char* prefix, uint64_t file_size, const std::string&
   return header_len;
 }
 
+// Reads the JSON header event by event (nlohmann's SAX interface) straight into Entry records:
+// no JSON tree is built, so an 83 MB header costs about its own size, not gigabytes (issue 28,
+// class 9). The form is fixed: {"name": {"dtype": S, "shape": [n...], "data_offsets": [b, e]},
+// ..., "__metadata__": {...}}; metadata values are skipped.
+class HeaderReader : public nlohmann::json_sax<json> {
+ public:
+  HeaderReader(uint64_t data_size, const std::string& source) : data_size_(data_size), source_(source) {}
+  std::vector<Entry> entries;
+
+  bool null() override { return scalar("null"); }
+  bool boolean(bool) override { return scalar("a boolean"); }
+  bool number_integer(number_integer_t v) override { return integer(v < 0 ? -1 : static_cast<int64_t>(v), v < 0); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return integer(v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? -1 : static_cast<int64_t>(v), false,
+                   v);
+  }
+  bool number_float(number_float_t, const string_t&) override { return scalar("a fraction"); }
+  bool binary(binary_t&) override { return scalar("binary"); }
+  bool string(string_t& v) override {
+    if (skip_) return true;
+    if (depth_ == 2 && !in_metadata_ && field_ == Field::DType) {
+      dtype_text_ = v;
+      has_dtype_ = true;
+      return true;
+    }
+    return scalar("a string");
+  }
+  bool start_object(std::size_t) override {
+    ++depth_;
+    if (skip_) return true;
+    if (depth_ == 1) return true;
+    if (depth_ == 2 && in_metadata_) return true;
+    if (depth_ == 2) {
+      entry_ = Entry();
+      entry_.name = name_;
+      field_ = Field::Other;
+      has_dtype_ = has_shape_ = false;
+      offsets_.clear();
+      offsets_given_ = false;
+      numel_ = 1;
+      return true;
+    }
+    return skip_value();
+  }
+  bool end_object() override {
+    --depth_;
+    if (skip_ && depth_ < skip_depth_) skip_ = false;
+    if (depth_ == 1 && !in_metadata_) finish_entry();
+    if (depth_ == 1) in_metadata_ = false;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    if (skip_) return true;
+    if (depth_ == 1) throw fail("header is not a JSON object");
+    if (depth_ == 2 && !in_metadata_) throw bad("entry is not an object");
+    if (depth_ == 3 && field_ == Field::Shape) return has_shape_ = true;
+    if (depth_ == 3 && field_ == Field::Offsets) return offsets_given_ = true;
+    return skip_value();
+  }
+  bool end_array() override {
+    --depth_;
+    if (skip_ && depth_ < skip_depth_) skip_ = false;
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (skip_) return true;
+    if (depth_ == 1) {
+      if (++keys_ > kMaxSafetensorsTensors)
+        throw fail("the header lists more than " + std::to_string(kMaxSafetensorsTensors) + " tensors");
+      name_ = k;
+      in_metadata_ = (k == "__metadata__");
+      if (!in_metadata_ && !names_.insert(k).second) throw bad("appears twice in the header");
+      return true;
+    }
+    if (depth_ == 2 && !in_metadata_)
+      field_ = k == "dtype" ? Field::DType : k == "shape" ? Field::Shape : k == "data_offsets" ? Field::Offsets : Field::Other;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    throw fail(std::string("header is not JSON (") + e.what() + ")");
+  }
+
+ private:
+  enum class Field { DType, Shape, Offsets, Other };
+
+  Error fail(const std::string& what) const { return Error(source_ + ": not a valid safetensors file: " + what); }
+  Error bad(const std::string& what) const { return fail("tensor '" + name_ + "': " + what); }
+
+  bool skip_value() {  // a nested value nobody reads (metadata, unknown fields)
+    skip_ = true;
+    skip_depth_ = depth_;
+    return true;
+  }
+  bool scalar(const char* what) {
+    if (skip_ || in_metadata_) return true;
+    if (depth_ == 0) throw fail("header is not a JSON object");
+    if (depth_ == 1) throw bad("entry is not an object");
+    if (depth_ == 2 && field_ == Field::DType) throw bad("missing string 'dtype'");
+    if (depth_ == 2 && field_ == Field::Shape) throw bad("missing array 'shape'");
+    if (depth_ == 2 && field_ == Field::Offsets) throw bad("missing 'data_offsets' [begin, end]");
+    if (depth_ == 3 && field_ == Field::Shape) throw bad("shape entries must be non-negative integers");
+    if (depth_ == 3 && field_ == Field::Offsets) throw bad("data_offsets must be non-negative integers");
+    (void)what;
+    return true;  // an unknown field of an entry
+  }
+  bool integer(int64_t v, bool negative, uint64_t raw = 0) {
+    if (skip_ || in_metadata_) return true;
+    if (depth_ != 3 || field_ == Field::Other) return scalar("a number");
+    if (field_ == Field::Shape) {
+      if (negative || v < 0) throw bad("shape entries must be non-negative integers");
+      const uint64_t dim = static_cast<uint64_t>(v);
+      if (dim != 0 && numel_ > std::numeric_limits<uint64_t>::max() / 8 / dim) overflow_ = true;
+      if (!overflow_) numel_ *= dim;
+      if (entry_.meta.shape.size() >= 64) throw bad("shape has more than 64 dimensions");
+      entry_.meta.shape.push_back(v);
+      return true;
+    }
+    if (negative || (v < 0 && raw == 0)) throw bad("data_offsets must be non-negative integers");
+    if (offsets_.size() >= 2) throw bad("missing 'data_offsets' [begin, end]");
+    offsets_.push_back(v < 0 ? raw : static_cast<uint64_t>(v));
+    return true;
+  }
+  void finish_entry() {
+    if (!has_dtype_) throw bad("missing string 'dtype'");
+    if (!has_shape_) throw bad("missing array 'shape'");
+    if (!offsets_given_ || offsets_.size() != 2) throw bad("missing 'data_offsets' [begin, end]");
+    if (!parse_dtype(dtype_text_, &entry_.meta.dtype)) throw bad("unknown dtype '" + dtype_text_ + "'");
+    if (overflow_) throw bad("shape " + entry_.meta.shape_string() + " overflows 64 bits");
+    entry_.begin = offsets_[0];
+    entry_.end = offsets_[1];
+    if (entry_.begin > entry_.end) throw bad("data_offsets begin > end");
+    if (entry_.end > data_size_)
+      throw bad("data_offsets [" + std::to_string(entry_.begin) + ", " + std::to_string(entry_.end) +
+                "] run past the end of the data (" + std::to_string(data_size_) + " bytes)");
+    const uint64_t expected = numel_ * static_cast<uint64_t>(dtype_size(entry_.meta.dtype));
+    if (entry_.end - entry_.begin != expected)
+      throw bad("holds " + std::to_string(entry_.end - entry_.begin) + " bytes but dtype " + dtype_text_ + " x shape " +
+                entry_.meta.shape_string() + " needs " + std::to_string(expected));
+    entries.push_back(std::move(entry_));
+    overflow_ = false;
+  }
+
+  uint64_t data_size_;
+  const std::string& source_;
+  int depth_ = 0, skip_depth_ = 0;
+  bool skip_ = false, in_metadata_ = false;
+  size_t keys_ = 0;
+  std::set<std::string> names_;
+  std::string name_, dtype_text_;
+  Field field_ = Field::Other;
+  Entry entry_;
+  bool has_dtype_ = false, has_shape_ = false, offsets_given_ = false, overflow_ = false;
+  std::vector<uint64_t> offsets_;
+  uint64_t numel_ = 1;
+};
+
 // Parses and validates the JSON header: every entry's form, dtype, shape, byte length, bounds,
 // and that no two tensors overlap. Touches no tensor data.
 std::vector<Entry> parse_header(const std::string& text, uint64_t data_size, const std::string& source) {
@@ -95,51 +253,9 @@ std::vector<Entry> parse_header(const std::string& text, uint64_t data_size, con
     return Error(source + ": not a valid safetensors file: " + what);
   };
   check_json_depth(text, source + ": not a valid safetensors file: header");
-  json header;
-  try {
-    header = json::parse(text);
-  } catch (const json::exception& e) {
-    throw fail(std::string("header is not JSON (") + e.what() + ")");
-  }
-  if (!header.is_object()) throw fail("header is not a JSON object");
-  std::vector<Entry> entries;
-  for (const auto& item : header.items()) {
-    const std::string name = item.key();
-    const json& entry = item.value();
-    if (name == "__metadata__") continue;
-    auto bad = [&](const std::string& what) { return fail("tensor '" + name + "': " + what); };
-    if (!entry.is_object()) throw bad("entry is not an object");
-    if (!entry.contains("dtype") || !entry["dtype"].is_string()) throw bad("missing string 'dtype'");
-    if (!entry.contains("shape") || !entry["shape"].is_array()) throw bad("missing array 'shape'");
-    if (!entry.contains("data_offsets") || !entry["data_offsets"].is_array() || entry["data_offsets"].size() != 2)
-      throw bad("missing 'data_offsets' [begin, end]");
-    Entry e;
-    e.name = name;
-    const std::string dtype = entry["dtype"].get<std::string>();
-    if (!parse_dtype(dtype, &e.meta.dtype)) throw bad("unknown dtype '" + dtype + "'");
-    uint64_t numel = 1;
-    for (const auto& d : entry["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) throw bad("shape entries must be non-negative integers");
-      const uint64_t dim = d.get<uint64_t>();
-      if (dim != 0 && numel > std::numeric_limits<uint64_t>::max() / 8 / dim)
-        throw bad("shape " + entry["shape"].dump() + " overflows 64 bits");
-      numel *= dim;
-      e.meta.shape.push_back(static_cast<int64_t>(dim));
-    }
-    for (const auto& o : entry["data_offsets"])
-      if (!o.is_number_integer() || o.get<int64_t>() < 0) throw bad("data_offsets must be non-negative integers");
-    e.begin = entry["data_offsets"][0].get<uint64_t>();
-    e.end = entry["data_offsets"][1].get<uint64_t>();
-    if (e.begin > e.end) throw bad("data_offsets begin > end");
-    if (e.end > data_size)
-      throw bad("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                "] run past the end of the data (" + std::to_string(data_size) + " bytes)");
-    const uint64_t expected = numel * static_cast<uint64_t>(dtype_size(e.meta.dtype));
-    if (e.end - e.begin != expected)
-      throw bad("holds " + std::to_string(e.end - e.begin) + " bytes but dtype " + dtype + " x shape " +
-                e.meta.shape_string() + " needs " + std::to_string(expected));
-    entries.push_back(std::move(e));
-  }
+  HeaderReader reader(data_size, source);
+  json::sax_parse(text, &reader);
+  std::vector<Entry> entries = std::move(reader.entries);
   // Zero-length tensors hold no bytes, so they overlap nothing wherever their offsets point.
   std::vector<const Entry*> order;
   for (const auto& e : entries)
