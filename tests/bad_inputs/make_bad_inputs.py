@@ -120,6 +120,20 @@ case("w_wrong_shape", dump_cmd("w_wrong_shape"), "'embeddings.LayerNorm.weight' 
 model_dir("w_integer_dtype", weights=modified(lambda h, b: h["embeddings.LayerNorm.bias"].update(dtype="I64")))
 case("w_integer_dtype", dump_cmd("w_integer_dtype"), "integer dtype I64")
 
+# Issue 28, class 7: a 2 GB tensor the model does not use (a hole in a sparse file) was read whole
+# (3.8 GB RSS); only the tensors the model uses are read now. The committed part holds the header and
+# the real tensors; the setup appends the 2 GB hole.
+def hole_header():
+    h = json.loads(json.dumps(HEADER))
+    h["unused.junk"] = {"dtype": "F32", "shape": [536870912], "data_offsets": [len(BLOB), len(BLOB) + 2147483648]}
+    return pack(h, BLOB)
+d = model_dir("w_unused_2gb_hole", weights=hole_header(), weights_name="model.safetensors.part")
+case("w_unused_2gb_hole", "dump --model {tmp}/deberta_hole --ids 1,2,3 --out {tmp}/out.safetensors", "wrote", exit_code=0,
+     what="an unused 2 GB tensor was read (3.8 GB)")
+cases[-1]["setup"] = ("rm -rf {tmp}/deberta_hole && mkdir {tmp}/deberta_hole && cp {cases}/w_unused_2gb_hole/config.json "
+                      "{tmp}/deberta_hole/ && cp {cases}/w_unused_2gb_hole/model.safetensors.part "
+                      "{tmp}/deberta_hole/model.safetensors && truncate -s +2G {tmp}/deberta_hole/model.safetensors")
+
 # ---- config.json --------------------------------------------------------------------------------
 good = pack(HEADER, BLOB)
 def cfg(**kw):

@@ -10,6 +10,7 @@
 
 #include "deberta/tensor.h"
 
+#include <fstream>
 #include <string>
 
 namespace deberta {
@@ -24,6 +25,27 @@ constexpr size_t kMaxSafetensorsTensors = 100000;
 /// header not JSON or of the wrong form, unknown dtype, negative dims, byte length mismatch,
 /// out-of-bounds or overlapping offsets.
 TensorMap read_safetensors(const std::string& path);
+
+/// A safetensors file opened for reading tensor by tensor: the header is parsed and checked at
+/// once (the errors of `read_safetensors`), a tensor's bytes are read only when `load` asks for
+/// them. The model loader reads just the tensors a model uses (issue 28, class 7: a 2 GB tensor
+/// nobody uses is never read).
+class SafetensorsReader {
+ public:
+  explicit SafetensorsReader(const std::string& path);
+  /// Every tensor's dtype and shape, in name order; `f` / `i` are empty.
+  const TensorMap& index() const { return index_; }
+  /// Reads the values of tensor `name` into `t` (widened as `read_safetensors` does).
+  /// Errors: an unknown name; a read error, naming the file and the tensor.
+  void load(const std::string& name, Tensor* t);
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  uint64_t data_start_ = 0;
+  TensorMap index_;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> where_;  ///< name → [begin, end) in the data
+};
 
 /// Parses safetensors from bytes already in memory; `source` names them in errors.
 TensorMap parse_safetensors(const std::string& bytes, const std::string& source);

@@ -8,6 +8,7 @@
 #include "deberta/config.h"
 #include "deberta/tensor.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,6 +121,12 @@ struct ModelWeights {
 /// Errors: required tensors missing (all listed by name), a tensor with the wrong shape (name,
 /// expected and found shape), an integer tensor where floats are needed; a pooler whose size is
 /// not hidden_size.
-ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source);
+///
+/// `load`, when given, fills in the values of a tensor of `tensors` that holds only its dtype and
+/// shape (`SafetensorsReader::load`): only the tensors the model uses are then read from the file
+/// (issue 28, class 7), one at a time.
+using TensorLoader = std::function<void(const std::string& name, Tensor* tensor)>;
+ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source,
+                         const TensorLoader& load = {});
 
 }  // namespace deberta

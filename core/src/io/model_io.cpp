@@ -46,7 +46,15 @@ Model load_model(const std::string& path, const ProgressFn& progress) {
   const std::string config_path = (fs::path(model.directory) / "config.json").string();
   if (!fs::exists(config_path, ec)) throw Error(model.directory + ": model directory has no config.json");
   model.config = load_config(config_path);
-  model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress), model.weights_path);
+  if (ends_with(model.weights_path, ".safetensors")) {
+    // Only the tensors the model uses are read (issue 28, class 7).
+    SafetensorsReader reader(model.weights_path);
+    TensorMap index = reader.index();
+    model.weights = map_weights(model.config, std::move(index), model.weights_path,
+                                [&reader](const std::string& name, Tensor* t) { reader.load(name, t); });
+  } else {
+    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress), model.weights_path);
+  }
   try {
     (void)model.workspace.positions(model);  // eq. 4's K_r / Q_r of the whole table, now (model.h)
   } catch (const std::exception& e) {

@@ -281,30 +281,41 @@ TensorMap parse_safetensors(const std::string& bytes, const std::string& source)
   return tensors;
 }
 
-TensorMap read_safetensors(const std::string& path) {
-  // Streams tensor by tensor: the raw file is never held in memory whole.
+SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
   require_regular_file(path);
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(path + ": cannot open file");
-  const uint64_t file_size = static_cast<uint64_t>(in.tellg());
-  in.seekg(0);
+  in_.open(path, std::ios::binary | std::ios::ate);
+  if (!in_) throw Error(path + ": cannot open file");
+  const uint64_t file_size = static_cast<uint64_t>(in_.tellg());
+  in_.seekg(0);
   char prefix[8] = {};
-  in.read(prefix, std::min<uint64_t>(8, file_size));
+  in_.read(prefix, std::min<uint64_t>(8, file_size));
   const uint64_t header_len = check_prefix(prefix, file_size, path);
   std::string header(header_len, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(header_len));
-  if (!in) throw Error(path + ": read error in the header");
-  const uint64_t data_start = 8 + header_len;
-  TensorMap tensors;
-  std::string buffer;
-  for (Entry& e : parse_header(header, file_size - data_start, path)) {
-    buffer.resize(e.end - e.begin);
-    in.seekg(static_cast<std::streamoff>(data_start + e.begin));
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    if (!in) throw Error(path + ": read error in tensor '" + e.name + "'");
-    decode(buffer.data(), e.meta.numel(), &e.meta);
-    tensors.emplace(e.name, std::move(e.meta));
+  in_.read(header.data(), static_cast<std::streamsize>(header_len));
+  if (!in_) throw Error(path + ": read error in the header");
+  data_start_ = 8 + header_len;
+  for (Entry& e : parse_header(header, file_size - data_start_, path)) {
+    where_.emplace(e.name, std::pair{e.begin, e.end});
+    index_.emplace(std::move(e.name), std::move(e.meta));
   }
+}
+
+void SafetensorsReader::load(const std::string& name, Tensor* t) {
+  const auto it = where_.find(name);
+  if (it == where_.end()) throw Error(path_ + ": no tensor '" + name + "'");
+  const auto [begin, end] = it->second;
+  std::string buffer(end - begin, '\0');
+  in_.seekg(static_cast<std::streamoff>(data_start_ + begin));
+  in_.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  if (!in_) throw Error(path_ + ": read error in tensor '" + name + "'");
+  decode(buffer.data(), t->numel(), t);
+}
+
+TensorMap read_safetensors(const std::string& path) {
+  // Streams tensor by tensor: the raw file is never held in memory whole.
+  SafetensorsReader reader(path);
+  TensorMap tensors = reader.index();
+  for (auto& [name, t] : tensors) reader.load(name, &t);
   return tensors;
 }
 

@@ -25,7 +25,8 @@ std::string shape_text(const std::vector<int64_t>& s) {
 // is missing so that one error can list every missing name.
 class WeightReader {
  public:
-  WeightReader(TensorMap& tensors, const std::string& source) : tensors_(tensors), source_(source) {}
+  WeightReader(TensorMap& tensors, const std::string& source, const TensorLoader& load)
+      : tensors_(tensors), source_(source), load_(load) {}
 
   bool has(const std::string& name) const { return find(name) != nullptr; }
 
@@ -72,9 +73,8 @@ class WeightReader {
     if (dtype_is_integer(t->dtype))
       throw Error(source_ + ": tensor '" + name + "' has integer dtype " + dtype_name(t->dtype) +
                   ", expected a floating-point dtype");
-    if (static_cast<int64_t>(t->f.size()) != t->numel())
-      throw Error(source_ + ": tensor '" + name + "' is used twice by the weight map");
-    used_.insert(key_of(name));
+    if (!used_.insert(key_of(name)).second) throw Error(source_ + ": tensor '" + name + "' is used twice by the weight map");
+    if (load_ && static_cast<int64_t>(t->f.size()) != t->numel()) load_(key_of(name), t);
     int64_t bad = 0;
     for (double v : t->f) bad += !std::isfinite(v);
     if (bad) warnings_.push_back("tensor '" + name + "' holds " + std::to_string(bad) + " NaN/Inf values");
@@ -112,6 +112,7 @@ class WeightReader {
 
   TensorMap& tensors_;
   const std::string& source_;
+  const TensorLoader& load_;
   static constexpr size_t kNamesShown = 5;
   std::vector<std::string> missing_;  ///< the first kNamesShown missing names
   size_t missing_count_ = 0;
@@ -195,8 +196,8 @@ std::string source_of_config(const std::string& weights_source) {
 
 }  // namespace
 
-ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source) {
-  WeightReader r(tensors, source);
+ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source, const TensorLoader& load) {
+  WeightReader r(tensors, source, load);
   ModelWeights w;
   const int64_t H = c.hidden_size, E = c.embedding_size;
   const double eps = c.layer_norm_eps;
