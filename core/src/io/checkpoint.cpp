@@ -96,7 +96,7 @@ std::vector<PendingTensor> collect_tensors(const Unpickler& up, ValueId root, co
   }
   std::vector<PendingTensor> out;
   for (size_t k = 0; k < values.size(); ++k)
-    if (values[k]->kind == Kind::Tensor) out.push_back({names[k], values[k]->tensor});  // skip e.g. a step counter
+    if (values[k]->kind == Kind::Tensor) out.push_back({names[k], *values[k]->tensor});  // skip e.g. a step counter
   return out;
 }
 
@@ -443,7 +443,7 @@ TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, co
   std::map<std::string, const StorageGroup*> by_key;
   std::map<std::string, DType> all_storages;  // every storage the pickle names, used or not
   for (ValueId id = 0; id < static_cast<ValueId>(main.size()); ++id)
-    if (main.at(id).kind == Kind::Storage) all_storages[main.at(id).storage.key] = main.at(id).storage.dtype;
+    if (main.at(id).kind == Kind::Storage) all_storages[main.at(id).storage->key] = main.at(id).storage->dtype;
   for (const StorageGroup& g : groups) {
     by_key[g.root.key] = &g;
     for (const PendingTensor* t : g.tensors) check_extent(*t, source);

@@ -37,6 +37,7 @@ constexpr size_t kMaxStack = 1u << 20;
 constexpr size_t kMaxValues = 1u << 22;  // a state dict has ~10 per tensor
 constexpr size_t kMaxRank = 64;
 constexpr uint64_t kMaxLine = 4096;
+constexpr size_t kMaxStorageKey = 256;  // torch.save writes "0", "1", …
 
 std::string printable(const std::string& s) {
   std::string out;
@@ -112,8 +113,32 @@ std::string Unpickler::read_line() {
   }
 }
 
+// The arena may hold at most kArenaBase + kArenaPerByte × (pickle bytes): a real state dict's
+// pickle makes about one value per 5 bytes, each ~130 bytes, so it uses a fraction of this.
+constexpr uint64_t kArenaBase = 64ull << 20;
+constexpr uint64_t kArenaPerByte = 64;
+
+void Unpickler::charge(uint64_t bytes) {
+  arena_bytes_ += bytes;
+  if (arena_bytes_ > kArenaBase + kArenaPerByte * limit_)
+    fail("pickle objects would take more than " + std::to_string((kArenaBase + kArenaPerByte * limit_) >> 20) +
+         " MB (64 MB + 64 x the pickle's size)");
+}
+
+ValueId Unpickler::constant(ValueId* slot, Kind kind, bool b) {
+  if (*slot < 0) {
+    Value v;
+    v.kind = kind;
+    v.b = b;
+    *slot = make(std::move(v));
+  }
+  return *slot;
+}
+
 ValueId Unpickler::make(Value v) {
   if (values_.size() >= kMaxValues) fail("pickle holds too many objects");
+  charge(sizeof(Value) + v.s.size() + v.items.size() * sizeof(ValueId) + (v.tensor ? sizeof(TensorRef) : 0) +
+         (v.storage ? sizeof(StorageRef) + v.storage->key.size() : 0));
   values_.push_back(std::move(v));
   return static_cast<ValueId>(values_.size() - 1);
 }
@@ -181,22 +206,25 @@ ValueId Unpickler::persistent_load(ValueId pid) {
   const Value& key = at(t.items[2]);
   if (key.kind != Kind::String) fail("persistent id: storage key must be a str");
   if (at(t.items[3]).kind != Kind::String) fail("persistent id: storage location must be a str");
-  Value v;
-  v.kind = Kind::Storage;
-  v.storage.key = key.s;
-  v.storage.dtype = storage_types().at(type.s);
-  v.storage.numel = expect_int(t.items[4], "storage numel");
-  if (v.storage.numel < 0) fail("persistent id: negative storage size");
-  v.storage.view_numel = v.storage.numel;
+  if (key.s.size() > kMaxStorageKey)
+    fail("persistent id: storage key longer than " + std::to_string(kMaxStorageKey) + " bytes");
+  StorageRef ref;
+  ref.key = key.s;
+  ref.dtype = storage_types().at(type.s);
+  ref.numel = expect_int(t.items[4], "storage numel");
+  if (ref.numel < 0) fail("persistent id: negative storage size");
+  ref.view_numel = ref.numel;
   if (t.items.size() == 6 && at(t.items[5]).kind != Kind::None) {
     const Value& view = at(t.items[5]);
     if (view.kind != Kind::Tuple || view.items.size() != 3) fail("persistent id: view metadata must be (key, offset, size)");
-    v.storage.view_offset = expect_int(view.items[1], "storage view offset");
-    v.storage.view_numel = expect_int(view.items[2], "storage view size");
-    if (v.storage.view_offset < 0 || v.storage.view_numel < 0 ||
-        v.storage.view_offset > v.storage.numel - v.storage.view_numel)
+    ref.view_offset = expect_int(view.items[1], "storage view offset");
+    ref.view_numel = expect_int(view.items[2], "storage view size");
+    if (ref.view_offset < 0 || ref.view_numel < 0 || ref.view_offset > ref.numel - ref.view_numel)
       fail("persistent id: storage view outside its storage");
   }
+  Value v;
+  v.kind = Kind::Storage;
+  v.storage = std::make_shared<const StorageRef>(std::move(ref));
   return make(std::move(v));
 }
 
@@ -216,13 +244,15 @@ ValueId Unpickler::reduce(ValueId callable, ValueId args_id) {
     // _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
     if (a.size() < 4 || a.size() > 7) fail("torch._utils._rebuild_tensor_v2: expected 6 or 7 arguments");
     if (at(a[0]).kind != Kind::Storage) fail("torch._utils._rebuild_tensor_v2: first argument must be a storage");
+    TensorRef ref;
+    ref.storage = *at(a[0]).storage;
+    ref.offset = expect_int(a[1], "tensor storage offset");
+    ref.size = expect_int_tuple(a[2], "tensor size");
+    ref.stride = expect_int_tuple(a[3], "tensor stride");
+    if (ref.size.size() != ref.stride.size()) fail("tensor size and stride differ in rank");
     Value v;
     v.kind = Kind::Tensor;
-    v.tensor.storage = at(a[0]).storage;
-    v.tensor.offset = expect_int(a[1], "tensor storage offset");
-    v.tensor.size = expect_int_tuple(a[2], "tensor size");
-    v.tensor.stride = expect_int_tuple(a[3], "tensor stride");
-    if (v.tensor.size.size() != v.tensor.stride.size()) fail("tensor size and stride differ in rank");
+    v.tensor = std::make_shared<const TensorRef>(std::move(ref));
     return make(std::move(v));
   }
   if (fn.s == kRebuildParameter || fn.s == kRebuildParameterWithState) {
@@ -253,14 +283,9 @@ ValueId Unpickler::load() {
         if (marks_.size() > kMaxStack) fail("pickle nests too deeply");
         marks_.push_back(stack_.size());
         break;
-      case 'N': stack_.push_back(make(Value{})); break;   // NONE
-      case 0x88: case 0x89: {                              // NEWTRUE / NEWFALSE
-        Value v;
-        v.kind = Kind::Bool;
-        v.b = op == 0x88;
-        stack_.push_back(make(std::move(v)));
-        break;
-      }
+      case 'N': stack_.push_back(constant(&none_, Kind::None, false)); break;  // NONE
+      case 0x88: stack_.push_back(constant(&true_, Kind::Bool, true)); break;    // NEWTRUE
+      case 0x89: stack_.push_back(constant(&false_, Kind::Bool, false)); break;  // NEWFALSE
       case 'J': case 'K': case 'M': {  // BININT (signed 4), BININT1, BININT2 (unsigned)
         Value v;
         v.kind = Kind::Int;
@@ -330,6 +355,7 @@ ValueId Unpickler::load() {
         const ValueId item = pop();
         const ValueId list = top();
         if (at(list).kind != Kind::List) fail(std::string("APPEND to a ") + kind_name(at(list).kind));
+        charge(sizeof(ValueId));
         mut(list).items.push_back(item);
         break;
       }
@@ -337,6 +363,7 @@ ValueId Unpickler::load() {
         const std::vector<ValueId> items = pop_mark();
         const ValueId list = top();
         if (at(list).kind != Kind::List) fail(std::string("APPENDS to a ") + kind_name(at(list).kind));
+        charge(items.size() * sizeof(ValueId));
         mut(list).items.insert(mut(list).items.end(), items.begin(), items.end());
         break;
       }
@@ -345,6 +372,7 @@ ValueId Unpickler::load() {
         const ValueId key = pop();
         const ValueId dict = top();
         if (at(dict).kind != Kind::Dict) fail(std::string("SETITEM on a ") + kind_name(at(dict).kind));
+        charge(2 * sizeof(ValueId));
         mut(dict).items.push_back(key);
         mut(dict).items.push_back(value);
         break;
@@ -354,12 +382,14 @@ ValueId Unpickler::load() {
         if (items.size() % 2) fail("SETITEMS with an odd number of items");
         const ValueId dict = top();
         if (at(dict).kind != Kind::Dict) fail(std::string("SETITEMS on a ") + kind_name(at(dict).kind));
+        charge(items.size() * sizeof(ValueId));
         mut(dict).items.insert(mut(dict).items.end(), items.begin(), items.end());
         break;
       }
       case 'q': case 'r': case 0x94: {  // BINPUT, LONG_BINPUT, MEMOIZE
         const uint64_t index = op == 'q' ? read_uint(1) : op == 'r' ? read_uint(4) : memo_.size();
         if (memo_.size() >= kMaxValues) fail("pickle memo too large");
+        charge(48);  // an unordered_map node
         memo_[index] = top();
         break;
       }

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -50,7 +51,10 @@ struct TensorRef {
   std::vector<int64_t> stride;
 };
 
-/// One unpickled value. Containers hold arena ids; a dict holds key/value id pairs.
+/// One unpickled value. Containers hold arena ids; a dict holds key/value id pairs. A value is
+/// kept small (storage and tensor records live behind pointers, shared by every reference) and
+/// None / True / False exist once each: a pickle of 4 M Nones costs 32 MB of ids, not 1 GB of
+/// values (issue 28, class 10).
 struct Value {
   Kind kind = Kind::None;
   bool b = false;
@@ -58,8 +62,8 @@ struct Value {
   double f = 0;
   std::string s;                 ///< String / Bytes; Global: "module.name"
   std::vector<ValueId> items;    ///< Tuple / List; Dict: k0, v0, k1, v1, …
-  StorageRef storage;            ///< Storage
-  TensorRef tensor;              ///< Tensor
+  std::shared_ptr<const StorageRef> storage;  ///< Storage
+  std::shared_ptr<const TensorRef> tensor;    ///< Tensor
 };
 
 /// Runs one pickle (up to and including STOP) from a stream.
@@ -90,6 +94,8 @@ class Unpickler {
   std::string read_bytes(uint64_t n);
   std::string read_line();
   ValueId make(Value v);
+  ValueId constant(ValueId* slot, Kind kind, bool b);
+  void charge(uint64_t bytes);
   ValueId pop();
   ValueId top() const;
   std::vector<ValueId> pop_mark();
@@ -109,6 +115,8 @@ class Unpickler {
   std::vector<ValueId> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, ValueId> memo_;
+  ValueId none_ = -1, true_ = -1, false_ = -1;  ///< the shared constants, made on first use
+  uint64_t arena_bytes_ = 0;                    ///< estimated bytes held by values_ and their items
 };
 
 }  // namespace deberta::pickle
