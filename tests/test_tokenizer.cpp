@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -348,6 +349,43 @@ TEST_SUITE("tokenizer") {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     MESSAGE("200,000 added tokens, 24 KB text: " << seconds << " s, " << e.ids.size() << " ids");
     CHECK(seconds < 20.0);  // a hang guard, not a benchmark
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("display() is valid UTF-8 even for a byte-level piece holding half a character (issue 28, classes 14, 17)") {
+    // valid_utf8: well-formed text is unchanged; each byte that starts no well-formed sequence
+    // becomes U+FFFD (overlong forms, surrogates, > U+10FFFF, truncated and stray bytes).
+    const std::string fffd = "\xEF\xBF\xBD";
+    CHECK(valid_utf8("plain \xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80") == "plain \xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80");
+    CHECK(valid_utf8("a\xC3") == "a" + fffd);
+    CHECK(valid_utf8("\xA9" "b") == fffd + "b");
+    CHECK(valid_utf8("\xC0\xAF") == fffd + fffd);              // overlong '/'
+    CHECK(valid_utf8("\xED\xA0\x80") == fffd + fffd + fffd);  // a surrogate
+    CHECK(valid_utf8("\xF4\x90\x80\x80") == fffd + fffd + fffd + fffd);  // above U+10FFFF
+    // A SentencePiece model whose piece "▁the" has a byte patched to 0xFF (the protobuf holds any
+    // bytes): its label was the raw bytes, which broke JSON output, Python strings and cairo figures.
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "deberta_tok_bad_piece";
+    fs::remove_all(dir);
+    fs::copy(fixture("spm"), dir);
+    std::string model;
+    {
+      std::ifstream in(dir / "spm.model", std::ios::binary);
+      model.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const size_t at = model.find("\xE2\x96\x81the");
+    REQUIRE(at != std::string::npos);
+    model[at + 4] = '\xFF';  // the "h"
+    std::ofstream(dir / "spm.model", std::ios::binary) << model;
+    const auto tok = load_tokenizer(dir.string());
+    int bad_pieces = 0;
+    for (int64_t id = 0; id < tok->vocab_size(); ++id) {
+      CHECK_NOTHROW(require_utf8(tok->display(id), "label"));
+      if (valid_utf8(tok->piece(id)) == tok->piece(id)) continue;
+      ++bad_pieces;
+      CHECK(tok->display(id) == " t" + fffd + "e");  // "▁t\\xFFe"
+    }
+    CHECK(bad_pieces == 1);
     fs::remove_all(dir);
   }
 

@@ -6,6 +6,8 @@
 // PDF and the SVG at any zoom; text is real text (searchable, selectable).
 #include "figure_export.h"
 
+#include "deberta/tokenizer.h"
+
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -27,14 +29,16 @@ struct Text {
     cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, size);
   }
+  // Labels are made valid UTF-8 first: cairo refuses an invalid string by putting the whole
+  // context into an error state, after which nothing more is drawn (issue 28, class 14).
   double width(const std::string& s) {
     cairo_text_extents_t e;
-    cairo_text_extents(cr, s.c_str(), &e);
+    cairo_text_extents(cr, deberta::valid_utf8(s).c_str(), &e);
     return e.x_advance;
   }
   void at(double x, double y, const std::string& s) {
     cairo_move_to(cr, x, y);
-    cairo_show_text(cr, s.c_str());
+    cairo_show_text(cr, deberta::valid_utf8(s).c_str());
   }
   /// Text rotated 90° counter-clockwise, its baseline starting at (x, y) and running upwards.
   void up(double x, double y, const std::string& s) {
@@ -273,9 +277,10 @@ std::string write_figure(const FigureSpec& f, const std::string& path) {
   t.font(8.5);
   for (size_t l = 0; l < caption.size(); ++l) t.at(margin, cap_y + l * 11.5, caption[l]);
 
+  const cairo_status_t drawn = cairo_status(cr);  // an error while drawing stays on the context
   cairo_destroy(cr);
   cairo_surface_finish(surf);
-  const cairo_status_t st = cairo_surface_status(surf);
+  const cairo_status_t st = drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surf);
   cairo_surface_destroy(surf);
   if (st != CAIRO_STATUS_SUCCESS) return "figure: cannot write " + path + " (" + cairo_status_to_string(st) + ")";
   auto pt = [](double v) { return std::to_string(static_cast<int>(std::lround(v))); };

@@ -144,6 +144,10 @@ Model load_model_with_progress(const std::string& path) {
   return model;
 }
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json top_tokens_json(const MaskPrediction& prediction, const ResolvedInput& in) {
   nlohmann::json top = nlohmann::json::array();
   for (const auto& t : prediction.top)

@@ -79,6 +79,10 @@ std::string token_label(const ResolvedInput& in, int64_t id);
 
 /// One position's top-k as JSON: [{"id", "token", "probability"}, …] (predict, compare).
 nlohmann::json top_tokens_json(const MaskPrediction& prediction, const ResolvedInput& in);
+
+/// `j` as indented JSON text; a string that is not valid UTF-8 (a tokenizer piece holding half a
+/// character) is written with U+FFFD instead of failing the whole output (issue 28, class 17).
+std::string json_text(const nlohmann::json& j, int indent = 2);
 /// The model directory to use: `arg`, or the bundled default model.
 std::string model_path_or_default(const std::string& arg);
 /// Loads a model, printing a progress line on stderr when it is a terminal.

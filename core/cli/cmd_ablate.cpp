@@ -54,7 +54,7 @@ void register_ablate(CLI::App* app) {
         if (!e.error.empty()) row["error"] = e.error;
         rows.push_back(row);
       }
-      std::printf("%s\n", nlohmann::json{{"masked_positions", in.mask_positions}, {"rows", rows}}.dump(2).c_str());
+      std::printf("%s\n", json_text(nlohmann::json{{"masked_positions", in.mask_positions}, {"rows", rows}}).c_str());
       return;
     }
     std::printf("%zu masked position(s); KL(baseline || ablated) in nats\n\n", in.mask_positions.size());

@@ -138,7 +138,7 @@ void bench_rerun(const BenchArgs& args, const Model& model, const Inputs& in, co
   if (args.json) {
     nlohmann::json j = {{"model", name}, {"seq", in.size()}, {"threads", args.threads}, {"trace", args.trace},
                         {"repeat", args.repeat}, {"toggles", rows}, {"trace_copy_ms", copy}, {"peak_rss_mb", rss}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", json_text(j).c_str());
     return;
   }
   std::printf("  copying the kept trace (the viewer copies it before a rerun): %.1f ms\n", copy);
@@ -200,7 +200,7 @@ void register_bench(CLI::App* app) {
                           {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},
                           {"gflops", achieved}, {"gemm_gflops", gemm}, {"roofline_efficiency", achieved / gemm},
                           {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()}};
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", json_text(j).c_str());
       return;
     }
     std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", name.c_str(),

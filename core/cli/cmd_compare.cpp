@@ -81,7 +81,7 @@ void register_compare(CLI::App* app) {
                          {"b", top_tokens_json(r.predictions_b[m], in)}, {"kl_a_b", r.kl[m]}});
       j["predictions"] = preds;
       if (!positions.empty()) j["mean_kl"] = r.mean_kl, j["top1_agree"] = r.top1_agree;
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", json_text(j).c_str());
       return;
     }
     std::printf("A: %s\nB: %s\ntokens:", a.directory.c_str(), b.directory.c_str());

@@ -176,7 +176,7 @@ void register_eval(CLI::App* app) {
       else j["mean_kl"] = kl_sum / denom, j["max_kl"] = kl_max;
     }
     if (args->json) {
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", json_text(j).c_str());
       return;
     }
     const char* unit = kind == HeadKind::SequenceClassification ? "examples" : "tokens";

@@ -151,7 +151,7 @@ void register_eval_mlm(CLI::App* app) {
                           {"top1", top1 / M}, {"top5", top5 / M}, {"cross_entropy", ce / M},
                           {"unigram", {{"top1", base1 / M}, {"top5", base5 / M}, {"cross_entropy", base_ce / M}}}};
       if (args->per_sentence) j["per_sentence"] = per_sentence;
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", json_text(j).c_str());
       return;
     }
     std::printf("%s on %s (%zu sentences, %lld masked tokens, rate %.2f, seed %llu), %s\n", model.directory.c_str(),

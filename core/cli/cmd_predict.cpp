@@ -79,7 +79,7 @@ void register_predict(CLI::App* app) {
         out["mean_kl"] = effect.mean_kl;
         out["top1_changes"] = effect.top1_changes;
       }
-      std::printf("%s\n", out.dump(2).c_str());
+      std::printf("%s\n", json_text(out).c_str());
       return;
     }
     std::printf("tokens:");

@@ -153,7 +153,7 @@ void report_head(const Model& model, const ResolvedInput& in, HeadKind kind, con
       out["effect"] = {{"mean_kl", effect.mean_kl}, {"max_kl", effect.max_kl}, {"mean_abs_dp", effect.mean_abs_dp},
                        {"max_abs_dp", effect.max_abs_dp}, {"flips", effect.flips}, {"items", effect.items}};
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out).c_str());
     return;
   }
   std::printf("tokens:");
@@ -188,7 +188,7 @@ void report_head_ablations(const Model& model, const ResolvedInput& in, HeadKind
       if (!e.error.empty()) row["error"] = e.error;
       rows.push_back(row);
     }
-    std::printf("%s\n", nlohmann::json{{"head", head_key(kind)}, {"rows", rows}}.dump(2).c_str());
+    std::printf("%s\n", json_text(nlohmann::json{{"head", head_key(kind)}, {"rows", rows}}).c_str());
     return;
   }
   if (kind == HeadKind::RTD)

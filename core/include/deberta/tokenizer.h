@@ -46,6 +46,11 @@ class Tokenizer {
 /// tokenizer applies to its input, for frontends that want to name their own argument (`what`).
 void require_utf8(const std::string& text, const std::string& what);
 
+/// `text` with every byte that does not start a well-formed UTF-8 sequence replaced by U+FFFD
+/// (as Python's errors="replace"). Every string shown to a user — token labels, JSON output,
+/// Python strings, figure text — goes through it (issue 28, classes 14 and 17).
+std::string valid_utf8(const std::string& text);
+
 /// True when `model_dir` holds files a tokenizer can be loaded from.
 bool has_tokenizer(const std::string& model_dir);
 

@@ -330,7 +330,7 @@ void write_safetensors(const std::string& path, const TensorMap& tensors,
     header[name] = {{"dtype", integer ? "I64" : "F64"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
-  std::string text = header.dump();
+  std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
   while ((text.size() + 8) % 8 != 0) text += ' ';
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error(path + ": cannot open for writing");

@@ -44,6 +44,8 @@ size_t utf8_sequence_length(const std::string& s, size_t i) {
 
 }  // namespace
 
+size_t utf8_length_at(const std::string& text, size_t i) { return utf8_sequence_length(text, i); }
+
 bool is_utf8(const std::string& text) {
   for (size_t i = 0; i < text.size();) {
     const size_t n = utf8_sequence_length(text, i);
@@ -264,8 +266,9 @@ std::string BasicTokenizer::piece(int64_t id) const {
 }
 
 std::string BasicTokenizer::display(int64_t id) const {
-  if (auto it = added_by_id_.find(id); it != added_by_id_.end()) return it->second;
-  if (id >= 0 && id < base_size()) return base_display(id);
+  // Readable text, so always valid UTF-8: a byte-level piece may hold half of a character.
+  if (auto it = added_by_id_.find(id); it != added_by_id_.end()) return valid_utf8(it->second);
+  if (id >= 0 && id < base_size()) return valid_utf8(base_display(id));
   return "<id " + std::to_string(id) + ">";
 }
 
@@ -328,6 +331,22 @@ Encoding BasicTokenizer::encode(const std::string& text, const std::string* pair
 }  // namespace tokenizer_detail
 
 void require_utf8(const std::string& text, const std::string& what) { tokenizer_detail::require_utf8(text, what); }
+
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = tokenizer_detail::utf8_length_at(text, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
 
 namespace {
 /// The folder of `path`: itself when it is a directory, else its parent (a weights file).

@@ -23,6 +23,8 @@ constexpr uint64_t kMaxTokenizerFileBytes = 256ull << 20;
 void require_utf8(const std::string& text, const std::string& what);
 /// True when `text` is well-formed UTF-8.
 bool is_utf8(const std::string& text);
+/// Length of the well-formed UTF-8 sequence at `text[i]`, or 0 when it is not one.
+size_t utf8_length_at(const std::string& text, size_t i);
 /// Splits UTF-8 text into its characters (each a 1–4 byte string). Assumes valid UTF-8.
 std::vector<std::string> utf8_chars(const std::string& text);
 /// Decodes one code point at `text[*pos]` and advances `*pos`. Assumes valid UTF-8.

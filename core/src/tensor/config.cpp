@@ -86,7 +86,7 @@ struct Reader {
   const std::string& source;
 
   Error type_error(const std::string& key, const char* want) const {
-    return Error(source + ": key '" + key + "' must be " + want + ", found " + j.at(key).dump());
+    return Error(source + ": key '" + key + "' must be " + want + ", found " + j.at(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   bool has(const std::string& key) const { return j.contains(key) && !j.at(key).is_null(); }
   int64_t integer(const std::string& key, int64_t fallback) const {
@@ -172,7 +172,7 @@ void parse_task_keys(const Reader& r, ModelConfig* c) {
       if (digits) id = std::stoll(key);
       if (id < 0 || id >= n)
         throw Error(source + ": id2label key '" + key + "' is not a label id in 0 ... " + std::to_string(n - 1));
-      if (!name.is_string()) throw Error(source + ": id2label[\"" + key + "\"] must be a string, found " + name.dump());
+      if (!name.is_string()) throw Error(source + ": id2label[\"" + key + "\"] must be a string, found " + name.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       if (seen[id]) throw Error(source + ": id2label lists id " + std::to_string(id) + " twice");
       seen[id] = true;
       labels[id] = name.get<std::string>();
@@ -326,7 +326,7 @@ ModelConfig parse_config(const json& j, const std::string& source) {
         c.trained_with_p2p = v.get<bool>();
       } else if (key == "p2c_index") {
         if (!v.is_string() || (v != "code" && v != "paper"))
-          throw Error(where + ".p2c_index must be \"code\" or \"paper\", found " + v.dump());
+          throw Error(where + ".p2c_index must be \"code\" or \"paper\", found " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         c.trained_with_paper_p2c = v == "paper";
       } else if (key == "emd_position") {
         if (!v.is_boolean()) throw Error(where + ".emd_position must be true or false");
