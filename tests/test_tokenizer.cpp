@@ -6,6 +6,7 @@
 
 #include "deberta/file_limits.h"
 #include "deberta/tokenizer.h"
+#include "io/tokenizer_detail.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -387,6 +388,28 @@ TEST_SUITE("tokenizer") {
     }
     CHECK(bad_pieces == 1);
     fs::remove_all(dir);
+  }
+
+  TEST_CASE("the bundled model's tokenizer.json gives spm.model's ids on every held-out line (the web edition reads it)") {
+    const std::string dir = test::source_path("notebooks_data/models/deberta-tiny");
+    const auto spm = load_tokenizer(dir);  // spm.model comes first on the desktop
+    REQUIRE(spm->kind() == "sentencepiece");
+    const auto json = tokenizer_detail::load_tokenizer_json(dir);
+    std::ifstream in(test::source_path("notebooks_data/corpus/heldout.txt"));
+    REQUIRE(in);
+    std::string line;
+    int lines = 0, differ = 0;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      ++lines;
+      const Encoding a = spm->encode(line), b = json->encode(line);
+      if (a.ids != b.ids && ++differ <= 3) CHECK_MESSAGE(a.ids == b.ids, line);
+    }
+    const std::string masked = "the [MASK] of the sentence.";
+    CHECK(spm->encode(masked).ids == json->encode(masked).ids);
+    MESSAGE(lines << " held-out lines, " << differ << " differ");
+    CHECK(lines > 9000);
+    CHECK(differ == 0);
   }
 
   TEST_CASE("hostile tokenizer files: deep JSON, special files, ids beyond the model's vocabulary (issue 12)") {

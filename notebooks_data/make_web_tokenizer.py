@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Writes tokenizer.json beside the bundled model's spm.model (issue 30: the web edition).
+
+libsentencepiece does not build for WebAssembly, so the web edition reads Hugging Face's
+tokenizer.json instead: the same Unigram vocabulary and scores, Metaspace pre-tokenisation, and
+the five special tokens as added tokens. tests/test_tokenizer.cpp checks that both files give
+identical ids on every line of corpus/heldout.txt.
+
+    /usr/bin/python3 notebooks_data/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny)
+"""
+import json
+import os
+import sys
+
+import sentencepiece as spm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "models", "deberta-tiny")
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(folder, "spm.model"))
+    size = sp.get_piece_size()
+    specials = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"]
+    added = []
+    for token in specials:
+        token_id = sp.piece_to_id(token)
+        if sp.id_to_piece(token_id) != token:
+            sys.exit("%s: spm.model has no piece %s" % (folder, token))
+        added.append({"id": token_id, "content": token, "single_word": False, "lstrip": token == "[MASK]",
+                      "rstrip": False, "normalized": False, "special": True})
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": added,
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "Strip", "strip_left": True, "strip_right": True},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True},
+        "post_processor": None,
+        "decoder": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True},
+        "model": {"type": "Unigram", "unk_id": sp.unk_id(),
+                  "vocab": [[sp.id_to_piece(i), sp.get_score(i)] for i in range(size)]},
+    }
+    path = os.path.join(folder, "tokenizer.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(tokenizer, f, ensure_ascii=False)
+    print("wrote %s (%d pieces)" % (path, size))
+
+
+if __name__ == "__main__":
+    main()
