@@ -40,6 +40,23 @@ std::shared_ptr<const CompareResult> run_compare(std::shared_ptr<const Result> a
   }
   return out;
 }
+// Runs `job(args...)` in the background and returns its future. The web edition has one thread
+// (docs/web.md): there the job runs now, on the calling thread, and its future is ready at once.
+template <class F, class... A>
+auto background(F&& job, A&&... args) {
+#ifdef __EMSCRIPTEN__
+  using R = decltype(job(args...));
+  std::promise<R> done;
+  try {
+    done.set_value(job(args...));
+  } catch (...) {
+    done.set_exception(std::current_exception());
+  }
+  return done.get_future();
+#else
+  return std::async(std::launch::async, std::forward<F>(job), std::forward<A>(args)...);
+#endif
+}
 }  // namespace
 
 void start_load(App& app, const std::string& path) {
@@ -49,7 +66,7 @@ void start_load(App& app, const std::string& path) {
   app.state.model_error.clear();
   j.load_progress->store(0.0);
   auto progress = j.load_progress;
-  j.loading = std::async(std::launch::async, [path, progress] { return read_model(path, progress); });
+  j.loading = background([path, progress] { return read_model(path, progress); });
 }
 
 void start_load_b(App& app, const std::string& path) {
@@ -58,7 +75,7 @@ void start_load_b(App& app, const std::string& path) {
   j.loading_b_path = path;
   app.state.model_b_error.clear();
   auto progress = std::make_shared<std::atomic<double>>(0.0);
-  j.loading_b = std::async(std::launch::async, [path, progress] { return read_model(path, progress); });
+  j.loading_b = background([path, progress] { return read_model(path, progress); });
 }
 
 bool compare_busy(const App& app) { return app.jobs.loading_b.valid() || app.jobs.comparing.valid(); }
@@ -87,7 +104,7 @@ bool poll_compare(App& app) {
   // Start a comparison when A's shown result or model B is newer than the last comparison.
   if (s.model_b && s.result && s.result->model == s.model &&
       (!s.compare || s.compare->generation != s.result->generation || s.compare->model_b != s.model_b)) {
-    j.comparing = std::async(std::launch::async, run_compare, s.result, s.model_b);
+    j.comparing = background(run_compare, s.result, s.model_b);
   }
   return changed;
 }

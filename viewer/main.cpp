@@ -7,11 +7,12 @@
 //   deberta-viewer --bench-frames N
 //   deberta-viewer --bench-rerun N [--model DIR | preset:xsmall] [--threads T]
 //
-// [SECTION] index: arguments · window and fonts · layout · keyboard · main loop
+// [SECTION] index: arguments · window · main loop (the layout and keys: layout.cpp, shared with the web edition)
 #include "app.h"
 #include "bench_rerun.h"
 #include "figure_export.h"
 #include "headless.h"
+#include "layout.h"
 #include "panels.h"
 
 #include "deberta/ablation.h"  // parse_ablation_flags: --ablate takes exactly `deberta predict`'s switches
@@ -95,113 +96,6 @@ bool parse_tab(const std::string& name, Tab* tab) {
 // Window and fonts
 
 void glfw_error(int code, const char* text) { std::fprintf(stderr, "deberta-viewer: GLFW error %d: %s\n", code, text); }
-
-void set_style() {
-  ImGui::StyleColorsDark();
-  ImGuiStyle& st = ImGui::GetStyle();
-  st.WindowRounding = 0;
-  st.FrameRounding = 3;
-  st.TabRounding = 3;
-  st.WindowPadding = ImVec2(8, 6);
-  st.ItemSpacing = ImVec2(7, 5);
-  st.Colors[ImGuiCol_WindowBg] = ImVec4(0.10f, 0.11f, 0.13f, 1);
-  st.Colors[ImGuiCol_TitleBg] = ImVec4(0.16f, 0.20f, 0.28f, 1);
-  st.Colors[ImGuiCol_TitleBgActive] = ImVec4(0.16f, 0.20f, 0.28f, 1);
-}
-
-/// Screen rectangles (x, y, w, h) of the four windows, for --crop.
-std::map<std::string, ImVec4> g_window_rects;
-
-void remember_rect(const char* name) {
-  const ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
-  g_window_rects[name] = ImVec4(p.x, p.y, sz.x, sz.y);
-}
-
-// ----------------------------------------------------------------------------------------------
-// Layout: a fixed arrangement (no docking in imgui 1.86) that follows the window size.
-//   left column: Model & text, Ablations · right: Tokens strip, then the tabbed main area.
-
-void draw_layout(App& app) {
-  const ImVec2 full = ImGui::GetIO().DisplaySize;
-  const float left_w = std::clamp(full.x * 0.33f, 360.0f, 480.0f);
-  const float model_h = std::clamp(full.y * 0.46f, 300.0f, 420.0f);
-  const float tokens_h = std::clamp(full.y * 0.11f, 70.0f, 110.0f);
-  // NoBackground: the four windows tile the screen, so glClear paints their background. Under
-  // software rendering (llvmpipe) this halves the frame time: a window background is a textured,
-  // blended quad over every pixel, a clear is a memset.
-  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                                 ImGuiWindowFlags_NoBackground;
-
-  ImGui::SetNextWindowPos(ImVec2(0, 0));
-  ImGui::SetNextWindowSize(ImVec2(left_w, model_h));
-  if (ImGui::Begin("Model & text", nullptr, fixed)) remember_rect("Model & text"), viewer::DrawModelPanel(app);
-  ImGui::End();
-
-  ImGui::SetNextWindowPos(ImVec2(0, model_h));
-  ImGui::SetNextWindowSize(ImVec2(left_w, full.y - model_h));
-  if (ImGui::Begin("Ablations", nullptr, fixed)) remember_rect("Ablations"), viewer::DrawAblationPanel(app);
-  ImGui::End();
-
-  ImGui::SetNextWindowPos(ImVec2(left_w, 0));
-  ImGui::SetNextWindowSize(ImVec2(full.x - left_w, tokens_h));
-  if (ImGui::Begin("Tokens", nullptr, fixed)) remember_rect("Tokens"), viewer::DrawTokensPanel(app);
-  ImGui::End();
-
-  ImGui::SetNextWindowPos(ImVec2(left_w, tokens_h));
-  ImGui::SetNextWindowSize(ImVec2(full.x - left_w, full.y - tokens_h));
-  if (ImGui::Begin("Explorer", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
-    remember_rect("Explorer");
-    struct Item {
-      Tab tab;
-      const char* title;
-      void (*draw)(App&);
-    };
-    const Item items[] = {{Tab::Grid, "Attention grid", viewer::DrawGridPanel},
-                          {Tab::Head, "Head detail", viewer::DrawHeadPanel},
-                          {Tab::Distance, "Relative distance δ", viewer::DrawDistancePanel},
-                          {Tab::Equation, "Equation walk-through", viewer::DrawEquationPanel},
-                          {Tab::Predictions, "EMD & predictions", viewer::DrawPredictionsPanel},
-                          {Tab::Compare, "Compare models", viewer::DrawComparePanel},
-                          {Tab::Export, "Export", viewer::DrawExportPanel},
-                          {Tab::Lesson, "Lesson", viewer::DrawLessonPanel}};
-    ViewerState& s = app.state;
-    if (ImGui::BeginTabBar("tabs")) {
-      for (const Item& it : items) {
-        const ImGuiTabItemFlags flags = s.switch_tab && s.tab == it.tab ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(it.title, nullptr, flags)) {
-          if (s.switch_tab) {
-            if (s.tab == it.tab) s.switch_tab = false;
-          } else {
-            s.tab = it.tab;
-          }
-          ImGui::BeginChild("content", ImVec2(0, 0), false);
-          it.draw(app);
-          ImGui::EndChild();
-          ImGui::EndTabItem();
-        }
-      }
-      ImGui::EndTabBar();
-    }
-  }
-  ImGui::End();
-  viewer::DrawPopups(app);
-}
-
-// ----------------------------------------------------------------------------------------------
-// Keyboard: Ctrl+O open model, Ctrl+E export, arrows move the selected cell (Esc closes popups in DrawPopups).
-
-void handle_keys(ViewerState& s) {
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) s.open_model_popup = true;
-  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_E, false)) s.open_export_popup = true;
-  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) || !s.result) return;
-  const int n = viewer::token_count(s);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s.kj = std::max(s.kj - 1, 0);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s.kj = std::min(s.kj + 1, n - 1);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) s.qi = std::max(s.qi - 1, 0);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) s.qi = std::min(s.qi + 1, n - 1);
-}
 
 /// --select L:H or L:H:I:J (non-negative integers). Errors name the option and what it expects.
 std::vector<int> parse_select(const std::string& text) {
@@ -458,7 +352,7 @@ int main(int argc, char** argv) {
   if (args.headless) io.IniFilename = nullptr;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
-  set_style();
+  viewer::set_style();
 
   viewer::HeadlessDriver driver(headless_options(args));
   {
@@ -510,8 +404,8 @@ int main(int argc, char** argv) {
       ImGui_ImplGlfw_NewFrame();
       driver.set_input(io);
       ImGui::NewFrame();
-      handle_keys(s);
-      draw_layout(app);
+      viewer::handle_keys(s);
+      viewer::draw_layout(app);
       s.hover_token = s.hover_token_next;
       s.hover_token_next = -1;
       ImGui::Render();
@@ -529,7 +423,7 @@ int main(int argc, char** argv) {
         s.export_status = err.empty() ? "wrote " + s.window_png_request : err;
         s.window_png_request.clear();
       }
-      done = driver.after_render(app, fb_w, fb_h, g_window_rects);
+      done = driver.after_render(app, fb_w, fb_h, viewer::window_rects());
       glfwSwapBuffers(window);
       if (args.bench_frames > 0) {
         glFinish();

@@ -256,7 +256,17 @@ deberta::ForwardTrace full_trace(const Result& r) {
 // ----------------------------------------------------------------------------------------------
 // Worker
 
-Worker::Worker() { thread_ = std::thread([this] { run(); }); }
+Worker::Worker() {
+#ifndef __EMSCRIPTEN__
+  thread_ = std::thread([this] { run(); });
+#endif
+}
+
+void Worker::pump() {
+#ifdef __EMSCRIPTEN__
+  run_one(false);
+#endif
+}
 
 Worker::~Worker() {
   {
@@ -264,7 +274,7 @@ Worker::~Worker() {
     stop_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void Worker::submit(Request request) {
@@ -301,14 +311,20 @@ std::shared_ptr<const LayerDetail> Worker::poll_detail() const {
 }
 
 void Worker::run() {
-  for (;;) {
+  while (run_one(true)) {
+  }
+}
+
+bool Worker::run_one(bool wait) {
+  {
     std::optional<Request> r;
     std::optional<DetailRequest> detail;
     std::shared_ptr<const Result> prev;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stop_ || pending_ || pending_detail_; });
-      if (stop_) return;
+      if (wait) wake_.wait(lock, [this] { return stop_ || pending_ || pending_detail_; });
+      if (stop_) return false;
+      if (!pending_ && !pending_detail_) return true;
       if (pending_) {  // a new computation first: a detail of an older result is then stale
         r = std::move(pending_);
         pending_.reset();
@@ -359,6 +375,7 @@ void Worker::run() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!pending_ && !pending_detail_) busy_ = false;
   }
+  return true;
 }
 
 }  // namespace viewer

@@ -101,6 +101,10 @@ class Worker {
   std::shared_ptr<const LayerDetail> poll_detail() const;
   /// True while a request or a detail request is pending or running.
   bool busy() const { return busy_.load(); }
+  /// The web edition's worker has no thread (one thread in the page): the frame loop calls
+  /// `pump` once a frame, which runs the newest pending request (or detail) to completion.
+  /// On the desktop the thread does this and `pump` does nothing.
+  void pump();
 
  private:
   struct DetailRequest {
@@ -108,6 +112,8 @@ class Worker {
     std::vector<int64_t> layers;
   };
   void run();
+  /// Takes the newest request (waiting for one when `wait`) and runs it. False: stop.
+  bool run_one(bool wait);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
