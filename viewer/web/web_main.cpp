@@ -1,0 +1,179 @@
+// web_main.cpp — the web edition's page (docs/web.md): the desktop viewer's frame (layout.cpp,
+// every panel, the same worker and core) in a WebGL2 canvas, one thread, float64.
+//
+// The page's JavaScript (index.html) talks to it through three exported functions:
+//   web_open_model_files(dir)  open a model folder the user picked or dropped (written to the
+//                              page's memory file system by index.html; nothing is uploaded)
+//   web_ablate(flags)          set the ablation from `deberta predict`'s switches ("--no-c2p"),
+//                              as the Ablations panel's check boxes do, and re-run
+//   web_selftest()             the golden cases bundled in the site (?selftest)
+// and the page shows the newest predictions in <pre id="predictions"> (what the browser test reads).
+#include "app.h"
+#include "layout.h"
+
+#include "deberta/ablation.h"
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#include <imgui.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+std::string web_run_selftest();  // web_selftest.cpp
+
+namespace {
+
+GLFWwindow* g_window = nullptr;
+std::unique_ptr<viewer::App> g_app;
+uint64_t g_shown_generation = 0;
+std::string g_shown_note;
+
+/// Writes `text` into the element with id `id` (textContent).
+void set_element_text(const char* id, const std::string& text) {
+  EM_ASM({
+    const el = document.getElementById(UTF8ToString($0));
+    if (el) el.textContent = UTF8ToString($1);
+  }, id, text.c_str());
+}
+
+/// The predictions of the shown result as lines "position: token (p) …", for the page.
+std::string predictions_text(const viewer::ViewerState& s) {
+  if (!s.result) return "";
+  std::string out = "generation " + std::to_string(s.result->generation) + "\n";
+  const auto* tok = s.result->model ? s.result->model->tokenizer.get() : nullptr;
+  for (const auto& p : s.result->current) {
+    out += std::to_string(p.position) + ":";
+    for (size_t k = 0; k < p.top.size() && k < 5; ++k) {
+      char prob[32];
+      std::snprintf(prob, sizeof prob, " (%.4f)", p.top[k].probability);
+      out += " " + (tok ? tok->display(p.top[k].id) : "#" + std::to_string(p.top[k].id)) + prob;
+    }
+    out += "\n";
+  }
+  if (!s.result->predict_note.empty()) out += s.result->predict_note + "\n";
+  return out;
+}
+
+void fit_canvas() {
+  const int w = EM_ASM_INT({ return window.innerWidth; });
+  const int h = EM_ASM_INT({ return window.innerHeight; });
+  int cw = 0, ch = 0;
+  glfwGetWindowSize(g_window, &cw, &ch);
+  if (w > 0 && h > 0 && (w != cw || h != ch)) glfwSetWindowSize(g_window, w, h);
+}
+
+void frame() {
+  viewer::App& app = *g_app;
+  viewer::ViewerState& s = app.state;
+  fit_canvas();
+  glfwPollEvents();
+  // One thread: the worker's newest request runs here, between two frames (the frame before shows
+  // "computing…"); loads and comparisons ran when they were started (app.cpp, background()).
+  app.jobs.worker.pump();
+  viewer::poll_load(app);
+  viewer::poll_compare(app);
+  viewer::poll_compute(app);
+  viewer::poll_detail(app);
+  if (s.result && s.result->generation != g_shown_generation) {
+    g_shown_generation = s.result->generation;
+    set_element_text("predictions", predictions_text(s));
+  }
+  const std::string note = s.model_error.empty() ? std::string() : "model: " + s.model_error;
+  if (note != g_shown_note) set_element_text("status", g_shown_note = note);
+
+  app.gfx.fonts.require_state(s);
+  if (app.gfx.fonts.rebuild_if_needed()) app.gfx.mono = app.gfx.fonts.mono();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  viewer::handle_keys(s);
+  viewer::draw_layout(app);
+  s.hover_token = s.hover_token_next;
+  s.hover_token_next = -1;
+  ImGui::Render();
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(g_window, &fb_w, &fb_h);
+  glViewport(0, 0, fb_w, fb_h);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  glfwSwapBuffers(g_window);
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Opens the model folder `dir` of the page's file system (written there by index.html from the
+/// files the user picked or dropped): the same background load as the model panel's "open".
+EMSCRIPTEN_KEEPALIVE void web_open_model_files(const char* dir) {
+  if (!g_app) return;
+  g_app->state.model_path = dir;
+  viewer::start_load(*g_app, dir);
+}
+
+/// Sets the ablation from `deberta predict`'s switches and re-runs; returns "" or the error.
+EMSCRIPTEN_KEEPALIVE const char* web_ablate(const char* flags) {
+  static std::string error;
+  error.clear();
+  if (!g_app) return "";
+  try {
+    g_app->state.ablation = deberta::parse_ablation_flags(flags);
+    viewer::request_compute(*g_app);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  return error.c_str();
+}
+
+/// Runs the golden cases bundled in the site; returns "selftest: N passed, M failed".
+EMSCRIPTEN_KEEPALIVE const char* web_selftest() {
+  static std::string line;
+  line = web_run_selftest();
+  return line.c_str();
+}
+
+}  // extern "C"
+
+int main() {
+  if (!glfwInit()) {
+    std::fprintf(stderr, "deberta-explorer: glfwInit failed\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  g_window = glfwCreateWindow(1280, 800, "DeBERTa Explorer", nullptr, nullptr);
+  if (!g_window) {
+    std::fprintf(stderr, "deberta-explorer: no WebGL2 context\n");
+    return 1;
+  }
+  glfwMakeContextCurrent(g_window);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui_ImplGlfw_InitForOpenGL(g_window, true);
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+  viewer::set_style();
+
+  g_app = std::make_unique<viewer::App>();
+  viewer::App& app = *g_app;
+  app.gfx.mono = app.gfx.fonts.init();
+  viewer::ViewerState& s = app.state;
+  s.text = "In the beginning God created the heaven and the [MASK].";
+  s.zoo_dir = "/models/zoo";
+  s.recent = {"/models/zoo/deberta-tiny-no-c2p"};
+  s.model_path = DEBERTA_DEFAULT_MODEL;
+  viewer::start_load(app, s.model_path);
+
+  const bool selftest = EM_ASM_INT({ return new URLSearchParams(window.location.search).has("selftest") ? 1 : 0; });
+  if (selftest) set_element_text("selftest", web_selftest());
+  emscripten_set_main_loop(frame, 0, false);
+  return 0;
+}
