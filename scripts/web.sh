@@ -29,7 +29,7 @@ if [[ ${#need_pkgs[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need_pkgs[@]}"
 fi
 # Header-only libraries the core compiles with (the desktop setup installs them too).
-for p in libeigen3-dev nlohmann-json3-dev doctest-dev; do
+for p in libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev; do
   dpkg -s "$p" >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "$p"
 done
 
@@ -63,6 +63,7 @@ unset EM_CACHE
 INC=$OUT/include
 mkdir -p "$INC"
 for d in nlohmann doctest; do ln -sfn "/usr/include/$d" "$INC/$d"; done
+ln -sfn /usr/include/stb/stb_image_write.h "$INC/stb_image_write.h"
 
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
   -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
