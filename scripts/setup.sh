@@ -19,6 +19,9 @@ pkgs=(
   python3-scipy python3-torch libopenblas0-pthread python3-sentencepiece
   # Figures for slides (SVG/PDF through cairo) and their PDF -> PNG check.
   libcairo2-dev poppler-utils
+  # The web edition (scripts/web.sh: emscripten, Dear ImGui's sources through dpkg-dev's
+  # `apt-get source`) and its tests in a real browser (chromium through the DevTools protocol).
+  emscripten nodejs dpkg-dev chromium python3-websocket
 )
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread

@@ -4,8 +4,8 @@
 // The page's JavaScript (index.html) talks to it through three exported functions:
 //   web_open_model_files(dir)  open a model folder the user picked or dropped (written to the
 //                              page's memory file system by index.html; nothing is uploaded)
-//   web_ablate(flags)          set the ablation from `deberta predict`'s switches ("--no-c2p"),
-//                              as the Ablations panel's check boxes do, and re-run
+//   web_ablate(flags)          set the ablation from `deberta predict`'s switches ,
+//                              as the Ablations panel's check boxes do ("--terms c2c,p2c": c2p off), and re-run
 //   web_selftest()             the golden cases bundled in the site (?selftest)
 // and the page shows the newest predictions in <pre id="predictions"> (what the browser test reads).
 #include "app.h"
