@@ -213,33 +213,18 @@ model_dir("pt_random_bytes", weights=bytes(range(256)) * 4, weights_name="pytorc
 case("pt_random_bytes", dump_cmd("pt_random_bytes"), "pytorch_model.bin")
 
 # Issue 28, class 10: pickles that cost gigabytes from a few MB. They are written at test time by
-# pt_big.py (git need not hold 5 MB of them):
+# tests/bad_inputs/pt_big.py (git need not hold 5 MB of them):
 #   pt_memo_key: a 1 MB storage key memoised once and named by 3,000 persistent ids (3.0 GB before);
 #   pt_many_none: a list of 4 M None (1.1 GB before).
 d = os.path.join(OUT, "pt_big")
 os.makedirs(d, exist_ok=True)
 shutil.copyfile(os.path.join(SOURCE, "config.json"), os.path.join(d, "config.json"))
-with open(os.path.join(d, "pt_big.py"), "w") as f:
-    f.write("""import os, struct, sys, zipfile
-def write(folder, pkl):
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "config.json")) as c:
-        open(os.path.join(folder, "config.json"), "w").write(c.read())
-    with zipfile.ZipFile(os.path.join(folder, "pytorch_model.bin"), "w", zipfile.ZIP_STORED) as z:
-        z.writestr("archive/data.pkl", pkl)
-        z.writestr("archive/version", "3\\n")
-key = b"k" * (1 << 20)
-pid = b"(X\\x07\\x00\\x00\\x00storageh\\x01h\\x02X\\x03\\x00\\x00\\x00cpuK\\x01tQ"
-memo = b"\\x80\\x02ctorch\\nFloatStorage\\nq\\x01X" + struct.pack("<I", len(key)) + key + b"q\\x02](" + pid * 3000 + b"e."
-write(os.path.join(sys.argv[1], "deberta_pt_memo_key"), memo)
-write(os.path.join(sys.argv[1], "deberta_pt_many_none"), b"\\x80\\x02]" + b"Na" * 4000000 + b".")
-""")
 case("pt_memo_key", "dump --model {tmp}/deberta_pt_memo_key --ids 1,2,3 --out {tmp}/out.safetensors",
      "storage key longer than 256 bytes", what="a 1 MB key memoised and referenced 3,000 times took 3.0 GB")
-cases[-1]["setup"] = "/usr/bin/python3 {cases}/pt_big/pt_big.py {tmp}"
+cases[-1]["setup"] = "/usr/bin/python3 {cases}/../pt_big.py {cases}/pt_big/config.json {tmp}"
 case("pt_many_none", "dump --model {tmp}/deberta_pt_many_none --ids 1,2,3 --out {tmp}/out.safetensors",
      "not a state dict", what="a list of 4 M None took 1.1 GB")
-cases[-1]["setup"] = "/usr/bin/python3 {cases}/pt_big/pt_big.py {tmp}"
+cases[-1]["setup"] = "/usr/bin/python3 {cases}/../pt_big.py {cases}/pt_big/config.json {tmp}"
 
 # ---- inputs files -------------------------------------------------------------------------------
 def inputs_file(name, tensors):
