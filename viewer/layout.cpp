@@ -3,7 +3,13 @@
 
 #include "panels.h"
 
+#ifdef __EMSCRIPTEN__
+#include <GLES3/gl3.h>
+#else
+#include <GL/gl.h>
+#endif
 #include <GLFW/glfw3.h>
+#include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
 
@@ -119,6 +125,25 @@ void handle_keys(ViewerState& s) {
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s.kj = std::min(s.kj + 1, n - 1);
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) s.qi = std::max(s.qi - 1, 0);
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) s.qi = std::min(s.qi + 1, n - 1);
+}
+
+void build_frame(App& app) {
+  ViewerState& s = app.state;
+  ImGui::NewFrame();
+  handle_keys(s);
+  draw_layout(app);
+  s.hover_token = s.hover_token_next;
+  s.hover_token_next = -1;
+  ImGui::Render();
+}
+
+void render_frame(GLFWwindow* window, int* fb_w, int* fb_h) {
+  glfwGetFramebufferSize(window, fb_w, fb_h);
+  glViewport(0, 0, *fb_w, *fb_h);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
 }  // namespace viewer

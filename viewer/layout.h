@@ -6,6 +6,8 @@
 
 #include <imgui.h>
 
+struct GLFWwindow;
+
 #include <map>
 #include <string>
 
@@ -20,5 +22,11 @@ std::map<std::string, ImVec4>& window_rects();
 void draw_layout(App& app);
 /// Ctrl+O open model, Ctrl+E export, arrows move the selected cell.
 void handle_keys(ViewerState& s);
+/// One frame's user interface, between ImGui::NewFrame and ImGui::Render inclusive: the keys,
+/// the layout, the hovered token carried to the next frame.
+void build_frame(App& app);
+/// Draws the rendered frame into `window`'s framebuffer (cleared to the window colour); returns
+/// its size in `*fb_w`, `*fb_h`.
+void render_frame(GLFWwindow* window, int* fb_w, int* fb_h);
 
 }  // namespace viewer

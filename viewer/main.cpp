@@ -403,20 +403,10 @@ int main(int argc, char** argv) {
       }
       ImGui_ImplGlfw_NewFrame();
       driver.set_input(io);
-      ImGui::NewFrame();
-      viewer::handle_keys(s);
-      viewer::draw_layout(app);
-      s.hover_token = s.hover_token_next;
-      s.hover_token_next = -1;
-      ImGui::Render();
+      viewer::build_frame(app);
       const auto t_ui = std::chrono::steady_clock::now();
       int fb_w = 0, fb_h = 0;
-      glfwGetFramebufferSize(window, &fb_w, &fb_h);
-      glViewport(0, 0, fb_w, fb_h);
-      const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-      glClearColor(bg.x, bg.y, bg.z, 1.0f);
-      glClear(GL_COLOR_BUFFER_BIT);
-      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      viewer::render_frame(window, &fb_w, &fb_h);
 
       if (!s.window_png_request.empty()) {
         const std::string err = viewer::write_window_png(s.window_png_request, fb_h, 0, 0, fb_w, fb_h);

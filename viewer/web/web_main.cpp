@@ -90,19 +90,9 @@ void frame() {
   if (app.gfx.fonts.rebuild_if_needed()) app.gfx.mono = app.gfx.fonts.mono();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
-  ImGui::NewFrame();
-  viewer::handle_keys(s);
-  viewer::draw_layout(app);
-  s.hover_token = s.hover_token_next;
-  s.hover_token_next = -1;
-  ImGui::Render();
+  viewer::build_frame(app);
   int fb_w = 0, fb_h = 0;
-  glfwGetFramebufferSize(g_window, &fb_w, &fb_h);
-  glViewport(0, 0, fb_w, fb_h);
-  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  glClearColor(bg.x, bg.y, bg.z, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  viewer::render_frame(g_window, &fb_w, &fb_h);
   glfwSwapBuffers(g_window);
 }
 
