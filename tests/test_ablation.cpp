@@ -1,6 +1,7 @@
 // The switches of issue 3: each one checked against a direct loop over its definition.
 #include "test_util.h"
 
+#include "deberta/ablation.h"
 #include "deberta/analysis.h"
 #include "deberta/compare.h"
 #include "deberta/config.h"
@@ -420,5 +421,17 @@ TEST_SUITE("ablation") {
     none.context.mask = Vector::Ones(2);
     none.layers.resize(1);
     CHECK_THROWS_WITH_AS(attention_mass_by_offset(none), doctest::Contains("attention probabilities"), Error);
+  }
+
+  TEST_CASE("parse_ablation_flags: an unknown flag is named as unknown, not as missing its value") {
+    CHECK_THROWS_WITH_AS(parse_ablation_flags("--no-c2p"), doctest::Contains("unknown ablation flag '--no-c2p'"), Error);
+    CHECK_THROWS_WITH_AS(parse_ablation_flags("--terms c2c --bogus 3"), doctest::Contains("unknown ablation flag '--bogus'"),
+                         Error);
+    CHECK_THROWS_WITH_AS(parse_ablation_flags("--terms"), doctest::Contains("--terms: missing value"), Error);
+    const Ablation a = parse_ablation_flags("--terms c2c,p2c --no-emd");
+    CHECK(a.c2c);
+    CHECK(a.c2p == std::optional<bool>(false));
+    CHECK(a.p2c == std::optional<bool>(true));
+    CHECK_FALSE(a.emd);
   }
 }

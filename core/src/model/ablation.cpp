@@ -1,6 +1,7 @@
 #include "deberta/ablation.h"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 namespace deberta {
@@ -131,6 +132,9 @@ Ablation parse_ablation_flags(const std::string& flags) {
       (flag == "--rescale" ? s.rescale : s.no_emd) = true;
       continue;
     }
+    static const std::set<std::string> with_value = {"--terms", "--p2c-index", "--scale-factor", "--head-mask",
+                                                     "--max-relative-positions", "--relative-positions"};
+    if (!with_value.count(flag)) throw Error("unknown ablation flag '" + flag + "' (known: " + known + ")");
     if (!inline_value) {
       if (n + 1 >= words.size()) throw Error(flag + ": missing value");
       value = words[++n];
