@@ -65,12 +65,7 @@ ResolvedInput resolve_input(const InputArgs& args, const Model& model) {
     const int64_t mask_id = args.mask_id >= 0 ? args.mask_id : r.tokenizer ? r.tokenizer->mask_id() : -1;
     if (mask_id >= 0) r.mask_positions = find_mask_positions(r.inputs, mask_id);
   }
-  std::vector<char> seen(static_cast<size_t>(r.inputs.size()), 0);
-  for (int64_t p : r.mask_positions) {
-    if (p < 0 || p >= r.inputs.size())
-      throw Error("masked position " + std::to_string(p) + " is outside the " + std::to_string(r.inputs.size()) + "-token input");
-    if (seen[static_cast<size_t>(p)]++) throw Error("--positions: position " + std::to_string(p) + " is given more than once");
-  }
+  check_mask_positions(r.mask_positions, r.inputs.size());
   return r;
 }
 

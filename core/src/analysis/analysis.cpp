@@ -39,16 +39,18 @@ std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::v
   return out;
 }
 
-std::vector<MaskPrediction> predict_from_states(const Model& model, const Matrix& hidden,
-                                                const std::vector<int64_t>& positions, int64_t k) {
-  // Each position once: a list of 10^6 copies of one position cost gigabytes of log-probabilities
-  // (issue 28, class 6). With distinct positions in [0, N) there are at most N rows.
-  std::vector<char> seen(static_cast<size_t>(hidden.rows()), 0);
+void check_mask_positions(const std::vector<int64_t>& positions, int64_t n) {
+  std::vector<char> seen(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
   for (int64_t p : positions) {
-    if (p < 0 || p >= hidden.rows())
-      throw Error("masked position " + std::to_string(p) + " is outside the " + std::to_string(hidden.rows()) + "-token input");
+    if (p < 0 || p >= n)
+      throw Error("masked position " + std::to_string(p) + " is outside the " + std::to_string(n) + "-token input");
     if (seen[static_cast<size_t>(p)]++) throw Error("masked position " + std::to_string(p) + " is given more than once");
   }
+}
+
+std::vector<MaskPrediction> predict_from_states(const Model& model, const Matrix& hidden,
+                                                const std::vector<int64_t>& positions, int64_t k) {
+  check_mask_positions(positions, hidden.rows());
   return top_k_predictions(mlm_logits(model, hidden, positions), positions, k);
 }
 

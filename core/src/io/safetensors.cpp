@@ -98,15 +98,15 @@ class HeaderReader : public nlohmann::json_sax<json> {
   HeaderReader(uint64_t data_size, const std::string& source) : data_size_(data_size), source_(source) {}
   std::vector<Entry> entries;
 
-  bool null() override { return scalar("null"); }
-  bool boolean(bool) override { return scalar("a boolean"); }
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
   bool number_integer(number_integer_t v) override { return integer(v < 0 ? -1 : static_cast<int64_t>(v), v < 0); }
   bool number_unsigned(number_unsigned_t v) override {
     return integer(v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? -1 : static_cast<int64_t>(v), false,
                    v);
   }
-  bool number_float(number_float_t, const string_t&) override { return scalar("a fraction"); }
-  bool binary(binary_t&) override { return scalar("binary"); }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
   bool string(string_t& v) override {
     if (skip_) return true;
     if (depth_ == 2 && !in_metadata_ && field_ == Field::DType) {
@@ -114,7 +114,7 @@ class HeaderReader : public nlohmann::json_sax<json> {
       has_dtype_ = true;
       return true;
     }
-    return scalar("a string");
+    return scalar();
   }
   bool start_object(std::size_t) override {
     ++depth_;
@@ -183,7 +183,7 @@ class HeaderReader : public nlohmann::json_sax<json> {
     skip_depth_ = depth_;
     return true;
   }
-  bool scalar(const char* what) {
+  bool scalar() {
     if (skip_ || in_metadata_) return true;
     if (depth_ == 0) throw fail("header is not a JSON object");
     if (depth_ == 1) throw bad("entry is not an object");
@@ -192,12 +192,11 @@ class HeaderReader : public nlohmann::json_sax<json> {
     if (depth_ == 2 && field_ == Field::Offsets) throw bad("missing 'data_offsets' [begin, end]");
     if (depth_ == 3 && field_ == Field::Shape) throw bad("shape entries must be non-negative integers");
     if (depth_ == 3 && field_ == Field::Offsets) throw bad("data_offsets must be non-negative integers");
-    (void)what;
     return true;  // an unknown field of an entry
   }
   bool integer(int64_t v, bool negative, uint64_t raw = 0) {
     if (skip_ || in_metadata_) return true;
-    if (depth_ != 3 || field_ == Field::Other) return scalar("a number");
+    if (depth_ != 3 || field_ == Field::Other) return scalar();
     if (field_ == Field::Shape) {
       if (negative || v < 0) throw bad("shape entries must be non-negative integers");
       const uint64_t dim = static_cast<uint64_t>(v);

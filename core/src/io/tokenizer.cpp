@@ -223,32 +223,28 @@ void BasicTokenizer::resolve_specials(const std::string& source, std::optional<i
                                   {specials_.mask, mask_id_}})
     specials_.added.emplace(token, id);
   if (pad_id_ >= 0) specials_.added.emplace(specials_.pad, pad_id_);
-  added_trie_.build(specials_.added);
+  for (const auto& [token, id] : specials_.added)
+    if (!token.empty()) added_trie_.insert(token, id);
 }
 
-void AddedTokenTrie::build(const std::map<std::string, int64_t>& tokens) {
-  child_.clear();
-  id_.assign(1, -1);
-  for (const auto& [token, id] : tokens) {
-    if (token.empty()) continue;
-    uint32_t node = 0;
-    for (unsigned char byte : token) {
-      auto [it, inserted] = child_.try_emplace(uint64_t{node} << 8 | byte, static_cast<uint32_t>(id_.size()));
-      if (inserted) id_.push_back(-1);
-      node = it->second;
-    }
-    id_[node] = id;
-  }
-}
-
-std::pair<size_t, int64_t> AddedTokenTrie::longest_at(const std::string& text, size_t pos) const {
-  std::pair<size_t, int64_t> best{0, -1};
-  uint32_t node = 0;
-  for (size_t i = pos; i < text.size(); ++i) {
-    auto it = child_.find(uint64_t{node} << 8 | static_cast<unsigned char>(text[i]));
-    if (it == child_.end()) break;
+void ByteTrie::insert(const std::string& bytes, int64_t id) {
+  int32_t node = 0;
+  for (unsigned char byte : bytes) {
+    const auto [it, added] = child_.try_emplace(uint64_t{static_cast<uint32_t>(node)} << 8 | byte,
+                                                static_cast<int32_t>(id_.size()));
+    if (added) id_.push_back(-1);
     node = it->second;
-    if (id_[node] >= 0) best = {i + 1 - pos, id_[node]};
+  }
+  if (id_[static_cast<size_t>(node)] < 0) id_[static_cast<size_t>(node)] = id;
+}
+
+std::pair<size_t, int64_t> ByteTrie::longest_at(const std::string& text, size_t pos) const {
+  std::pair<size_t, int64_t> best{0, -1};
+  int32_t node = 0;
+  for (size_t i = pos; i < text.size(); ++i) {
+    node = child(node, static_cast<unsigned char>(text[i]));
+    if (node < 0) break;
+    if (id(node) >= 0) best = {i + 1 - pos, id(node)};
   }
   return best;
 }

@@ -46,19 +46,28 @@ struct SpecialTokens {
   static SpecialTokens read(const std::string& model_dir);
 };
 
-/// The added tokens as a byte trie, for the leftmost-longest split of text around them: the split
-/// costs O(text × longest match) however many tokens there are (issue 28, class 4: the scan over
-/// every token per position took minutes for 200k added tokens).
-class AddedTokenTrie {
+/// Strings over bytes in a trie, for walks along a text one byte at a time: the Unigram
+/// tokenizer's pieces (its Viterbi lattice) and the added tokens (the split of the text around
+/// them, issue 28 class 4: the scan over every token per position took minutes for 200k tokens).
+/// Node 0 is the root; edges are (node, byte) → node.
+class ByteTrie {
  public:
-  /// Builds the trie of `tokens` (token → id); empty tokens are ignored.
-  void build(const std::map<std::string, int64_t>& tokens);
-  /// The longest token that starts at `text[pos]`: its length in bytes and id, or {0, -1}.
+  /// Adds `bytes` (non-empty) with `id`; a string already present keeps its first id.
+  void insert(const std::string& bytes, int64_t id);
+  /// The child of `node` along `byte`, or −1.
+  int32_t child(int32_t node, unsigned char byte) const {
+    const auto it = child_.find(uint64_t{static_cast<uint32_t>(node)} << 8 | byte);
+    return it == child_.end() ? -1 : it->second;
+  }
+  /// The id of the string ending at `node`, or −1.
+  int64_t id(int32_t node) const { return id_[static_cast<size_t>(node)]; }
+  /// The longest string that starts at `text[pos]`: its length in bytes and id, or {0, −1}.
+  /// Costs the length of the longest prefix of text[pos…] in the trie, whatever its size.
   std::pair<size_t, int64_t> longest_at(const std::string& text, size_t pos) const;
 
  private:
-  std::unordered_map<uint64_t, uint32_t> child_;  ///< (node << 8 | byte) → child node
-  std::vector<int64_t> id_{-1};                   ///< per node: the id of the token ending there, or −1
+  std::unordered_map<uint64_t, int32_t> child_;  ///< (node << 8 | byte) → child node
+  std::vector<int64_t> id_{-1};                  ///< per node: the id of the string ending there, or −1
 };
 
 /// Base of the tokenizers: special-token bookkeeping, the split of the text around literal special
@@ -96,7 +105,7 @@ class BasicTokenizer : public Tokenizer {
                         std::optional<int64_t> fallback_unk = {});
 
   SpecialTokens specials_;
-  AddedTokenTrie added_trie_;  ///< specials_.added, built by resolve_specials
+  ByteTrie added_trie_;  ///< specials_.added, built by resolve_specials
   std::map<int64_t, std::string> added_by_id_;  ///< added tokens (and an appended [MASK]) by id
   int64_t cls_id_ = -1, sep_id_ = -1, pad_id_ = -1, unk_id_ = -1, mask_id_ = -1;
 

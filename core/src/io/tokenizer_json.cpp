@@ -76,7 +76,7 @@ class UnigramTokenizer final : public BasicTokenizer {
       const std::string piece = entry[0];
       if (!is_utf8(piece)) throw Error(source + ": Unigram piece is not valid UTF-8");
       const int64_t id = static_cast<int64_t>(pieces_.size());
-      if (ids_.emplace(piece, id).second) trie_insert(piece, id);
+      if (ids_.emplace(piece, id).second && !piece.empty()) trie_.insert(piece, id);
       pieces_.push_back(piece);
       scores_.push_back(entry[1].get<double>());
       min_score_ = std::min(min_score_, scores_.back());
@@ -165,10 +165,9 @@ class UnigramTokenizer final : public BasicTokenizer {
         // at most min(n - s, longest piece) steps (a hash lookup per end would cost their square).
         int32_t node = 0;
         for (size_t e = s; e < n; ++e) {
-          const auto child = trie_.find(trie_key(node, static_cast<unsigned char>(word[e])));
-          if (child == trie_.end()) break;
-          node = child->second;
-          const int64_t id = trie_piece_[static_cast<size_t>(node)];  // pieces are UTF-8: e + 1 ends a character
+          node = trie_.child(node, static_cast<unsigned char>(word[e]));
+          if (node < 0) break;
+          const int64_t id = trie_.id(node);  // pieces are UTF-8: e + 1 ends a character
           if (id >= 0 && id != unk_id_) {
             single = single || e + 1 == next;
             const double score = best[s] + scores_[static_cast<size_t>(id)];
@@ -185,23 +184,9 @@ class UnigramTokenizer final : public BasicTokenizer {
       if (!(*it == unk_id_ && !ids->empty() && ids->back() == unk_id_ && it != out.rbegin())) ids->push_back(*it);
   }
 
-  static uint64_t trie_key(int32_t node, unsigned char byte) { return (static_cast<uint64_t>(node) << 8) | byte; }
-  /// Adds `piece` (bytes) to the byte trie: node 0 is the root, edges are (node, byte) → node.
-  void trie_insert(const std::string& piece, int64_t id) {
-    if (trie_piece_.empty()) trie_piece_.push_back(-1);
-    int32_t node = 0;
-    for (unsigned char c : piece) {
-      const auto [it, added] = trie_.emplace(trie_key(node, c), static_cast<int32_t>(trie_piece_.size()));
-      if (added) trie_piece_.push_back(-1);
-      node = it->second;
-    }
-    if (trie_piece_[static_cast<size_t>(node)] < 0) trie_piece_[static_cast<size_t>(node)] = id;
-  }
-
   std::vector<std::string> pieces_;
   std::vector<double> scores_;
-  std::unordered_map<uint64_t, int32_t> trie_;  ///< (node << 8 | byte) → child node
-  std::vector<int64_t> trie_piece_;             ///< node → id of the piece ending there, or -1
+  ByteTrie trie_;  ///< the pieces, for the lattice walk
   std::unordered_map<std::string, int64_t> ids_;
   double min_score_ = 0;
   Normalizer normalizer_;
