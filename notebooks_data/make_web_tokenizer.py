@@ -6,7 +6,8 @@ tokenizer.json instead: the same Unigram vocabulary and scores, Metaspace pre-to
 the five special tokens as added tokens. tests/test_tokenizer.cpp checks that both files give
 identical ids on every line of corpus/heldout.txt.
 
-    /usr/bin/python3 notebooks_data/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny)
+    /usr/bin/python3 notebooks_data/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny; run for
+    models/deberta-tiny-512 too, the model the desktop and the web edition open by default)
 """
 import json
 import os

@@ -390,8 +390,10 @@ TEST_SUITE("tokenizer") {
     fs::remove_all(dir);
   }
 
-  TEST_CASE("the bundled model's tokenizer.json gives spm.model's ids on every held-out line (the web edition reads it)") {
-    const std::string dir = test::source_path("notebooks_data/models/deberta-tiny");
+  TEST_CASE("the bundled models' tokenizer.json gives spm.model's ids on every held-out line (the web edition reads it)") {
+   for (const char* name : {"deberta-tiny", "deberta-tiny-512"}) {
+    CAPTURE(name);
+    const std::string dir = test::source_path(std::string("notebooks_data/models/") + name);
     const auto spm = load_tokenizer(dir);  // spm.model comes first on the desktop
     REQUIRE(spm->kind() == "sentencepiece");
     const auto json = tokenizer_detail::load_tokenizer_json(dir);
@@ -410,6 +412,7 @@ TEST_SUITE("tokenizer") {
     MESSAGE(lines << " held-out lines, " << differ << " differ");
     CHECK(lines > 9000);
     CHECK(differ == 0);
+   }
   }
 
   TEST_CASE("hostile tokenizer files: deep JSON, special files, ids beyond the model's vocabulary (issue 12)") {
