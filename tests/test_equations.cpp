@@ -35,6 +35,29 @@ TEST_SUITE("equations") {
     }
   }
 
+  TEST_CASE("log_bucket_working shows the arithmetic log_bucket_position runs (the lesson's step 5 reads it)") {
+    // b = 8 (mid 4), m = 32: r = 20 → log(20/4) / log(31/4) · 3 = 2.3704…, ⌈2.37⌉ + 4 = 7.
+    const LogBucketWorking w = log_bucket_working(20, 8, 32);
+    CHECK(w.mid == 4);
+    CHECK_FALSE(w.exact);
+    CHECK(std::fabs(w.scaled - std::log(5.0) / std::log(31.0 / 4.0) * 3.0) < 1e-14);
+    CHECK(w.scaled > 2.37);
+    CHECK(w.scaled < 2.371);
+    CHECK(w.bucket == 7);
+    const LogBucketWorking n = log_bucket_working(-3, 8, 32);
+    CHECK(n.exact);
+    CHECK(n.bucket == -3);
+    CHECK(n.scaled == 0.0);
+    // The same bucket as the function the model runs, everywhere, both signs.
+    for (int64_t b : {2, 4, 8, 18, 32, 256})
+      for (int64_t m : {b / 2 + 2, 26, 129, 512})
+        for (int64_t r = -600; r <= 600; r += 7) {
+          const LogBucketWorking x = log_bucket_working(r, b, m);
+          CHECK(x.bucket == log_bucket_position(r, b, m));
+          if (!x.exact) CHECK(x.bucket == (r < 0 ? -1 : 1) * (static_cast<int64_t>(std::ceil(x.scaled)) + x.mid));
+        }
+  }
+
   TEST_CASE("a log bucket whose exact value is an integer does not jump a bucket") {
     // b = 18 (mid 9), m = 26, r = 15: log(15/9) / log(25/9) · 8 = 4 exactly (25/9 = (15/9)²), so
     // the bucket is ⌈4⌉ + 9 = 13; an ulp of libm error above 4 must not make it 14.

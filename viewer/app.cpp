@@ -126,6 +126,8 @@ bool poll_load(App& app) {
     // Long enough (33 tokens) that the log buckets and every lesson step have something to show.
     if (s.model->tokenizer && s.text.empty()) s.text = kDefaultText;
     if (s.model->tokenizer && s.mask_id < 0) s.mask_id = static_cast<int>(s.model->tokenizer->mask_id());
+    // The weights loaded but the tokenizer did not: said in red at once, not only when text is typed.
+    if (!s.model->tokenizer_error.empty()) s.model_notice = "tokenizer not loaded: " + s.model->tokenizer_error;
     request_compute(app);
   } catch (const std::exception& e) {
     s.model_error = e.what();

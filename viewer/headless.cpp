@@ -125,6 +125,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   if (first) {  // what the panels show in red, also on stderr
     if (s.result)  // NaN / Inf: the warnings the CLI prints
       for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
+    if (!s.model_notice.empty()) std::fprintf(stderr, "deberta-viewer: warning: %s\n", s.model_notice.c_str());
     if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
     if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
     // The model asked for could not be loaded: the loader's message, and a failed run (the window

@@ -37,6 +37,7 @@ struct LoadedModel {
   deberta::Model model;
   std::unique_ptr<deberta::Tokenizer> tokenizer;  ///< null when the folder has no tokenizer files
   std::string tokenizer_note;                     ///< why there is no tokenizer (shown in the model panel)
+  std::string tokenizer_error;  ///< the folder has tokenizer files that failed to load: the loader's message
   double load_seconds = 0;
 };
 

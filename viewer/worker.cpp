@@ -66,7 +66,8 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std
       lm->tokenizer_note = "no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
                            "type token ids instead; tokens show as #id";
   } catch (const std::exception& e) {
-    lm->tokenizer_note = std::string("tokenizer not loaded: ") + e.what();
+    lm->tokenizer_error = e.what();
+    lm->tokenizer_note = "tokenizer not loaded: " + lm->tokenizer_error + " (type token ids instead)";
   }
   lm->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) progress->store(1.0);
@@ -82,7 +83,12 @@ TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
     in.inputs.token_type_ids = enc.token_type_ids;
     in.names = enc.tokens;
   } else {
-    if (f.ids_text.empty()) throw deberta::Error("type token ids, e.g. 14,43,3,33 (this model has no tokenizer)");
+    if (f.ids_text.empty()) {
+      // Text typed for a folder whose tokenizer failed to load: say why, not just "no tokenizer".
+      if (!lm.tokenizer_error.empty())
+        throw deberta::Error("tokenizer not loaded: " + lm.tokenizer_error + "; type token ids, e.g. 14,43,3,33");
+      throw deberta::Error("type token ids, e.g. 14,43,3,33 (this model has no tokenizer)");
+    }
     if (!f.pair.empty() && !lm.tokenizer)
       throw deberta::Error("a sentence pair needs a tokenizer; give the pair as ids with token types instead");
     in.inputs.input_ids = deberta::parse_int_list(f.ids_text, "ids");

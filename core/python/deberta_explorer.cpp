@@ -6,7 +6,12 @@
 // — so its arrays equal the dump's tensors bit for bit (tests/python/test_module.py checks it on
 // every golden case). Tensor names, shapes and dtypes: dump.h and notebooks_data/golden/README.md.
 // Errors of the core (`deberta::Error`, one line naming the file and the problem) are raised as
-// `deberta_explorer.Error` (a RuntimeError); bad arguments of this module as ValueError / TypeError.
+// `deberta_explorer.Error` (a RuntimeError); a missing file or folder as
+// `deberta_explorer.FileNotFoundError` and a bad input value (ids outside the vocabulary, masked
+// positions outside the input, …) as `deberta_explorer.InvalidInputError`, subclasses of both
+// `Error` and the builtin FileNotFoundError / ValueError. An argument of the wrong type is a
+// TypeError naming the function and the argument (never pybind11's generic "incompatible function
+// arguments").
 // API reference and examples: docs/python.md.
 #include "deberta/analysis.h"
 #include "deberta/dump.h"
@@ -22,7 +27,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,35 +50,68 @@ struct PyModel {
   /// Tensors replaced by `set_tensor`, by state-dict name, as float64.
   TensorMap edits;
 
-  /// The state dict as the model now holds it: the weights file read again, with the edits over it.
-  TensorMap state() const {
-    TensorMap t = deberta::read_weights_file(model.weights_path);
-    for (const auto& [name, tensor] : edits) t[name] = tensor;
+  /// The weights file: a safetensors file is opened for lazy reads (its header only, as
+  /// `load_model` does: issue 28, class 7); a PyTorch checkpoint is read whole.
+  struct Source {
+    std::unique_ptr<deberta::SafetensorsReader> reader;  ///< .safetensors
+    TensorMap all;                                       ///< .bin / .pt: every tensor, read
+    const TensorMap& index() const { return reader ? reader->index() : all; }
+  };
+  Source open_source() const {
+    Source s;
+    if (model.weights_path.size() >= 12 &&
+        model.weights_path.compare(model.weights_path.size() - 12, 12, ".safetensors") == 0)
+      s.reader = std::make_unique<deberta::SafetensorsReader>(model.weights_path);
+    else
+      s.all = deberta::read_weights_file(model.weights_path);
+    return s;
+  }
+
+  /// Every state-dict name of the weights file, sorted (values not read).
+  std::vector<std::string> names() const {
+    const Source s = open_source();  // (not in the range-for: the index would outlive it)
+    std::vector<std::string> out;
+    for (const auto& entry : s.index()) out.push_back(entry.first);
+    return out;
+  }
+
+  /// The tensor `name` as the model now holds it: an edit, else the file's values (only this
+  /// tensor is read from a safetensors file). Errors: KeyError naming the tensor when there is none.
+  Tensor tensor(const std::string& name) const {
+    if (const auto e = edits.find(name); e != edits.end()) return e->second;
+    Source s = open_source();
+    const auto it = s.index().find(name);
+    if (it == s.index().end()) throw missing(name);
+    if (!s.reader) return it->second;
+    Tensor t = it->second;
+    s.reader->load(name, &t);
     return t;
   }
 
-  /// The tensor named `name` of `state`. Errors: KeyError naming the tensor when there is none.
-  static const Tensor& find(const TensorMap& state, const std::string& name, const std::string& path) {
-    const auto it = state.find(name);
-    if (it == state.end())
-      throw py::key_error("no tensor named '" + name + "' in " + path + " (Model.tensor_names() lists them)");
-    return it->second;
+  py::key_error missing(const std::string& name) const {
+    return py::key_error("no tensor named '" + name + "' in " + model.weights_path + " (Model.tensor_names() lists them)");
   }
 
   /// Replaces one tensor and rebuilds the weights exactly as a load of the edited file would (the
-  /// same mapping, then the derived position table from the new weights). Nothing changes when
-  /// any check fails.
+  /// same mapping, then the derived position table from the new weights); the file is read as
+  /// `load_model` reads it, only the tensors the model uses. Nothing changes when any check fails.
   void set_tensor(const std::string& name, Tensor value) {
-    TensorMap t = state();
-    const Tensor& old = find(t, name, model.weights_path);
+    Source s = open_source();
+    TensorMap index = s.index();
+    const auto it = index.find(name);
+    if (it == index.end()) throw missing(name);
+    const Tensor& old = it->second;
     if (old.shape != value.shape)
       throw py::value_error("set_tensor('" + name + "'): shape " + value.shape_string() + " does not match the model's " +
                             old.shape_string());
     if (deberta::dtype_is_integer(old.dtype))
       throw py::type_error("set_tensor('" + name + "'): the tensor holds integers (" + old.shape_string() +
                            "); only floating tensors can be set");
-    t[name] = value;
-    deberta::ModelWeights w = deberta::map_weights(model.config, std::move(t), model.weights_path);
+    for (const auto& [edited, tensor] : edits) index[edited] = tensor;
+    index[name] = value;
+    deberta::TensorLoader load;  // values not in `index` (not edited): from the file, when map_weights asks
+    if (s.reader) load = [&s](const std::string& n, Tensor* t) { s.reader->load(n, t); };
+    deberta::ModelWeights w = deberta::map_weights(model.config, std::move(index), model.weights_path, load);
     model.weights = std::move(w);
     model.weights_changed();
     (void)model.workspace.positions(model);
@@ -134,22 +174,52 @@ Tensor int_tensor(const py::handle& obj, const std::string& what) {
   return t;
 }
 
-// --- the ablation dict ------------------------------------------------------------------------
+// --- arguments --------------------------------------------------------------------------------
+// Every argument is taken as a Python object and converted here, so that a wrong type is a
+// TypeError naming the argument (`label`, e.g. "predict(): top_k" or "ablation['c2p']").
 
 /// `value` as a bool. Errors (TypeError): anything but True / False (a NumPy bool counts).
-bool as_bool(const py::handle& value, const std::string& key) {
+bool as_bool(const py::handle& value, const std::string& label) {
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   py::module_ np = py::module_::import("numpy");
   if (py::isinstance(value, np.attr("bool_"))) return value.cast<bool>();
-  throw py::type_error("ablation['" + key + "'] must be True or False, got " + std::string(py::repr(value)));
+  throw py::type_error(label + " must be True or False, got " + std::string(py::repr(value)));
 }
 
-/// `value` as an int. Errors (TypeError): a bool, a float or anything not an integer.
-int64_t as_int(const py::handle& value, const std::string& key) {
+/// `value` as an int. Errors: TypeError for a bool, a float or anything not an integer;
+/// ValueError when it does not fit in 64 bits.
+int64_t as_int(const py::handle& value, const std::string& label) {
   if (py::isinstance<py::bool_>(value) || !py::isinstance(value, py::module_::import("numbers").attr("Integral")))
-    throw py::type_error("ablation['" + key + "'] must be an integer, got " + std::string(py::repr(value)));
-  return value.cast<int64_t>();
+    throw py::type_error(label + " must be an integer, got " + std::string(py::repr(value)));
+  const py::int_ i = py::reinterpret_borrow<py::object>(value).attr("__index__")();
+  const py::int_ lo(std::numeric_limits<int64_t>::min()), hi(std::numeric_limits<int64_t>::max());
+  if (i < lo || i > hi) throw py::value_error(label + " is out of range, got " + std::string(py::repr(value)));
+  return i.cast<int64_t>();
 }
+
+/// `value` as a str. Errors (TypeError): anything but a str.
+std::string as_str(const py::handle& value, const std::string& label) {
+  if (!py::isinstance<py::str>(value))
+    throw py::type_error(label + " must be a str, got " + std::string(py::str(value.get_type().attr("__name__"))));
+  return value.cast<std::string>();
+}
+
+/// `value` as a file-system path: a str or an os.PathLike (pathlib.Path). Errors (TypeError):
+/// anything else, bytes included.
+std::string as_path(const py::handle& value, const std::string& label) {
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::hasattr(value, "__fspath__")) {
+    const py::object s = py::module_::import("os").attr("fspath")(value);
+    if (py::isinstance<py::str>(s)) return s.cast<std::string>();
+  }
+  throw py::type_error(label + " must be a path (str or os.PathLike), got " +
+                       std::string(py::str(value.get_type().attr("__name__"))));
+}
+
+/// `value` as a loaded model. Errors (TypeError): anything but a Model from load_model().
+PyModel& as_model(const py::handle& value, const std::string& label);
+
+// --- the ablation dict ------------------------------------------------------------------------
 
 /// The switches of `deberta::Ablation` from a dict (keys as the struct's fields; docs/python.md):
 ///   c2c: bool; c2p, p2c, p2p: bool or None (None: as the model); p2c_index: "code" | "paper" | None;
@@ -168,10 +238,10 @@ Ablation ablation_from_dict(const py::dict& d) {
     const std::string key = k.cast<std::string>();
     const bool none = value.is_none();
     if (key == "c2c") {
-      a.c2c = as_bool(value, key);
+      a.c2c = as_bool(value, "ablation['c2c']");
     } else if (key == "c2p" || key == "p2c" || key == "p2p") {
       std::optional<bool> v;
-      if (!none) v = as_bool(value, key);
+      if (!none) v = as_bool(value, "ablation['" + key + "']");
       (key == "c2p" ? a.c2p : key == "p2c" ? a.p2c : a.p2p) = v;
     } else if (key == "p2c_index") {
       if (none) {
@@ -205,16 +275,16 @@ Ablation ablation_from_dict(const py::dict& d) {
           if (!py::isinstance<py::sequence>(pair) || py::isinstance<py::str>(pair) || p.size() != 2)
             throw py::value_error("ablation['head_mask'] must be a list of (layer, head) pairs, got " +
                                   std::string(py::repr(pair)));
-          a.head_mask.insert({as_int(p[0], "head_mask"), as_int(p[1], "head_mask")});
+          a.head_mask.insert({as_int(p[0], "ablation['head_mask']"), as_int(p[1], "ablation['head_mask']")});
         }
       }
     } else if (key == "window" || key == "max_relative_positions") {  // K; the older name
-      a.max_relative_positions = none ? 0 : as_int(value, key);
+      a.max_relative_positions = none ? 0 : as_int(value, "ablation['" + key + "']");
       if (a.max_relative_positions < 0)
         throw py::value_error("ablation['max_relative_positions'] must be ≥ 0 (0 = the model's k), got " +
                               std::to_string(a.max_relative_positions));
     } else if (key == "emd") {
-      a.emd = as_bool(value, key);
+      a.emd = as_bool(value, "ablation['emd']");
     } else if (key == "relative_positions") {
       if (!py::isinstance<py::str>(value))
         throw py::value_error("ablation['relative_positions'] must be \"hf\" or \"microsoft\", got " + std::string(py::repr(value)));
@@ -244,14 +314,19 @@ void warn(const std::string& message) {
 
 // --- the API ----------------------------------------------------------------------------------
 
-std::shared_ptr<PyModel> load_model(const std::string& path) {
+std::shared_ptr<PyModel> load_model(const py::object& path_arg) {
+  const std::string path = as_path(path_arg, "load_model(): path");
   auto m = std::make_shared<PyModel>();
   py::gil_scoped_release release;
   m->model = deberta::load_model(path);
   return m;
 }
 
-py::dict tokenize(PyModel& m, const std::string& text, const std::optional<std::string>& pair) {
+py::dict tokenize(const py::object& model, const py::object& text_arg, const py::object& pair_arg) {
+  PyModel& m = as_model(model, "tokenize(): model");
+  const std::string text = as_str(text_arg, "tokenize(): text");
+  std::optional<std::string> pair;
+  if (!pair_arg.is_none()) pair = as_str(pair_arg, "tokenize(): pair");
   const deberta::Encoding e = m.require_tokenizer().encode(text, pair ? &*pair : nullptr);
   py::dict out;
   out["tokens"] = e.tokens;
@@ -262,9 +337,11 @@ py::dict tokenize(PyModel& m, const std::string& text, const std::optional<std::
   return out;
 }
 
-py::dict forward(PyModel& m, const py::object& input_ids, const py::object& attention_mask,
+py::dict forward(const py::object& model, const py::object& input_ids, const py::object& attention_mask,
                  const py::object& token_type_ids, const py::object& ablation, const py::object& masked_positions,
-                 bool full_logits) {
+                 const py::object& full_logits_arg) {
+  PyModel& m = as_model(model, "forward(): model");
+  const bool full_logits = as_bool(full_logits_arg, "forward(): full_logits");
   // The inputs go through the core's reader of golden input files, so its checks (dtype, rank,
   // lengths, batch of one) and messages are the dump's.
   TensorMap in;
@@ -300,7 +377,7 @@ TextInput text_input(PyModel& m, const std::string& text, const char* what) {
   r.inputs.input_ids = e.ids;
   r.inputs.token_type_ids = e.token_type_ids;
   r.positions = deberta::find_mask_positions(r.inputs, tok.mask_id());
-  if (r.positions.empty()) throw Error(std::string(what) + ": the text has no [MASK] token");
+  if (r.positions.empty()) throw deberta::InvalidInput(std::string(what) + "(): the text has no [MASK] token");
   return r;
 }
 
@@ -323,8 +400,12 @@ py::list predictions_list(PyModel& m, const std::vector<deberta::MaskPrediction>
   return out;
 }
 
-py::list predict(PyModel& m, const std::string& text, int64_t top_k, const py::object& ablation) {
-  if (top_k < 1) throw py::value_error("top_k must be ≥ 1, got " + std::to_string(top_k));
+py::list predict(const py::object& model, const py::object& text_arg, const py::object& top_k_arg,
+                 const py::object& ablation) {
+  PyModel& m = as_model(model, "predict(): model");
+  const std::string text = as_str(text_arg, "predict(): text");
+  const int64_t top_k = as_int(top_k_arg, "predict(): top_k");
+  if (top_k < 1) throw py::value_error("predict(): top_k must be ≥ 1, got " + std::to_string(top_k));
   const Ablation requested = ablation_from_object(ablation);
   const TextInput in = text_input(m, text, "predict");
   std::vector<deberta::MaskPrediction> preds;
@@ -336,8 +417,12 @@ py::list predict(PyModel& m, const std::string& text, int64_t top_k, const py::o
   return predictions_list(m, preds);
 }
 
-py::dict ablate(PyModel& m, const std::string& text, int64_t top_k, const py::kwargs& switches) {
-  if (top_k < 1) throw py::value_error("top_k must be ≥ 1, got " + std::to_string(top_k));
+py::dict ablate(const py::object& model, const py::object& text_arg, const py::object& top_k_arg,
+                const py::kwargs& switches) {
+  PyModel& m = as_model(model, "ablate(): model");
+  const std::string text = as_str(text_arg, "ablate(): text");
+  const int64_t top_k = as_int(top_k_arg, "ablate(): top_k");
+  if (top_k < 1) throw py::value_error("ablate(): top_k must be ≥ 1, got " + std::to_string(top_k));
   const Ablation requested = ablation_from_dict(switches);
   const TextInput in = text_input(m, text, "ablate");
   std::vector<deberta::MaskPrediction> baseline, changed;
@@ -362,6 +447,13 @@ py::dict ablate(PyModel& m, const std::string& text, int64_t top_k, const py::kw
   return out;
 }
 
+PyModel& as_model(const py::handle& value, const std::string& label) {
+  if (!py::isinstance<PyModel>(value))
+    throw py::type_error(label + " must be a deberta_explorer.Model (from load_model()), got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  return value.cast<PyModel&>();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(deberta_explorer, mod) {
@@ -369,7 +461,38 @@ PYBIND11_MODULE(deberta_explorer, mod) {
       "DeBERTa Explorer: the float64 reference forward pass of DeBERTa (He et al., ICLR 2021) with every "
       "intermediate tensor, under the golden tensor names of `deberta dump`. See docs/python.md.";
   // Raised for every error of the core: one line naming the file or object and the problem.
-  py::register_exception<Error>(mod, "Error", PyExc_RuntimeError);
+  static py::exception<Error> error(mod, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      error(e.what());
+    }
+  });
+  // The two kinds of Error a caller may want to tell apart, as subclasses of both Error and the
+  // builtin exception a Python user expects (tried before the translator above: pybind11 tries the
+  // most recently registered first).
+  const py::object make_class = py::module_::import("builtins").attr("type");
+  static py::object file_not_found = make_class(
+      "FileNotFoundError", py::make_tuple(py::handle(PyExc_FileNotFoundError), error),
+      py::dict(py::arg("__module__") = "deberta_explorer",
+               py::arg("__doc__") = "A file or folder that does not exist (a subclass of Error and FileNotFoundError)."));
+  static py::object invalid_input = make_class(
+      "InvalidInputError", py::make_tuple(py::handle(PyExc_ValueError), error),
+      py::dict(py::arg("__module__") = "deberta_explorer",
+               py::arg("__doc__") = "A bad input value: ids outside the vocabulary, lengths that do not match, masked "
+                                    "positions outside the input (a subclass of Error and ValueError)."));
+  mod.attr("FileNotFoundError") = file_not_found;
+  mod.attr("InvalidInputError") = invalid_input;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const deberta::FileNotFound& e) {
+      PyErr_SetString(file_not_found.ptr(), e.what());
+    } catch (const deberta::InvalidInput& e) {
+      PyErr_SetString(invalid_input.ptr(), e.what());
+    }
+  });
 
   py::class_<PyModel, std::shared_ptr<PyModel>>(mod, "Model", "A model directory loaded into memory (load_model).")
       .def_property_readonly("directory", [](const PyModel& m) { return m.model.directory; },
@@ -386,23 +509,20 @@ PYBIND11_MODULE(deberta_explorer, mod) {
       .def_property_readonly("runs_emd", [](const PyModel& m) { return deberta::runs_emd(m.model); },
                              "Whether the MLM decoder stage runs the Enhanced Mask Decoder (deberta::runs_emd)")
       .def_property_readonly("has_tokenizer", [](const PyModel& m) { return deberta::has_tokenizer(m.model.directory); })
-      .def("tensor_names", [](const PyModel& m) {
-             std::vector<std::string> names;
-             for (const auto& [name, t] : m.state()) names.push_back(name);
-             return names;
-           },
+      .def("tensor_names", [](const PyModel& m) { return m.names(); },
            "tensor_names() -> list[str]\n\nThe state-dict names of the model's weights file (Hugging Face or "
            "microsoft names, as stored), sorted.")
-      .def("tensor", [](const PyModel& m, const std::string& name) {
-             const TensorMap state = m.state();
-             Tensor t = PyModel::find(state, name, m.model.weights_path);
+      .def("tensor", [](const PyModel& m, const py::object& name_arg) {
+             const std::string name = as_str(name_arg, "Model.tensor(): name");
+             Tensor t = m.tensor(name);
              if (!deberta::dtype_is_integer(t.dtype)) t.dtype = deberta::DType::F64;
              return to_numpy(t);
            },
            py::arg("name"),
            "tensor(name) -> numpy.ndarray\n\nA copy of one weight tensor as float64 (integer tensors as int64), in "
            "its stored shape, including any set_tensor edit. Raises KeyError for an unknown name.")
-      .def("set_tensor", [](PyModel& m, const std::string& name, const py::object& value) {
+      .def("set_tensor", [](PyModel& m, const py::object& name_arg, const py::object& value) {
+             const std::string name = as_str(name_arg, "Model.set_tensor(): name");
              if (!py::isinstance<py::array>(value) && !py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value))
                throw py::type_error("set_tensor('" + name + "'): value must be an array-like of numbers, got " +
                                     std::string(py::str(value.get_type().attr("__name__"))));
@@ -457,25 +577,27 @@ PYBIND11_MODULE(deberta_explorer, mod) {
           "c2p=False, head_mask=[(1, 0)]): {'ablation': description, 'baseline': [...], 'predictions': [...], "
           "'mean_kl', 'max_kl' (KL(baseline || ablated), nats), 'top1_changes', 'positions'}.");
   mod.def(
-      "read_safetensors", [](const std::string& path) { return to_dict(deberta::read_safetensors(path)); },
+      "read_safetensors",
+      [](const py::object& path) { return to_dict(deberta::read_safetensors(as_path(path, "read_safetensors(): path"))); },
       py::arg("path"),
       "read_safetensors(path) -> dict[str, numpy.ndarray]\n\n"
       "A safetensors file (e.g. a golden case or a `deberta dump`) with floating tensors as float64 and integer "
       "ones as int64. Raises Error naming the file when it is malformed.");
   mod.def("set_num_threads",
-          [](int threads) {
+          [](const py::object& threads_arg) {
+            const int64_t threads = as_int(threads_arg, "set_num_threads(): threads");
             if (threads < 1 || threads > deberta::kMaxThreads)
-              throw py::value_error("set_num_threads: threads must be in [1, " + std::to_string(deberta::kMaxThreads) +
+              throw py::value_error("set_num_threads(): threads must be in [1, " + std::to_string(deberta::kMaxThreads) +
                                     "], found " + std::to_string(threads));
-            deberta::set_num_threads(threads);
+            deberta::set_num_threads(static_cast<int>(threads));
           },
           py::arg("threads"),
           "Threads used by the forward pass (heads in parallel). The numbers do not depend on it.");
   mod.def("num_threads", &deberta::num_threads);
   mod.def("set_backend",
-          [](const std::string& name) {
+          [](const py::object& name) {
             try {
-              deberta::set_backend(deberta::parse_backend(name, "set_backend"));
+              deberta::set_backend(deberta::parse_backend(as_str(name, "set_backend(): backend"), "set_backend"));
             } catch (const Error& e) {
               throw py::value_error(e.what());
             }

@@ -181,11 +181,11 @@ class Reference:
 # [SECTION] random configurations and inputs
 # ---------------------------------------------------------------------------------------------
 
-# Activation names: Hugging Face's ACT2FN keys (gelu_10 is one the core does not implement), plus
-# two names HF does not know (gelu_accurate is known to the core only; "swiglu" to neither).
+# Activation names: Hugging Face v4.27.1's ACT2FN keys, plus names it does not know, which both must
+# refuse (gelu_accurate, laplace and relu2 came in later releases; "swiglu" never).
 ACTIVATIONS = ["gelu"] * 10 + ["relu"] * 3 + ["tanh"] * 3 + ["gelu_new"] * 3 + ["gelu_fast"] * 3 + [
     "gelu_python", "gelu_pytorch_tanh", "quick_gelu", "relu6", "sigmoid", "silu", "swish", "mish", "linear",
-    "gelu_10", "gelu_accurate", "swiglu"]
+    "gelu_10", "gelu_accurate", "laplace", "relu2", "swiglu"]
 
 # pos_att_type in every form a config may carry: "a|b" strings (lower-cased, split, stripped by
 # HF, empty parts kept), lists (taken verbatim), null, absent.
@@ -212,16 +212,40 @@ def _pick(rng, options, weights=None):
     return rng.choices(options, weights=weights)[0] if weights else rng.choice(options)
 
 
+# The size defaults of the config class a model_type names (transformers v4.27.1): a config.json
+# that omits a key gets these, not the other version's (issue 28, class 18).
+CLASS_DEFAULTS = {
+    "deberta": {"vocab_size": 50265, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                "intermediate_size": 3072},
+    "deberta-v2": {"vocab_size": 128100, "hidden_size": 1536, "num_hidden_layers": 24, "num_attention_heads": 24,
+                   "intermediate_size": 6144},
+}
+
+
+def cfg_value(c, key):
+    """A size key of a raw config, or its class default when the config omits it."""
+    return c[key] if key in c else CLASS_DEFAULTS[c["model_type"]][key]
+
+
 def draw_config(rng):
     """One random raw config.json (a dict exactly as written to disk) and the least input length
     that reaches the relative positions the config was drawn for."""
     min_len = 1
     v1 = rng.random() < 0.45
     c = {"model_type": "deberta" if v1 else "deberta-v2"}
+    defaults = CLASS_DEFAULTS[c["model_type"]]
+    omit = set()  # size keys left out of config.json, so that the class default applies
     heads = _pick(rng, [1, 2, 3, 4, 6])
     d_head = _pick(rng, [2, 3, 4, 8, 16])
+    r = rng.random()
+    if r < 0.05:  # heads omitted: the class default (24 for v2, 12 for v1), small heads
+        heads, d_head = defaults["num_attention_heads"], _pick(rng, [1, 2, 3])
+        omit.add("num_attention_heads")
+    elif r < 0.07:  # hidden_size omitted: 1536 (v2) / 768 (v1), few layers
+        d_head = defaults["hidden_size"] // heads
+        omit.add("hidden_size")
     H = heads * d_head
-    if not v1 and rng.random() < 0.15:  # v2 reads attention_head_size (HF then needs heads x d = H)
+    if not omit and not v1 and rng.random() < 0.15:  # v2 reads attention_head_size (HF then needs heads x d = H)
         if rng.random() < 0.6:
             c["attention_head_size"] = d_head
         else:
@@ -314,6 +338,15 @@ def draw_config(rng):
     for key in ("relative_attention", "type_vocab_size", "hidden_act", "layer_norm_eps", "max_position_embeddings"):
         if rng.random() < 0.04 and not (key in ("relative_attention", "max_position_embeddings") and min_len > 1):
             del c[key]  # both read the class default (False, 0, gelu, 1e-7, 512)
+    if "hidden_size" in omit:
+        c["num_hidden_layers"] = 1
+        c["intermediate_size"] = _pick(rng, [7, 33, H])
+        c.pop("embedding_size", None)
+    for key in ("num_hidden_layers", "intermediate_size", "vocab_size"):
+        if rng.random() < 0.04 and "hidden_size" not in omit:
+            omit.add(key)  # 24 / 12 layers, 6144 / 3072 wide, 128100 / 50265 tokens: small H keeps it cheap
+    for key in omit:
+        c.pop(key, None)
     return c, min_len
 
 
@@ -335,7 +368,7 @@ def draw_inputs(rng, cfg, min_len=1):
             mask[rng.randrange(n)] = 1
     elif kind == "all":
         mask[:] = 0  # no valid token: every row is a padding row, and all of them are judged
-    V = cfg["vocab_size"]
+    V = min(cfg_value(cfg, "vocab_size"), 1000)
     ids = np.array([rng.randrange(1, V) for _ in range(n)], dtype=np.int64)
     ids[mask == 0] = cfg.get("pad_token_id", 0)
     T = cfg.get("type_vocab_size", 0)
@@ -466,7 +499,8 @@ def run_core(deberta, case_dir, timeout):
         return "crash", f"timeout after {timeout} s", None
     if p.returncode == 0:
         return "ok", "", load_safetensors(os.path.join(case_dir, "cpp.safetensors"))
-    lines = [l for l in p.stderr.strip().splitlines() if l.strip()]
+    # Warnings ("deberta: warning: ...", e.g. an ignored norm_rel_ebd entry) are not the refusal.
+    lines = [l for l in p.stderr.strip().splitlines() if l.strip() and not l.startswith("deberta: warning: ")]
     msg = lines[-1] if lines else "(no message)"
     if p.returncode < 0 or p.returncode > 2 or len(lines) != 1 or not msg.startswith("deberta: "):
         return "crash", f"exit {p.returncode}: {p.stderr.strip()[-400:]}", None
@@ -509,7 +543,11 @@ def worst(diffs):
 
 def describe(cfg, n, kind):
     v = "v1" if cfg["model_type"] == "deberta" else "v2"
-    s = f"{v} H={cfg['hidden_size']} h={cfg['num_attention_heads']} L={cfg['num_hidden_layers']} N={n:<2d} pad={kind:<6s}"
+    s = (f"{v} H={cfg_value(cfg, 'hidden_size')} h={cfg_value(cfg, 'num_attention_heads')} "
+         f"L={cfg_value(cfg, 'num_hidden_layers')} N={n:<2d} pad={kind:<6s}")
+    omitted = [k for k in CLASS_DEFAULTS[cfg["model_type"]] if k not in cfg]
+    if omitted:
+        s += " omits " + ",".join(omitted)
     if cfg.get("relative_attention"):
         s += f" m={cfg.get('max_relative_positions', '-')}"
         if v == "v2":
@@ -571,7 +609,7 @@ def retry_with_unused_pos_weights(ref, args, rec, model, res, ids, mask, tt):
         return
     case_dir = rec["case_dir"]
     sd = state_dict_numpy(model)
-    H = rec["config"]["hidden_size"]
+    H = cfg_value(rec["config"], "hidden_size")
     rng = np.random.default_rng(rec["index"])
     for name in names:
         sd[name] = rng.normal(0.0, args.std, (H, H) if name.endswith("weight") else (H,))
@@ -696,7 +734,7 @@ def coverage(recs):
         "conv_groups>1": count(lambda c, r: v2(c) and c.get("conv_kernel_size", 0) > 0 and c.get("conv_groups", 1) > 1),
         "share_att_key": count(lambda c, r: v2(c) and rel(c) and c.get("share_att_key")),
         "rel_layer_norm": count(lambda c, r: v2(c) and rel(c) and "layer_norm" in str(c.get("norm_rel_ebd", "")).lower()),
-        "embed_proj": count(lambda c, r: c.get("embedding_size", c["hidden_size"]) != c["hidden_size"]),
+        "embed_proj": count(lambda c, r: c.get("embedding_size", cfg_value(c, "hidden_size")) != cfg_value(c, "hidden_size")),
         "abs_positions": count(lambda c, r: c.get("position_biased_input", True)),
         "token_types": count(lambda c, r: c.get("type_vocab_size", 0) > 0),
         "types_ignored(T=0)": count(lambda c, r: c.get("type_vocab_size", 0) == 0 and r["token_type_ids_nonzero"]),

@@ -7,7 +7,10 @@
 * tokenize / predict / ablate equal `deberta tokenize --json` / `deberta predict --json`.
 """
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -238,13 +241,75 @@ def test_predict_without_mask_is_an_error(bundled):
     _, model = bundled
     with pytest.raises(dx.Error, match=r"\[MASK\]"):
         dx.predict(model, "No mask here.")
+    with pytest.raises(ValueError, match=r"predict\(\): the text has no \[MASK\]"):
+        dx.predict(model, "No mask here.")
+
+
+def test_exceptions_have_the_builtin_types_python_users_catch(source_dir, tmp_path):
+    """Issue 28, class 17: a missing file is a FileNotFoundError, a bad input value a ValueError
+    (both also deberta_explorer.Error); a corrupt file stays a plain Error."""
+    assert issubclass(dx.FileNotFoundError, FileNotFoundError) and issubclass(dx.FileNotFoundError, dx.Error)
+    assert issubclass(dx.InvalidInputError, ValueError) and issubclass(dx.InvalidInputError, dx.Error)
+    with pytest.raises(FileNotFoundError, match="no-such-model"):
+        dx.load_model(str(tmp_path / "no-such-model"))
+    with pytest.raises(FileNotFoundError, match="no-such.safetensors"):
+        dx.read_safetensors(str(tmp_path / "no-such.safetensors"))
+    empty = tmp_path / "empty-model"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="no weights"):
+        dx.load_model(empty)  # a pathlib.Path is a path too
+    model = dx.load_model(source_dir / "notebooks_data/golden/v1_basic")
+    with_lm_head = dx.load_model(source_dir / "notebooks_data/golden/v3_emd")
+    cases = [
+        (lambda: dx.forward(model, [1, 2, model.vocab_size + 5]), r"input_ids\[2\].*outside the vocabulary"),
+        (lambda: dx.forward(model, [1, -1, 2]), r"input_ids\[1\] = -1"),
+        (lambda: dx.forward(model, [1, 2, 3], attention_mask=[1, 1]), "attention_mask"),
+        (lambda: dx.forward(with_lm_head, [1, 2, 3], masked_positions=[9]), "masked position 9"),
+        (lambda: dx.forward(model, []), "empty"),
+    ]
+    for call, match in cases:
+        with pytest.raises(dx.InvalidInputError, match=match):
+            call()
+    corrupt = tmp_path / "corrupt.safetensors"
+    corrupt.write_bytes(b"\x05" * 40)
+    with pytest.raises(dx.Error, match="corrupt.safetensors") as info:
+        dx.read_safetensors(corrupt)
+    assert not isinstance(info.value, (FileNotFoundError, ValueError))
+
+
+def test_wrong_argument_types_name_the_argument(source_dir):
+    """Issue 28, class 17: never pybind11's generic "incompatible function arguments"."""
+    model = dx.load_model(str(source_dir / "notebooks_data/golden/v1_basic"))
+    cases = [
+        (lambda: dx.load_model(123), TypeError, r"load_model\(\): path must be a path \(str or os.PathLike\), got int"),
+        (lambda: dx.load_model(None), TypeError, r"load_model\(\): path .* got NoneType"),
+        (lambda: dx.read_safetensors(b"x"), TypeError, r"read_safetensors\(\): path .* got bytes"),
+        (lambda: dx.tokenize("model", "hi"), TypeError, r"tokenize\(\): model must be a deberta_explorer.Model"),
+        (lambda: dx.tokenize(model, 5), TypeError, r"tokenize\(\): text must be a str, got int"),
+        (lambda: dx.tokenize(model, "a", pair=3), TypeError, r"tokenize\(\): pair must be a str"),
+        (lambda: dx.forward(model, [1, 2], full_logits="yes"), TypeError, r"forward\(\): full_logits must be True or False"),
+        (lambda: dx.predict(model, "a", top_k="3"), TypeError, r"predict\(\): top_k must be an integer"),
+        (lambda: dx.predict(model, "a", top_k=10**30), ValueError, r"predict\(\): top_k is out of range"),
+        (lambda: dx.predict(model, "a", top_k=0), ValueError, r"predict\(\): top_k must be ≥ 1"),
+        (lambda: dx.ablate(model, "a", top_k=2.5), TypeError, r"ablate\(\): top_k must be an integer"),
+        (lambda: dx.set_num_threads("4"), TypeError, r"set_num_threads\(\): threads must be an integer"),
+        (lambda: dx.set_num_threads(2**70), ValueError, r"set_num_threads\(\): threads is out of range"),
+        (lambda: dx.set_backend(3), TypeError, r"set_backend\(\): backend must be a str"),
+        (lambda: model.tensor(5), TypeError, r"Model.tensor\(\): name must be a str"),
+        (lambda: model.set_tensor(5, [1.0]), TypeError, r"Model.set_tensor\(\): name must be a str"),
+        (lambda: dx.forward(model, [1, 2], ablation={"head_mask": [(2**70, 0)]}), ValueError, r"head_mask'\] is out of range"),
+    ]
+    for call, kind, match in cases:
+        with pytest.raises(kind, match=match) as info:
+            call()
+        assert "incompatible function arguments" not in str(info.value)
 
 
 def test_thread_count_is_bounded_with_a_value_error(source_dir):
     """set_num_threads(100000) used to be accepted and crash the next forward (issue 28)."""
     before = dx.num_threads()
     for bad in (0, -3, 257, 100000):
-        with pytest.raises(ValueError, match=r"set_num_threads: threads must be in \[1, 256\]"):
+        with pytest.raises(ValueError, match=r"set_num_threads\(\): threads must be in \[1, 256\]"):
             dx.set_num_threads(bad)
     assert dx.num_threads() == before
     m = dx.load_model(str(source_dir / "notebooks_data/golden/v1_c2p_only"))
@@ -291,6 +356,48 @@ def test_set_tensor_equals_a_fresh_load_of_the_edited_weights(source_dir, tmp_pa
     assert_bitwise_equal(after, dx.forward(fresh, inputs["input_ids"], ablation={"p2c": True, "c2p": True}),
                          "set_tensor vs fresh load")
     assert np.max(np.abs(after["layer.0.c2p"] - before["layer.0.c2p"])) > 1e-6  # the edit reached c2p
+
+
+def test_tensor_and_set_tensor_read_only_the_tensors_asked_for(source_dir, tmp_path):
+    """Issue 28, class 7 in Python: a safetensors file with a 1.5 GB tensor the model does not use
+    (a sparse hole on disk). tensor(), tensor_names() and set_tensor() read only what they need, as
+    load_model() does, so a child process capped at 700 MB more than it has runs them all."""
+    case = source_dir / "notebooks_data/golden/v3_emd"
+    folder = tmp_path / "with-hole"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((case / "config.json").read_bytes())
+    tensors = read_safetensors(case / "model.safetensors")
+    header, blobs, offset = {}, [], 0
+    for name in sorted(tensors):
+        data = np.ascontiguousarray(tensors[name], dtype="<f8").tobytes()
+        header[name] = {"dtype": "F64", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    hole = 1536 << 20
+    header["unused.hole"] = {"dtype": "F64", "shape": [hole // 8], "data_offsets": [offset, offset + hole]}
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(folder / "model.safetensors", "wb") as f:
+        f.write(len(text).to_bytes(8, "little") + text + b"".join(blobs))
+        f.truncate(8 + len(text) + offset + hole)
+    child = f"""
+import resource, sys
+import numpy as np
+import deberta_explorer as dx
+vm = int(next(l for l in open('/proc/self/status') if l.startswith('VmSize')).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (700 << 20), vm + (700 << 20)))
+m = dx.load_model({str(folder)!r})
+names = m.tensor_names()
+assert 'unused.hole' in names, names[:3]
+w = m.tensor('encoder.rel_embeddings.weight')
+m.set_tensor('encoder.rel_embeddings.weight', w * 2)
+assert np.array_equal(m.tensor('encoder.rel_embeddings.weight'), w * 2)
+dx.forward(m, [1, 5, 6, 2])
+print('ok')
+"""
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-800:]
 
 
 def test_set_tensor_refuses_bad_names_shapes_and_types(source_dir):

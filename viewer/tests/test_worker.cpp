@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -240,4 +241,33 @@ TEST_CASE("a tokenized model: the bundled model with [MASK], toggles of p2c and 
   const auto h2 = s.run({}, h);
   CHECK(h2->first_layer == 1);
   check_against_fresh(s, *h2);
+}
+
+TEST_CASE("a tokenizer that fails to load is named when the model loads and when text is typed (issue 28, class 17)") {
+  // The bundled model's weights with an spm.model that is not a SentencePiece model.
+  const std::string good = source("notebooks_data/models/deberta-tiny");
+  const auto dir = std::filesystem::temp_directory_path() / "deberta_viewer_bad_spm";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"config.json", "model.safetensors"})
+    std::filesystem::copy_file(good + "/" + name, dir / name);
+  std::ofstream(dir / "spm.model") << "not a protobuf";
+  const auto lm = viewer::read_model(dir.string());  // the weights load; the tokenizer does not
+  CHECK(lm->tokenizer == nullptr);
+  CHECK(lm->tokenizer_error.find("spm.model") != std::string::npos);
+  CHECK(lm->tokenizer_note.find("tokenizer not loaded") != std::string::npos);
+  viewer::InputFields f;
+  f.text = "The cat sat on the [MASK].";
+  try {
+    (void)viewer::tokenize_fields(*lm, f);
+    FAIL("typed text was accepted without a tokenizer");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    CHECK(what.find("tokenizer not loaded") != std::string::npos);
+    CHECK(what.find("spm.model") != std::string::npos);
+  }
+  f.text.clear();
+  f.ids_text = "1,5,6,2";  // ids still work
+  CHECK(viewer::tokenize_fields(*lm, f).inputs.input_ids.size() == 4);
+  std::filesystem::remove_all(dir);
 }

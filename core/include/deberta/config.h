@@ -23,7 +23,7 @@ enum class ModelVersion {
 /// Activation functions named by `hidden_act` / `conv_act`.
 enum class Activation {
   GeluErf,   ///< "gelu", "gelu_python": x·Φ(x) with the exact erf form.
-  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh", "gelu_accurate": tanh approximation with √(2/π).
+  GeluTanh,  ///< "gelu_new", "gelu_pytorch_tanh": tanh approximation with √(2/π).
   GeluFast,  ///< "gelu_fast": the tanh approximation with HF's truncated constant 0.7978845608.
   QuickGelu, ///< "quick_gelu": x·σ(1.702x).
   Relu,      ///< "relu"
@@ -34,8 +34,6 @@ enum class Activation {
   Mish,      ///< "mish": x·tanh(softplus(x))
   Linear,    ///< "linear": identity
   GeluClip10,  ///< "gelu_10": clip(x·Φ(x), −10, 10) (HF's ClippedGELUActivation(−10, 10))
-  Laplace,     ///< "laplace": ½(1 + erf((x − 0.707107) / (0.282095 √2))) (HF's LaplaceActivation)
-  Relu2,       ///< "relu2": max(x, 0)² (HF's ReLUSquaredActivation)
 };
 
 /// Parses an activation name; errors name `source` and the unknown value.

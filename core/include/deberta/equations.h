@@ -31,6 +31,20 @@ int64_t relative_distance(int64_t i, int64_t j, int64_t k);
 /// happens here (as in the reference), so |result| can exceed b − 1 for |r| ≥ m.
 int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position);
 
+/// The working of log_bucket_position(r, b, m), every intermediate number of the formula, so that
+/// a lesson or a figure shows the same arithmetic the model runs (not a copy of it):
+/// exact = |r| ≤ mid; otherwise scaled = log(|r|/mid) / log((m−1)/mid) · (mid−1) (integers
+/// snapped as in log_bucket_position) and bucket = sign(r)·(⌈scaled⌉ + mid).
+struct LogBucketWorking {
+  int64_t r = 0;        ///< the relative position i − j
+  int64_t mid = 0;      ///< b/2: |r| up to mid keeps its own bucket
+  bool exact = true;    ///< |r| ≤ mid: bucket = r
+  double scaled = 0;    ///< log(|r|/mid) / log((m−1)/mid) · (mid−1), before the ceiling (0 when exact)
+  int64_t bucket = 0;   ///< = log_bucket_position(r, b, m)
+};
+/// Errors: none (as log_bucket_position).
+LogBucketWorking log_bucket_working(int64_t r, int64_t buckets, int64_t max_position);
+
 /// Which reference code's relative positions to follow. The two differ only for log-bucketed
 /// models (v2/v3) and only where |i − j| ≥ max_relative_positions m (docs/paper-vs-code.md §4).
 enum class RelativePositionRule {

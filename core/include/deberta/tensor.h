@@ -30,6 +30,22 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An `Error` saying that a file or folder the caller named does not exist (a model directory, its
+/// config.json or weights, a data file). Frontends may tell it apart: the Python module raises it
+/// as a FileNotFoundError.
+class FileNotFound : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An `Error` about a value the caller passed rather than a file: token ids outside the vocabulary,
+/// lengths that do not match, masked positions outside the input, a sequence longer than the
+/// model's positions. The Python module raises it as a ValueError.
+class InvalidInput : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A message-sized list of names: the first `shown` joined by ", ", then "and N more". Every
 /// error and warning that lists names uses it, so a hostile file cannot make a message longer
 /// than a few lines (issue 28, class 5).

@@ -43,8 +43,8 @@ void check_mask_positions(const std::vector<int64_t>& positions, int64_t n) {
   std::vector<char> seen(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
   for (int64_t p : positions) {
     if (p < 0 || p >= n)
-      throw Error("masked position " + std::to_string(p) + " is outside the " + std::to_string(n) + "-token input");
-    if (seen[static_cast<size_t>(p)]++) throw Error("masked position " + std::to_string(p) + " is given more than once");
+      throw InvalidInput("masked position " + std::to_string(p) + " is outside the " + std::to_string(n) + "-token input");
+    if (seen[static_cast<size_t>(p)]++) throw InvalidInput("masked position " + std::to_string(p) + " is given more than once");
   }
 }
 

@@ -12,11 +12,11 @@ std::vector<int64_t> row_of(const TensorMap& tensors, const std::string& name, c
   if (it == tensors.end()) return {};
   const Tensor& t = it->second;
   if (!dtype_is_integer(t.dtype))
-    throw Error(source + ": '" + name + "' must be an integer tensor, found " + dtype_name(t.dtype));
+    throw InvalidInput(source + ": '" + name + "' must be an integer tensor, found " + dtype_name(t.dtype));
   const bool ok = (t.shape.size() == 2 && t.shape[0] == 1) || t.shape.size() == 1;
-  if (!ok) throw Error(source + ": '" + name + "' must have shape [1, N] (batch of one), found " + t.shape_string());
+  if (!ok) throw InvalidInput(source + ": '" + name + "' must have shape [1, N] (batch of one), found " + t.shape_string());
   if (expected_n >= 0 && t.numel() != expected_n)
-    throw Error(source + ": '" + name + "' has " + std::to_string(t.numel()) + " entries, input_ids " +
+    throw InvalidInput(source + ": '" + name + "' has " + std::to_string(t.numel()) + " entries, input_ids " +
                 std::to_string(expected_n));
   return t.i;
 }
@@ -50,7 +50,7 @@ void put_attention(TensorMap* out, const std::string& p, const AttentionTrace& a
 }  // namespace
 
 Inputs inputs_from_tensors(const TensorMap& tensors, const std::string& source) {
-  if (!tensors.count("input_ids")) throw Error(source + ": no 'input_ids' tensor");
+  if (!tensors.count("input_ids")) throw InvalidInput(source + ": no 'input_ids' tensor");
   Inputs in;
   in.input_ids = row_of(tensors, "input_ids", source, -1);
   in.attention_mask = row_of(tensors, "attention_mask", source, in.size());

@@ -14,18 +14,29 @@ int64_t relative_distance(int64_t i, int64_t j, int64_t k) {
   return r + k;
 }
 
-int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position) {
-  const int64_t mid = buckets / 2;
+LogBucketWorking log_bucket_working(int64_t r, int64_t buckets, int64_t max_position) {
+  LogBucketWorking w;
+  w.r = r;
+  w.mid = buckets / 2;
   const int64_t abs_r = r < 0 ? -r : r;
-  if (abs_r <= mid) return r;
-  double scaled = std::log(static_cast<double>(abs_r) / mid) / std::log(static_cast<double>(max_position - 1) / mid) *
-                  (mid - 1);
+  w.exact = abs_r <= w.mid;
+  if (w.exact) {
+    w.bucket = r;
+    return w;
+  }
+  double scaled = std::log(static_cast<double>(abs_r) / w.mid) / std::log(static_cast<double>(max_position - 1) / w.mid) *
+                  (w.mid - 1);
   // When the exact value is an integer (e.g. log(15/9) / log(25/9) · 8 = 4), libm rounding can
   // land one ulp above it and the ceiling would jump a bucket; snap such values to the integer.
   if (std::fabs(scaled - std::round(scaled)) <= 1e-12 * std::max(1.0, std::fabs(scaled))) scaled = std::round(scaled);
-  const double log_pos = std::ceil(scaled) + mid;
-  const int64_t bucket = static_cast<int64_t>(log_pos);
-  return r < 0 ? -bucket : bucket;
+  w.scaled = scaled;
+  const int64_t bucket = static_cast<int64_t>(std::ceil(scaled) + w.mid);
+  w.bucket = r < 0 ? -bucket : bucket;
+  return w;
+}
+
+int64_t log_bucket_position(int64_t r, int64_t buckets, int64_t max_position) {
+  return log_bucket_working(r, buckets, max_position).bucket;
 }
 
 const char* relative_position_rule_key(RelativePositionRule rule) {
@@ -81,9 +92,6 @@ void activation_in_place(Eigen::Ref<Matrix> x, Activation act) {
     case Activation::Mish: return apply([](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
     case Activation::Linear: return;
     case Activation::GeluClip10: return apply([](double v) { return std::clamp(gelu(v), -10.0, 10.0); });
-    case Activation::Laplace:
-      return apply([](double v) { return 0.5 * (1.0 + std::erf((v - 0.707107) / (0.282095 * std::sqrt(2.0)))); });
-    case Activation::Relu2: return apply([](double v) { return v > 0 ? v * v : 0.0; });
   }
 }
 
@@ -117,22 +125,22 @@ Matrix embed(const ModelConfig& c, const EmbeddingWeights& w, const std::vector<
   for (int64_t n = 0; n < N; ++n) {
     const int64_t id = input_ids[n];
     if (id < 0 || id >= c.vocab_size)
-      throw Error("input_ids[" + std::to_string(n) + "] = " + std::to_string(id) + " is outside the vocabulary [0, " +
-                  std::to_string(c.vocab_size) + ")");
+      throw InvalidInput("input_ids[" + std::to_string(n) + "] = " + std::to_string(id) +
+                         " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
     x.row(n) = w.word.row(id);
   }
   if (c.position_biased_input) {
     if (N > w.position.rows())
-      throw Error("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
-                  std::to_string(w.position.rows()));
+      throw InvalidInput("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
+                         std::to_string(w.position.rows()));
     x += w.position.topRows(N);
   }
   if (c.type_vocab_size > 0) {
     for (int64_t n = 0; n < N; ++n) {
       const int64_t t = n < static_cast<int64_t>(token_type_ids.size()) ? token_type_ids[n] : 0;
       if (t < 0 || t >= c.type_vocab_size)
-        throw Error("token_type_ids[" + std::to_string(n) + "] = " + std::to_string(t) + " is outside [0, " +
-                    std::to_string(c.type_vocab_size) + ")");
+        throw InvalidInput("token_type_ids[" + std::to_string(n) + "] = " + std::to_string(t) + " is outside [0, " +
+                           std::to_string(c.type_vocab_size) + ")");
       x.row(n) += w.token_type.row(t);
     }
   }

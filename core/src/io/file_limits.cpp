@@ -5,13 +5,19 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <fstream>
 
 namespace deberta {
 
 void require_regular_file(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open (no such file or no permission)");
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) throw FileNotFound(path + ": cannot open: no such file");
+    throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  }
   if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a file");
   if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file (a FIFO, device or socket is not read)");
 }

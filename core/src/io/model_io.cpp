@@ -25,7 +25,7 @@ TensorMap read_weights_file(const std::string& path, const ProgressFn& progress)
 
 Model load_model(const std::string& path, const ProgressFn& progress) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(path + ": no such file or directory");
+  if (!fs::exists(path, ec)) throw FileNotFound(path + ": no such file or directory");
   Model model;
   if (fs::is_directory(path, ec)) {
     model.directory = path;
@@ -37,14 +37,14 @@ Model load_model(const std::string& path, const ProgressFn& progress) {
       }
     }
     if (model.weights_path.empty())
-      throw Error(path + ": model directory has no weights (expected model.safetensors or pytorch_model.bin)");
+      throw FileNotFound(path + ": model directory has no weights (expected model.safetensors or pytorch_model.bin)");
   } else {
     model.weights_path = path;
     model.directory = fs::path(path).parent_path().string();
     if (model.directory.empty()) model.directory = ".";
   }
   const std::string config_path = (fs::path(model.directory) / "config.json").string();
-  if (!fs::exists(config_path, ec)) throw Error(model.directory + ": model directory has no config.json");
+  if (!fs::exists(config_path, ec)) throw FileNotFound(model.directory + ": model directory has no config.json");
   model.config = load_config(config_path);
   if (ends_with(model.weights_path, ".safetensors")) {
     // Only the tensors the model uses are read (issue 28, class 7).

@@ -57,12 +57,12 @@ ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w,
 SequenceContext make_sequence_context(const Model& model, const Inputs& in, const Ablation& ablation) {
   const ModelConfig& c = model.config;
   const int64_t N = in.size();
-  if (N < 1) throw Error("input is empty: at least one token is needed");
+  if (N < 1) throw InvalidInput("input is empty: at least one token is needed");
   if (!in.attention_mask.empty() && static_cast<int64_t>(in.attention_mask.size()) != N)
-    throw Error("attention_mask has " + std::to_string(in.attention_mask.size()) + " entries, input_ids " +
+    throw InvalidInput("attention_mask has " + std::to_string(in.attention_mask.size()) + " entries, input_ids " +
                 std::to_string(N));
   if (!in.token_type_ids.empty() && static_cast<int64_t>(in.token_type_ids.size()) != N)
-    throw Error("token_type_ids has " + std::to_string(in.token_type_ids.size()) + " entries, input_ids " +
+    throw InvalidInput("token_type_ids has " + std::to_string(in.token_type_ids.size()) + " entries, input_ids " +
                 std::to_string(N));
   SequenceContext s;
   s.attention = resolve_attention(c, model.weights, ablation);
@@ -380,8 +380,8 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
       throw Error("the Enhanced Mask Decoder adds position embeddings of width " + std::to_string(c.embedding_size) +
                   " to hidden states of width " + std::to_string(c.hidden_size) + "; they must be equal");
     if (N > P_table.rows())
-      throw Error("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
-                  std::to_string(P_table.rows()));
+      throw InvalidInput("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
+                         std::to_string(P_table.rows()));
     t.position_embeddings = P_table.topRows(N);
   } else {  // deberta_explorer.emd_position false: I_0 = H, no absolute position
     t.position_embeddings = Matrix::Zero(N, c.hidden_size);
@@ -446,8 +446,8 @@ Matrix lm_transform(const Model& model, const Matrix& hidden, const std::vector<
   Matrix x(static_cast<int64_t>(positions.size()), hidden.cols());
   for (size_t m = 0; m < positions.size(); ++m) {
     if (positions[m] < 0 || positions[m] >= hidden.rows())
-      throw Error("masked position " + std::to_string(positions[m]) + " is outside the sequence [0, " +
-                  std::to_string(hidden.rows()) + ")");
+      throw InvalidInput("masked position " + std::to_string(positions[m]) + " is outside the sequence [0, " +
+                         std::to_string(hidden.rows()) + ")");
     x.row(static_cast<int64_t>(m)) = hidden.row(positions[m]);
   }
   return layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);

@@ -17,7 +17,7 @@ using nlohmann::json;
 Activation parse_activation(const std::string& name, const std::string& source) {
   // The names of Hugging Face's ACT2FN.
   if (name == "gelu" || name == "gelu_python") return Activation::GeluErf;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_accurate") return Activation::GeluTanh;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
   if (name == "gelu_fast") return Activation::GeluFast;
   if (name == "quick_gelu") return Activation::QuickGelu;
   if (name == "relu") return Activation::Relu;
@@ -28,12 +28,11 @@ Activation parse_activation(const std::string& name, const std::string& source) 
   if (name == "mish") return Activation::Mish;
   if (name == "linear") return Activation::Linear;
   if (name == "gelu_10") return Activation::GeluClip10;
-  if (name == "laplace") return Activation::Laplace;
-  if (name == "relu2") return Activation::Relu2;
-  // Every other name is refused, as ACT2FN's KeyError refuses it.
+  // Every other name is refused, as ACT2FN's KeyError refuses it (gelu_accurate, laplace and relu2
+  // came to ACT2FN after v4.27.1; microsoft/DeBERTa knows fewer names still).
   throw Error(source + ": unknown activation '" + name +
-              "' (known, as transformers v4.27's ACT2FN: gelu, gelu_10, gelu_accurate, gelu_fast, gelu_new, gelu_python, "
-              "gelu_pytorch_tanh, laplace, linear, mish, quick_gelu, relu, relu2, relu6, sigmoid, silu, swish, tanh)");
+              "' (known, as transformers v4.27.1's ACT2FN: gelu, gelu_10, gelu_fast, gelu_new, gelu_python, "
+              "gelu_pytorch_tanh, linear, mish, quick_gelu, relu, relu6, sigmoid, silu, swish, tanh)");
 }
 
 namespace {
