@@ -36,13 +36,13 @@ TEST_SUITE("equations") {
   }
 
   TEST_CASE("log_bucket_working shows the arithmetic log_bucket_position runs (the lesson's step 5 reads it)") {
-    // b = 8 (mid 4), m = 32: r = 20 → log(20/4) / log(31/4) · 3 = 2.3704…, ⌈2.37⌉ + 4 = 7.
+    // b = 8 (mid 4), m = 32: r = 20 → log(20/4) / log(31/4) · 3 = 2.3579…, ⌈2.358⌉ + 4 = 7.
     const LogBucketWorking w = log_bucket_working(20, 8, 32);
     CHECK(w.mid == 4);
     CHECK_FALSE(w.exact);
     CHECK(std::fabs(w.scaled - std::log(5.0) / std::log(31.0 / 4.0) * 3.0) < 1e-14);
-    CHECK(w.scaled > 2.37);
-    CHECK(w.scaled < 2.371);
+    CHECK(w.scaled > 2.357);
+    CHECK(w.scaled < 2.358);
     CHECK(w.bucket == 7);
     const LogBucketWorking n = log_bucket_working(-3, 8, 32);
     CHECK(n.exact);
@@ -50,8 +50,9 @@ TEST_SUITE("equations") {
     CHECK(n.scaled == 0.0);
     // The same bucket as the function the model runs, everywhere, both signs.
     for (int64_t b : {2, 4, 8, 18, 32, 256})
-      for (int64_t m : {b / 2 + 2, 26, 129, 512})
+      for (int64_t m : {b / 2 + 2, int64_t{26}, int64_t{129}, int64_t{512}})
         for (int64_t r = -600; r <= 600; r += 7) {
+          if (m - 1 == b / 2) continue;  // log base 1: the degenerate case of docs/bucket-rounding.md
           const LogBucketWorking x = log_bucket_working(r, b, m);
           CHECK(x.bucket == log_bucket_position(r, b, m));
           if (!x.exact) CHECK(x.bucket == (r < 0 ? -1 : 1) * (static_cast<int64_t>(std::ceil(x.scaled)) + x.mid));

@@ -100,11 +100,15 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   if (first && !o_.lesson_answer.empty() && !s.lesson.steps.empty()) {
     const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
     std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", o_.lesson_answer.c_str());
-    const std::optional<double> v = parse_lesson_answer(o_.lesson_answer);
-    s.lesson.checked = !v ? -2 : lesson_answer_ok(step, *v) ? 1 : -1;
-    std::printf("lesson: step %d, answer %s: %s (expected %s)\n", s.lesson.step + 1, o_.lesson_answer.c_str(),
-                s.lesson.checked > 0 ? "right" : s.lesson.checked == -2 ? "not an answer" : "wrong",
-                lesson_answer_text(step).c_str());
+    const LessonVerdict v = judge_lesson_answer(step, o_.lesson_answer);
+    s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
+    if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
+    s.lesson.mistake = v.mistake;
+    std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, o_.lesson_answer.c_str(), v.text().c_str());
+  }
+  if (first && o_.lesson_reveal && !s.lesson.steps.empty()) {
+    s.lesson.revealed = true;
+    if (s.lesson.attempts == 0) std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
   }
   if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};

@@ -32,6 +32,7 @@ struct HeadlessOptions {
   std::vector<std::string> then_load;  ///< models to load in turn once the first is shown
   std::string lesson_answer;        ///< type this into the lesson step and press "check"
   bool lesson_show_me = false;      ///< press the lesson step's "show me"
+  bool lesson_reveal = false;       ///< press "show the working" (after the answer: shown only after an attempt)
   std::string figure, figure_grid;  ///< figures to write (.pdf / .svg)
   Quantity figure_quantity = Quantity::Probs;
   int bench_frames = 0;             ///< render this many frames once ready, print mean and p95 frame time

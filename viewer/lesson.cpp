@@ -6,6 +6,7 @@
 // head) say why instead of asking.
 #include "lesson.h"
 
+#include "deberta/equations.h"
 #include "deberta/explain.h"
 
 #include <algorithm>
@@ -55,6 +56,17 @@ LessonStep skip(LessonStep s, const std::string& why) {
   return s;
 }
 
+/// Adds a typical wrong answer to `s` (after its answer and tolerance are set) unless it would be
+/// judged right or matches a mistake already listed: an answer then names at most one mistake.
+void add_mistake(LessonStep& s, double value, const std::string& name) {
+  if (!std::isfinite(value)) return;
+  const auto same = [&](double a, double b) { return s.integer ? std::fabs(a - b) < 1e-9 : std::fabs(a - b) <= 2 * s.tolerance; };
+  if (same(value, s.answer)) return;
+  for (const LessonMistake& m : s.mistakes)
+    if (same(value, m.value)) return;
+  s.mistakes.push_back({value, name});
+}
+
 /// The key query i attends to most (first on ties).
 int argmax_row(const deberta::Matrix& m, int i) {
   int best = 0;
@@ -86,117 +98,154 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   const deberta::Matrix& probs = a.probs[static_cast<size_t>(x.head)];
   const deberta::Matrix& logits = a.logits[static_cast<size_t>(x.head)];
   const int64_t k = ctx.attention.k;
+  const double s_scale = ctx.attention.scale, f_scale = ctx.attention.scale_factor;
+  const int64_t d_head = c.d_head();
+  // "the scale", written as the paper writes it when the factor is 3 (c2c + c2p + p2c).
+  const std::string root = f_scale == 3.0 ? "√(3d)" : "√(" + num(f_scale, 0) + "d)";
   std::vector<LessonStep> steps;
 
   // The query most steps look at: the middle token; its favourite key.
   const int qi = N / 2;
   const int qj = argmax_row(probs, qi);
 
-  // ---- 1. eq. 1: attention is a softmax over keys
+  // ---- 1. eq. 1: self-attention, a softmax over the keys of each query
   {
     LessonStep s;
-    s.title = "1. Attention weights (eq. 1)";
-    s.equation = "A = softmax(Q Kᵀ / √d),   H_out = A V";
-    s.text = "Each token (a query, row i) spreads one unit of attention over all tokens (keys, columns j): row i of A is a "
-             "softmax, so it is non-negative and sums to 1. DeBERTa keeps this shape; it only changes how the scores "
-             "Ã = Q Kᵀ are made. The Head-detail tab shows A as the 'softmax A' map.";
+    s.title = "1. Self-attention (eq. 1)";
+    s.equation = "Q = H W_q,   K = H W_k,   V = H W_v,   A = Q Kᵀ / √d,   H_o = softmax(A) V";
+    s.text = "Each token (a query, row i) spreads one unit of attention over all tokens (keys, columns j): row i of "
+             "softmax(A) is non-negative and sums to 1. DeBERTa keeps this shape and changes how the scores are made: "
+             "eq. 4 replaces A by Ã / " + root + ", so its attention weights are softmax(Ã / " + root + "), the map "
+             "'softmax(Ã/√(3d))' of Head detail.";
     s.show = {"head", x.layer, x.head, qi, qj, 0, "probs"};
     if (x.masked()) {
       steps.push_back(skip(s, "head " + std::to_string(x.head) + " of layer " + std::to_string(x.layer) +
-                                  " is masked in this run: its probabilities are all 0. Unmask it or pick another head."));
+                                  " is masked in this run: its weights are all 0. Unmask it or pick another head."));
     } else {
       s.question = "In " + x.where() + ", which key j does query i = " + std::to_string(qi) + " " + x.tok(qi) +
-                   " attend to most (the largest A_ij)? Type j.";
+                   " attend to most (the largest weight in row i)? Type j.";
       s.answer = qj;
       s.integer = true;
-      s.explanation = "A[" + std::to_string(qi) + ", " + std::to_string(qj) + "] = " + num(probs(qi, qj)) + " is the largest of row " +
-                      std::to_string(qi) + " (key " + x.tok(qj) + "); the row sums to " + num(probs.row(qi).sum(), 6) + ".";
+      s.explanation = "softmax[" + std::to_string(qi) + ", " + std::to_string(qj) + "] = " + num(probs(qi, qj)) +
+                      " is the largest of row " + std::to_string(qi) + " (key " + x.tok(qj) + "); the row sums to " +
+                      num(probs.row(qi).sum(), 6) + ".";
+      // Reading column i instead of row i: the query that gives key i the most weight.
+      int col_best = 0;
+      for (int q = 1; q < N; ++q)
+        if (probs(q, qi) > probs(col_best, qi)) col_best = q;
+      add_mistake(s, col_best, "softmax over the wrong axis: you read column " + std::to_string(qi) +
+                                   "; query i's weights are its row (the softmax normalises over the keys j)");
       steps.push_back(s);
     }
   }
 
-  // ---- 2. eq. 2: the score is a sum of disentangled terms
+  // ---- 2. eq. 2 → eq. 4: the score is a sum of disentangled terms (unscaled)
   {
     LessonStep s;
-    s.title = "2. Content and position, disentangled (eq. 2)";
-    s.equation = "Ã_ij = H_i H_jᵀ + H_i P_j|iᵀ + P_i|j H_jᵀ (+ P_i|j P_j|iᵀ)\n      =  c2c   +   c2p    +   p2c     (+ p2p)";
-    s.text = "DeBERTa represents each token by two vectors, its content H_i and its relative position P_i|j. The score of a "
-             "pair is the sum of content-to-content, content-to-position and position-to-content terms; the paper drops "
-             "position-to-position. Each term is a map of its own in Head detail; 'sum Ã' is their sum.";
+    s.title = "2. Content and position, disentangled (eq. 2, eq. 4)";
+    s.equation = "A_ij = H_i H_jᵀ + H_i P_j|iᵀ + P_i|j H_jᵀ + P_i|j P_j|iᵀ                    (eq. 2)\n"
+                 "Ã_ij = Q_c[i] K_c[j]ᵀ + Q_c[i] K_r[δ(i,j)]ᵀ + K_c[j] Q_r[δ(j,i)]ᵀ          (eq. 4)\n"
+                 "     =      c2c      +        c2p         +         p2c";
+    s.text = "DeBERTa represents each token by two vectors, its content H_i and its relative position P_i|j. The score of "
+             "a pair is the sum of content-to-content, content-to-position and position-to-content terms; the paper drops "
+             "position-to-position (p2p). Ã of eq. 4 is this unscaled sum; the scale 1/" + root + " comes only in the "
+             "softmax (step 9). The maps of Head detail show each term times the scale.";
     s.show = {"head", x.layer, x.head, qi, qj, 0, "logits"};
-    const deberta::Matrix *c2c = x.term(a.c2c), *c2p = x.term(a.c2p), *p2c = x.term(a.p2c), *p2p = x.term(a.p2p);
+    const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
+    struct Term {
+      const char* name;
+      bool on;
+      double raw;
+    };
+    const Term terms[] = {{"c2c", e.has_c2c, e.qk}, {"c2p", e.has_c2p, e.q_kr}, {"p2c", e.has_p2c, e.k_qr}, {"p2p", e.has_p2p, e.qr_kr}};
     std::string parts, sum_text;
     double sum = 0;
-    auto add = [&](const char* name, const deberta::Matrix* m) {
-      if (!m) return;
-      const double v = (*m)(qi, qj);
-      parts += std::string(parts.empty() ? "" : ", ") + name + " = " + num(v);
-      sum_text += std::string(sum_text.empty() ? "" : " + ") + "(" + num(v) + ")";
-      sum += v;
-    };
-    add("c2c", c2c), add("c2p", c2p), add("p2c", p2c), add("p2p", p2p);
-    if (parts.empty()) {
+    int on = 0;
+    for (const Term& term : terms) {
+      if (!term.on) continue;
+      parts += std::string(parts.empty() ? "" : ", ") + term.name + " = " + num(term.raw);
+      sum_text += std::string(sum_text.empty() ? "" : " + ") + "(" + num(term.raw) + ")";
+      sum += term.raw;
+      ++on;
+    }
+    if (on == 0) {
       steps.push_back(skip(s, "every term is switched off in this run: there is no score to decompose."));
     } else {
-      s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " has " + parts +
-                   ". What is its score Ã_ij (the logit before the softmax)?";
-      s.answer = logits(qi, qj);
-      s.tolerance = 6e-4;
-      s.explanation = "Ã = " + sum_text + " = " + num(logits(qi, qj)) + " (the trace's logit; the terms above add up to " +
-                      num(sum) + "). Every term is already multiplied by the scale s of step 9.";
+      s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " has the terms " +
+                   parts + " (unscaled dot products). What is Ã_ij of eq. 4?";
+      s.answer = sum;
+      s.tolerance = 1e-3 * std::fabs(sum) + 6e-4;
+      s.explanation = "Ã = " + sum_text + " = " + num(sum) + ". The trace's score Ã/" + root + " = " + num(e.logit) +
+                      " = " + num(sum) + " × " + num(e.scale, 6) + " (explain_cell).";
+      add_mistake(s, sum * e.scale, "applied the scale: Ã of eq. 4 is the unscaled sum; 1/" + root + " comes in the softmax");
+      if (on > 1)
+        for (const Term& term : terms)
+          if (term.on) add_mistake(s, sum - term.raw, std::string("left out ") + term.name + ": Ã is the sum of every active term");
       steps.push_back(s);
     }
   }
 
-  // ---- 3. eq. 3: relative distance inside the window
-  const int ki = std::min(5, N - 1), kj = std::max(ki - 2, 0);
+  // ---- 3. eq. 3: relative distance inside the window, with this model's k
+  const int ki = std::min(5, N - 1), kj = std::max(ki - static_cast<int>(std::min<int64_t>(2, std::max<int64_t>(k - 1, 0))), 0);
   {
     LessonStep s;
     s.title = "3. Relative distance δ(i, j) (eq. 3)";
     s.equation = "δ(i, j) = 0 if i − j ≤ −k;   2k − 1 if i − j ≥ k;   i − j + k otherwise";
     s.text = "Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
-             "relative table P (2k rows): distances inside (−k, k) each get their own row, i − j + k. The "
-             "Relative-distance tab draws δ for any k.";
-    s.show = {"distance", x.layer, x.head, ki, kj, 4, "delta"};
+             "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
+             "(−k, k) each get their own row, i − j + k. The Relative-distance tab draws δ for any k.";
+    s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), "delta"};
     if (!c.relative_attention) {
       steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
     } else if (N < 2) {
       steps.push_back(skip(s, "the input has one token: there is no distance to measure. Type a longer text."));
     } else {
-      const int64_t d = deberta::relative_distance(ki, kj, 4);
-      s.question = "With k = 4, which row δ(i, j) of the relative table does c2p read for i = " + std::to_string(ki) +
-                   ", j = " + std::to_string(kj) + "?";
-      s.answer = static_cast<double>(d);
+      const int64_t dd = deberta::relative_distance(ki, kj, k);
+      s.question = "This model has k = " + integer(k) + ". By eq. 3, what is δ(i, j) for i = " + std::to_string(ki) + ", j = " +
+                   std::to_string(kj) + "?";
+      s.answer = static_cast<double>(dd);
       s.integer = true;
-      s.explanation = "i − j = " + integer(ki - kj) + " lies inside (−4, 4), so δ = i − j + k = " + integer(ki - kj) + " + 4 = " +
-                      integer(d) + " (deberta::relative_distance).";
+      s.explanation = "i − j = " + integer(ki - kj) + " lies inside (−" + integer(k) + ", " + integer(k) + "), so δ = i − j + k = " +
+                      integer(ki - kj) + " + " + integer(k) + " = " + integer(dd) + " (deberta::relative_distance).";
+      add_mistake(s, static_cast<double>(deberta::relative_distance(kj, ki, k)),
+                  "used j − i: δ(i, j) starts from i − j (query minus key)");
+      add_mistake(s, ki - kj, "forgot to add k: the rows start at 0, so δ = i − j + k");
       steps.push_back(s);
     }
   }
 
-  // ---- 4. eq. 3: the clamp
+  // ---- 4. eq. 3: the clamp, with this model's k when the input is long enough
   {
     LessonStep s;
-    const int ci = N >= 8 ? 3 : 0, cj = N >= 8 ? 7 : N - 1;
-    const int kk = N >= 8 ? 4 : std::max(1, N - 1);
+    // A key more than k to the right shows the clamp (at exactly k, i − j + k is already row 0).
+    const bool long_enough = k >= 1 && N - 1 >= k + 1;
+    const int64_t kk = long_enough ? k : std::max(1, (N - 1) / 2);
+    const int ci = 0, cj = static_cast<int>(std::min<int64_t>(N - 1, kk + 2));
     s.title = "4. Far away is all the same: the clamp of eq. 3";
     s.equation = "δ(i, j) = 0 if i − j ≤ −k,   2k − 1 if i − j ≥ k";
     s.text = "Beyond k tokens the distance stops mattering: every key k or more to the right of the query shares row 0, "
              "every key k or more to the left shares row 2k − 1. So the table needs only 2k rows, whatever the length of "
-             "the text.";
-    s.show = {"distance", x.layer, x.head, ci, cj, kk, "delta"};
+             "the text." +
+             std::string(c.log_buckets() ? " (This model buckets its distances first, step 5, and the buckets stay inside "
+                                           "(−k, k): in it the clamp only guards the table's ends.)"
+                                         : "");
+    s.show = {"distance", x.layer, x.head, ci, cj, static_cast<int>(kk), "delta"};
     if (!c.relative_attention) {
       steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
     } else if (N < 2) {
       steps.push_back(skip(s, "the input has one token: there is no distance to clamp. Type a longer text."));
     } else {
-      const int64_t d = deberta::relative_distance(ci, cj, kk);
-      s.question = "Which row of K_r does c2p read for i = " + std::to_string(ci) + ", j = " + std::to_string(cj) +
-                   " with k = " + std::to_string(kk) + "?";
-      s.answer = static_cast<double>(d);
+      const int64_t dd = deberta::relative_distance(ci, cj, kk);
+      s.question = (long_enough ? "This model has k = " + integer(k) + "."
+                                : "No two tokens of this input are more than k = " + integer(k) + " apart, so take k = " +
+                                      integer(kk) + " here (type more than " + integer(k + 1) + " tokens to use the model's own k).") +
+                   " By eq. 3, which row δ(i, j) is read for i = " + std::to_string(ci) + ", j = " + std::to_string(cj) + "?";
+      s.answer = static_cast<double>(dd);
       s.integer = true;
-      s.explanation = "i − j = " + integer(ci - cj) + " ≤ −k = −" + integer(kk) + ", so δ is clamped to " + integer(d) +
+      s.explanation = "i − j = " + integer(ci - cj) + " ≤ −k = −" + integer(kk) + ", so δ is clamped to " + integer(dd) +
                       ". Key " + std::to_string(cj) + " " + x.tok(cj) + " reads the same row as any key further right.";
+      add_mistake(s, ci - cj + kk, "did not clamp: i − j + k = " + integer(ci - cj + kk) + " is not a row of the table [0, 2k − 1]");
+      add_mistake(s, 2 * kk - 1, "clamped to the wrong end: a key k or more to the right (i − j ≤ −k) shares row 0");
       steps.push_back(s);
     }
   }
@@ -205,11 +254,12 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   const int bi = N - 1, bj = 0;
   {
     LessonStep s;
-    s.title = "5. Log buckets (DeBERTa-v2)";
-    s.equation = "bucket(r) = r if |r| ≤ b/2,  else sign(r)·(ceil(log(|r|/(b/2)) / log((m−1)/(b/2)) · (b/2 − 1)) + b/2)";
+    s.title = "5. Log buckets (released code, v2/v3; not in the paper)";
+    s.equation = "bucket(r) = r if |r| ≤ b/2,  else sign(r)·(⌈log(|r|/(b/2)) / log((m−1)/(b/2)) · (b/2 − 1)⌉ + b/2)";
     s.text = "v2 and v3 keep nearby distances exact and squeeze far ones logarithmically before eq. 3: with "
              "position_buckets b and max_relative_positions m, distances up to b/2 keep their own row, distances between "
-             "b/2 and m share rows, farther ones more coarsely. The curve under the Relative-distance maps shows it.";
+             "b/2 and m share rows, farther ones more coarsely. The paper's eq. 3 has no buckets "
+             "(docs/paper-vs-code.md). The curve under the Relative-distance maps shows them.";
     s.show = {"distance", x.layer, x.head, bi, bj, 0, "rel_pos"};
     const int64_t mid = c.position_buckets / 2;
     if (!c.relative_attention || !c.log_buckets()) {
@@ -223,18 +273,20 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     } else {
       const int64_t r = bi - bj;
       const int64_t b = ctx.rel_pos(bi, bj);
+      const deberta::LogBucketWorking w = deberta::log_bucket_working(r, c.position_buckets, c.max_relative_positions);
       s.question = "This model has b = " + integer(c.position_buckets) + ", m = " + integer(c.max_relative_positions) +
                    ". For i = " + std::to_string(bi) + " " + x.tok(bi) + " and j = 0 " + x.tok(0) + " (i − j = " + integer(r) +
                    "), which relative position does the model use instead of " + integer(r) + "?";
       s.answer = static_cast<double>(b);
       s.integer = true;
-      const double lg = std::log(static_cast<double>(r) / static_cast<double>(mid)) /
-                        std::log(static_cast<double>(c.max_relative_positions - 1) / static_cast<double>(mid));
-      s.explanation = "|r| = " + integer(r) + " > b/2 = " + integer(mid) + ": ceil(log(" + integer(r) + "/" + integer(mid) + ") / log(" +
-                      integer(c.max_relative_positions - 1) + "/" + integer(mid) + ") · " + integer(mid - 1) + ") + " +
-                      integer(mid) + " = ceil(" + num(lg * static_cast<double>(mid - 1), 3) + ") + " + integer(mid) + " = " +
-                      integer(b) + " (the trace's rel_pos; deberta::log_bucket_position gives " +
-                      integer(deberta::log_bucket_position(r, c.position_buckets, c.max_relative_positions)) + ").";
+      s.explanation = "|r| = " + integer(r) + " > b/2 = " + integer(w.mid) + ": ⌈log(" + integer(r) + "/" + integer(w.mid) + ") / log(" +
+                      integer(c.max_relative_positions - 1) + "/" + integer(w.mid) + ") · " + integer(w.mid - 1) + "⌉ + " +
+                      integer(w.mid) + " = ⌈" + num(w.scaled, 3) + "⌉ + " + integer(w.mid) + " = " + integer(w.bucket) +
+                      (w.bucket == b ? std::string(" (deberta::log_bucket_working; the trace's rel_pos is the same)")
+                                     : " (the formula; this run's rel_pos is " + integer(b) + ": microsoft's rule clamps |r| to m − 1 first)") + ".";
+      add_mistake(s, static_cast<double>(r), "used i − j as it is: beyond b/2 the distance is log-bucketed");
+      add_mistake(s, std::floor(w.scaled) + static_cast<double>(w.mid), "rounded down: the formula takes the ceiling ⌈·⌉");
+      add_mistake(s, std::ceil(w.scaled), "forgot to add b/2 after the ceiling");
       steps.push_back(s);
     }
   }
@@ -243,7 +295,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   const int ri = std::min(1, N - 1), rj = N - 1;
   {
     LessonStep s;
-    s.title = "6. The row this model reads";
+    s.title = "6. The row this model reads (eq. 3 after the buckets)";
     s.equation = "row(i, j) = clamp(rel_pos(i, j) + k, 0, 2k − 1)";
     s.text = "Putting steps 3–5 together: the model takes i − j (bucketed in v2), adds its own k and clamps to the 2k "
              "rows of its table. This is the right-hand map of the Relative-distance tab. An ablation with a window "
@@ -261,15 +313,19 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       s.explanation = "i − j = " + integer(ri - rj) + (c.log_buckets() ? " is bucketed to " + integer(rel) : std::string()) +
                       "; " + integer(rel) + " + k = " + integer(rel + k) + ", clamped to [0, " + integer(2 * k - 1) +
                       "]" + (ctx.attention.window != k ? " (after the window K)" : std::string()) + ": row " + integer(row) + ".";
+      add_mistake(s, static_cast<double>(rel + k), "did not clamp: rel_pos + k = " + integer(rel + k) + " is outside [0, 2k − 1]");
+      if (c.log_buckets()) add_mistake(s, static_cast<double>(std::clamp<int64_t>(ri - rj + k, 0, 2 * k - 1)),
+                                       "forgot the log buckets of step 5: this model buckets i − j before adding k");
+      if (N >= 2) add_mistake(s, static_cast<double>(ctx.c2p_row(rj, ri)), "used j − i: the row starts from i − j (query minus key)");
       steps.push_back(s);
     }
   }
 
-  // ---- 7. eq. 4, the c2p term
+  // ---- 7. eq. 4, the c2p term and the scale it enters the softmax with
   {
     LessonStep s;
-    s.title = "7. Content-to-position (eq. 4, c2p)";
-    s.equation = "c2p(i, j) = s · Q_c[i] · K_r[δ(i, j)]ᵀ,   Q_c = H W_q,c,   K_r = P W_k,r";
+    s.title = "7. Content-to-position (eq. 4, c2p term)";
+    s.equation = "c2p(i, j) = Q_c[i] K_r[δ(i, j)]ᵀ,   Q_c = H W_q,c,   K_r = P W_k,r;   it enters softmax(Ã / " + root + ")";
     s.text = "c2p asks: given what token i says, how interesting is a key at this distance? The query's content "
              "vector meets the projected table row picked by δ. The reference computes all N × 2k products Q_c K_rᵀ at "
              "once and then gathers the needed row for each pair (the paper's §3.1.1).";
@@ -280,12 +336,17 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     } else {
       const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
       s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " reads row " +
-                   integer(e.c2p_row) + ": the dot product Q_c[i] · K_r[" + integer(e.c2p_row) + "] = " + num(e.q_kr, 6) +
-                   ", and the scale s = " + num(e.scale, 6) + ". What is c2p(i, j)?";
+                   integer(e.c2p_row) + ": c2p = Q_c[i] · K_r[" + integer(e.c2p_row) + "] = " + num(e.q_kr, 6) +
+                   ". Heads have width d = " + integer(d_head) + " and the scale is 1/√(f·d) with f = " + num(f_scale, 0) +
+                   ". How much does c2p add to the score Ã_ij / " + root + " that enters the softmax?";
       s.answer = (*c2p)(qi, qj);
       s.tolerance = 1e-3 * std::fabs(s.answer) + 2e-4;
-      s.explanation = "c2p = s · (Q_c[i] · K_r[δ]) = " + num(e.scale, 6) + " × " + num(e.q_kr, 6) + " = " + num(s.answer, 6) +
-                      " (the trace's c2p map).";
+      s.explanation = "s · c2p = " + num(e.q_kr, 6) + " / √(" + num(f_scale, 0) + " × " + integer(d_head) + ") = " +
+                      num(e.q_kr, 6) + " × " + num(e.scale, 6) + " = " + num(s.answer, 6) + " (the trace's c2p map).";
+      add_mistake(s, e.q_kr, "forgot the scale: the softmax sees Ã / " + root + ", so each term is divided by " + root);
+      if (f_scale != 1.0)
+        add_mistake(s, e.q_kr / std::sqrt(static_cast<double>(d_head)), "used BERT's 1/√d: DeBERTa divides by " + root);
+      add_mistake(s, e.q_kr / (static_cast<double>(d_head) * f_scale), "forgot the square root: the scale is 1/√(f·d)");
       steps.push_back(s);
     }
   }
@@ -293,8 +354,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 8. eq. 4, the p2c term and its index
   {
     LessonStep s;
-    s.title = "8. Position-to-content and its index (eq. 4, p2c)";
-    s.equation = "p2c(i, j) = s · K_c[j] · Q_r[δ(j, i)]ᵀ   (paper)      s · K_c[j] · Q_r[δ(i, j)]ᵀ   (released code)";
+    s.title = "8. Position-to-content and its index (eq. 4, p2c term)";
+    s.equation = "p2c(i, j) = K_c[j] Q_r[δ(j, i)]ᵀ   (paper, eq. 4)      K_c[j] Q_r[δ(i, j)]ᵀ   (released code)";
     s.text = "p2c asks the mirror question: given what key j says, how interesting is a query at this distance? The paper "
              "indexes the table with δ(j, i); the released code passes the same rows as c2p, δ(i, j) "
              "(docs/paper-vs-code.md). The ablation panel can switch between the two.";
@@ -314,6 +375,11 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       s.explanation = "rows for (i, j) = (" + std::to_string(ki) + ", " + std::to_string(kj) + "): δ(i, j) = " +
                       integer(ctx.c2p_row(ki, kj)) + ", δ(j, i) = " + integer(ctx.c2p_row(kj, ki)) + "; this run reads row " +
                       integer(row) + (paper ? " (paper)." : " (code: the same row as c2p).");
+      if (paper)
+        add_mistake(s, static_cast<double>(ctx.c2p_row(ki, kj)), "used the code's δ(i, j): this run follows the paper's δ(j, i)");
+      else
+        add_mistake(s, static_cast<double>(ctx.c2p_row(kj, ki)),
+                    "used the paper's p2c index δ(j, i): the released code reads δ(i, j), the same row as c2p");
       steps.push_back(s);
     }
   }
@@ -321,97 +387,122 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 9. the scale
   {
     LessonStep s;
-    s.title = "9. The scale s (eq. 4)";
-    s.equation = "s = 1 / √(d · f),   f = 1 + number of position terms (the paper writes √(3d))";
-    s.text = "Adding terms adds variance: with c2c, c2p and p2c the sum of three dot products of width d would be √3 "
-             "times larger than one. DeBERTa divides by √(3d) instead of BERT's √d. The released code counts the "
-             "position terms the model uses.";
+    s.title = "9. Why 1/√(3d) (eq. 4)";
+    s.equation = "H_o = softmax(Ã / √(3d)) V_c;   the released code: s = 1 / √(f · d),  f = 1 + number of position terms";
+    s.text = "Adding terms adds variance: the sum of three dot products of width d is about √3 times larger than one. "
+             "DeBERTa divides by √(3d) instead of BERT's √d. The released code counts the position terms the model uses "
+             "(c2p and p2c: f = 3).";
     s.show = {"equation", x.layer, x.head, qi, qj, 0, "logits"};
-    const double d = static_cast<double>(c.d_head());
-    s.question = "This model has heads of width d = " + integer(c.d_head()) + " and its scale factor is f = " +
-                 num(ctx.attention.scale_factor, 0) + ". What is s?";
-    s.answer = ctx.attention.scale;
+    const double d = static_cast<double>(d_head);
+    s.question = "This model has heads of width d = " + integer(d_head) + " and its scale factor is f = " + num(f_scale, 0) +
+                 ". What is s = 1/√(f·d)?";
+    s.answer = s_scale;
     s.tolerance = 5e-4;
-    s.explanation = "s = 1/√(" + integer(c.d_head()) + " × " + num(ctx.attention.scale_factor, 0) + ") = 1/√" +
-                    num(d * ctx.attention.scale_factor, 0) + " = " + num(ctx.attention.scale, 6) + ".";
+    s.explanation = "s = 1/√(" + integer(d_head) + " × " + num(f_scale, 0) + ") = 1/√" + num(d * f_scale, 0) + " = " +
+                    num(s_scale, 6) + ".";
+    if (f_scale != 1.0) add_mistake(s, 1.0 / std::sqrt(d), "used BERT's 1/√d: DeBERTa's factor f counts the position terms");
+    add_mistake(s, 1.0 / (d * f_scale), "forgot the square root");
+    add_mistake(s, std::sqrt(d * f_scale), "inverted it: the scores are divided by √(f·d)");
     steps.push_back(s);
   }
 
   // ---- 10. the softmax: ratios are exponentials of differences
   {
     LessonStep s;
-    s.title = "10. The softmax in one line";
-    s.equation = "A_ij = exp(Ã_ij) / ∑_j' exp(Ã_ij'),   so   A_ij / A_ij' = exp(Ã_ij − Ã_ij')";
+    s.title = "10. The softmax in one line (eq. 4)";
+    s.equation = "w_ij = exp(Ã_ij / √(3d)) / ∑_j' exp(Ã_ij' / √(3d)),   so   w_ij / w_ij' = exp((Ã_ij − Ã_ij') / √(3d))";
     s.text = "Only differences of scores matter within a row: adding a constant to every score of query i changes "
-             "nothing. A key whose score is larger by 1 gets e ≈ 2.72 times more attention.";
-    // The favourite key against the key of median probability.
+             "nothing. A key whose scaled score is larger by 1 gets e ≈ 2.72 times more attention.";
+    // The favourite key against the key of median weight.
     std::vector<int> order(static_cast<size_t>(N));
     for (int j = 0; j < N; ++j) order[static_cast<size_t>(j)] = j;
     std::sort(order.begin(), order.end(), [&](int u, int v) { return probs(qi, u) > probs(qi, v); });
     const int j2 = order[static_cast<size_t>(N / 2)];
     s.show = {"equation", x.layer, x.head, qi, j2, 0, "probs"};
     if (x.masked()) {
-      steps.push_back(skip(s, "this head is masked in this run: its probabilities are all 0."));
+      steps.push_back(skip(s, "this head is masked in this run: its weights are all 0."));
     } else if (N < 2 || j2 == qj || !(probs(qi, j2) > 0)) {
-      steps.push_back(skip(s, "query " + std::to_string(qi) + " has no second key with a positive probability to compare."));
+      steps.push_back(skip(s, "query " + std::to_string(qi) + " has no second key with a positive weight to compare."));
     } else {
       s.question = "In " + x.where() + ", query i = " + std::to_string(qi) + " gives key " + std::to_string(qj) + " " + x.tok(qj) +
-                   " A = " + num(probs(qi, qj), 6) + " and key " + std::to_string(j2) + " " + x.tok(j2) + " A = " +
-                   num(probs(qi, j2), 6) + ". By how much is the score Ã of key " + std::to_string(qj) + " larger?";
+                   " the weight " + num(probs(qi, qj), 6) + " and key " + std::to_string(j2) + " " + x.tok(j2) + " the weight " +
+                   num(probs(qi, j2), 6) + ". By how much is the scaled score Ã/" + root + " of key " + std::to_string(qj) + " larger?";
       s.answer = logits(qi, qj) - logits(qi, j2);
       s.tolerance = 2e-3;
       s.explanation = "ln(" + num(probs(qi, qj), 6) + " / " + num(probs(qi, j2), 6) + ") = " +
-                      num(std::log(probs(qi, qj) / probs(qi, j2)), 5) + "; the trace's scores: " + num(logits(qi, qj)) + " − (" +
-                      num(logits(qi, j2)) + ") = " + num(s.answer, 5) + ".";
+                      num(std::log(probs(qi, qj) / probs(qi, j2)), 5) + "; the trace's scaled scores: " + num(logits(qi, qj)) +
+                      " − (" + num(logits(qi, j2)) + ") = " + num(s.answer, 5) + ".";
+      add_mistake(s, probs(qi, qj) / probs(qi, j2), "forgot the logarithm: the ratio of the weights is exp of the difference");
+      add_mistake(s, s.answer / s_scale, "gave the difference of the unscaled Ã: the softmax sees Ã / " + root);
+      add_mistake(s, probs(qi, qj) - probs(qi, j2), "subtracted the weights: the softmax relates their ratio to the scores");
       steps.push_back(s);
     }
   }
 
-  // ---- 11. the Enhanced Mask Decoder
+  // ---- 11. the Enhanced Mask Decoder: I = H + P
   {
     LessonStep s;
     s.title = "11. The Enhanced Mask Decoder (§3.2)";
-    s.equation = "I_0 = H + P,   I_{t+1} = layer_{L−1}(query I_t, key/value H),   two passes";
+    s.equation = "I_0 = H + P,   I_{t+1} = layer(query I_t, key/value H),   two passes sharing the last layer's weights";
     s.text = "In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks sit in the same "
              "local context (new ___): relative positions alone cannot tell which one is the subject. DeBERTa adds the "
              "absolute positions P only at the very end, just before the softmax layer that predicts the masked tokens: "
-             "the EMD re-runs the last layer with I = H + P as query and the encoder's H as key and value.";
-    s.show = {"predictions", x.layer, x.head, qi, qj, 0, ""};
+             "the EMD re-runs the last layer with I = H + P as query and H as key and value, H being the output of "
+             "layer L − 2.";
+    int mi = qi;
+    for (int p = 0; p < N; ++p)
+      if (p < static_cast<int>(in.tokens.size()) && in.tokens[static_cast<size_t>(p)] == "[MASK]") {
+        mi = p;
+        break;
+      }
+    s.show = {"predictions", x.L - 1, x.head, mi, 0, 0, "emd_I"};
     if (!in.emd) {
       steps.push_back(skip(s, in.emd_note.empty() ? "this model has no Enhanced Mask Decoder." : in.emd_note));
     } else {
+      const deberta::EMDTrace& emd = *in.emd;
       int found = -1;
       for (int l = 0; l < x.L && found < 0; ++l) {
         const deberta::Matrix& out = t.layers[static_cast<size_t>(l)].output;
-        if (out.rows() == in.emd->kv_states.rows() && out.cols() == in.emd->kv_states.cols() &&
-            (out - in.emd->kv_states).cwiseAbs().maxCoeff() == 0.0)
+        if (out.rows() == emd.kv_states.rows() && out.cols() == emd.kv_states.cols() &&
+            (out - emd.kv_states).cwiseAbs().maxCoeff() == 0.0)
           found = l;
       }
-      if (found < 0) {
-        steps.push_back(skip(s, "the EMD's key/value input is not the output of an encoder layer of this run "
-                                "(the EMD was computed under another ablation)."));
-      } else {
-        s.question = "This model has " + integer(x.L) + " encoder layers (0 … " + integer(x.L - 1) + "). The EMD's H (key and value of "
-                     "both passes) is the output of which layer?";
-        s.answer = found;
-        s.integer = true;
-        s.explanation = "H is the output of layer " + integer(found) + " = L − 2: the EMD's two passes use the weights of the last "
-                        "layer (" + integer(x.L - 1) + ") in its place, so they replace that layer rather than add one. "
-                        "(Found by matching the EMD trace's kv_states against every layer output.)";
-        s.show.layer = x.L - 1;
-        steps.push_back(s);
-      }
+      // The component where the position matters most.
+      int comp = 0;
+      for (int q = 1; q < emd.position_embeddings.cols(); ++q)
+        if (std::fabs(emd.position_embeddings(mi, q)) > std::fabs(emd.position_embeddings(mi, comp))) comp = q;
+      s.show.j = comp;
+      const double h = emd.kv_states(mi, comp), p = emd.position_embeddings(mi, comp);
+      const double last = t.layers.back().output(mi, comp);
+      s.question = "Take token i = " + std::to_string(mi) + " " + x.tok(mi) + ", component " + std::to_string(comp) +
+                   ". The output of layer " + integer(x.L - 2) + " (= L − 2) there is H = " + num(h, 6) +
+                   ", the absolute position embedding of position " + std::to_string(mi) + " is P = " + num(p, 6) +
+                   ", and the last layer's output is " + num(last, 6) + ". What is the EMD's first query input I_0 there?";
+      s.answer = emd.query_states0(mi, comp);
+      s.tolerance = 1e-3 * std::fabs(s.answer) + 2e-4;
+      s.explanation = "I_0 = H + P = " + num(h, 6) + " + (" + num(p, 6) + ") = " + num(s.answer, 6) +
+                      " (the EMD trace's query input). H is the output of layer " +
+                      (found >= 0 ? integer(found) : std::string("L − 2")) +
+                      ": the two passes use the last layer's weights in its place, so they replace that layer rather than "
+                      "add one.";
+      add_mistake(s, h, "took I = H without the position: the EMD adds the absolute position P to H");
+      add_mistake(s, p, "took I = P alone: the EMD adds P to the encoder's H");
+      if (x.L >= 2)
+        add_mistake(s, last + p, "used the last layer's output as H: the EMD's H is the output of layer L − 2, and the "
+                                 "last layer's weights run inside the EMD");
+      steps.push_back(s);
     }
   }
 
   // ---- 12. ablations
   {
     LessonStep s;
-    s.title = "12. Ablations: take a term away";
+    s.title = "12. Ablations: take a term away (Table 4)";
     s.equation = "Ã_ij without c2p = c2c + p2c (+ p2p)";
-    s.text = "The paper's Table 4 retrains without each term; the viewer can also switch a term off at inference (the "
-             "Ablations panel). In layer 0 the input does not depend on the attention, so removing c2p there changes the "
-             "score by exactly −c2p; later layers then see different inputs and everything moves.";
+    s.text = "The paper's Table 4 retrains without each term (the model zoo does too); the viewer can also switch a term "
+             "off at inference (the Ablations panel). In layer 0 the input does not depend on the attention, so removing "
+             "c2p there changes the score by exactly its own contribution; later layers then see different inputs and "
+             "everything moves.";
     s.show = {"head", 0, x.head, qi, qj, 0, "logits"};
     const deberta::AttentionTrace& a0 = f.layers[0].attention;
     const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
@@ -426,15 +517,45 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       s.show.j = kj0;
       const double lg = a0.logits[static_cast<size_t>(x.head)](qi, kj0), c2p = c2p0(qi, kj0);
       s.question = "In layer 0, head " + std::to_string(x.head) + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(kj0) +
-                   " has Ã = " + num(lg) + " and c2p = " + num(c2p) + ". What is Ã there when c2p is switched off?";
+                   " has the scaled score Ã/" + root + " = " + num(lg) + ", of which c2p contributes " + num(c2p) +
+                   ". What is the scaled score there when c2p is switched off (same scale)?";
       s.answer = lg - c2p;
       s.tolerance = 3e-4;
-      s.explanation = "Ã − c2p = " + num(lg) + " − (" + num(c2p) + ") = " + num(s.answer) +
-                      ". Switch c2p off in the Ablations panel and read the 'sum Ã' of this cell in layer 0 to see it.";
+      s.explanation = num(lg) + " − (" + num(c2p) + ") = " + num(s.answer) +
+                      ". Switch c2p off in the Ablations panel (the scale stays the model's) and read the score of this cell in "
+                      "layer 0 to see it.";
+      add_mistake(s, lg + c2p, "added c2p instead of removing it");
+      add_mistake(s, lg - c2p / s_scale, "removed the unscaled c2p: the score holds c2p times the scale");
       steps.push_back(s);
     }
   }
   return steps;
+}
+
+LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text) {
+  LessonVerdict v;
+  const std::optional<double> given = parse_lesson_answer(text);
+  if (!given || !step.applies) return v;
+  if (lesson_answer_ok(step, *given)) {
+    v.kind = LessonVerdict::Right;
+    return v;
+  }
+  v.kind = LessonVerdict::Wrong;
+  for (const LessonMistake& m : step.mistakes)
+    if (step.integer ? std::fabs(*given - m.value) < 1e-9 : std::fabs(*given - m.value) <= step.tolerance) {
+      v.mistake = m.name;
+      break;
+    }
+  return v;
+}
+
+std::string LessonVerdict::text() const {
+  switch (kind) {
+    case Right: return "right";
+    case Wrong: return "wrong: " + (mistake.empty() ? std::string("no known mistake") : mistake);
+    case NotAnswer: break;
+  }
+  return "not an answer";
 }
 
 bool lesson_answer_ok(const LessonStep& step, double given) {

@@ -38,6 +38,13 @@ struct LessonTarget {
   std::string map;
 };
 
+/// A typical wrong answer of a step, computed from the same numbers as the right one: a learner who
+/// types `value` most likely made the mistake `name` (e.g. "forgot the scale 1/√(3d)").
+struct LessonMistake {
+  double value = 0;
+  std::string name;
+};
+
 /// One step of the lesson.
 struct LessonStep {
   std::string title;         ///< e.g. "3. Relative distance δ(i, j) (eq. 3)"
@@ -51,7 +58,22 @@ struct LessonStep {
   bool integer = false;      ///< the answer is an index or a count (shown without decimals)
   std::string explanation;   ///< how the answer follows, with the numbers (shown on reveal)
   LessonTarget show;         ///< what "show me" selects
+  /// The typical wrong answers, none within the tolerance of `answer` nor of each other (so an
+  /// answer names at most one mistake).
+  std::vector<LessonMistake> mistakes;
 };
+
+/// How a typed answer is judged.
+struct LessonVerdict {
+  enum Kind { NotAnswer, Right, Wrong } kind = NotAnswer;
+  std::string mistake;       ///< Wrong: the named mistake the answer matches, "" for none known
+  std::string text() const;  ///< "right", "wrong: <mistake or no known mistake>", "not an answer"
+};
+
+/// Judges the typed `text` for `step`: not an answer (blank, not a number: parse_lesson_answer),
+/// right (lesson_answer_ok) or wrong, naming the mistake whose value it matches (within the step's
+/// tolerance; integers exactly).
+LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text);
 
 /// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
 /// in full, the EMD passes when there are any, the token names, and the layer/head the learner
@@ -94,7 +116,12 @@ struct LessonState {
   int step = 0;
   char given[64] = "";       ///< the answer as typed
   int checked = 0;           ///< 0 not yet, +1 right, −1 wrong, −2 not an answer (blank or not a number)
-  bool revealed = false;
+  int attempts = 0;          ///< answers judged right or wrong on this step (not-answers do not count)
+  std::string mistake;       ///< the named mistake of the last wrong answer ("" none known)
+  bool revealed = false;     ///< the learner asked for the answer (shown only after an attempt)
+  /// Predict, then observe: the answer, its working and the step's map are shown only once the
+  /// learner has committed a number (right or wrong), or when the step does not apply.
+  bool answer_visible(const LessonStep& st) const { return !st.applies || checked > 0 || (revealed && attempts > 0); }
   bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
   uint64_t built_generation = 0;

@@ -172,7 +172,7 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--lesson-step", args.lesson_step, "Open the Lesson tab at step N (1-based)")->check(CLI::Range(1, 99));
   cli.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check")
 ;
-  cli.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: reveal the lesson step's answer");
+  cli.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: press \"show the working\" after --lesson-answer (the working shows only after an attempt)");
   cli.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
   cli.add_option("--zoom", args.zoom,
                  "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
@@ -261,7 +261,6 @@ void init_state(App& app, const Args& args) {
   s.mask_id = args.mask_id;
   s.initial_view = args.zoom_view;
   if (args.lesson_step > 0) s.lesson.step = args.lesson_step - 1;
-  if (args.lesson_reveal) s.lesson.revealed = true;
   if (!args.selection.empty()) {
     s.layer = args.selection[0], s.head = args.selection[1];
     s.emd_head = args.selection[1];  // the EMD panel shows the same head
@@ -295,7 +294,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   ho.screenshot = args.screenshot, ho.frames = args.frames, ho.panel = args.panel, ho.crop = args.crop;
   ho.mouse_x = args.mouse_x, ho.mouse_y = args.mouse_y, ho.wheel = args.wheel;
   ho.export_dir = args.export_dir, ho.timeout = args.timeout, ho.then_load = args.then_load;
-  ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me;
+  ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me, ho.lesson_reveal = args.lesson_reveal;
   ho.figure = args.figure, ho.figure_grid = args.figure_grid, ho.figure_quantity = args.figure_q;
   ho.bench_frames = args.bench_frames;
   return ho;

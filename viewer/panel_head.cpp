@@ -1,7 +1,7 @@
 // panel_head.cpp — Head detail: eq. 4's terms of one head side by side, their sum and the softmax.
 //
-// c2c, c2p, p2c (and p2p) and their sum Ã share one diverging colour scale centred on 0, so the
-// same colour means the same number in every map; the softmax A uses viridis. Hover a cell for each
+// c2c, c2p, p2c (and p2p) and their scaled sum Ã/√(3d) share one diverging colour scale centred on 0, so the
+// same colour means the same number in every map; the softmax uses viridis. Hover a cell for each
 // term's value and share of the logit; click to select it (arrow keys move the selection). The
 // maps zoom and pan together (wheel, drag, double-click resets).
 #include "heatmap.h"
@@ -50,12 +50,12 @@ void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const de
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("sum Ã");
+    ImGui::TextUnformatted("score Ã/√(3d)");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(fmt(logits(i, j), 5).c_str());
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("softmax A");
+    ImGui::TextUnformatted("softmax(Ã/√(3d))");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(fmt(probs(i, j), 5, false).c_str());
     ImGui::EndTable();
@@ -92,8 +92,8 @@ void DrawHeadPanel(App& app) {
   add(Quantity::C2P, "c2p", "s·Q_c[i]·K_r[δ(i,j)]");
   add(Quantity::P2C, "p2c", r.trace.context.attention.p2c_index == deberta::P2CIndex::Paper ? "s·K_c[j]·Q_r[δ(j,i)]" : "s·K_c[j]·Q_r[δ(i,j)]");
   add(Quantity::P2P, "p2p", "s·Q_r·K_r");
-  add(Quantity::Logits, "sum Ã", "c2c + c2p + p2c …");
-  add(Quantity::Probs, "softmax A", "softmax over j");
+  add(Quantity::Logits, "score Ã/√(3d)", "s·(c2c + c2p + p2c …)");
+  add(Quantity::Probs, "softmax(Ã/√(3d))", "softmax over j");
   const deberta::Matrix& logits = a.logits[s.head];
   const deberta::Matrix& probs = a.probs[s.head];
 

@@ -51,7 +51,10 @@ bool refresh_lesson(ViewerState& s) {
   }
   L.built_generation = r.generation, L.built_layer = s.layer, L.built_head = s.head;
   L.step = std::clamp(L.step, 0, std::max(static_cast<int>(L.steps.size()) - 1, 0));
-  if (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question) L.checked = 0;
+  if (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question) {
+    L.checked = 0, L.attempts = 0, L.revealed = false;
+    L.mistake.clear();
+  }
   return true;
 }
 
@@ -59,6 +62,8 @@ void go_to(LessonState& L, int step) {
   if (step == L.step) return;
   L.step = step;
   L.checked = 0;
+  L.attempts = 0;
+  L.mistake.clear();
   L.revealed = false;
   L.given[0] = '\0';
 }
@@ -76,7 +81,12 @@ void draw_step_map(App& app, const LessonStep& st) {
   std::string what;
   const std::map<std::string, Quantity> terms = {
       {"probs", Quantity::Probs}, {"logits", Quantity::Logits}, {"c2p", Quantity::C2P}, {"p2c", Quantity::P2C}};
-  if (const auto q = terms.find(t.map); q != terms.end()) {
+  if (t.map == "emd_I") {
+    m = r.emd() ? &r.emd()->query_states0 : nullptr;
+    if (!m || m->size() == 0) return;
+    scale = ColorScale::diverging(max_abs({m}));
+    what = "the EMD's query input I_0 = H + P (rows: tokens, columns: hidden components)";
+  } else if (const auto q = terms.find(t.map); q != terms.end()) {
     m = shown_map(s, t.layer, t.head, q->second);
     if (!m || m->size() == 0) return;
     scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
@@ -109,8 +119,38 @@ void draw_step_map(App& app, const LessonStep& st) {
                               : "δ(i, j) of eq. 3 with k = " + std::to_string(t.distance_k);
   }
   ImGui::Spacing();
-  ImGui::TextDisabled("%s · cell (i = %d, j = %d) outlined · wheel zooms, drag pans", what.c_str(), t.i, t.j);
-  const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130, ImGui::GetContentRegionAvail().y - 8), 120.0f, 420.0f);
+  const bool emd_map = t.map == "emd_I";
+  ImGui::TextDisabled("%s · cell (%s = %d, %s = %d) outlined · wheel zooms, drag pans", what.c_str(), "i", t.i,
+                      emd_map ? "component" : "j", t.j);
+  const float label_w = 110;
+  const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130 - label_w, ImGui::GetContentRegionAvail().y - 8 - 18),
+                                120.0f, 420.0f);
+  // Token labels: a column of row labels left of the map (every row when a row is a text line
+  // tall, else every few rows and always the outlined one) and the outlined column's label above.
+  {
+    const float line = ImGui::GetTextLineHeight();
+    const int rows = static_cast<int>(m->rows()), cols = static_cast<int>(m->cols());
+    const float ch = size / static_cast<float>(rows), cw = size / static_cast<float>(cols);
+    const int every = std::max(1, static_cast<int>(std::ceil(line / std::max(ch, 1e-3f))));
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const std::string top = emd_map ? "component " + std::to_string(t.j)
+                                    : "j = " + std::to_string(t.j) + " " + token_name(s, t.j);
+    const float top_x = std::clamp(p0.x + label_w + (static_cast<float>(t.j) + 0.5f) * cw - ImGui::CalcTextSize(top.c_str()).x * 0.5f,
+                                   p0.x + label_w, p0.x + label_w + size);
+    dl->AddText(ImVec2(top_x, p0.y), col, top.c_str());
+    for (int i = 0; i < rows; ++i) {
+      if (i != t.i && (i % every != 0 || std::abs(i - t.i) < every)) continue;
+      std::string lab = std::to_string(i) + " " + token_name(s, i);
+      while (lab.size() > 4 && ImGui::CalcTextSize(lab.c_str()).x > label_w - 6) lab.pop_back();
+      const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
+      dl->AddText(ImVec2(p0.x + label_w - ts.x - 4, p0.y + 18 + (static_cast<float>(i) + 0.5f) * ch - ts.y * 0.5f),
+                  i == t.i ? col : dim, lab.c_str());
+    }
+    ImGui::Dummy(ImVec2(label_w, 18));
+    ImGui::SetCursorScreenPos(ImVec2(p0.x + label_w, p0.y + 18));
+  }
   Overlay ov;
   ov.sel_i = t.i, ov.sel_j = t.j;
   ov.highlight = s.hover_token;
@@ -120,10 +160,11 @@ void draw_step_map(App& app, const LessonStep& st) {
                                                     std::to_string(t.distance_k)) ^ r.generation;
   const HeatmapEvent ev = Heatmap(app, "lesson/" + t.map, *m, scale, ImVec2(size, size), version, ov);
   if (ev.hovered)
-    ImGui::SetTooltip("i = %d '%s', j = %d '%s'\nvalue %s", ev.i, token_name(s, ev.i).c_str(), ev.j, token_name(s, ev.j).c_str(),
+    ImGui::SetTooltip("i = %d '%s', %s\nvalue %s", ev.i, token_name(s, ev.i).c_str(),
+                      emd_map ? ("component " + std::to_string(ev.j)).c_str() : ("j = " + std::to_string(ev.j) + " '" + token_name(s, ev.j) + "'").c_str(),
                       index ? std::to_string(static_cast<long long>((*m)(ev.i, ev.j))).c_str() : fmt((*m)(ev.i, ev.j), 5).c_str());
   ImGui::SameLine();
-  ColorBar(app, scale, size, index ? "row / position" : t.map == "probs" ? "probability" : "score");
+  ColorBar(app, scale, size, index ? "row / position" : t.map == "probs" ? "weight" : emd_map ? "value" : "score");
 }
 
 void show_me(ViewerState& s, const LessonTarget& t) {
@@ -211,17 +252,25 @@ void DrawLessonPanel(App& app) {
     const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
     ImGui::SameLine();
     if (ImGui::Button("check") || enter) {
-      const std::optional<double> v = parse_lesson_answer(L.given);
-      L.checked = !v ? -2 : lesson_answer_ok(st, *v) ? 1 : -1;
+      const LessonVerdict v = judge_lesson_answer(st, L.given);
+      L.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
+      if (v.kind != LessonVerdict::NotAnswer) ++L.attempts;
+      L.mistake = v.mistake;
     }
+    // Predict, then observe: the working and "show me" open only once a number was committed.
+    const bool attempted = L.attempts > 0;
+    ImGui::BeginDisabled(!attempted);
     ImGui::SameLine();
-    if (ImGui::Button(L.revealed ? "hide answer" : "reveal")) L.revealed = !L.revealed;
+    if (ImGui::Button(L.revealed ? "hide the working" : "show the working")) L.revealed = !L.revealed;
     ImGui::SameLine();
-    if (ImGui::Button("show me") || L.press_show_me) show_me(s, st.show);
+    if (ImGui::Button("show me") || (L.press_show_me && attempted)) show_me(s, st.show);
+    ImGui::EndDisabled();
     L.press_show_me = false;
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("opens the %s tab at layer %d, head %d, query i = %d, key j = %d", st.show.tab.c_str(),
-                        st.show.layer, st.show.head, st.show.i, st.show.j);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip(attempted ? "opens the %s tab at layer %d, head %d, query i = %d, key j = %d"
+                                  : "answer first: predict, then observe (opens the %s tab at layer %d, head %d, i = %d, j = %d)",
+                        st.show.tab.c_str(), st.show.layer, st.show.head, st.show.i, st.show.j);
+    if (!attempted) ImGui::TextDisabled("Commit a number first: the answer, its working and the map open after your attempt.");
     if (L.checked > 0)
       ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Right.");
     else if (L.checked == -2)
@@ -229,10 +278,15 @@ void DrawLessonPanel(App& app) {
                          std::string(L.given).find_first_not_of(" \t") == std::string::npos
                              ? "Type a number first: an empty box is not an answer."
                              : ("'" + std::string(L.given) + "' is not a number: type one, e.g. 3 or -0.25.").c_str());
-    else if (L.checked < 0)
-      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s. Try again, or reveal the answer.",
-                         st.integer ? "" : (" (right within " + lesson_tolerance_text(st) + ")").c_str());
-    if (L.revealed) {
+    else if (L.checked < 0) {
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s.", st.integer ? "" : (" (right within " + lesson_tolerance_text(st) + ")").c_str());
+      ImGui::PushTextWrapPos(0);
+      if (!L.mistake.empty())
+        ImGui::TextColored(ImVec4(1, 0.7f, 0.6f, 1), "Likely mistake: %s.", L.mistake.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::TextUnformatted("Try again, or press \"show the working\".");
+    }
+    if (L.revealed && attempted) {
       ImGui::Spacing();
       ImGui::Text("Answer: %s", lesson_answer_text(st).c_str());
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
@@ -245,7 +299,7 @@ void DrawLessonPanel(App& app) {
   Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
        ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
   // Only once the learner has answered right or revealed: the map would give the answer away.
-  if (!st.applies || L.checked > 0 || L.revealed) draw_step_map(app, st);
+  if (L.answer_visible(st)) draw_step_map(app, st);
 }
 
 }  // namespace viewer

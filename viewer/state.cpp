@@ -27,8 +27,8 @@ const char* quantity_label(Quantity q) {
     case Quantity::C2P: return "c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]";
     case Quantity::P2C: return "p2c: position→content  s·K_c[j]·Q_r[δ]";
     case Quantity::P2P: return "p2p: position→position  s·Q_r·K_r";
-    case Quantity::Logits: return "sum Ã = c2c + c2p + p2c (+ p2p)";
-    case Quantity::Probs: return "softmax A = softmax_j(Ã)";
+    case Quantity::Logits: return "score Ã/√(3d) = s·(c2c + c2p + p2c (+ p2p))";
+    case Quantity::Probs: return "attention weights softmax_j(Ã/√(3d))";
   }
   return "?";
 }

@@ -29,8 +29,8 @@ for c in "${cases[@]}"; do
   args=(--model "$src/notebooks_data/$model" "$opt" "$value")
   for panel in grid head distance equation predictions compare export lesson; do run "${args[@]}" --panel "$panel"; done
   for step in $(seq 1 12); do
-    run "${args[@]}" --panel lesson --lesson-step "$step" --lesson-reveal
-    run "${args[@]}" --panel lesson --lesson-step "$step" --lesson-show-me
+    run "${args[@]}" --panel lesson --lesson-step "$step" --lesson-answer 0 --lesson-reveal
+    run "${args[@]}" --panel lesson --lesson-step "$step" --lesson-answer 0 --lesson-show-me
   done
 done
 rm -f "$shot"

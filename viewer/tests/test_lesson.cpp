@@ -82,7 +82,7 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
     CHECK(s.show.i >= 0);
     CHECK(s.show.i < N);
     CHECK(s.show.j >= 0);
-    CHECK(s.show.j < N);
+    CHECK(s.show.j < (s.show.map == "emd_I" ? static_cast<int>(r.model.config.hidden_size) : N));
   }
   const auto& ctx = r.trace.context;
   const IndexMatrix rel = relative_positions(N, N, r.model.config);
@@ -95,17 +95,23 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
   P.row(N / 2).maxCoeff(&best);
   CHECK(s1.answer == static_cast<double>(best));
 
-  // Step 2: the logit is the sum of the terms the question lists.
+  // Step 2: Ã of eq. 4 is the unscaled sum of the terms: the trace's scaled terms divided by s.
   const auto& s2 = step_titled(steps, "2.");
   const auto& a = r.trace.layers[layer].attention;
   const int i2 = s2.show.i, j2 = s2.show.j;
-  CHECK(std::fabs(s2.answer - (a.c2c[head](i2, j2) + a.c2p[head](i2, j2) + a.p2c[head](i2, j2))) < 1e-12);
+  const double s_scale = ctx.attention.scale;
+  CHECK(std::fabs(s2.answer - (a.c2c[head](i2, j2) + a.c2p[head](i2, j2) + a.p2c[head](i2, j2)) / s_scale) < 1e-12);
+  CHECK(std::fabs(s2.answer * s_scale - a.logits[head](i2, j2)) < 1e-12);
 
-  // Steps 3 and 4: eq. 3 with k of the illustration; step 4 is the clamp to row 0 (i − j ≤ −k).
+  // Step 3: eq. 3 with the model's own k. Step 4: the clamp to row 0 (i − j < −k); the 33-token
+  // sentence has no pair more than k = 32 apart, so step 4 takes a smaller k and says so.
   const auto& s3 = step_titled(steps, "3.");
+  CHECK(s3.show.distance_k == ctx.attention.k);
   CHECK(s3.answer == static_cast<double>(relative_distance(s3.show.i, s3.show.j, s3.show.distance_k)));
   const auto& s4 = step_titled(steps, "4.");
-  CHECK(s4.show.i - s4.show.j <= -s4.show.distance_k);
+  CHECK(s4.show.distance_k < ctx.attention.k);
+  CHECK(s4.question.find("take k = " + std::to_string(s4.show.distance_k)) != std::string::npos);
+  CHECK(s4.show.i - s4.show.j < -s4.show.distance_k);
   CHECK(s4.answer == 0);
 
   // Step 5: the bucket of the longest distance, and it is not the raw distance.
@@ -134,9 +140,14 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
   const int j10 = s10.show.j;
   CHECK(std::fabs(s10.answer - std::log(P(N / 2, best) / P(N / 2, j10))) < 1e-9);
 
-  // Step 11: the EMD's H is layer L − 2.
+  // Step 11: I_0 = H + P at the [MASK], H the output of layer L − 2, P the absolute position row.
   const auto& s11 = step_titled(steps, "11.");
-  CHECK(s11.answer == static_cast<double>(r.model.config.num_hidden_layers - 2));
+  REQUIRE(r.emd);
+  const int i11 = s11.show.i, c11 = s11.show.j, L = static_cast<int>(r.model.config.num_hidden_layers);
+  CHECK(r.tokens[static_cast<size_t>(i11)] == "[MASK]");
+  const double H11 = r.trace.layers[static_cast<size_t>(L - 2)].output(i11, c11);
+  const double P11 = r.model.weights.embeddings.position(i11, c11);
+  CHECK(std::fabs(s11.answer - (H11 + P11)) < 1e-12);
 
   // Step 12: a real forward pass without c2p gives the layer-0 logit the lesson predicts.
   const auto& s12 = step_titled(steps, "12.");
@@ -252,4 +263,99 @@ TEST_CASE("a blank or unparsable answer is not an answer; the tolerance shows as
   CHECK(viewer::lesson_tolerance_text(s) == "±0.002");
   s.integer = true;
   CHECK(viewer::lesson_tolerance_text(s).empty());
+}
+
+namespace {
+
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// The mistake of `step` whose name starts with `prefix` (fails the test when there is none).
+const viewer::LessonMistake& mistake(const viewer::LessonStep& step, const std::string& prefix) {
+  for (const auto& m : step.mistakes)
+    if (m.name.rfind(prefix, 0) == 0) return m;
+  FAIL("step '" << step.title << "' lists no mistake starting '" << prefix << "'");
+  return step.mistakes.front();
+}
+
+}  // namespace
+
+TEST_CASE("each named mistake is recognised from its wrong number, recomputed here from the core (issue 31)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  const Run r = run_text(dir, kDefaultText);
+  const int layer = 1, head = 2;
+  const auto steps = viewer::build_lesson(r.input(layer, head));
+  const auto& ctx = r.trace.context;
+  const auto& a = r.trace.layers[layer].attention;
+  const int64_t k = ctx.attention.k;
+  const double s_scale = ctx.attention.scale;
+
+  // Every listed mistake, typed as its number, is judged wrong and named; none is the answer.
+  for (const auto& st : steps) {
+    CAPTURE(st.title);
+    for (const auto& m : st.mistakes) {
+      CAPTURE(m.name);
+      const viewer::LessonVerdict v = viewer::judge_lesson_answer(st, exact(m.value));
+      CHECK(v.kind == viewer::LessonVerdict::Wrong);
+      CHECK(v.mistake == m.name);
+      CHECK(v.text() == "wrong: " + m.name);
+    }
+    // The answer is right; a number far from every mistake is wrong with no known mistake.
+    CHECK(viewer::judge_lesson_answer(st, exact(st.answer)).text() == "right");
+    double far = st.answer + 1e6;
+    CHECK(viewer::judge_lesson_answer(st, exact(far)).text() == "wrong: no known mistake");
+    CHECK(viewer::judge_lesson_answer(st, "").text() == "not an answer");
+    CHECK(viewer::judge_lesson_answer(st, "  ").kind == viewer::LessonVerdict::NotAnswer);
+  }
+
+  // The five mistakes the issue names, each from its own recomputation.
+  // Forgot the scale (step 7): the c2p dot product itself = the trace's scaled c2p / s.
+  const auto& s7 = step_titled(steps, "7.");
+  CHECK(std::fabs(mistake(s7, "forgot the scale").value - a.c2p[head](s7.show.i, s7.show.j) / s_scale) < 1e-9);
+  // The paper's p2c index δ(j, i) where the code reads δ(i, j) (step 8).
+  const auto& s8 = step_titled(steps, "8.");
+  const IndexMatrix rows = table_rows(relative_positions(static_cast<int64_t>(r.tokens.size()), static_cast<int64_t>(r.tokens.size()),
+                                                         r.model.config), k);
+  CHECK(mistake(s8, "used the paper's p2c index").value == static_cast<double>(rows(s8.show.j, s8.show.i)));
+  // Softmax over the wrong axis (step 1): the largest weight of column i.
+  const auto& s1 = step_titled(steps, "1.");
+  Eigen::Index col_best = 0;
+  a.probs[head].col(s1.show.i).maxCoeff(&col_best);
+  if (col_best != static_cast<Eigen::Index>(s1.answer))
+    CHECK(mistake(s1, "softmax over the wrong axis").value == static_cast<double>(col_best));
+  // δ not clamped at k (step 4): i − j + k.
+  const auto& s4 = step_titled(steps, "4.");
+  CHECK(mistake(s4, "did not clamp").value == static_cast<double>(s4.show.i - s4.show.j + s4.show.distance_k));
+  // The EMD's I = H without the position (step 11): the output of layer L − 2 alone.
+  const auto& s11 = step_titled(steps, "11.");
+  const size_t L = r.model.config.num_hidden_layers;
+  CHECK(mistake(s11, "took I = H without the position").value == r.trace.layers[L - 2].output(s11.show.i, s11.show.j));
+  // Ã with the scale applied (step 2): the trace's logit.
+  const auto& s2 = step_titled(steps, "2.");
+  CHECK(std::fabs(mistake(s2, "applied the scale").value - a.logits[head](s2.show.i, s2.show.j)) < 1e-9);
+}
+
+TEST_CASE("no answer, working or map is shown before an attempt; a not-an-answer is no attempt (issue 31)") {
+  viewer::LessonStep st;
+  st.applies = true;
+  st.answer = 3, st.integer = true;
+  viewer::LessonState L;
+  CHECK(!L.answer_visible(st));
+  L.revealed = true;  // "show the working" pressed (or --lesson-reveal) before any attempt
+  CHECK(!L.answer_visible(st));
+  L.checked = -2;     // a blank box: not an answer, not an attempt
+  CHECK(!L.answer_visible(st));
+  L.checked = -1, L.attempts = 1;  // a wrong number committed, then the working asked for
+  CHECK(L.answer_visible(st));
+  L.revealed = false;
+  CHECK(!L.answer_visible(st));    // wrong and not revealed: the map would give the answer away
+  L.checked = 1;
+  CHECK(L.answer_visible(st));     // right
+  st.applies = false;
+  L = viewer::LessonState();
+  CHECK(L.answer_visible(st));     // a step that does not apply has nothing to hide
 }
