@@ -1,21 +1,28 @@
 // figure_export.cpp — PDF / SVG figures through cairo (Debian's libcairo2-dev), see figure_export.h.
 //
 // Layout (points): title · key axis title · rotated key labels · maps (row labels at the left,
-// a title under each map) · colour bar with ticks and its units · wrapped caption. Each map is one
-// image of N_k × N_q pixels painted with CAIRO_FILTER_NEAREST, so cells stay sharp squares in the
-// PDF and the SVG at any zoom; text is real text (searchable, selectable).
+// a title under each map) · colour bar with ticks and its units · wrapped caption. The layout is
+// measured once with cairo and drawn through a Canvas: the PDF through cairo (each map one image
+// of N_k × N_q pixels painted with CAIRO_FILTER_NEAREST, so cells stay sharp squares at any zoom;
+// text is real text), the SVG written directly — one <rect> per run of equal cells and every
+// label a <text> element — because cairo's SVG surface turns text into glyph outlines and maps
+// into embedded images, which a slide can neither search nor scale crisply (issue 31).
 #include "figure_export.h"
 
 #include "deberta/tokenizer.h"
 
 #include <cairo-pdf.h>
-#include <cairo-svg.h>
 #include <cairo.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace viewer {
 
@@ -102,6 +109,137 @@ void paint_image(cairo_t* cr, cairo_surface_t* img, double x, double y, double w
   cairo_restore(cr);
 }
 
+/// What the figure is drawn on: the PDF through cairo, the SVG as text (see the file comment).
+/// Coordinates in points, y down; text at its baseline start.
+struct Canvas {
+  virtual ~Canvas() = default;
+  virtual void color(double r, double g, double b, double a = 1) = 0;
+  virtual void font(double size, bool bold = false) = 0;
+  virtual void text(double x, double y, const std::string& s) = 0;
+  /// Text rotated 90° counter-clockwise, its baseline starting at (x, y) and running upwards.
+  virtual void text_up(double x, double y, const std::string& s) = 0;
+  virtual void fill_rect(double x, double y, double w, double h) = 0;
+  virtual void stroke_rect(double x, double y, double w, double h, double line_width) = 0;
+  virtual void line(double x0, double y0, double x1, double y1, double line_width) = 0;
+  /// `m` (`[rows, cols]`) coloured under `scale`, cell (r, c) a w/cols × h/rows rectangle.
+  virtual void cells(const deberta::Matrix& m, const ColorScale& scale, double x, double y, double w, double h) = 0;
+};
+
+struct CairoCanvas : Canvas {
+  cairo_t* cr;
+  Text t;
+  explicit CairoCanvas(cairo_t* c) : cr(c), t{c} {}
+  void color(double r, double g, double b, double a) override { cairo_set_source_rgba(cr, r, g, b, a); }
+  void font(double size, bool bold) override { t.font(size, bold); }
+  void text(double x, double y, const std::string& s) override { t.at(x, y, s); }
+  void text_up(double x, double y, const std::string& s) override { t.up(x, y, s); }
+  void fill_rect(double x, double y, double w, double h) override {
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_fill(cr);
+  }
+  void stroke_rect(double x, double y, double w, double h, double lw) override {
+    cairo_set_line_width(cr, lw);
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_stroke(cr);
+  }
+  void line(double x0, double y0, double x1, double y1, double lw) override {
+    cairo_set_line_width(cr, lw);
+    cairo_move_to(cr, x0, y0), cairo_line_to(cr, x1, y1);
+    cairo_stroke(cr);
+  }
+  void cells(const deberta::Matrix& m, const ColorScale& scale, double x, double y, double w, double h) override {
+    cairo_surface_t* img = map_image(m, scale);
+    paint_image(cr, img, x, y, w, h);
+    cairo_surface_destroy(img);
+  }
+};
+
+/// `s` with &, <, >, " escaped for XML text and attributes; valid UTF-8 first.
+std::string xml_escape(const std::string& raw) {
+  std::string out;
+  for (char c : deberta::valid_utf8(raw)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped: a token can hold them.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += "\xEF\xBF\xBD";
+        else out += c;
+    }
+  }
+  return out;
+}
+
+struct SvgCanvas : Canvas {
+  std::ostringstream out;
+  std::string fill = "#000000";
+  double opacity = 1, size = 10;
+  bool bold = false;
+  static std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    std::string s = buf;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s == "-0" ? "0" : s;
+  }
+  static std::string hex(uint32_t abgr) {  // color_of's 0xAABBGGRR
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", abgr & 0xff, (abgr >> 8) & 0xff, (abgr >> 16) & 0xff);
+    return buf;
+  }
+  std::string paint() const { return "fill=\"" + fill + "\"" + (opacity < 1 ? " fill-opacity=\"" + num(opacity) + "\"" : ""); }
+  std::string font_attrs() const {
+    return "font-family=\"DejaVu Sans, sans-serif\" font-size=\"" + num(size) + "\"" + (bold ? " font-weight=\"bold\"" : "");
+  }
+  void color(double r, double g, double b, double a) override {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(std::lround(r * 255)), static_cast<int>(std::lround(g * 255)),
+                  static_cast<int>(std::lround(b * 255)));
+    fill = buf, opacity = a;
+  }
+  void font(double s, bool b) override { size = s, bold = b; }
+  void text(double x, double y, const std::string& s) override {
+    out << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\" " << font_attrs() << " " << paint() << ">" << xml_escape(s)
+        << "</text>\n";
+  }
+  void text_up(double x, double y, const std::string& s) override {
+    out << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\" transform=\"rotate(-90 " << num(x) << " " << num(y) << ")\" "
+        << font_attrs() << " " << paint() << ">" << xml_escape(s) << "</text>\n";
+  }
+  void fill_rect(double x, double y, double w, double h) override {
+    out << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\"" << num(h) << "\" "
+        << paint() << "/>\n";
+  }
+  void stroke_rect(double x, double y, double w, double h, double lw) override {
+    out << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\"" << num(h)
+        << "\" fill=\"none\" stroke=\"" << fill << "\" stroke-width=\"" << num(lw) << "\"/>\n";
+  }
+  void line(double x0, double y0, double x1, double y1, double lw) override {
+    out << "<line x1=\"" << num(x0) << "\" y1=\"" << num(y0) << "\" x2=\"" << num(x1) << "\" y2=\"" << num(y1) << "\" stroke=\""
+        << fill << "\"" << (opacity < 1 ? " stroke-opacity=\"" + num(opacity) + "\"" : "") << " stroke-width=\"" << num(lw)
+        << "\"/>\n";
+  }
+  void cells(const deberta::Matrix& m, const ColorScale& scale, double x, double y, double w, double h) override {
+    // One <rect> per run of equal colours along a row (vector cells, crisp at any zoom; shape-rendering
+    // crispEdges keeps neighbouring cells from showing hairline seams).
+    const double cw = w / static_cast<double>(m.cols()), ch = h / static_cast<double>(m.rows());
+    out << "<g shape-rendering=\"crispEdges\">\n";
+    for (int r = 0; r < m.rows(); ++r)
+      for (int c = 0; c < m.cols();) {
+        const uint32_t col = color_of(scale, m(r, c));
+        int e = c + 1;
+        while (e < m.cols() && color_of(scale, m(r, e)) == col) ++e;
+        out << "<rect x=\"" << num(x + c * cw) << "\" y=\"" << num(y + r * ch) << "\" width=\"" << num((e - c) * cw)
+            << "\" height=\"" << num(ch) << "\" fill=\"" << hex(col) << "\"/>\n";
+        c = e;
+      }
+    out << "</g>\n";
+  }
+};
+
 std::string label_of(const std::vector<std::string>& labels, int t) {
   std::string name = t < static_cast<int>(labels.size()) ? labels[static_cast<size_t>(t)] : "#" + std::to_string(t);
   // At most 14 characters (UTF-8 aware: cut only at a character start).
@@ -180,109 +318,121 @@ std::string write_figure(const FigureSpec& f, const std::string& path) {
   const auto caption = m.wrap(f.caption, width - 2 * margin);
   const double cap_y = y0 + maps_h + 18;
   const double height = cap_y + caption.size() * 11.5 + margin;
-  cairo_destroy(mcr);
-  cairo_surface_destroy(scratch);
 
-  // Draw.
-  cairo_surface_t* surf = ends_with(path, ".pdf") ? cairo_pdf_surface_create(path.c_str(), width, height)
-                                                  : cairo_svg_surface_create(path.c_str(), width, height);
-  if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
-    const std::string err = cairo_status_to_string(cairo_surface_status(surf));
-    cairo_surface_destroy(surf);
-    return "figure: cannot write " + path + " (" + err + ")";
-  }
-  cairo_t* cr = cairo_create(surf);
-  Text t{cr};
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-  t.font(12, true);
-  t.at(margin, margin + 10, f.title);
-  t.font(9);
-  cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-  t.at(x0, y0 - col_label_h - 5, "key j →");
-  t.up(margin + 9, y0 + std::min(maps_h, map), "← query i");
-
-  for (size_t k = 0; k < f.maps.size(); ++k) {
-    const int r = static_cast<int>(k) / cols, c = static_cast<int>(k) % cols;
-    const double x = x0 + c * (map + gap), y = y0 + r * (map + map_title_h + gap);
-    cairo_surface_t* img = map_image(*f.maps[k].values, f.scale);
-    paint_image(cr, img, x, y, map, map);
-    cairo_surface_destroy(img);
-    cairo_set_source_rgb(cr, 0.45, 0.45, 0.5);
-    cairo_set_line_width(cr, 0.5);
-    cairo_rectangle(cr, x, y, map, map);
-    cairo_stroke(cr);
-    if (f.maps[k].crossed) {
-      cairo_set_source_rgba(cr, 0, 0, 0, 0.35);
-      cairo_rectangle(cr, x, y, map, map);
-      cairo_fill(cr);
-      cairo_set_source_rgb(cr, 0.85, 0.15, 0.15);
-      cairo_set_line_width(cr, 1.5);
-      cairo_move_to(cr, x, y), cairo_line_to(cr, x + map, y + map);
-      cairo_move_to(cr, x, y + map), cairo_line_to(cr, x + map, y);
-      cairo_stroke(cr);
-    }
-    if (!f.maps[k].title.empty()) {
-      cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-      t.font(8);
-      t.at(x + (map - t.width(f.maps[k].title)) / 2, y + map + 9, f.maps[k].title);
-    }
-    // Token labels: keys above the first row of maps, queries left of the first column.
-    if (labels) {
-      cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-      t.font(fs);
-      const double ch = map / nq, cw = map / nk;
-      if (c == 0)
-        for (int i = 0; i < nq; ++i) {
-          const std::string l = label_of(f.row_labels, i);
-          t.at(x - 3 - t.width(l), y + (i + 0.5) * ch + fs * 0.35, l);
-        }
-      if (r == 0)
-        for (int j = 0; j < nk; ++j) t.up(x + (j + 0.5) * cw + fs * 0.35, y - 3, label_of(f.col_labels, j));
-    }
-    if (c == 0 && r < static_cast<int>(f.row_titles.size())) {
-      cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-      t.font(9);
-      t.at(x - row_label_w - row_title_w, y + map / 2 + 3, f.row_titles[static_cast<size_t>(r)]);
-    }
-  }
-
-  // Colour bar: top = hi.
-  {
-    deberta::Matrix ramp(256, 1);
-    for (int r = 0; r < 256; ++r) ramp(r, 0) = f.scale.hi + (f.scale.lo - f.scale.hi) * r / 255.0;
-    cairo_surface_t* img = map_image(ramp, f.scale);
-    paint_image(cr, img, bar_x, y0, bar_w, bar_h);
-    cairo_surface_destroy(img);
-    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-    cairo_set_line_width(cr, 0.5);
-    cairo_rectangle(cr, bar_x, y0, bar_w, bar_h);
-    cairo_stroke(cr);
-    t.font(8);
-    for (size_t k = 0; k < ticks.size(); ++k) {
-      const double y = y0 + (f.scale.hi - tick_v[k]) / (f.scale.hi - f.scale.lo) * bar_h;
-      cairo_move_to(cr, bar_x + bar_w, y), cairo_line_to(cr, bar_x + bar_w + 3, y);
-      cairo_stroke(cr);
-      t.at(bar_x + bar_w + 5, y + 3, ticks[k]);
-    }
+  // Draw, on either canvas.
+  auto draw = [&](Canvas& t) {
+    t.color(1, 1, 1);
+    t.fill_rect(0, 0, width, height);
+    t.color(0.1, 0.1, 0.1);
+    t.font(12, true);
+    t.text(margin, margin + 10, f.title);
     t.font(9);
-    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    const double uw = t.width(f.units);
-    t.up(bar_x + bar_w + 5 + tick_w + 14, y0 + bar_h / 2 + uw / 2, f.units);
+    t.color(0.3, 0.3, 0.3);
+    t.text(x0, y0 - col_label_h - 5, "key j →");
+    t.text_up(margin + 9, y0 + std::min(maps_h, map), "← query i");
+
+    for (size_t k = 0; k < f.maps.size(); ++k) {
+      const int r = static_cast<int>(k) / cols, c = static_cast<int>(k) % cols;
+      const double x = x0 + c * (map + gap), y = y0 + r * (map + map_title_h + gap);
+      t.cells(*f.maps[k].values, f.scale, x, y, map, map);
+      t.color(0.45, 0.45, 0.5);
+      t.stroke_rect(x, y, map, map, 0.5);
+      if (f.maps[k].crossed) {
+        t.color(0, 0, 0, 0.35);
+        t.fill_rect(x, y, map, map);
+        t.color(0.85, 0.15, 0.15);
+        t.line(x, y, x + map, y + map, 1.5);
+        t.line(x, y + map, x + map, y, 1.5);
+      }
+      if (!f.maps[k].title.empty()) {
+        t.color(0.15, 0.15, 0.15);
+        m.font(8);
+        t.font(8);
+        t.text(x + (map - m.width(f.maps[k].title)) / 2, y + map + 9, f.maps[k].title);
+      }
+      // Token labels: keys above the first row of maps, queries left of the first column.
+      if (labels) {
+        t.color(0.1, 0.1, 0.1);
+        t.font(fs);
+        m.font(fs);
+        const double ch = map / nq, cw = map / nk;
+        if (c == 0)
+          for (int i = 0; i < nq; ++i) {
+            const std::string l = label_of(f.row_labels, i);
+            t.text(x - 3 - m.width(l), y + (i + 0.5) * ch + fs * 0.35, l);
+          }
+        if (r == 0)
+          for (int j = 0; j < nk; ++j) t.text_up(x + (j + 0.5) * cw + fs * 0.35, y - 3, label_of(f.col_labels, j));
+      }
+      if (c == 0 && r < static_cast<int>(f.row_titles.size())) {
+        t.color(0.15, 0.15, 0.15);
+        t.font(9);
+        t.text(x - row_label_w - row_title_w, y + map / 2 + 3, f.row_titles[static_cast<size_t>(r)]);
+      }
+    }
+
+    // Colour bar: top = hi.
+    {
+      deberta::Matrix ramp(256, 1);
+      for (int r = 0; r < 256; ++r) ramp(r, 0) = f.scale.hi + (f.scale.lo - f.scale.hi) * r / 255.0;
+      t.cells(ramp, f.scale, bar_x, y0, bar_w, bar_h);
+      t.color(0.3, 0.3, 0.3);
+      t.stroke_rect(bar_x, y0, bar_w, bar_h, 0.5);
+      t.font(8);
+      for (size_t k = 0; k < ticks.size(); ++k) {
+        const double y = y0 + (f.scale.hi - tick_v[k]) / (f.scale.hi - f.scale.lo) * bar_h;
+        t.line(bar_x + bar_w, y, bar_x + bar_w + 3, y, 0.5);
+        t.text(bar_x + bar_w + 5, y + 3, ticks[k]);
+      }
+      t.font(9);
+      m.font(9);
+      t.color(0.15, 0.15, 0.15);
+      const double uw = m.width(f.units);
+      t.text_up(bar_x + bar_w + 5 + tick_w + 14, y0 + bar_h / 2 + uw / 2, f.units);
+    }
+
+    // Caption.
+    t.color(0.2, 0.2, 0.2);
+    t.font(8.5);
+    for (size_t l = 0; l < caption.size(); ++l) t.text(margin, cap_y + l * 11.5, caption[l]);
+  };
+
+  if (ends_with(path, ".svg")) {
+    SvgCanvas svg;
+    draw(svg);
+    cairo_destroy(mcr);
+    cairo_surface_destroy(scratch);
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    if (!file) return "figure: cannot write " + path + " (" + std::strerror(errno) + ")";
+    file << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
+         << SvgCanvas::num(width) << "pt\" height=\"" << SvgCanvas::num(height) << "pt\" viewBox=\"0 0 " << SvgCanvas::num(width)
+         << " " << SvgCanvas::num(height) << "\">\n<title>" << xml_escape(f.title) << "</title>\n"
+         << svg.out.str() << "</svg>\n";
+    file.close();
+    if (!file) return "figure: cannot write " + path + " (" + std::strerror(errno) + ")";
+  } else {
+    cairo_surface_t* surf = cairo_pdf_surface_create(path.c_str(), width, height);
+    if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
+      const std::string err = cairo_status_to_string(cairo_surface_status(surf));
+      cairo_surface_destroy(surf);
+      cairo_destroy(mcr);
+      cairo_surface_destroy(scratch);
+      return "figure: cannot write " + path + " (" + err + ")";
+    }
+    cairo_t* cr = cairo_create(surf);
+    CairoCanvas canvas(cr);
+    draw(canvas);
+    const cairo_status_t drawn = cairo_status(cr);  // an error while drawing stays on the context
+    cairo_destroy(cr);
+    cairo_surface_finish(surf);
+    const cairo_status_t st = drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surf);
+    cairo_surface_destroy(surf);
+    const cairo_status_t measured = cairo_status(mcr);
+    cairo_destroy(mcr);
+    cairo_surface_destroy(scratch);
+    if (st != CAIRO_STATUS_SUCCESS) return "figure: cannot write " + path + " (" + cairo_status_to_string(st) + ")";
+    if (measured != CAIRO_STATUS_SUCCESS) return "figure: " + path + ": measuring the text failed (" + cairo_status_to_string(measured) + ")";
   }
-
-  // Caption.
-  cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-  t.font(8.5);
-  for (size_t l = 0; l < caption.size(); ++l) t.at(margin, cap_y + l * 11.5, caption[l]);
-
-  const cairo_status_t drawn = cairo_status(cr);  // an error while drawing stays on the context
-  cairo_destroy(cr);
-  cairo_surface_finish(surf);
-  const cairo_status_t st = drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surf);
-  cairo_surface_destroy(surf);
-  if (st != CAIRO_STATUS_SUCCESS) return "figure: cannot write " + path + " (" + cairo_status_to_string(st) + ")";
   auto pt = [](double v) { return std::to_string(static_cast<int>(std::lround(v))); };
   return "wrote " + path + " (" + pt(width) + " × " + pt(height) + " pt, map at " + pt(x0) + "," + pt(y0) + " size " +
          pt(map) + " pt)";
@@ -292,8 +442,8 @@ namespace {
 
 std::string units_of(Quantity q, double scale) {
   switch (q) {
-    case Quantity::Probs: return "attention probability A_ij (each row sums to 1)";
-    case Quantity::Logits: return "score Ã_ij (logit, before the softmax)";
+    case Quantity::Probs: return "attention weight softmax(Ã/√(3d))_ij (each row sums to 1)";
+    case Quantity::Logits: return "score Ã_ij/√(3d) (the logit before the softmax)";
     default: return std::string(quantity_name(q)) + " term (logit units, already × s = " + fmt(scale, 4, false) + ")";
   }
 }

@@ -24,11 +24,22 @@ for f in map.pdf grid.pdf; do
   head -c 5 "$out/$f" | grep -q '%PDF-' || fail "$f is not a PDF"
 done
 head -c 200 "$out/map.svg" | grep -q '<svg' || fail "map.svg is not an SVG"
-grep -q '<image' "$out/map.svg" || fail "map.svg has no map image"
+# The SVG is for slides: vector cells (<rect>), every label a real <text> element, no raster image.
+grep -q '<image' "$out/map.svg" && fail "map.svg embeds a raster <image>"
+grep -q '<rect' "$out/map.svg" || fail "map.svg has no <rect> cells"
+grep -qF ">1 $token</text>" "$out/map.svg" || grep -qF "$token</text>" "$out/map.svg" || fail "map.svg has no <text> label for '$token'"
+for want in "key j" "query i" "attention" "Model:"; do
+  grep -F "<text" "$out/map.svg" | grep -qF "$want" || fail "map.svg has no <text> with '$want'"
+done
+cells=$(grep -c '<rect' "$out/map.svg")
+echo "map.svg: $cells <rect> elements, $(grep -c '<text' "$out/map.svg") <text> elements, no <image>"
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$out/map.svg" || fail "map.svg is not well-formed XML"
+fi
 
 # Text in the PDF: a token label, the axis titles, the colour bar's units, the caption.
 pdftotext "$out/map.pdf" "$out/map.txt" || fail "pdftotext map.pdf"
-for want in "$token" "key j" "query i" "attention probability" "Model:" "Ablation:" "Layer 1, head 1"; do
+for want in "$token" "key j" "query i" "attention weight" "Model:" "Ablation:" "Layer 1, head 1"; do
   grep -qF "$want" "$out/map.txt" || fail "map.pdf has no text '$want'"
 done
 pdftotext "$out/grid.pdf" "$out/grid.txt" || fail "pdftotext grid.pdf"
