@@ -240,11 +240,25 @@ HeatmapEvent Heatmap(App& app, const std::string& id, const deberta::Matrix& m, 
   }
   dl->PushClipRect(a0, ev.max, true);
 
-  // Numbers in the cells once they fit.
-  const ImVec2 sample = ImGui::CalcTextSize(ov.digits == 0 ? "000" : "0.00");
-  if (cw >= sample.x + 4 && ch >= sample.y) {
-    // Fixed decimals (no exponent, no "+"): 2 or 3 as the cell allows; a negative value keeps a real minus.
-    const int digits = ov.digits >= 0 ? ov.digits : (cw >= ImGui::CalcTextSize("−0.000").x + 6 ? 3 : 2);
+  // Numbers in the cells once they fit. A map that can hold negative values sizes its numbers for
+  // "−0.00", so that at a medium zoom negative cells are labelled as well as positive ones (not
+  // only the positives whose shorter text happened to fit): 3, 2 or 1 decimals, as the cell allows.
+  int digits = -1;
+  if (ch >= ImGui::GetTextLineHeight() && cw >= ImGui::CalcTextSize("0").x + 4 && m.size() > 0) {
+    // Sized for the widest number of the map (its sign and integer digits), checked only once the
+    // cells are big enough for any number at all (a full scan of a 512² map costs ~0.3 ms).
+    const bool negatives = m.minCoeff() < 0;
+    const double biggest = m.cwiseAbs().maxCoeff();
+    const std::string whole = std::string(negatives ? "\u2212" : "") +
+                              std::string(static_cast<size_t>(biggest >= 1 ? std::floor(std::log10(biggest)) + 1 : 1), '0');
+    if (ov.digits >= 0) {
+      if (cw >= ImGui::CalcTextSize(whole.c_str()).x + 4) digits = ov.digits;
+    } else {
+      for (int d = 3; d >= 1 && digits < 0; --d)
+        if (cw >= ImGui::CalcTextSize((whole + "." + std::string(static_cast<size_t>(d), '0')).c_str()).x + 4) digits = d;
+    }
+  }
+  if (digits >= 0) {
     char buf[48];
     for (int i = i_lo; i <= i_hi; ++i)
       for (int j = j_lo; j <= j_hi; ++j) {

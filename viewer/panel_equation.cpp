@@ -98,7 +98,7 @@ void DrawEquationPanel(App& app) {
     }
     const int cols = std::max(1, static_cast<int>(pairs.size()));
     const float col_w = (ImGui::GetContentRegionAvail().x - 8 * (cols - 1)) / static_cast<float>(cols);
-    const float label_w = 78, bar_h = 26;
+    const float label_w = 78, bar_h = std::max(40.0f, ImGui::GetTextLineHeight() * 2.6f);  // each half ≥ 16 px
     for (size_t c = 0; c < pairs.size(); ++c) {
       const Pair& p = pairs[c];
       if (c) ImGui::SameLine();

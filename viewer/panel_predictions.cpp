@@ -125,17 +125,27 @@ void DrawPredictionsPanel(App& app) {
   if (!r.predict_note.empty()) Note(r.predict_note);
 
   const float half = (ImGui::GetContentRegionAvail().x - 20) / 2;
-  if (!r.emd_on.empty() || !r.emd_off.empty()) {
+  if (r.emd_on.empty() && !r.emd_off.empty()) {
+    // No decoder in this run (the model has none, or the ablation switched it off): one column that
+    // says so, never a "with the EMD" heading over a reason why there is none.
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "Predictions without the Enhanced Mask Decoder");
+    ImGui::PushTextWrapPos(0);
+    Note("This run has no EMD: " + (r.emd_note.empty() ? std::string("the decoder did not run") : r.emd_note) +
+         ". The MLM head reads the last encoder layer (layer " + std::to_string(c.num_hidden_layers - 1) +
+         ") directly: no absolute position enters.");
+    ImGui::PopTextWrapPos();
+    prediction_table(s, "emd_off", r.emd_off, nullptr, std::min(2 * half, 720.0f));
+    if (!r.ablation.is_default())
+      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "with the current ablation: %s",
+                         r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
+  } else if (!r.emd_on.empty() || !r.emd_off.empty()) {
     ImGui::BeginGroup();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + half);
     ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "with the Enhanced Mask Decoder");
     Note("The MLM head reads the decoder's output: H = output of layer " + std::to_string(c.num_hidden_layers - 2) +
          ", I_0 = H + P (absolute positions), layer " + std::to_string(c.num_hidden_layers - 1) + " applied twice.");
     ImGui::PopTextWrapPos();
-    if (!r.emd_on.empty())
-      prediction_table(s, "emd_on", r.emd_on, nullptr, half);
-    else
-      Note(r.emd_note.empty() ? "no EMD" : r.emd_note);
+    prediction_table(s, "emd_on", r.emd_on, nullptr, half);
     ImGui::EndGroup();
     ImGui::SameLine(0, 20);
     ImGui::BeginGroup();
@@ -151,10 +161,7 @@ void DrawPredictionsPanel(App& app) {
   }
 
   ImGui::Separator();
-  if (!r.emd()) {
-    Note("No decoder passes to show: " + (r.emd_note.empty() ? std::string("the EMD did not run") : r.emd_note));
-    return;
-  }
+  if (!r.emd()) return;  // said above: no decoder passes to show
   ImGui::Text("Attention of the decoder passes");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(140);
