@@ -9,6 +9,8 @@
 // into embedded images, which a slide can neither search nor scale crisply (issue 31).
 #include "figure_export.h"
 
+#include "diagrams.h"
+
 #include "deberta/tokenizer.h"
 
 #include <cairo-pdf.h>
@@ -436,6 +438,119 @@ std::string write_figure(const FigureSpec& f, const std::string& path) {
   auto pt = [](double v) { return std::to_string(static_cast<int>(std::lround(v))); };
   return "wrote " + path + " (" + pt(width) + " × " + pt(height) + " pt, map at " + pt(x0) + "," + pt(y0) + " size " +
          pt(map) + " pt)";
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t a = 0;
+  while (true) {
+    const size_t b = s.find('\n', a);
+    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+void rgb_of(uint32_t abgr, double* r, double* g, double* b) {
+  *r = (abgr & 0xff) / 255.0, *g = ((abgr >> 8) & 0xff) / 255.0, *b = ((abgr >> 16) & 0xff) / 255.0;
+}
+
+/// Draws a Diagram (diagrams.h) on a canvas; `m` measures text (for right-aligned labels).
+void draw_diagram(const Diagram& d, Canvas& t, Text& m) {
+  t.color(1, 1, 1);
+  t.fill_rect(0, 0, d.width, d.height);
+  t.color(0.1, 0.1, 0.1);
+  t.font(12, true);
+  t.text(20, 24, d.title);
+  for (const DiagramBox& b : d.boxes) {
+    double r, g, bl;
+    rgb_of(b.fill, &r, &g, &bl);
+    t.color(r, g, bl, b.off ? 0.4 : 1.0);
+    t.fill_rect(b.x, b.y, b.w, b.h);
+    t.color(0.35, 0.35, 0.4);
+    t.stroke_rect(b.x, b.y, b.w, b.h, b.container ? 1.0 : 0.6);
+    t.color(b.off ? 0.55 : 0.1, b.off ? 0.55 : 0.1, b.off ? 0.55 : 0.12);
+    t.font(9, true);
+    t.text(b.x + 6, b.y + 14, b.title);
+    if (b.container) continue;
+    t.font(8);
+    const auto lines = split_lines(b.detail);
+    for (size_t l = 0; l < lines.size(); ++l) t.text(b.x + 6, b.y + 27 + 11 * static_cast<double>(l), lines[l]);
+  }
+  t.color(0.3, 0.3, 0.35);
+  for (const DiagramArrow& a : d.arrows) {
+    t.line(a.x0, a.y0, a.x1, a.y1, 1.2);
+    const double dx = a.x1 - a.x0, dy = a.y1 - a.y0, len = std::max(std::hypot(dx, dy), 1e-9);
+    const double ux = dx / len, uy = dy / len;
+    t.line(a.x1, a.y1, a.x1 - 6 * ux + 3.5 * uy, a.y1 - 6 * uy - 3.5 * ux, 1.2);
+    t.line(a.x1, a.y1, a.x1 - 6 * ux - 3.5 * uy, a.y1 - 6 * uy + 3.5 * ux, 1.2);
+  }
+  if (!d.left.empty()) {
+    double r, g, bl;
+    rgb_of(d.link_color, &r, &g, &bl);
+    for (const DiagramLink& l : d.links) {
+      t.color(r, g, bl, std::clamp(l.weight, 0.0, 1.0));
+      t.line(d.left_x, d.top + (l.from + 0.5) * d.row_h, d.right_x, d.top + (l.to + 0.5) * d.row_h, 1.5);
+    }
+    const double fs = std::clamp(d.row_h * 0.75, 2.0, 10.0);
+    t.font(fs);
+    m.font(fs);
+    t.color(0.1, 0.1, 0.1);
+    for (size_t i = 0; i < d.left.size(); ++i) {
+      const double y = d.top + (static_cast<double>(i) + 0.5) * d.row_h + fs * 0.35;
+      const std::string lab = std::to_string(i) + " " + d.left[i];
+      t.text(d.left_x - 6 - m.width(lab), y, lab);
+      t.text(d.right_x + 6, y, std::to_string(i) + " " + d.right[i]);
+    }
+    t.font(9);
+    t.color(0.3, 0.3, 0.3);
+    t.text(d.left_x - 60, d.top - 10, "query i");
+    t.text(d.right_x + 6, d.top - 10, "key j");
+  }
+  t.color(0.2, 0.2, 0.2);
+  t.font(8.5);
+  t.text(20, d.height - 12, d.caption);
+}
+
+}  // namespace
+
+std::string write_diagram(const Diagram& d, const std::string& path) {
+  if (!figure_format_ok(path)) return "figure: " + path + ": unknown format (use .pdf or .svg)";
+  if (d.width <= 0 || d.height <= 0) return "figure: " + path + ": nothing to draw";
+  cairo_surface_t* scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+  cairo_t* mcr = cairo_create(scratch);
+  Text m{mcr};
+  std::string result;
+  if (ends_with(path, ".svg")) {
+    SvgCanvas svg;
+    draw_diagram(d, svg, m);
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    if (file)
+      file << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
+           << SvgCanvas::num(d.width) << "pt\" height=\"" << SvgCanvas::num(d.height) << "pt\" viewBox=\"0 0 "
+           << SvgCanvas::num(d.width) << " " << SvgCanvas::num(d.height) << "\">\n<title>" << xml_escape(d.title)
+           << "</title>\n" << svg.out.str() << "</svg>\n";
+    file.close();
+    if (!file) result = "figure: cannot write " + path + " (" + std::strerror(errno) + ")";
+  } else {
+    cairo_surface_t* surf = cairo_pdf_surface_create(path.c_str(), d.width, d.height);
+    cairo_t* cr = cairo_create(surf);
+    CairoCanvas canvas(cr);
+    if (cairo_surface_status(surf) == CAIRO_STATUS_SUCCESS) draw_diagram(d, canvas, m);
+    const cairo_status_t drawn = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_finish(surf);
+    const cairo_status_t st = drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surf);
+    cairo_surface_destroy(surf);
+    if (st != CAIRO_STATUS_SUCCESS) result = "figure: cannot write " + path + " (" + cairo_status_to_string(st) + ")";
+  }
+  cairo_destroy(mcr);
+  cairo_surface_destroy(scratch);
+  if (!result.empty()) return result;
+  return "wrote " + path + " (" + std::to_string(static_cast<int>(d.width)) + " × " + std::to_string(static_cast<int>(d.height)) +
+         " pt, " + std::to_string(d.boxes.size()) + " boxes, " + std::to_string(d.links.size()) + " links)";
 }
 
 namespace {

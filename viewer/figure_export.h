@@ -49,6 +49,13 @@ std::string write_figure(const FigureSpec& f, const std::string& path);
 /// computed yet" and a term switched off.
 std::string export_figure_map(const ViewerState& s, Quantity q, const std::string& path);
 
+struct Diagram;
+
+/// A pipeline or token-link diagram (diagrams.h) as PDF or SVG, the layout the tab draws: boxes,
+/// arrows and links as vectors, every label a text element. Returns "wrote PATH (W × H pt, B boxes,
+/// K links)" or "figure: PATH: problem" (unknown extension, nothing to draw, unwritable file).
+std::string write_diagram(const Diagram& diagram, const std::string& path);
+
 /// Every layer × head map of quantity `q` on one shared scale (the Attention-grid tab) as a figure.
 std::string export_figure_grid(const ViewerState& s, Quantity q, const std::string& path);
 

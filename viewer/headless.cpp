@@ -120,6 +120,23 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     }
     if (o_.screenshot.empty()) done = true;
   }
+  if (first && (!o_.figure_pipeline.empty() || !o_.figure_links.empty())) {
+    for (const bool links : {false, true}) {
+      const std::string& path = links ? o_.figure_links : o_.figure_pipeline;
+      if (path.empty()) continue;
+      std::string line, why;
+      if (!links) {
+        line = write_diagram(current_pipeline(s), path);
+      } else if (const std::optional<Diagram> d = current_links(s, &why)) {
+        line = write_diagram(*d, path);
+      } else {
+        line = "figure: " + path + ": " + why;
+      }
+      std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
+      if (line.rfind("wrote ", 0) != 0) exit_code_ = 1;
+    }
+    if (o_.screenshot.empty()) done = true;
+  }
   if (first && !o_.export_dir.empty()) {
     for (const auto& l : export_all(s, o_.export_dir)) {
       std::printf("export: %s\n", l.c_str());

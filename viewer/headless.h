@@ -34,6 +34,7 @@ struct HeadlessOptions {
   bool lesson_show_me = false;      ///< press the lesson step's "show me"
   bool lesson_reveal = false;       ///< press "show the working" (after the answer: shown only after an attempt)
   std::string figure, figure_grid;  ///< figures to write (.pdf / .svg)
+  std::string figure_pipeline, figure_links;  ///< the Pipeline / Token links diagrams (.pdf / .svg)
   Quantity figure_quantity = Quantity::Probs;
   int bench_frames = 0;             ///< render this many frames once ready, print mean and p95 frame time
 };

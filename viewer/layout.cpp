@@ -88,7 +88,9 @@ void draw_layout(App& app) {
                           {Tab::Predictions, "EMD & predictions", DrawPredictionsPanel},
                           {Tab::Compare, "Compare models", DrawComparePanel},
                           {Tab::Export, "Export", DrawExportPanel},
-                          {Tab::Lesson, "Lesson", DrawLessonPanel}};
+                          {Tab::Lesson, "Lesson", DrawLessonPanel},
+                          {Tab::Pipeline, "Pipeline", DrawPipelinePanel},
+                          {Tab::Links, "Token links", DrawLinksPanel}};
     ViewerState& s = app.state;
     if (ImGui::BeginTabBar("tabs")) {
       for (const Item& it : items) {

@@ -70,6 +70,7 @@ struct Args {
   bool lesson_show_me = false; ///< headless: press "show me" once the result is shown
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
+  std::string figure_pipeline, figure_links;  ///< headless: the Pipeline / Token links diagrams (.pdf/.svg)
   std::string figure_quantity = "probs";  ///< term of the figures: c2c, c2p, p2c, p2p, logits, probs
   int bench_rerun = 0;     ///< --bench-rerun N: time the re-run after an ablation toggle at N tokens (no window)
   int threads = 0;         ///< --threads: the core's thread count (0: the viewer's default)
@@ -131,7 +132,7 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
   cli.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
   cli.add_option("--panel", args.panel,
-                 "Tab to show: grid, head, distance, equation, predictions, compare, export, lesson (model, tokens, ablations: default tab)");
+                 "Tab to show: grid, head, distance, equation, predictions, compare, export, lesson, pipeline, links (model, tokens, ablations: default tab)");
   cli.add_option("--select", args.select, "Selected layer:head[:query:key]");
   cli.add_option("--ablate", args.ablate,
                  "Ablation flags as for `deberta predict`, e.g. \"--terms c2c,c2p --head-mask 1:0 --no-emd\"");
@@ -180,6 +181,9 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--figure", args.figure,
                  "Headless: write the selected map as a figure for slides (.pdf or .svg, cairo) and exit");
   cli.add_option("--figure-grid", args.figure_grid, "Headless: write the layers × heads grid as a figure (.pdf or .svg)");
+  cli.add_option("--figure-pipeline", args.figure_pipeline, "Headless: write the Pipeline diagram (.pdf or .svg)");
+  cli.add_option("--figure-links", args.figure_links,
+                 "Headless: write the Token links of the selected layer and head (--select), attention weights (.pdf or .svg)");
   cli.add_option("--figure-quantity", args.figure_quantity, "Term of --figure/--figure-grid: c2c, c2p, p2c, p2p, logits, probs");
   cli.add_option("--bench-rerun", args.bench_rerun,
                  "Time the re-run after an ablation toggle (-c2p on/off, a head mask in the last layer) at N tokens "
@@ -191,7 +195,8 @@ int parse_args(int argc, char** argv, Args* out) {
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 
-  args.headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty();
+  args.headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
+                  !args.figure_pipeline.empty() || !args.figure_links.empty();
   viewer::MapView& zoom_view = args.zoom_view;
   if (!args.zoom.empty() &&
       (std::sscanf(args.zoom.c_str(), "%f,%f,%f", &zoom_view.cx, &zoom_view.cy, &zoom_view.zoom) != 3 ||
@@ -213,7 +218,7 @@ int parse_args(int argc, char** argv, Args* out) {
       return 2;
     }
   }
-  for (const std::string* f : {&args.figure, &args.figure_grid})
+  for (const std::string* f : {&args.figure, &args.figure_grid, &args.figure_pipeline, &args.figure_links})
     if (!f->empty() && !viewer::figure_format_ok(*f)) {
       std::fprintf(stderr, "deberta-viewer: %s: a figure must end in .pdf or .svg\n", f->c_str());
       return 2;
@@ -227,7 +232,7 @@ int parse_args(int argc, char** argv, Args* out) {
   }
   if (args.lesson_step > 0) args.panel = args.panel.empty() ? "lesson" : args.panel;
   if (!args.panel.empty() && !parse_tab(args.panel, &args.start_tab)) {
-    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, lesson, "
+    std::fprintf(stderr, "deberta-viewer: unknown --panel '%s' (grid, head, distance, equation, predictions, compare, export, lesson, pipeline, links, "
                          "model, tokens, ablations)\n", args.panel.c_str());
     return 2;
   }
@@ -296,6 +301,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   ho.export_dir = args.export_dir, ho.timeout = args.timeout, ho.then_load = args.then_load;
   ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me, ho.lesson_reveal = args.lesson_reveal;
   ho.figure = args.figure, ho.figure_grid = args.figure_grid, ho.figure_quantity = args.figure_q;
+  ho.figure_pipeline = args.figure_pipeline, ho.figure_links = args.figure_links;
   ho.bench_frames = args.bench_frames;
   return ho;
 }

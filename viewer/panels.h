@@ -17,7 +17,9 @@
 #pragma once
 
 #include "app.h"
+#include "diagrams.h"
 
+#include <optional>
 #include <string>
 
 namespace viewer {
@@ -44,6 +46,15 @@ void DrawExportPanel(App& app);
 void DrawComparePanel(App& app);
 /// The guided lesson (lesson.h), its steps built from the selected layer and layer 0 in full.
 void DrawLessonPanel(App& app);
+/// Pipeline: the model's stages with its real sizes; a click opens a box's tab (panel_diagrams.cpp).
+void DrawPipelinePanel(App& app);
+/// Token links: bertviz-style lines query → key for the selected layer and head (panel_diagrams.cpp).
+void DrawLinksPanel(App& app);
+/// The Pipeline tab's diagram for the shown result (needs s.result).
+Diagram current_pipeline(const ViewerState& s);
+/// The Token links tab's diagram (needs s.result and, for a term's share, the selected layer in
+/// full); nullopt with the reason in `why` when it cannot be drawn.
+std::optional<Diagram> current_links(const ViewerState& s, std::string* why);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.
 void DrawPopups(App& app);

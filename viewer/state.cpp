@@ -77,6 +77,8 @@ const char* tab_name(Tab t) {
     case Tab::Compare: return "compare";
     case Tab::Export: return "export";
     case Tab::Lesson: return "lesson";
+    case Tab::Pipeline: return "pipeline";
+    case Tab::Links: return "links";
     case Tab::Count: break;
   }
   return "?";
@@ -117,7 +119,8 @@ std::vector<int64_t> wanted_layers(const ViewerState& s) {
   }
   // The tabs that show no term of a layer (the grid's probabilities, predictions, comparison) need
   // none: a re-run there costs the forward pass alone. The Export tab writes the selected map.
-  if (s.tab != Tab::Head && s.tab != Tab::Equation && s.tab != Tab::Distance && s.tab != Tab::Lesson && s.tab != Tab::Export)
+  if (s.tab != Tab::Head && s.tab != Tab::Equation && s.tab != Tab::Distance && s.tab != Tab::Lesson && s.tab != Tab::Export &&
+      s.tab != Tab::Links)
     return layers;
   const int64_t selected = std::clamp<int64_t>(s.layer, 0, L - 1);
   if (s.tab == Tab::Lesson && selected != 0) layers.push_back(0);

@@ -136,7 +136,7 @@ const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t laye
 bool computed(const Result& r, Quantity q);
 
 /// The tabs of the main area.
-enum class Tab { Grid, Head, Distance, Equation, Predictions, Compare, Export, Lesson, Count };
+enum class Tab { Grid, Head, Distance, Equation, Predictions, Compare, Export, Lesson, Pipeline, Links, Count };
 const char* tab_name(Tab t);  ///< short name used by --panel: grid, head, distance, ...
 
 /// Zoom and pan of one map or of a group of maps that move together (heatmap.cpp): `zoom` ≥ 1
@@ -183,6 +183,7 @@ struct ViewerState {
   int hover_token_next = -1;           ///< set during the frame, becomes hover_token at its end
   Quantity grid_quantity = Quantity::Probs;
   Quantity export_quantity = Quantity::Probs;
+  int links_weight = 0;                ///< Token links: 0 the weight, 1 c2c, 2 c2p, 3 p2c, 4 p2p share
   int distance_k = 4;                  ///< k of the δ(i, j) illustration
   int emd_head = 0;
   LessonState lesson;                  ///< the Lesson tab: step, answer, cached steps

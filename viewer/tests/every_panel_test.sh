@@ -27,7 +27,7 @@ cases=(
 for c in "${cases[@]}"; do
   IFS='|' read -r model opt value <<<"$c"
   args=(--model "$src/notebooks_data/$model" "$opt" "$value")
-  for panel in grid head distance equation predictions compare export lesson; do run "${args[@]}" --panel "$panel"; done
+  for panel in grid head distance equation predictions compare export lesson pipeline links; do run "${args[@]}" --panel "$panel"; done
   for step in $(seq 1 12); do
     run "${args[@]}" --panel lesson --lesson-step "$step" --lesson-answer 0 --lesson-reveal
     run "${args[@]}" --panel lesson --lesson-step "$step" --lesson-answer 0 --lesson-show-me

@@ -4,6 +4,7 @@
 // Each answer is recomputed here from a second core call (relative_positions + table_rows,
 // relative_distance, the trace's terms) rather than copied from the lesson, so a lesson that read
 // the wrong map, row or layer fails.
+#include "diagrams.h"
 #include "lesson.h"
 
 #include "deberta/equations.h"
@@ -358,4 +359,48 @@ TEST_CASE("no answer, working or map is shown before an attempt; a not-an-answer
   st.applies = false;
   L = viewer::LessonState();
   CHECK(L.answer_visible(st));     // a step that does not apply has nothing to hide
+}
+
+TEST_CASE("token links: a term's share of the weight, the shares add up to the weight; the pipeline has the model's sizes (issue 31)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  const Run r = run_text(dir, kDefaultText);
+  const int layer = 1, head = 2;
+  const auto& a = r.trace.layers[layer].attention;
+  const std::vector<const Matrix*> terms = {&a.c2c[head], &a.c2p[head], &a.p2c[head]};
+  Matrix sum = Matrix::Zero(a.probs[head].rows(), a.probs[head].cols());
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const Matrix share = viewer::term_share(a.probs[head], terms, t);
+    CHECK(share.minCoeff() >= 0);
+    sum += share;
+    // Cell by cell: weight · |term| / Σ|terms|.
+    const Eigen::Index i = 7, j = 3;
+    const double total = std::fabs(a.c2c[head](i, j)) + std::fabs(a.c2p[head](i, j)) + std::fabs(a.p2c[head](i, j));
+    CHECK(std::fabs(share(i, j) - a.probs[head](i, j) * std::fabs((*terms[t])(i, j)) / total) < 1e-15);
+  }
+  CHECK((sum - a.probs[head]).cwiseAbs().maxCoeff() < 1e-14);
+  CHECK_THROWS_AS(viewer::term_share(a.probs[head], terms, 3), std::invalid_argument);
+
+  const int N = static_cast<int>(r.tokens.size());
+  const viewer::Diagram links = viewer::links_diagram(r.tokens, a.probs[head], "links", 0.05);
+  CHECK(links.left.size() == static_cast<size_t>(N));
+  for (const auto& l : links.links) CHECK(a.probs[head](l.from, l.to) >= 0.05);
+  size_t strong = 0;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) strong += a.probs[head](i, j) >= 0.05;
+  CHECK(links.links.size() == strong);
+  CHECK_THROWS_AS(viewer::links_diagram({"a"}, a.probs[head], "links"), std::invalid_argument);
+
+  const viewer::Diagram p = viewer::pipeline_diagram(r.model.config, r.trace.context.attention, N, true, true);
+  std::string all;
+  for (const auto& b : p.boxes) all += b.title + " | " + b.detail + "\n";
+  CAPTURE(all);
+  CHECK(all.find("× L = " + std::to_string(r.model.config.num_hidden_layers)) != std::string::npos);
+  CHECK(all.find("[4 heads × " + std::to_string(N) + " × " + std::to_string(N) + "]") != std::string::npos);
+  CHECK(all.find("2k = " + std::to_string(2 * r.trace.context.attention.k)) != std::string::npos);
+  CHECK(all.find("I_0 = H + P") != std::string::npos);
+  CHECK(all.find("softmax(Ã / √(3d))") != std::string::npos);
+  const viewer::Diagram q = viewer::pipeline_diagram(r.model.config, r.trace.context.attention, N, false, true);
+  std::string none;
+  for (const auto& b : q.boxes) none += b.title;
+  CHECK(none.find("Enhanced Mask Decoder") == std::string::npos);
 }

@@ -12,6 +12,8 @@ std::string write_figure(const FigureSpec&, const std::string& path) {
   return "figure: " + path + ": PDF / SVG figures need cairo, which the web edition does not have; use the desktop explorer";
 }
 
+std::string write_diagram(const Diagram&, const std::string& path) { return write_figure({}, path); }
+
 std::string export_figure_map(const ViewerState&, Quantity, const std::string& path) { return write_figure({}, path); }
 
 std::string export_figure_grid(const ViewerState&, Quantity, const std::string& path) { return write_figure({}, path); }
