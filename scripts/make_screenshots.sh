@@ -48,6 +48,10 @@ shot predictions --panel predictions --select "$sel"
 shot ablations   --panel ablations --crop --select "$sel" --ablate "--terms c2c,c2p --head-mask 0:1"
 shot ablated_grid --panel grid --select "$sel" --ablate "--terms c2c,c2p --head-mask 0:1"
 shot export      --panel export --select "$sel"
+shot pipeline    --panel pipeline --select "$sel"
+shot token_links --panel links --select 1:2
+shot lesson_mistake --panel lesson --select 1:2 --lesson-step 8 --lesson-answer 30   # the paper's p2c index: named
+shot lesson_step5 --panel lesson --select 1:2 --lesson-step 5 --lesson-answer 22 --lesson-reveal
 # Task heads (docs/user-guide.md "Task heads"): the shipped sentence-pair classifier without c2p at
 # inference, and the replaced-token-detection strip on the shipped discriminator (or the golden v3_rtd).
 classifier=notebooks_data/models/deberta-tiny-wordnet-match
