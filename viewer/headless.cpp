@@ -108,7 +108,14 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   }
   if (first && o_.lesson_reveal && !s.lesson.steps.empty()) {
     s.lesson.revealed = true;
-    if (s.lesson.attempts == 0) std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
+    if (s.lesson.attempts == 0) {
+      std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
+    } else {
+      // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
+      const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
+      std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
+      for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
+    }
   }
   if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};

@@ -123,6 +123,7 @@ struct LessonState {
   /// learner has committed a number (right or wrong), or when the step does not apply.
   bool answer_visible(const LessonStep& st) const { return !st.applies || checked > 0 || (revealed && attempts > 0); }
   bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
+  bool focus_answer = true;    ///< put the keyboard in the answer box (a new step, or after a wrong answer)
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
   uint64_t built_generation = 0;
   int built_layer = -1, built_head = -1;

@@ -66,6 +66,7 @@ void go_to(LessonState& L, int step) {
   L.mistake.clear();
   L.revealed = false;
   L.given[0] = '\0';
+  L.focus_answer = true;
 }
 
 /// The map of the step beside the question, with its cell outlined (null when it has none).
@@ -246,9 +247,14 @@ void DrawLessonPanel(App& app) {
     ImGui::TextUnformatted("Question");
     ImGui::TextWrapped("%s", st.question.c_str());
     ImGui::SetNextItemWidth(160);
+    // The keyboard goes to the answer box on a new step and after a wrong answer: type, Enter, retype.
+    if (L.focus_answer) {
+      ImGui::SetKeyboardFocusHere();
+      L.focus_answer = false;
+    }
     // The value applies as it is typed (so "check" sees it); Enter also checks.
     // Text, not a number field: a blank or unparsable entry must not count as "0".
-    ImGui::InputText("your answer", L.given, sizeof L.given);
+    ImGui::InputText("your answer", L.given, sizeof L.given, ImGuiInputTextFlags_AutoSelectAll);  // refocused after a wrong answer: typing replaces it
     const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
     ImGui::SameLine();
     if (ImGui::Button("check") || enter) {
@@ -256,6 +262,7 @@ void DrawLessonPanel(App& app) {
       L.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
       if (v.kind != LessonVerdict::NotAnswer) ++L.attempts;
       L.mistake = v.mistake;
+      L.focus_answer = v.kind != LessonVerdict::Right;
     }
     // Predict, then observe: the working and "show me" open only once a number was committed.
     const bool attempted = L.attempts > 0;
