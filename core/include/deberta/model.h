@@ -198,10 +198,11 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
 /// rows. A term the ablation turns off (`seq.attention`) is empty and not added.
 struct HeadScores {
   Matrix c2c, c2p, p2c, p2p;  ///< p2p: eq. 2's fourth term (off unless switched on)
-  Matrix logits;              ///< Ã = c2c + c2p + p2c (+ p2p)
+  Matrix logits;              ///< s·Ã = c2c + c2p + p2c (+ p2p) with the scaled terms: eq. 4's Ã/√(3d)
 };
 
-/// eq. 4: the attention logits of one head, Ã[i, j] = c2c + c2p + p2c (+ p2p), each term from its
+/// eq. 4: the attention logits of one head, s·Ã[i, j] = c2c + c2p + p2c (+ p2p) — the paper's
+/// Ã/√(3d), Ã being the unscaled sum — each term (already × s) from its
 /// own equation function (equations.h). Summed in the reference code's order, c2c + ((c2p + p2c)
 /// + p2p) (Hugging Face `DisentangledSelfAttention.forward`: `rel_att` first, then added to the
 /// c2c scores). With `keep_terms` false only `logits` is returned (the terms are summed into it

@@ -64,20 +64,24 @@ std::string num(double v, int digits = 6) {
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
+/// eq. 4's Ã_ij, the unscaled sum of the active dot products, then the score s · Ã_ij that the
+/// softmax sees (the paper's Ã/√(3d)).
 std::string term_sum(const CellExplanation& e) {
   std::string formula, numbers;
+  double raw = 0;
   auto add = [&](bool on, const char* name, double v) {
     if (!on) return;
     formula += std::string(formula.empty() ? "" : " + ") + name;
     if (numbers.empty()) numbers = num(v);
     else numbers += (v < 0 ? " - " : " + ") + num(std::fabs(v));
+    raw += v;
   };
-  add(e.has_c2c, "c2c", e.c2c);
-  add(e.has_c2p, "c2p", e.c2p);
-  add(e.has_p2c, "p2c", e.p2c);
-  add(e.has_p2p, "p2p", e.p2p);
+  add(e.has_c2c, "c2c", e.qk);
+  add(e.has_c2p, "c2p", e.q_kr);
+  add(e.has_p2c, "p2c", e.k_qr);
+  add(e.has_p2p, "p2p", e.qr_kr);
   if (formula.empty()) return "(no term active) = 0";
-  return formula + " = " + numbers + " = " + num(e.logit);
+  return "Ã = " + formula + " = " + numbers + " = " + num(raw) + ";  s · Ã = " + num(e.logit);
 }
 }  // namespace
 
@@ -117,11 +121,14 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
     steps.push_back({"eq. 2 (p2p)", "p2p = s · Q_r[p2c row] · K_r[δ(i,j)]",
                      "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.qr_kr) +
                          ",  × s = " + num(e.p2p)});
-  steps.push_back({plain_attention ? "eq. 1 (sum)" : "eq. 4 (sum)", "Ã_ij = sum of the active terms", term_sum(e)});
-  std::string softmax = "A_ij = " + num(e.prob);
-  if (!e.valid) softmax = "query or key is padding: excluded, A_ij = 0";
-  else if (e.head_masked) softmax = "head masked: A_ij = 0 (softmax would give a non-zero value)";
-  steps.push_back({"softmax", "A_i = softmax_j(Ã_i) over valid keys", softmax});
+  steps.push_back({plain_attention ? "eq. 1 (sum)" : "eq. 4 (sum)",
+                   plain_attention ? "A_ij = Q[i]·K[j] / √d" : "Ã_ij = the unscaled sum of the active terms; the score is Ã_ij / √(3d) = s · Ã_ij",
+                   term_sum(e)});
+  std::string softmax = "weight_ij = " + num(e.prob);
+  if (!e.valid) softmax = "query or key is padding: excluded, weight_ij = 0";
+  else if (e.head_masked) softmax = "head masked: weight_ij = 0 (softmax would give a non-zero value)";
+  steps.push_back({"softmax", plain_attention ? "softmax_j(A_i) over valid keys (eq. 1)" : "softmax_j(Ã_i / √(3d)) over valid keys (eq. 4)",
+                   softmax});
   return steps;
 }
 
