@@ -78,7 +78,10 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
     CAPTURE(s.title);
     CAPTURE(s.skip_reason);
     CHECK(s.applies);
-    CHECK(viewer::lesson_answer_ok(s, s.answer));
+    CHECK(std::isfinite(s.answer));
+    // The answer as the working shows it, typed back, is judged right (its rounding stays within the
+    // tolerance), and a number well outside the tolerance is not.
+    CHECK(viewer::judge_lesson_answer(s, viewer::lesson_answer_text(s)).kind == viewer::LessonVerdict::Right);
     CHECK(!viewer::lesson_answer_ok(s, s.answer + (s.integer ? 1.0 : 10 * s.tolerance + 1e-3)));
     CHECK(s.show.i >= 0);
     CHECK(s.show.i < N);
