@@ -83,10 +83,10 @@ void draw_layout(App& app) {
     };
     const Item items[] = {{Tab::Grid, "Attention grid", DrawGridPanel},
                           {Tab::Head, "Head detail", DrawHeadPanel},
-                          {Tab::Distance, "Relative distance δ", DrawDistancePanel},
-                          {Tab::Equation, "Equation walk-through", DrawEquationPanel},
+                          {Tab::Distance, "Distance δ", DrawDistancePanel},
+                          {Tab::Equation, "Equation", DrawEquationPanel},
                           {Tab::Predictions, "EMD & predictions", DrawPredictionsPanel},
-                          {Tab::Compare, "Compare models", DrawComparePanel},
+                          {Tab::Compare, "Compare", DrawComparePanel},
                           {Tab::Export, "Export", DrawExportPanel},
                           {Tab::Lesson, "Lesson", DrawLessonPanel},
                           {Tab::Pipeline, "Pipeline", DrawPipelinePanel},

@@ -193,7 +193,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.equation = "δ(i, j) = 0 if i − j ≤ −k;   2k − 1 if i − j ≥ k;   i − j + k otherwise";
     s.text = "Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
              "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
-             "(−k, k) each get their own row, i − j + k. The Relative-distance tab draws δ for any k.";
+             "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k.";
     s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), "delta"};
     if (!c.relative_attention) {
       steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
@@ -259,7 +259,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.text = "v2 and v3 keep nearby distances exact and squeeze far ones logarithmically before eq. 3: with "
              "position_buckets b and max_relative_positions m, distances up to b/2 keep their own row, distances between "
              "b/2 and m share rows, farther ones more coarsely. The paper's eq. 3 has no buckets "
-             "(docs/paper-vs-code.md). The curve under the Relative-distance maps shows them.";
+             "(docs/paper-vs-code.md). The curve under the Distance δ maps shows them.";
     s.show = {"distance", x.layer, x.head, bi, bj, 0, "rel_pos"};
     const int64_t mid = c.position_buckets / 2;
     if (!c.relative_attention || !c.log_buckets()) {
@@ -298,7 +298,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.title = "6. The row this model reads (eq. 3 after the buckets)";
     s.equation = "row(i, j) = clamp(rel_pos(i, j) + k, 0, 2k − 1)";
     s.text = "Putting steps 3–5 together: the model takes i − j (bucketed in v2), adds its own k and clamps to the 2k "
-             "rows of its table. This is the right-hand map of the Relative-distance tab. An ablation with a window "
+             "rows of its table. This is the right-hand map of the Distance δ tab. An ablation with a window "
              "K < k clamps the position to [−K, K − 1] first.";
     s.show = {"distance", x.layer, x.head, ri, rj, 0, "rows"};
     if (!c.relative_attention) {
