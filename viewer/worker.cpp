@@ -1,6 +1,8 @@
 // worker.cpp — tokenizing, computing and materializing results, and the compute thread.
 #include "worker.h"
 
+#include "deberta/inputs.h"
+
 #include "deberta/ablation.h"
 #include "deberta/finite.h"  // parse_int_list (the CLI's parser, so the viewer reads ids the same way)
 #include "deberta/model_io.h"
@@ -75,48 +77,28 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std
 }
 
 TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
-  TokenInput in;
-  if (lm.tokenizer && f.ids_text.empty()) {
+  // The fields as a request for the core's one input resolver (deberta/inputs.h): the same rules and
+  // messages as the CLI and the Python module.
+  deberta::InputRequest q;
+  if (f.ids_text.empty()) {
     if (f.text.empty()) throw deberta::Error("type a text and press Enter");
-    const deberta::Encoding enc = f.pair.empty() ? lm.tokenizer->encode(f.text) : lm.tokenizer->encode(f.text, &f.pair);
-    in.inputs.input_ids = enc.ids;
-    in.inputs.token_type_ids = enc.token_type_ids;
-    in.names = enc.tokens;
+    q.text = f.text;
+    if (!f.pair.empty()) q.pair = f.pair;
   } else {
-    if (f.ids_text.empty()) {
-      // Text typed for a folder whose tokenizer failed to load: say why, not just "no tokenizer".
-      if (!lm.tokenizer_error.empty())
-        throw deberta::Error("tokenizer not loaded: " + lm.tokenizer_error + "; type token ids, e.g. 14,43,3,33");
-      throw deberta::Error("type token ids, e.g. 14,43,3,33 (this model has no tokenizer)");
-    }
     if (!f.pair.empty() && !lm.tokenizer)
       throw deberta::Error("a sentence pair needs a tokenizer; give the pair as ids with token types instead");
-    in.inputs.input_ids = deberta::parse_int_list(f.ids_text, "ids");
-    if (!f.token_types_text.empty()) {
-      in.inputs.token_type_ids = deberta::parse_int_list(f.token_types_text, "token types");
-      if (in.inputs.token_type_ids.size() != in.inputs.input_ids.size())
-        throw deberta::Error("token types: " + std::to_string(in.inputs.token_type_ids.size()) + " values for " +
-                             std::to_string(in.inputs.input_ids.size()) + " ids");
-    }
-    for (int64_t id : in.inputs.input_ids) in.names.push_back(vocab_name(&lm, id));
+    q.ids = deberta::parse_int_list(f.ids_text, "ids");
+    if (!f.token_types_text.empty()) q.token_types = deberta::parse_int_list(f.token_types_text, "token types");
   }
-  const auto& c = lm.model.config;
-  for (int64_t id : in.inputs.input_ids)
-    if (id < 0 || id >= c.vocab_size)
-      throw deberta::Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " +
-                           std::to_string(c.vocab_size) + ")");
-  // A model without a token-type table ignores the types (the rule `deberta classify` follows).
-  deberta::zero_unused_token_types(c, &in.inputs);
-  for (int64_t t : in.inputs.token_type_ids)
-    if (t < 0 || t >= std::max<int64_t>(c.type_vocab_size, 1))
-      throw deberta::Error("token type " + std::to_string(t) + " is outside [0, " +
-                           std::to_string(std::max<int64_t>(c.type_vocab_size, 1)) + ") (type_vocab_size " +
-                           std::to_string(c.type_vocab_size) + ")");
-  if (in.inputs.size() > c.max_position_embeddings)
-    throw deberta::Error(std::to_string(in.inputs.size()) + " tokens: more than max_position_embeddings = " +
-                         std::to_string(c.max_position_embeddings));
-  const int64_t mask = lm.tokenizer ? lm.tokenizer->mask_id() : f.mask_id;
-  if (mask >= 0) in.mask_positions = deberta::find_mask_positions(in.inputs, mask);
+  q.mask_id = lm.tokenizer ? -1 : f.mask_id;
+  deberta::TokenizedInput t = deberta::tokenize_input(lm.model, lm.tokenizer.get(), q, lm.tokenizer_error);
+  TokenInput in;
+  in.inputs = std::move(t.inputs);
+  in.mask_positions = std::move(t.mask_positions);
+  if (!q.ids.empty())
+    for (int64_t id : in.inputs.input_ids) in.names.push_back(vocab_name(&lm, id));
+  else
+    in.names = std::move(t.names);
   return in;
 }
 

@@ -1,5 +1,7 @@
 #include "cli_common.h"
 
+#include "deberta/inputs.h"
+
 #include "deberta/analysis.h"
 #include "deberta/file_limits.h"
 #include "deberta/model_io.h"
@@ -42,30 +44,16 @@ void InputArgs::add_to(CLI::App* app, bool with_text, bool with_masks) {
 ResolvedInput resolve_input(const InputArgs& args, const Model& model) {
   ResolvedInput r;
   if (has_tokenizer(model.directory)) r.tokenizer = load_tokenizer_for_model(model.directory, model.config.vocab_size);
-  if (!args.text.empty()) {
-    if (!r.tokenizer)
-      throw Error(model.directory + ": no tokenizer files (spm.model, vocab.json + merges.txt or tokenizer.json); use --ids");
-    const Encoding enc = r.tokenizer->encode(args.text);
-    r.inputs.input_ids = enc.ids;
-    r.inputs.token_type_ids = enc.token_type_ids;
-    r.token_names = enc.tokens;
-  } else if (!args.ids.empty()) {
-    r.inputs.input_ids = parse_int_list(args.ids, "--ids");
-    for (int64_t id : r.inputs.input_ids) r.token_names.push_back(r.tokenizer ? r.tokenizer->display(id) : "#" + std::to_string(id));
-  } else {
-    throw Error("give the input as --text \"...\" or --ids 1,2,3");
-  }
-  const int64_t max_len = model.config.max_position_embeddings;
-  if (r.inputs.size() > max_len)
-    throw Error("input has " + std::to_string(r.inputs.size()) + " tokens, more than max_position_embeddings = " +
-                std::to_string(max_len) + " of " + model.directory);
-  if (!args.positions.empty()) {
-    r.mask_positions = parse_int_list(args.positions, "--positions");
-  } else {
-    const int64_t mask_id = args.mask_id >= 0 ? args.mask_id : r.tokenizer ? r.tokenizer->mask_id() : -1;
-    if (mask_id >= 0) r.mask_positions = find_mask_positions(r.inputs, mask_id);
-  }
-  check_mask_positions(r.mask_positions, r.inputs.size());
+  InputRequest q;
+  q.text = args.text;
+  if (args.text.empty() && !args.ids.empty()) q.ids = parse_int_list(args.ids, "--ids");
+  if (args.text.empty() && args.ids.empty()) throw Error("give the input as --text \"...\" or --ids 1,2,3");
+  q.mask_id = args.mask_id;
+  if (!args.positions.empty()) q.positions = parse_int_list(args.positions, "--positions");
+  TokenizedInput t = tokenize_input(model, r.tokenizer.get(), q);  // the one resolver (inputs.h)
+  r.inputs = std::move(t.inputs);
+  r.token_names = std::move(t.names);
+  r.mask_positions = std::move(t.mask_positions);
   return r;
 }
 

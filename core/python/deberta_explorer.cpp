@@ -15,6 +15,7 @@
 // API reference and examples: docs/python.md.
 #include "deberta/analysis.h"
 #include "deberta/dump.h"
+#include "deberta/inputs.h"
 #include "deberta/finite.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"
@@ -371,12 +372,12 @@ struct TextInput {
   std::vector<int64_t> positions;
 };
 TextInput text_input(PyModel& m, const std::string& text, const char* what) {
-  const deberta::Tokenizer& tok = m.require_tokenizer();
-  const deberta::Encoding e = tok.encode(text);
+  deberta::InputRequest q;  // the core's one input resolver (deberta/inputs.h), as the CLI and the viewer
+  q.text = text;
+  deberta::TokenizedInput t = deberta::tokenize_input(m.model, &m.require_tokenizer(), q);
   TextInput r;
-  r.inputs.input_ids = e.ids;
-  r.inputs.token_type_ids = e.token_type_ids;
-  r.positions = deberta::find_mask_positions(r.inputs, tok.mask_id());
+  r.inputs = std::move(t.inputs);
+  r.positions = std::move(t.mask_positions);
   if (r.positions.empty()) throw deberta::InvalidInput(std::string(what) + "(): the text has no [MASK] token");
   return r;
 }
