@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <dlfcn.h>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -75,6 +76,40 @@ double gemm_gflops() {
     sink += c(0, 0);
   }
   return best + 0 * sink;
+}
+
+// Best-of-3 GFLOP/s of the same 1024² float64 product through Debian's OpenBLAS (libopenblas0-pthread)
+// at `threads` threads: the reference the forward's rate is compared with (issue 29, docs/performance.md).
+// The library is opened at run time, so the project neither links nor needs it; 0 when it is not there.
+double openblas_gflops(int threads, std::string* library) {
+  void* lib = nullptr;
+  for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
+    if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+      *library = name;
+      break;
+    }
+  if (!lib) return 0;
+  using Dgemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
+  using SetThreads = void (*)(int);
+  const auto dgemm = reinterpret_cast<Dgemm>(dlsym(lib, "cblas_dgemm"));
+  const auto set_threads = reinterpret_cast<SetThreads>(dlsym(lib, "openblas_set_num_threads"));
+  if (!dgemm) {
+    dlclose(lib);
+    return 0;
+  }
+  if (set_threads) set_threads(threads);
+  const int n = 1024;
+  const Matrix a = Matrix::Random(n, n), b = Matrix::Random(n, n);
+  Matrix c(n, n);
+  double best = 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    dgemm(102 /* CblasColMajor */, 111 /* CblasNoTrans */, 112 /* CblasTrans */, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0,
+          c.data(), n);
+    best = std::max(best, 2.0 * n * n * n / seconds_since(t0) / 1e9);
+  }
+  dlclose(lib);
+  return best;
 }
 
 // --rerun: what the viewer does after an ablation toggle on a kept trace (viewer/state.cpp,
@@ -194,12 +229,16 @@ void register_bench(CLI::App* app) {
     const double flops = forward_flops(model, N, model.weights.lm_head ? static_cast<int64_t>(positions.size()) : 0, emd);
     const double achieved = flops / (median / 1e3) / 1e9;
     const double gemm = gemm_gflops();
+    std::string blas_name;
+    const double blas = openblas_gflops(args->threads, &blas_name);
     const double rss_mb = peak_rss_mb();
     if (args->json) {
       nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
                           {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},
                           {"gflops", achieved}, {"gemm_gflops", gemm}, {"roofline_efficiency", achieved / gemm},
                           {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()}};
+      j["openblas_gflops"] = blas > 0 ? nlohmann::json(blas) : nlohmann::json(nullptr);
+      j["forward_vs_openblas"] = blas > 0 ? nlohmann::json(achieved / blas) : nlohmann::json(nullptr);
       std::printf("%s\n", json_text(j).c_str());
       return;
     }
@@ -208,6 +247,11 @@ void register_bench(CLI::App* app) {
     std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", median, best, args->repeat);
     std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
                 flops / 1e9, achieved, gemm, achieved / gemm);
+    if (blas > 0)
+      std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s): %.1f GFLOP/s; forward / OpenBLAS = %.2f\n", args->threads,
+                  blas_name.c_str(), blas, achieved / blas);
+    else
+      std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
     std::printf("peak RSS: %.0f MB\n", rss_mb);
   });
 }
