@@ -24,13 +24,8 @@ struct MaskPrediction {
   Vector log_probs;              ///< `[V]` log-softmax of the logits
 };
 
-/// Positions whose id is `mask_id`, in order.
-std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);
-
-/// Refuses mask positions outside [0, n) or given twice (Error: "masked position P is outside the
-/// n-token input" / "… is given more than once"). With distinct positions a prediction holds at
-/// most n rows: 10^6 copies of one position cost gigabytes (issue 28, class 6).
-void check_mask_positions(const std::vector<int64_t>& positions, int64_t n);
+// find_mask_positions and check_mask_positions: model.h (input helpers, below the io layer's
+// input resolver, inputs.h).
 
 /// Top-k tokens for each row of `logits [M, V]` (row m belongs to `positions[m]`), rows split
 /// between the threads. Ties broken by the lower token id.

@@ -109,6 +109,14 @@ struct Inputs {
 /// show and dump is what the embeddings used. `[N]` in, `[N]` out. Errors: none.
 void zero_unused_token_types(const ModelConfig& c, Inputs* inputs);
 
+/// Positions whose id is `mask_id`, in order.
+std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);
+
+/// Refuses mask positions outside [0, n) or given twice (Error: "masked position P is outside the
+/// n-token input" / "… is given more than once"). With distinct positions a prediction holds at
+/// most n rows: 10^6 copies of one position cost gigabytes (issue 28, class 6).
+void check_mask_positions(const std::vector<int64_t>& positions, int64_t n);
+
 /// Everything one attention sub-layer computed. Matrices over all heads are `[N, h·d]`, head h
 /// owning columns h·d … h·d + d − 1; per-head score maps are `[N_q, N_k]`, query i on the rows.
 struct AttentionTrace {

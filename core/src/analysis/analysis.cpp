@@ -8,15 +8,6 @@
 
 namespace deberta {
 
-std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id) {
-  std::vector<int64_t> positions;
-  for (int64_t n = 0; n < inputs.size(); ++n)
-    if (inputs.input_ids[n] == mask_id) positions.push_back(n);
-  return positions;
-}
-
-
-
 std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::vector<int64_t>& positions, int64_t k) {
   // Each row's log-softmax straight into its prediction (no [M, V] matrix of them first: 158 MB
   // at 2 × 77 rows of 128,100), the same entries as `log_softmax_rows`.
@@ -37,15 +28,6 @@ std::vector<MaskPrediction> top_k_predictions(const Matrix& logits, const std::v
         }
       });
   return out;
-}
-
-void check_mask_positions(const std::vector<int64_t>& positions, int64_t n) {
-  std::vector<char> seen(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
-  for (int64_t p : positions) {
-    if (p < 0 || p >= n)
-      throw InvalidInput("masked position " + std::to_string(p) + " is outside the " + std::to_string(n) + "-token input");
-    if (seen[static_cast<size_t>(p)]++) throw InvalidInput("masked position " + std::to_string(p) + " is given more than once");
-  }
 }
 
 std::vector<MaskPrediction> predict_from_states(const Model& model, const Matrix& hidden,

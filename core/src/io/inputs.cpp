@@ -1,7 +1,6 @@
 // inputs.cpp — the one input resolver of every frontend (see inputs.h).
 #include "deberta/inputs.h"
 
-#include "deberta/analysis.h"
 #include "deberta/tensor.h"
 
 #include <algorithm>

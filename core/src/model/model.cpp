@@ -13,6 +13,22 @@ void zero_unused_token_types(const ModelConfig& c, Inputs* inputs) {
   if (c.type_vocab_size == 0) inputs->token_type_ids.assign(inputs->input_ids.size(), 0);
 }
 
+std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id) {
+  std::vector<int64_t> positions;
+  for (int64_t n = 0; n < inputs.size(); ++n)
+    if (inputs.input_ids[n] == mask_id) positions.push_back(n);
+  return positions;
+}
+
+void check_mask_positions(const std::vector<int64_t>& positions, int64_t n) {
+  std::vector<char> seen(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
+  for (int64_t p : positions) {
+    if (p < 0 || p >= n)
+      throw InvalidInput("masked position " + std::to_string(p) + " is outside the " + std::to_string(n) + "-token input");
+    if (seen[static_cast<size_t>(p)]++) throw InvalidInput("masked position " + std::to_string(p) + " is given more than once");
+  }
+}
+
 ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w, const Ablation& a) {
   ResolvedAttention r;
   r.c2c = a.c2c;
