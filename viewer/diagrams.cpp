@@ -47,7 +47,7 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
     y += bh + gap;
   };
   const std::string nn = "[" + n_(h) + " heads × " + N + " × " + N + "]";
-  add("Q_c, K_c, V_c = H W_{q,c}, H W_{k,c}, H W_{v,c}  (eq. 4)", "each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
+  add("Q_c, K_c, V_c  (eq. 4)", "H W_{q,c}, H W_{k,c}, H W_{v,c}: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
       "equation", -1, false);
   add("c2c  Q_c[i] K_c[j]ᵀ  (eq. 4)", nn, kTerm, "head", 0, !att.c2c);
   if (c.relative_attention) {
@@ -68,9 +68,9 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   float below = layer.y + layer.h + 18;
   if (c.relative_attention) {
     DiagramBox pos;
-    pos.x = layer.x, pos.y = below, pos.w = layer.w, pos.h = 52, pos.fill = kPos, pos.target = "distance";
+    pos.x = layer.x, pos.y = below, pos.w = layer.w, pos.h = 60, pos.fill = kPos, pos.target = "distance";
     pos.title = "Relative positions: δ(i, j) (eq. 3)" + std::string(c.log_buckets() ? " after log buckets" : "");
-    pos.detail = "table P: [2k = " + n_(2 * k) + " × " + n_(H) + "], shared by all layers; δ: [" + N + " × " + N + "]";
+    pos.detail = "table P: [2k = " + n_(2 * k) + " × " + n_(H) + "], shared by all layers\nδ: [" + N + " × " + N + "]";
     d.boxes.push_back(pos);
     d.arrows.push_back({pos.x + pos.w / 2, pos.y, pos.x + pos.w / 2, layer.y + layer.h});
     below += pos.h + 12;
@@ -83,10 +83,10 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   float last_right = layer.x + layer.w;
   if (emd) {
     DiagramBox e;
-    e.x = x, e.y = top + 120, e.w = 200, e.h = 130, e.fill = kEmd, e.target = "predictions";
+    e.x = x, e.y = top + 110, e.w = 210, e.h = 150, e.fill = kEmd, e.target = "predictions";
     e.title = "Enhanced Mask Decoder (§3.2)";
     e.detail = "H = output of layer L − 2 = " + n_(L - 2) + "\nI_0 = H + P (absolute positions)\nI_{t+1} = layer " + n_(L - 1) +
-               "(query I_t, key/value H)\n2 passes, shared weights";
+               "(query I_t,\n    key and value H)\n2 passes, shared weights";
     d.boxes.push_back(e);
     d.arrows.push_back({last_right, mid_y, e.x, mid_y});
     last_right = e.x + e.w;

@@ -56,7 +56,14 @@ int DrawDiagram(const Diagram& d, int* hover_row, bool* hover_left) {
     dl->AddRectFilled(a, z, abgr(b.fill, b.off ? 0.4f : 1.0f), 3);
     dl->AddRect(a, z, IM_COL32(90, 90, 100, 255), 3, 0, b.container ? 1.5f : 1.0f);
     const ImU32 ink = b.off ? IM_COL32(140, 140, 140, 255) : IM_COL32(20, 20, 30, 255);
-    const float f1 = std::clamp(11.0f * sc, fs * 0.85f, fs * 1.1f), f2 = f1 * 0.88f;
+    // Readable size first; a box whose text would not fit shrinks its text to fit (never below 8 px).
+    float f1 = std::clamp(11.0f * sc, fs * 0.85f, fs * 1.1f);
+    const float room_w = (b.w - 12) * sc, room_h = (b.h - 6) * sc;
+    const ImVec2 t1 = font->CalcTextSizeA(f1, FLT_MAX, 0, b.title.c_str());
+    const ImVec2 t2 = b.container ? ImVec2(0, 0) : font->CalcTextSizeA(f1 * 0.88f, FLT_MAX, 0, b.detail.c_str());
+    const float need_w = std::max(t1.x, t2.x), need_h = b.container ? t1.y : t1.y + 2 + t2.y;
+    f1 *= std::max(8.0f / f1, std::min({1.0f, room_w / std::max(need_w, 1.0f), b.container ? 1.0f : room_h / std::max(need_h, 1.0f)}));
+    const float f2 = f1 * 0.88f;
     dl->PushClipRect(a, z, true);
     dl->AddText(font, f1, P(b.x + 6, b.y + 3), ink, b.title.c_str());
     if (!b.container) dl->AddText(font, f2, ImVec2(a.x + 6 * sc, a.y + 3 * sc + f1 + 2), IM_COL32(60, 60, 70, 255), b.detail.c_str());
@@ -184,16 +191,20 @@ void DrawLinksPanel(App& app) {
     DetailNote(s.layer);
     return;
   }
-  std::string why;
-  const std::optional<Diagram> d = current_links(s, &why);
-  if (!d) {
-    Note(why);
+  ViewerState::LinksCache& c = s.links_cache;
+  if (c.result != s.result || c.detail != s.detail || c.layer != s.layer || c.head != s.head || c.weight != s.links_weight) {
+    c.why.clear();
+    c.diagram = current_links(s, &c.why);
+    c.result = s.result, c.detail = s.detail, c.layer = s.layer, c.head = s.head, c.weight = s.links_weight;
+  }
+  if (!c.diagram) {
+    Note(c.why);
     return;
   }
-  ExportButtons(s, *d, "links");
+  ExportButtons(s, *c.diagram, "links");
   int row = -1;
   bool left = true;
-  DrawDiagram(*d, &row, &left);
+  DrawDiagram(*c.diagram, &row, &left);
   if (row >= 0) s.hover_token = row;
 }
 

@@ -18,6 +18,7 @@
 #include "deberta/heads.h"
 #include "deberta/model.h"
 #include "deberta/tokenizer.h"
+#include "diagrams.h"
 #include "lesson.h"
 
 #include <cstdint>
@@ -184,6 +185,15 @@ struct ViewerState {
   Quantity grid_quantity = Quantity::Probs;
   Quantity export_quantity = Quantity::Probs;
   int links_weight = 0;                ///< Token links: 0 the weight, 1 c2c, 2 c2p, 3 p2c, 4 p2p share
+  /// The Token links diagram last built, and what it was built from: the tab rebuilds it only when
+  /// the result, its detail, the layer, the head or the weight change (building is O(N²)).
+  struct LinksCache {
+    std::shared_ptr<const Result> result;
+    std::shared_ptr<const LayerDetail> detail;
+    int layer = -1, head = -1, weight = -1;
+    std::optional<Diagram> diagram;
+    std::string why;  ///< why there is no diagram
+  } links_cache;
   int distance_k = 4;                  ///< k of the δ(i, j) illustration
   int emd_head = 0;
   LessonState lesson;                  ///< the Lesson tab: step, answer, cached steps
