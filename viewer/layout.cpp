@@ -95,7 +95,9 @@ void draw_layout(App& app) {
     if (ImGui::BeginTabBar("tabs")) {
       for (const Item& it : items) {
         const ImGuiTabItemFlags flags = s.switch_tab && s.tab == it.tab ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(it.title, nullptr, flags)) {
+        const bool open = ImGui::BeginTabItem(it.title, nullptr, flags);
+        RecordWidget(s, std::string("tab: ") + it.title);
+        if (open) {
           if (s.switch_tab) {
             if (s.tab == it.tab) s.switch_tab = false;
           } else {

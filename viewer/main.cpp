@@ -418,6 +418,7 @@ int main(int argc, char** argv) {
         s.export_status = err.empty() ? "wrote " + s.window_png_request : err;
         s.window_png_request.clear();
       }
+      s.written_files.clear();  // the files are on disk already (the web edition downloads them)
       done = driver.after_render(app, fb_w, fb_h, viewer::window_rects());
       glfwSwapBuffers(window);
       if (args.bench_frames > 0) {

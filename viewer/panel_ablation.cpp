@@ -27,7 +27,7 @@ bool runnable(const deberta::Model& m, const deberta::Ablation& a, std::string* 
 /// A checkbox for one switch, greyed out (with the reason) when the flipped value cannot run.
 // One term's checkbox: `set` switches the term in an Ablation. Greyed out (with the reason in the
 // tooltip) when the model cannot run the flipped setting; returns true when the user changed it.
-bool term_checkbox(const deberta::Model& m, deberta::Ablation& a, const char* label, bool value,
+bool term_checkbox(ViewerState& s, const deberta::Model& m, deberta::Ablation& a, const char* label, bool value,
                    const std::function<void(deberta::Ablation&, bool)>& set, const char* help) {
   deberta::Ablation flipped = a;
   set(flipped, !value);
@@ -36,6 +36,7 @@ bool term_checkbox(const deberta::Model& m, deberta::Ablation& a, const char* la
   if (!can) ImGui::BeginDisabled();
   bool v = value;
   const bool changed = ImGui::Checkbox(label, &v);
+  RecordWidget(s, label);
   if (!can) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s%s%s", help, can ? "" : "\n\nnot available: ", can ? "" : why.c_str());
@@ -61,17 +62,17 @@ void DrawAblationPanel(App& app) {
              "component. Models trained without a component (the paper's Table 4): the Compare models tab.");
   ImGui::TextDisabled("attention terms summed into Ã (eq. 2 / eq. 4)");
   const bool c2p = a.c2p.value_or(c.has_c2p()), p2c = a.p2c.value_or(c.has_p2c());
-  changed |= term_checkbox(m, a, "c2c", a.c2c, [](deberta::Ablation& x, bool v) { x.c2c = v; },
+  changed |= term_checkbox(s, m, a, "c2c", a.c2c, [](deberta::Ablation& x, bool v) { x.c2c = v; },
                            "content→content: Q_c[i]·K_c[j], the ordinary attention");
   ImGui::SameLine();
-  changed |= term_checkbox(m, a, "c2p", c2p, [](deberta::Ablation& x, bool v) { x.c2p = v; },
+  changed |= term_checkbox(s, m, a, "c2p", c2p, [](deberta::Ablation& x, bool v) { x.c2p = v; },
                            "content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at "
                            "relative distance i−j");
   ImGui::SameLine();
-  changed |= term_checkbox(m, a, "p2c", p2c, [](deberta::Ablation& x, bool v) { x.p2c = v; },
+  changed |= term_checkbox(s, m, a, "p2c", p2c, [](deberta::Ablation& x, bool v) { x.p2c = v; },
                            "position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position");
   ImGui::SameLine();
-  changed |= term_checkbox(m, a, "p2p", a.p2p.value_or(c.trained_with_p2p), [](deberta::Ablation& x, bool v) { x.p2p = v; },
+  changed |= term_checkbox(s, m, a, "p2p", a.p2p.value_or(c.trained_with_p2p), [](deberta::Ablation& x, bool v) { x.p2p = v; },
                            "position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model "
                            "was never trained with it)");
 

@@ -117,8 +117,8 @@ void ExportButtons(ViewerState& s, const Diagram& d, const std::string& stem) {
   for (const char* ext : {".svg", ".pdf"}) {
     ImGui::SameLine();
     if (ImGui::Button((std::string("export ") + (ext + 1)).c_str())) {
-      const std::string line = write_diagram(d, s.export_dir + "/" + stem + ext);
-      s.export_status = line;
+      const std::string path = s.export_dir + "/" + stem + ext;
+      ExportDone(s, write_diagram(d, path), path);
     }
   }
   if (!s.export_status.empty()) {

@@ -124,11 +124,13 @@ void DrawExportPanel(App& app) {
     ImGui::EndCombo();
   }
   const std::string base = join_path(s.export_dir, base_name(s, s.export_quantity));
-  if (ImGui::Button("PNG of the map")) s.export_status = export_map_png(s, s.export_quantity, base + ".png");
+  const bool png = ImGui::Button("PNG of the map");
+  RecordWidget(s, "export: PNG of the map");
+  if (png) ExportDone(s, export_map_png(s, s.export_quantity, base + ".png"), base + ".png");
   ImGui::SameLine();
-  if (ImGui::Button("CSV")) s.export_status = export_map_csv(s, s.export_quantity, base + ".csv");
+  if (ImGui::Button("CSV")) ExportDone(s, export_map_csv(s, s.export_quantity, base + ".csv"), base + ".csv");
   ImGui::SameLine();
-  if (ImGui::Button(".npy")) s.export_status = export_map_npy(s, s.export_quantity, base + ".npy");
+  if (ImGui::Button(".npy")) ExportDone(s, export_map_npy(s, s.export_quantity, base + ".npy"), base + ".npy");
   ImGui::TextDisabled("→ %s.{png,csv,npy}   (rows: query i, columns: key j; CSV keeps 17 digits)", base.c_str());
 
   ImGui::Separator();
@@ -138,13 +140,13 @@ void DrawExportPanel(App& app) {
              "of the quantity on one colour scale. PDF for LaTeX / slides, SVG for the web or Inkscape.");
   const std::string fig = join_path(s.export_dir, base_name(s, s.export_quantity));
   const std::string grid = join_path(s.export_dir, std::string("deberta_grid_") + quantity_name(s.export_quantity));
-  if (ImGui::Button("map → PDF")) s.export_status = export_figure_map(s, s.export_quantity, fig + ".pdf");
+  if (ImGui::Button("map → PDF")) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".pdf"), fig + ".pdf");
   ImGui::SameLine();
-  if (ImGui::Button("map → SVG")) s.export_status = export_figure_map(s, s.export_quantity, fig + ".svg");
+  if (ImGui::Button("map → SVG")) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".svg"), fig + ".svg");
   ImGui::SameLine();
-  if (ImGui::Button("layers × heads grid → PDF")) s.export_status = export_figure_grid(s, s.export_quantity, grid + ".pdf");
+  if (ImGui::Button("layers × heads grid → PDF")) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".pdf"), grid + ".pdf");
   ImGui::SameLine();
-  if (ImGui::Button("grid → SVG")) s.export_status = export_figure_grid(s, s.export_quantity, grid + ".svg");
+  if (ImGui::Button("grid → SVG")) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".svg"), grid + ".svg");
   ImGui::TextDisabled("→ %s.{pdf,svg}, %s.{pdf,svg}", fig.c_str(), grid.c_str());
 
   ImGui::Separator();
@@ -153,7 +155,7 @@ void DrawExportPanel(App& app) {
   ImGui::SameLine();
   ImGui::TextDisabled("→ %s", win.c_str());
   const std::string trace = join_path(s.export_dir, "deberta_trace.safetensors");
-  if (ImGui::Button("Full trace (safetensors)")) s.export_status = export_trace(s, trace);
+  if (ImGui::Button("Full trace (safetensors)")) ExportDone(s, export_trace(s, trace), trace);
   ImGui::SameLine();
   ImGui::TextDisabled("→ %s", trace.c_str());
   Note("The trace has the tensor names of `deberta dump` (embedding_output, rel_pos, layer.L.c2c|c2p|p2c|attn_logits|"

@@ -65,6 +65,11 @@ void DrawPopups(App& app);
 bool InputString(const char* label, std::string* str, int flags = 0);
 /// A "(?)" marker with a wrapped tooltip.
 void HelpMarker(const char* text);
+/// Sets `s.export_status` to `status` and, when it reports success ("wrote …"), lists `path` in
+/// `s.written_files`.
+void ExportDone(ViewerState& s, const std::string& status, const std::string& path);
+/// Records the last item's screen rectangle as `s.widget_rects[name]` (for scripted clicks).
+void RecordWidget(ViewerState& s, const std::string& name);
 /// Grey wrapped text.
 void Note(const std::string& text);
 /// Red wrapped text.

@@ -21,6 +21,7 @@
 #include "diagrams.h"
 #include "lesson.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -206,7 +207,13 @@ struct ViewerState {
   bool open_model_popup = false, open_export_popup = false;
   std::string export_dir = ".";
   std::string export_status;
+  /// Files the exports wrote since the frame loop last took them (the web edition offers each as
+  /// a browser download, then clears the list; the desktop clears it).
+  std::vector<std::string> written_files;
   std::string window_png_request;      ///< non-empty: write the whole window to this file after the frame
+  /// Where named widgets were drawn in the last frame (screen pixels: x0, y0, x1, y1), e.g. "c2p":
+  /// scripted clicks (the web page's browser test, xdotool walkthroughs) ask for a switch's place.
+  std::map<std::string, std::array<float, 4>> widget_rects;
   bool headless = false;               ///< screenshot / bench mode
 };
 

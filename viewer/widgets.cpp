@@ -24,6 +24,16 @@ bool InputString(const char* label, std::string* str, int flags) {
                           resize_callback, str);
 }
 
+void ExportDone(ViewerState& s, const std::string& status, const std::string& path) {
+  s.export_status = status;
+  if (status.rfind("wrote ", 0) == 0) s.written_files.push_back(path);
+}
+
+void RecordWidget(ViewerState& s, const std::string& name) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  s.widget_rects[name] = {a.x, a.y, b.x, b.y};
+}
+
 void HelpMarker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
@@ -60,6 +70,8 @@ void WaitingNote(const App& app) {
     Note("No input yet: type the text (or token ids) in the Model & text panel and press Enter.");
   else if (!s.compute_error.empty())
     ErrorText("Could not run the model: " + s.compute_error);
+  else if (std::string stage; app.jobs.worker.progress(&stage) >= 0)
+    Note("Computing: " + stage + "…");
   else
     Note("Computing…");
 }

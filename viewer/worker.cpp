@@ -102,30 +102,73 @@ TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
   return in;
 }
 
-std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const std::shared_ptr<const Result>& prev) {
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
+ComputeJob::ComputeJob(const Request& r, TokenInput input, std::shared_ptr<const Result> prev)
+    : request_(r), prev_(std::move(prev)), out_(std::make_shared<Result>()) {
+  const auto t0 = std::chrono::steady_clock::now();
   const deberta::Model& m = r.model->model;
-  auto out = std::make_shared<Result>();
-  out->generation = r.generation;
-  out->model = r.model;
-  out->input = std::move(input);
-  out->ablation = deberta::normalized(m, r.ablation);  // a switch equal to the model is no ablation
-  deberta::resolve_attention(m.config, m.weights, out->ablation);  // throws a readable error first
+  out_->generation = r.generation;
+  out_->model = r.model;
+  out_->input = std::move(input);
+  out_->ablation = deberta::normalized(m, r.ablation);  // a switch equal to the model is no ablation
+  deberta::resolve_attention(m.config, m.weights, out_->ablation);  // throws a readable error first
 
   // Re-run from the first layer the change affects when only the ablation changed: the layers
   // before it are copied (hidden states and probabilities), nothing else. The decoder stage runs
   // as `deberta predict` / `dump` run it (deberta::run_decoder: the EMD when the model decodes
   // with it and the ablation keeps it), so decoder_output() and the export agree with the CLI.
-  const bool reuse = prev && prev->model == r.model && same_input(prev->input, out->input);
-  if (reuse) {
-    out->first_layer = deberta::first_affected_layer(m, prev->ablation, out->ablation);
-    out->trace = trace_prefix(prev->trace, out->first_layer);
-    deberta::rerun_from(m, &out->trace, out->ablation, out->first_layer);
+  reuse_ = prev_ && prev_->model == r.model && same_input(prev_->input, out_->input);
+  if (reuse_) {
+    out_->first_layer = deberta::first_affected_layer(m, prev_->ablation, out_->ablation);
+    steps_.emplace(m, trace_prefix(prev_->trace, out_->first_layer), out_->ablation, out_->first_layer);
   } else {
-    out->first_layer = 0;
-    out->trace = deberta::forward(m, out->input.inputs, out->ablation, deberta::TraceLevel::Probs, true);
+    out_->first_layer = 0;
+    steps_.emplace(m, out_->input.inputs, out_->ablation, deberta::TraceLevel::Probs, true);
   }
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double ComputeJob::fraction() const {
+  if (done_) return 1.0;
+  return static_cast<double>(steps_->stages_done()) / static_cast<double>(steps_->stages() + 1);
+}
+
+std::string ComputeJob::stage() const {
+  if (done_) return "done";
+  return steps_->finished() ? std::string("predictions") : steps_->next_stage();
+}
+
+bool ComputeJob::step() {
+  if (done_) return true;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!steps_->finished()) {
+    steps_->step();
+  } else {
+    out_->trace = steps_->take();
+    finish();
+    done_ = true;
+  }
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (done_) out_->compute_ms = 1000.0 * seconds_;
+  return done_;
+}
+
+std::shared_ptr<Result> ComputeJob::take() {
+  if (!done_) throw deberta::Error("ComputeJob::take: the computation has not finished");
+  return std::move(out_);
+}
+
+std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const std::shared_ptr<const Result>& prev) {
+  ComputeJob job(r, std::move(input), prev);
+  while (!job.step()) {
+  }
+  return job.take();
+}
+
+void ComputeJob::finish() {
+  const deberta::Model& m = request_.model->model;
+  Result* out = out_.get();
+  const bool reuse = reuse_;
+  const std::shared_ptr<const Result>& prev = prev_;
   // The EMD's passes are also computed when the ablation decodes without them, for the
   // side-by-side view.
   if (!out->trace.emd) out->side_emd = emd_or_note(m, out->trace, &out->emd_note);
@@ -190,26 +233,42 @@ std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const
   // NaN / Inf (e.g. overflowing F16 weights): the same warnings the CLI prints.
   if (std::string w = deberta::non_finite_trace(out->trace); !w.empty()) out->warnings.push_back(std::move(w));
   if (std::string w = deberta::non_finite_predictions(out->current); !w.empty()) out->warnings.push_back(std::move(w));
-  out->compute_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-  return out;
+}
+
+DetailJob::DetailJob(std::shared_ptr<const Result> r, std::vector<int64_t> layers)
+    : result_(std::move(r)), layers_(std::move(layers)), out_(std::make_shared<LayerDetail>()) {
+  const Result& r0 = *result_;
+  out_->generation = r0.generation;
+  out_->trace.inputs = r0.trace.inputs;
+  out_->trace.context = r0.trace.context;
+  out_->trace.ablation = r0.trace.ablation;
+  out_->trace.level = deberta::TraceLevel::Full;
+  out_->trace.layers.resize(r0.trace.layers.size());
+}
+
+bool DetailJob::step() {
+  if (next_ < layers_.size()) {
+    const int64_t l = layers_[next_++];
+    deberta::LayerTrace full = deberta::materialize_layer(result_->model->model, result_->trace, l);  // throws on a layer out of range
+    out_->trace.layers[static_cast<size_t>(l)] = std::move(full);
+    if (std::find(out_->held.begin(), out_->held.end(), l) == out_->held.end()) out_->held.push_back(l);
+  }
+  if (next_ < layers_.size()) return false;
+  std::sort(out_->held.begin(), out_->held.end());
+  return true;
+}
+
+std::shared_ptr<LayerDetail> DetailJob::take() {
+  if (next_ < layers_.size()) throw deberta::Error("DetailJob::take: layers not materialized yet");
+  return std::move(out_);
 }
 
 std::shared_ptr<LayerDetail> materialize_detail(const Result& r, const std::vector<int64_t>& layers) {
-  const deberta::Model& m = r.model->model;
-  auto d = std::make_shared<LayerDetail>();
-  d->generation = r.generation;
-  d->trace.inputs = r.trace.inputs;
-  d->trace.context = r.trace.context;
-  d->trace.ablation = r.trace.ablation;
-  d->trace.level = deberta::TraceLevel::Full;
-  d->trace.layers.resize(r.trace.layers.size());
-  for (int64_t l : layers) {
-    deberta::LayerTrace full = deberta::materialize_layer(m, r.trace, l);  // throws on a layer out of range
-    d->trace.layers[static_cast<size_t>(l)] = std::move(full);
-    if (std::find(d->held.begin(), d->held.end(), l) == d->held.end()) d->held.push_back(l);
+  // A non-owning pointer: `r` outlives this call.
+  DetailJob job(std::shared_ptr<const Result>(std::shared_ptr<const Result>(), &r), layers);
+  while (!job.step()) {
   }
-  std::sort(d->held.begin(), d->held.end());
-  return d;
+  return job.take();
 }
 
 std::shared_ptr<const LayerDetail> detail_now(const Result& r, const std::shared_ptr<const LayerDetail>& have,
@@ -252,7 +311,9 @@ Worker::Worker() {
 
 void Worker::pump() {
 #ifdef __EMSCRIPTEN__
-  run_one(false);
+  // One thread: stages of the active job until ~25 ms have passed, then back to the page, which
+  // draws the frame (and the progress line) before the next pump.
+  run_one(false, 0.025);
 #endif
 }
 
@@ -298,71 +359,122 @@ std::shared_ptr<const LayerDetail> Worker::poll_detail() const {
   return latest_detail_;
 }
 
+double Worker::progress(std::string* stage) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stage) *stage = stage_;
+  return busy_ ? fraction_ : -1.0;
+}
+
 void Worker::run() {
-  while (run_one(true)) {
+  while (run_one(true, 0)) {
   }
 }
 
-bool Worker::run_one(bool wait) {
-  {
-    std::optional<Request> r;
-    std::optional<DetailRequest> detail;
-    std::shared_ptr<const Result> prev;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (wait) wake_.wait(lock, [this] { return stop_ || pending_ || pending_detail_; });
-      if (stop_) return false;
-      if (!pending_ && !pending_detail_) return true;
-      if (pending_) {  // a new computation first: a detail of an older result is then stale
-        r = std::move(pending_);
-        pending_.reset();
-        pending_detail_.reset();
-        prev = latest_;
-      } else {
-        detail = std::move(pending_detail_);
-        pending_detail_.reset();
-        if (latest_ && detail->result->generation < latest_->generation) detail.reset();
-      }
-    }
-    std::shared_ptr<const Result> out;
+void Worker::set_progress(double fraction, std::string stage) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  fraction_ = fraction;
+  stage_ = std::move(stage);
+}
+
+bool Worker::take_work(bool wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (wait && !job_ && !detail_job_) wake_.wait(lock, [this] { return stop_ || pending_ || pending_detail_; });
+  if (stop_) return false;
+  if (pending_) {  // a new computation first (newest wins): a running job or detail is then stale
+    Request r = std::move(*pending_);
+    pending_.reset();
+    pending_detail_.reset();
+    detail_job_.reset();
+    const std::shared_ptr<const Result> prev = latest_;
+    lock.unlock();
+    job_.reset();
     std::string error;
     bool input_error = false;
-    if (r) {
+    try {
+      TokenInput input;
       try {
-        TokenInput input;
-        try {
-          input = tokenize_fields(*r->model, r->fields);
-        } catch (const std::exception& e) {
-          input_error = true;
-          throw;
-        }
-        out = compute_result(*r, std::move(input), prev);
-      } catch (const std::exception& e) {
-        error = e.what();
+        input = tokenize_fields(*r.model, r.fields);
+      } catch (const std::exception&) {
+        input_error = true;
+        throw;
       }
+      job_.emplace(r, std::move(input), prev);
+      job_generation_ = r.generation;
+      job_detail_layers_ = r.detail_layers;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    lock.lock();
+    if (!job_) {
+      error_ = error;
+      error_generation_ = r.generation;
+      error_is_input_ = input_error;
+    }
+  } else if (pending_detail_ && !job_ && !detail_job_) {
+    DetailRequest d = std::move(*pending_detail_);
+    pending_detail_.reset();
+    if (!latest_ || d.result->generation >= latest_->generation) detail_job_.emplace(std::move(d.result), std::move(d.layers));
+  }
+  return true;
+}
+
+bool Worker::run_one(bool wait, double budget_seconds) {
+  if (!take_work(wait)) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto in_budget = [&] {
+    return budget_seconds <= 0 || std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < budget_seconds;
+  };
+  auto newer_request = [&] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pending_.has_value() || stop_;
+  };
+  if (job_) {
+    std::shared_ptr<const Result> out;
+    std::string error;
+    try {
+      bool finished = false;
+      do {
+        set_progress(job_->fraction(), job_->stage());
+        finished = job_->step();
+      } while (!finished && in_budget() && !newer_request());
+      if (finished) out = job_->take();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (out || !error.empty()) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (out) {
-        latest_ = out;  // shown now; its detail follows below
-        if (error_generation_ < r->generation) error_.clear();
-        if (!pending_ && !r->detail_layers.empty()) pending_detail_ = DetailRequest{out, r->detail_layers};
+        latest_ = out;  // shown now; its detail follows
+        if (error_generation_ < job_generation_) error_.clear();
+        if (!pending_ && !job_detail_layers_.empty()) pending_detail_ = DetailRequest{out, job_detail_layers_};
       } else {
         error_ = error;
-        error_generation_ = r->generation;
-        error_is_input_ = input_error;
+        error_generation_ = job_generation_;
+        error_is_input_ = false;
       }
-    } else if (detail) {
-      std::shared_ptr<const LayerDetail> d;
-      try {
-        d = materialize_detail(*detail->result, detail->layers);
-      } catch (const std::exception&) {
-        // Layers out of range for this result (the selection is clamped on the next frame): nothing to show.
-      }
+      job_.reset();
+    }
+  } else if (detail_job_) {
+    std::shared_ptr<const LayerDetail> d;
+    bool over = false;
+    try {
+      bool finished = false;
+      do {
+        set_progress(0.0, "terms of the shown layers");
+        finished = detail_job_->step();
+      } while (!finished && in_budget() && !newer_request());
+      if (finished) d = detail_job_->take(), over = true;
+    } catch (const std::exception&) {
+      over = true;  // layers out of range for this result (the selection is clamped on the next frame): nothing to show
+    }
+    if (over) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (d) latest_detail_ = d;
+      detail_job_.reset();
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!pending_ && !pending_detail_) busy_ = false;
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!pending_ && !pending_detail_ && !job_ && !detail_job_) busy_ = false;
   return true;
 }
 

@@ -56,6 +56,48 @@ TokenInput tokenize_fields(const LoadedModel& model, const InputFields& fields);
 /// (deberta::Error); a failing prediction is reported in `predict_note` instead.
 std::shared_ptr<Result> compute_result(const Request& r, TokenInput input, const std::shared_ptr<const Result>& prev);
 
+/// `compute_result` one stage at a time (deberta::ForwardSteps: the embeddings, each layer to
+/// run, the decoder; then the heads and predictions), so the worker can stop between stages for
+/// a newer request and the web edition can draw a frame between them. Errors: the constructor
+/// throws what `compute_result` throws before the forward (resolve_attention, the memory
+/// check); `step` throws the forward's errors.
+class ComputeJob {
+ public:
+  ComputeJob(const Request& r, TokenInput input, std::shared_ptr<const Result> prev);
+  /// Runs the next stage; true once the result is complete.
+  bool step();
+  /// Share of the stages run, in [0, 1], and what runs next ("layer 3 of 12", "predictions").
+  double fraction() const;
+  std::string stage() const;
+  /// The finished result (moved out). Errors: deberta::Error before `step` returned true.
+  std::shared_ptr<Result> take();
+
+ private:
+  void finish();  // heads and predictions on the finished trace
+  Request request_;
+  std::shared_ptr<const Result> prev_;
+  std::shared_ptr<Result> out_;
+  bool reuse_ = false, done_ = false;
+  std::optional<deberta::ForwardSteps> steps_;
+  double seconds_ = 0;  ///< time spent inside the stages (Result::compute_ms)
+};
+
+/// `materialize_detail` one layer per `step` (true once every layer is done).
+class DetailJob {
+ public:
+  DetailJob(std::shared_ptr<const Result> r, std::vector<int64_t> layers);
+  /// Errors: a layer out of range (deberta::Error).
+  bool step();
+  /// Errors: deberta::Error before `step` returned true.
+  std::shared_ptr<LayerDetail> take();
+
+ private:
+  std::shared_ptr<const Result> result_;
+  std::vector<int64_t> layers_;
+  size_t next_ = 0;
+  std::shared_ptr<LayerDetail> out_;
+};
+
 /// Layers `layers` (each in [0, L), ascending) of `r` at TraceLevel::Full, recomputed from the
 /// kept layer inputs (deberta::materialize_layer: ~40 ms a layer at N = 512 on xsmall).
 /// Errors: a layer out of range (deberta::Error).
@@ -101,9 +143,12 @@ class Worker {
   std::shared_ptr<const LayerDetail> poll_detail() const;
   /// True while a request or a detail request is pending or running.
   bool busy() const { return busy_.load(); }
+  /// While busy: the share of the running job done, in [0, 1], and in `stage` what runs now
+  /// ("layer 3 of 12"); −1 when idle.
+  double progress(std::string* stage = nullptr) const;
   /// The web edition's worker has no thread (one thread in the page): the frame loop calls
-  /// `pump` once a frame, which runs the newest pending request (or detail) to completion.
-  /// On the desktop the thread does this and `pump` does nothing.
+  /// `pump` once a frame, which runs stages of the newest job for ~25 ms and returns, so the
+  /// page draws between them. On the desktop the thread does this and `pump` does nothing.
   void pump();
 
  private:
@@ -112,8 +157,13 @@ class Worker {
     std::vector<int64_t> layers;
   };
   void run();
-  /// Takes the newest request (waiting for one when `wait`) and runs it. False: stop.
-  bool run_one(bool wait);
+  /// Starts the newest request (or detail) as the active job when there is one (waiting for work
+  /// when `wait` and nothing is active). False: stop.
+  bool take_work(bool wait);
+  /// take_work, then stages of the active job until it finishes, a newer request arrives or
+  /// `budget_seconds` pass (0: no budget). False: stop.
+  bool run_one(bool wait, double budget_seconds);
+  void set_progress(double fraction, std::string stage);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -125,6 +175,13 @@ class Worker {
   uint64_t error_generation_ = 0;
   bool error_is_input_ = false;  ///< error_ came from tokenizing the fields
   std::atomic<bool> busy_{false};
+  double fraction_ = 0;  ///< progress of the active job (under mutex_)
+  std::string stage_;
+  // The active job: touched only by the thread that runs jobs (the worker thread, or the page's).
+  std::optional<ComputeJob> job_;
+  uint64_t job_generation_ = 0;
+  std::vector<int64_t> job_detail_layers_;
+  std::optional<DetailJob> detail_job_;
   bool stop_ = false;
   std::thread thread_;  ///< last: started after every member above is constructed
 };

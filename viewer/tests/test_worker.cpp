@@ -15,10 +15,12 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 using namespace deberta;
 
@@ -270,4 +272,74 @@ TEST_CASE("a tokenizer that fails to load is named when the model loads and when
   f.ids_text = "1,5,6,2";  // ids still work
   CHECK(viewer::tokenize_fields(*lm, f).inputs.input_ids.size() == 4);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// Runs `job` stage by stage, recording the stage names and fractions it reports before each step.
+std::shared_ptr<viewer::Result> run_stepped(viewer::ComputeJob& job, std::vector<std::string>* stages,
+                                            std::vector<double>* fractions) {
+  do {
+    stages->push_back(job.stage());
+    fractions->push_back(job.fraction());
+  } while (!job.step());
+  return job.take();
+}
+
+}  // namespace
+
+TEST_CASE("a computation in stages: names each stage, progress rises, and gives compute_result's bits (web edition)") {
+  Session s(load(source("notebooks_data/golden/v3_emd")), "14,43,3,33,29,3,18,3,26,16", 3);
+  const int64_t L = s.req.model->model.config.num_hidden_layers;
+  const auto whole = s.run({}, nullptr);
+
+  // A fresh forward: embeddings, each layer, the decoder, the predictions.
+  viewer::ComputeJob job(s.req, s.input, nullptr);
+  CHECK_THROWS_AS(job.take(), deberta::Error);
+  std::vector<std::string> stages;
+  std::vector<double> fractions;
+  const auto stepped = run_stepped(job, &stages, &fractions);
+  std::vector<std::string> want{"embeddings"};
+  for (int64_t l = 1; l <= L; ++l) want.push_back("layer " + std::to_string(l) + " of " + std::to_string(L));
+  want.push_back("decoder");
+  want.push_back("predictions");
+  CHECK(stages == want);
+  CHECK(fractions.front() == 0.0);
+  for (size_t k = 1; k < fractions.size(); ++k) CHECK(fractions[k] > fractions[k - 1]);
+  CHECK(fractions.back() < 1.0);
+  CHECK(job.fraction() == 1.0);
+  for (size_t l = 0; l < whole->trace.layers.size(); ++l)
+    check_same("stepped layer " + std::to_string(l), stepped->trace.layers[l].output, whole->trace.layers[l].output);
+  check_predictions("stepped predictions", stepped->current, whole->current);
+
+  // A head mask in the last layer re-runs only that layer: the sequence context, layer L, decoder.
+  Ablation masked;
+  masked.head_mask.insert({L - 1, 0});
+  ++s.req.generation;
+  s.req.ablation = masked;
+  viewer::ComputeJob rerun(s.req, s.input, whole);
+  stages.clear(), fractions.clear();
+  const auto r = run_stepped(rerun, &stages, &fractions);
+  CHECK(stages == std::vector<std::string>{"sequence context", "layer " + std::to_string(L) + " of " + std::to_string(L),
+                                           "decoder", "predictions"});
+  CHECK(r->first_layer == L - 1);
+  check_against_fresh(s, *r);
+}
+
+TEST_CASE("the worker thread: a result, then progress back to idle (−1)") {
+  Session s(load(source("notebooks_data/golden/v3_emd")), "14,43,3,33,29,3,18,3,26,16", 3);
+  viewer::Worker w;
+  s.req.generation = 1;
+  w.submit(s.req);
+  std::shared_ptr<const viewer::Result> got;
+  for (int k = 0; k < 2000 && !got; ++k) {
+    got = w.poll(0, nullptr, nullptr);
+    if (!got) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(got);
+  for (int k = 0; k < 2000 && w.busy(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::string stage;
+  CHECK(w.progress(&stage) == -1.0);
+  const auto direct = viewer::compute_result(s.req, s.input, nullptr);
+  check_predictions("worker = compute_result", got->current, direct->current);
 }

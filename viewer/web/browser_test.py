@@ -8,8 +8,10 @@ Serves SITE_DIR on a free loopback port and checks:
   (a) the page draws the bundled model's maps: a screenshot OUT_DIR/web.png (looked at by people;
       here: the page shows predictions and the canvas is not blank);
   (b) index.html?selftest runs the golden cases inside the page: "selftest: N passed, 0 failed";
-  (c) one interaction: switching c2p off (the Ablations panel's switch, through the page's
-      web_ablate) re-runs the model and changes the predictions.
+  (c) one interaction: a click on the Ablations panel's c2p switch (real mouse events through the
+      DevTools Input domain, at the place the page reports for the switch) turns c2p off, re-runs
+      the model and changes the predictions;
+  (d) an export reaches the disk: clicks on the Export tab and "PNG of the map" download a PNG.
 Exit 0 when all pass; prints what failed otherwise.
 """
 import base64
@@ -88,6 +90,14 @@ class Page:
             time.sleep(0.5)
         raise RuntimeError("timed out after %d s waiting for %s" % (seconds, what))
 
+    def click(self, x, y):
+        """A left click at (x, y) CSS pixels: move, press, release, as a mouse does (Input domain)."""
+        self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+        time.sleep(0.2)  # a frame sees the pointer over the widget first (ImGui's hover)
+        self.call("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", buttons=1, clickCount=1)
+        time.sleep(0.2)
+        self.call("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", buttons=0, clickCount=1)
+
     def screenshot(self, path):
         data = self.call("Page.captureScreenshot", format="png")["data"]
         with open(path, "wb") as f:
@@ -134,15 +144,46 @@ def main():
             failures.append("(a) the screenshot looks blank (%d bytes)" % shot)
         if "generation" not in before or ":" not in before.split("\n", 1)[1]:
             failures.append("(a) no predictions shown: %r" % before)
-        err = page.eval("Module.ccall('web_ablate', 'string', ['string'], ['--terms c2c,p2c'])")
-        if err:
-            failures.append("(c) web_ablate: " + err)
+        # (c) a user's click: the page says where the c2p switch was drawn, the click is real
+        # mouse events at its centre (browser → GLFW → ImGui → the Ablations panel).
+        rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], ['c2p'])", 30, "the c2p switch on screen")
+        x0, y0, x1, y1 = (float(v) for v in rect.split())
+        page.click((x0 + x1) / 2, (y0 + y1) / 2)
+        print("(c) clicked the c2p switch at (%.0f, %.0f)" % ((x0 + x1) / 2, (y0 + y1) / 2))
         after = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (predictions, json.dumps(before)),
                               120, "the predictions after switching c2p off")
         print("(c) with c2p off:\n" + after.strip())
         if after.split("\n", 1)[1] == before.split("\n", 1)[1]:
             failures.append("(c) switching c2p off left the predictions unchanged")
         page.screenshot(os.path.join(out, "web_no_c2p.png"))
+
+        # (d) an export reaches the user's disk: the Export tab, then "PNG of the map", both
+        # clicked; the page offers the file as a download, which chromium saves into OUT_DIR/downloads.
+        downloads = os.path.join(out, "downloads")
+        shutil.rmtree(downloads, ignore_errors=True)
+        os.makedirs(downloads)
+        try:
+            page.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=downloads)
+        except RuntimeError:
+            page.call("Page.setDownloadBehavior", behavior="allow", downloadPath=downloads)
+        for name in ("tab: Export", "export: PNG of the map"):
+            rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], [%s])" % json.dumps(name), 30, name)
+            x0, y0, x1, y1 = (float(v) for v in rect.split())
+            page.click((x0 + x1) / 2, (y0 + y1) / 2)
+            time.sleep(0.5)
+        deadline = time.time() + 30
+        pngs = []
+        while time.time() < deadline and not pngs:
+            pngs = [f for f in os.listdir(downloads) if f.endswith(".png")]
+            time.sleep(0.5)
+        if not pngs:
+            failures.append("(d) clicking \"PNG of the map\" downloaded nothing (%s)" % os.listdir(downloads))
+        else:
+            with open(os.path.join(downloads, pngs[0]), "rb") as f:
+                magic = f.read(8)
+            print("(d) downloaded %s (%d bytes)" % (pngs[0], os.path.getsize(os.path.join(downloads, pngs[0]))))
+            if magic != b"\x89PNG\r\n\x1a\n":
+                failures.append("(d) the download is not a PNG: %r" % magic)
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)

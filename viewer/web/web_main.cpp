@@ -7,9 +7,12 @@
 //   web_ablate(flags)          set the ablation from `deberta predict`'s switches ,
 //                              as the Ablations panel's check boxes do ("--terms c2c,p2c": c2p off), and re-run
 //   web_selftest()             the golden cases bundled in the site (?selftest)
+//   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch) was drawn: the browser
+//                              test clicks it with real mouse events
 // and the page shows the newest predictions in <pre id="predictions"> (what the browser test reads).
 #include "app.h"
 #include "layout.h"
+#include "panels.h"
 
 #include "deberta/ablation.h"
 
@@ -59,6 +62,24 @@ std::string predictions_text(const viewer::ViewerState& s) {
   return out;
 }
 
+/// Offers the file `path` of the page's memory file system as a download (a Blob and a link
+/// clicked by script): exports land in the user's Downloads folder; nothing leaves the machine.
+void offer_download(const std::string& path) {
+  EM_ASM({
+    const path = UTF8ToString($0);
+    let data;
+    try { data = FS.readFile(path); } catch (e) { console.warn('download: cannot read ' + path); return; }
+    const url = URL.createObjectURL(new Blob([data], {type: 'application/octet-stream'}));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = path.split('/').pop();
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }, path.c_str());
+}
+
 void fit_canvas() {
   const int w = EM_ASM_INT({ return window.innerWidth; });
   const int h = EM_ASM_INT({ return window.innerHeight; });
@@ -93,6 +114,13 @@ void frame() {
   viewer::build_frame(app);
   int fb_w = 0, fb_h = 0;
   viewer::render_frame(g_window, &fb_w, &fb_h);
+  if (!s.window_png_request.empty()) {  // read before the browser composites the frame
+    const std::string err = viewer::write_window_png(s.window_png_request, fb_h, 0, 0, fb_w, fb_h);
+    viewer::ExportDone(s, err.empty() ? "wrote " + s.window_png_request : err, s.window_png_request);
+    s.window_png_request.clear();
+  }
+  for (const std::string& path : s.written_files) offer_download(path);
+  s.written_files.clear();
   glfwSwapBuffers(g_window);
 }
 
@@ -120,6 +148,20 @@ EMSCRIPTEN_KEEPALIVE const char* web_ablate(const char* flags) {
     error = e.what();
   }
   return error.c_str();
+}
+
+/// Where the widget `name` (e.g. "c2p") was drawn in the last frame, as "x0 y0 x1 y1" in CSS
+/// pixels of the canvas, or "" when it was not drawn: the browser test clicks its centre with
+/// real mouse events (DevTools Input.dispatchMouseEvent), through GLFW and ImGui like a user's.
+EMSCRIPTEN_KEEPALIVE const char* web_widget_rect(const char* name) {
+  static std::string out;
+  out.clear();
+  if (!g_app) return "";
+  const auto it = g_app->state.widget_rects.find(name);
+  if (it == g_app->state.widget_rects.end()) return "";
+  const auto& r = it->second;
+  out = std::to_string(r[0]) + " " + std::to_string(r[1]) + " " + std::to_string(r[2]) + " " + std::to_string(r[3]);
+  return out.c_str();
 }
 
 /// Runs the golden cases bundled in the site; returns "selftest: N passed, M failed".

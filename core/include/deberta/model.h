@@ -248,6 +248,38 @@ ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& a
 /// ablation, keeping the layers before it. Equal to a fresh `forward` with that ablation.
 void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablation, int64_t first_layer);
 
+/// A forward pass (or a re-run) one stage at a time: the embeddings and sequence context, then
+/// each encoder layer, then the decoder stage. `forward` and `rerun_from` are this class run to
+/// completion, so a stepped pass gives the same bits. The web edition runs one stage per frame,
+/// so the page keeps drawing (and shows `next_stage()`) while a long forward runs.
+/// `model` must outlive the object.
+class ForwardSteps {
+ public:
+  /// Starts `forward(model, inputs, ablation, level, decoder)`: nothing computed yet. Errors:
+  /// `check_attention_memory`'s (the N × N maps would not fit); the rest as `forward`, at the
+  /// first `step()`.
+  ForwardSteps(const Model& model, const Inputs& inputs, const Ablation& ablation, TraceLevel level, bool decoder);
+  /// Starts `rerun_from(model, &trace, ablation, first_layer)` on `trace` (taken over).
+  ForwardSteps(const Model& model, ForwardTrace trace, const Ablation& ablation, int64_t first_layer);
+
+  /// Runs the next stage (nothing once finished). Errors: as `forward`.
+  void step();
+  bool finished() const { return done_ >= stages_; }
+  /// Stages run so far, of `stages()`: 1 + the layers to run + 1 with the decoder.
+  int64_t stages_done() const { return done_; }
+  int64_t stages() const { return stages_; }
+  /// What `step()` runs next, for a progress line: "embeddings", "layer 3 of 12", "decoder", "done".
+  std::string next_stage() const;
+  /// The finished trace (moved out). Errors: `Error` before `finished()`.
+  ForwardTrace take();
+
+ private:
+  const Model* model_;
+  ForwardTrace trace_;
+  int64_t first_ = 0, stages_ = 0, done_ = 0;
+  bool decoder_ = false, fresh_ = true;
+};
+
 /// Recomputes encoder layer `layer` of a lighter trace (TraceLevel::Probs or None) at
 /// TraceLevel::Full from that layer's kept input: every term map, bitwise equal to a full trace.
 /// This is how the viewer keeps memory at hidden states + probabilities and still shows c2c/c2p/

@@ -295,56 +295,87 @@ LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, con
   return t;
 }
 
-namespace {
-
-// Runs layers first … L−1 of `trace`, each reading the previous layer's output.
-void run_layers_from(const Model& model, ForwardTrace* trace, int64_t first) {
-  trace->layers.resize(first);
-  const SequenceContext& seq = trace->context;
-  for (int64_t l = first; l < model.config.num_hidden_layers; ++l) {
-    const Matrix& x = l == 0 ? trace->embedding_output : trace->layers[l - 1].output;
-    LayerTrace layer = run_layer(model, l, x, x, seq, trace->level);
-    if (l == 0 && model.weights.conv) {
-      layer.output_pre_conv = layer.output;
-      layer.output = ngie_convolution(trace->embedding_output, layer.output_pre_conv, seq.mask, *model.weights.conv,
-                                      model.config.conv_groups, model.config.conv_act);
-    }
-    trace->layers.push_back(std::move(layer));
-  }
+ForwardSteps::ForwardSteps(const Model& model, const Inputs& inputs, const Ablation& ablation, TraceLevel level,
+                           bool decoder)
+    : model_(&model), first_(0), decoder_(decoder), fresh_(true) {
+  trace_.inputs = inputs;
+  trace_.ablation = ablation;
+  trace_.level = level;
+  // Size the N x N maps before allocating any: kept in the trace per layer and head (Full: up to
+  // c2c, c2p, p2c, p2p, logits, probs; Probs: probs), plus ~7 alive per running head.
+  const int64_t per_head = level == TraceLevel::Full ? 6 : level == TraceLevel::Probs ? 1 : 0;
+  const int64_t layers = model.config.num_hidden_layers + (decoder ? 2 : 0), heads = model.config.num_attention_heads;
+  check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
+  stages_ = 1 + model.config.num_hidden_layers + (decoder ? 1 : 0);
 }
 
-}  // namespace
+ForwardSteps::ForwardSteps(const Model& model, ForwardTrace trace, const Ablation& ablation, int64_t first_layer)
+    : model_(&model),
+      trace_(std::move(trace)),
+      first_(std::clamp<int64_t>(first_layer, 0, model.config.num_hidden_layers)),
+      decoder_(trace_.decoder),
+      fresh_(false) {
+  trace_.ablation = ablation;
+  stages_ = 1 + (model.config.num_hidden_layers - first_) + (decoder_ ? 1 : 0);
+}
+
+std::string ForwardSteps::next_stage() const {
+  if (done_ >= stages_) return "done";
+  if (done_ == 0) return fresh_ ? "embeddings" : "sequence context";
+  const int64_t layer = first_ + done_ - 1;
+  if (layer < model_->config.num_hidden_layers)
+    return "layer " + std::to_string(layer + 1) + " of " + std::to_string(model_->config.num_hidden_layers);
+  return "decoder";
+}
+
+void ForwardSteps::step() {
+  if (done_ >= stages_) return;
+  const Model& model = *model_;
+  if (done_ == 0) {
+    if (fresh_) {
+      trace_.context = make_sequence_context(model, trace_.inputs, trace_.ablation);
+      project_positions(model, &trace_.context);
+      trace_.embedding_output = embed(model.config, model.weights.embeddings, trace_.inputs.input_ids,
+                                      trace_.inputs.token_type_ids, trace_.context.mask);
+    } else {
+      SequenceContext next = make_sequence_context(model, trace_.inputs, trace_.ablation);
+      project_positions(model, &next, &trace_.context);  // the same rows: no new products
+      trace_.context = std::move(next);
+      trace_.emd.reset();
+    }
+    trace_.layers.resize(static_cast<size_t>(first_));
+  } else if (const int64_t l = first_ + done_ - 1; l < model.config.num_hidden_layers) {
+    // Layer l reads the previous layer's output (the embeddings for layer 0).
+    const Matrix& x = l == 0 ? trace_.embedding_output : trace_.layers[static_cast<size_t>(l - 1)].output;
+    LayerTrace layer = run_layer(model, l, x, x, trace_.context, trace_.level);
+    if (l == 0 && model.weights.conv) {
+      layer.output_pre_conv = layer.output;
+      layer.output = ngie_convolution(trace_.embedding_output, layer.output_pre_conv, trace_.context.mask,
+                                      *model.weights.conv, model.config.conv_groups, model.config.conv_act);
+    }
+    trace_.layers.push_back(std::move(layer));
+  } else {
+    run_decoder(model, &trace_);
+  }
+  ++done_;
+}
+
+ForwardTrace ForwardSteps::take() {
+  if (done_ < stages_) throw Error("ForwardSteps::take: " + std::to_string(stages_ - done_) + " stage(s) not run yet");
+  return std::move(trace_);
+}
 
 ForwardTrace forward(const Model& model, const Inputs& inputs, const Ablation& ablation, TraceLevel level,
                      bool decoder) {
-  ForwardTrace trace;
-  trace.inputs = inputs;
-  trace.ablation = ablation;
-  trace.level = level;
-  {
-    // Size the N x N maps before allocating any: kept in the trace per layer and head (Full: up
-    // to c2c, c2p, p2c, p2p, logits, probs; Probs: probs), plus ~7 alive per running head.
-    const int64_t per_head = level == TraceLevel::Full ? 6 : level == TraceLevel::Probs ? 1 : 0;
-    const int64_t layers = model.config.num_hidden_layers + (decoder ? 2 : 0), heads = model.config.num_attention_heads;
-    check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
-  }
-  trace.context = make_sequence_context(model, inputs, trace.ablation);
-  project_positions(model, &trace.context);
-  trace.embedding_output = embed(model.config, model.weights.embeddings, inputs.input_ids, inputs.token_type_ids,
-                                 trace.context.mask);
-  run_layers_from(model, &trace, 0);
-  if (decoder) run_decoder(model, &trace);
-  return trace;
+  ForwardSteps steps(model, inputs, ablation, level, decoder);
+  while (!steps.finished()) steps.step();
+  return steps.take();
 }
 
 void rerun_from(const Model& model, ForwardTrace* trace, const Ablation& ablation, int64_t first_layer) {
-  trace->ablation = ablation;
-  SequenceContext next = make_sequence_context(model, trace->inputs, trace->ablation);
-  project_positions(model, &next, &trace->context);  // the same rows: no new products
-  trace->context = std::move(next);
-  run_layers_from(model, trace, std::clamp<int64_t>(first_layer, 0, model.config.num_hidden_layers));
-  trace->emd.reset();
-  if (trace->decoder) run_decoder(model, trace);
+  ForwardSteps steps(model, std::move(*trace), ablation, first_layer);
+  while (!steps.finished()) steps.step();
+  *trace = steps.take();
 }
 
 LayerTrace materialize_layer(const Model& model, const ForwardTrace& trace, int64_t layer) {
