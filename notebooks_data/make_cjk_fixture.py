@@ -13,6 +13,7 @@ tokenizer_config.json. Deterministic (seeded); needs python3-sentencepiece, pyth
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -74,6 +75,8 @@ def main():
                    "bos_token": "[CLS]", "eos_token": "[SEP]", "unk_token": "[UNK]", "sep_token": "[SEP]",
                    "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}, f, indent=2)
         f.write("\n")
+    # The web edition reads tokenizer.json (no libsentencepiece in WebAssembly): the same pieces.
+    subprocess.check_call([sys.executable, os.path.join(HERE, "make_web_tokenizer.py"), OUT])
     pieces = sp.encode("나는 책을 읽는다. 私は本を読みます。我在看书。", out_type=str)
     print(f"{OUT}: vocab {vocab}; pieces of a mixed sentence: {' '.join(pieces)}")
 

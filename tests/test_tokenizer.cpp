@@ -415,6 +415,21 @@ TEST_SUITE("tokenizer") {
    }
   }
 
+  TEST_CASE("the CJK fixture's tokenizer.json gives spm.model's ids on Korean, Japanese, Chinese and mixed text (web edition)") {
+    const std::string dir = test::source_path("notebooks_data/fixtures/cjk_model");
+    const auto spm = load_tokenizer(dir);
+    REQUIRE(spm->kind() == "sentencepiece");
+    const auto json = tokenizer_detail::load_tokenizer_json(dir);
+    // Sentences of the fixture's training text, unseen ones, [MASK], Latin and Cyrillic beside them.
+    for (const char* line : {"우리는 도서관에서 책을 읽는다.", "나는 책을 [MASK]. 私は本を読みます。我在看书。 Привет",
+                             "ひらがなとカタカナを勉強しています。", "北京是中国的首都。", "새로운 문장, 新しい文, 新句子 abc"}) {
+      CAPTURE(line);
+      const Encoding a = spm->encode(line), b = json->encode(line);
+      CHECK(a.ids == b.ids);
+      CHECK(a.ids.size() > 3);
+    }
+  }
+
   TEST_CASE("hostile tokenizer files: deep JSON, special files, ids beyond the model's vocabulary (issue 12)") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / "deberta_tok_hostile";

@@ -11,7 +11,9 @@ Serves SITE_DIR on a free loopback port and checks:
   (c) one interaction: a click on the Ablations panel's c2p switch (real mouse events through the
       DevTools Input domain, at the place the page reports for the switch) turns c2p off, re-runs
       the model and changes the predictions;
-  (d) an export reaches the disk: clicks on the Export tab and "PNG of the map" download a PNG.
+  (d) an export reaches the disk: clicks on the Export tab and "PNG of the map" download a PNG;
+  (e) Korean, Japanese and Chinese: ?text= with mixed scripts and the CJK fixture model opened as a
+      user's files: Hangul predictions, no "font:" report, a screenshot OUT_DIR/web_cjk.png.
 Exit 0 when all pass; prints what failed otherwise.
 """
 import base64
@@ -26,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 import websocket
@@ -59,7 +62,9 @@ class Page:
                 time.sleep(0.5)
         self.ws = websocket.create_connection(tab["webSocketDebuggerUrl"], timeout=120)
         self.next_id = 0
+        self.console = []  # console lines of the page (the program's stdout and stderr)
         self.call("Page.enable")
+        self.call("Runtime.enable")
         self.call("Page.navigate", url=url)
 
     def call(self, method, **params):
@@ -67,6 +72,8 @@ class Page:
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         while True:
             msg = json.loads(self.ws.recv())
+            if msg.get("method") == "Runtime.consoleAPICalled":
+                self.console.append(" ".join(str(a.get("value", "")) for a in msg["params"].get("args", [])))
             if msg.get("id") == self.next_id:
                 if "error" in msg:
                     raise RuntimeError("%s: %s" % (method, msg["error"]))
@@ -184,6 +191,36 @@ def main():
             print("(d) downloaded %s (%d bytes)" % (pngs[0], os.path.getsize(os.path.join(downloads, pngs[0]))))
             if magic != b"\x89PNG\r\n\x1a\n":
                 failures.append("(d) the download is not a PNG: %r" % magic)
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+    # (e) Korean, Japanese and Chinese: index.html?text=… with mixed scripts, then the CJK fixture
+    # model (pieces in Hangul, Kana and Han; notebooks_data/fixtures/cjk_model) opened as a user's
+    # files: its token labels and predictions show those scripts, every character from a loaded
+    # font (no "font: N characters have no glyph" line on the console). OUT_DIR/web_cjk.png is
+    # looked at by people.
+    cjk_text = "나는 책을 [MASK]. 私は本を読みます。我在看书。 Привет"
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "notebooks_data", "fixtures", "cjk_model")
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base + "?text=" + urllib.parse.quote(cjk_text), profile)
+    try:
+        page.wait_for(predictions, 180, "the first predictions of the CJK text")
+        files = {f: base64.b64encode(open(os.path.join(fixture, f), "rb").read()).decode()
+                 for f in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")}
+        page.eval("(() => { FS.mkdirTree('/test/cjk_model'); const f = %s; for (const n in f) "
+                  "FS.writeFile('/test/cjk_model/' + n, Uint8Array.from(atob(f[n]), c => c.charCodeAt(0))); "
+                  "Module.ccall('web_open_model_files', null, ['string'], ['/test/cjk_model']); return 1; })()" % json.dumps(files))
+        hangul = page.wait_for("(() => { const t = %s; return /[\uac00-\ud7af]/.test(t) ? t : ''; })()" % predictions, 120,
+                               "predictions in Hangul from the CJK model")
+        time.sleep(1.0)
+        page.screenshot(os.path.join(out, "web_cjk.png"))
+        print("(e) CJK model, text %r:\n%s" % (cjk_text, hangul.strip()))
+        missing = [l for l in page.console if l.startswith("font:")]
+        if missing:
+            failures.append("(e) " + "; ".join(missing))
+        if not any(0x3040 <= ord(c) <= 0x30ff or 0x4e00 <= ord(c) <= 0x9fff for c in hangul):
+            print("(e) note: no Kana or Han among the top predictions (the labels are in the screenshot)")
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)

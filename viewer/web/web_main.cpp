@@ -199,6 +199,17 @@ int main() {
   app.gfx.mono = app.gfx.fonts.init();
   viewer::ViewerState& s = app.state;
   s.text = "In the beginning God created the heaven and the [MASK].";
+  // index.html?text=…: the input to start with (a link from a blog note or a slide can carry its sentence).
+  const int text_bytes = EM_ASM_INT({
+    const t = new URLSearchParams(window.location.search).get('text');
+    return t ? lengthBytesUTF8(t) + 1 : 0;
+  });
+  if (text_bytes > 1) {
+    std::string given(static_cast<size_t>(text_bytes), '\0');
+    EM_ASM({ stringToUTF8(new URLSearchParams(window.location.search).get('text'), $0, $1); }, given.data(), text_bytes);
+    given.resize(static_cast<size_t>(text_bytes - 1));
+    s.text = given;
+  }
   s.zoo_dir = "/models/zoo";
   s.recent = {"/models/zoo/deberta-tiny-no-c2p"};
   s.model_path = DEBERTA_DEFAULT_MODEL;
