@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-(cd build && ctest --output-on-failure --timeout 600)
+(cd build && ctest -j"$(nproc)" --output-on-failure --timeout 900)
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then 20 s per fuzz target.
 bash scripts/sanitize.sh 20
