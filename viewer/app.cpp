@@ -41,23 +41,27 @@ std::shared_ptr<const CompareResult> run_compare(std::shared_ptr<const Result> a
   return out;
 }
 // Runs `job(args...)` in the background and returns its future. The web edition has one thread
-// (docs/web.md): there the job runs now, on the calling thread, and its future is ready at once.
+// (docs/web.md): there the future is deferred, and `run_deferred_jobs` runs it at the start of the
+// next frame, so the frame that started it is drawn first ("Loading the model…").
 template <class F, class... A>
 auto background(F&& job, A&&... args) {
 #ifdef __EMSCRIPTEN__
-  using R = decltype(job(args...));
-  std::promise<R> done;
-  try {
-    done.set_value(job(args...));
-  } catch (...) {
-    done.set_exception(std::current_exception());
-  }
-  return done.get_future();
+  return std::async(std::launch::deferred, std::forward<F>(job), std::forward<A>(args)...);
 #else
   return std::async(std::launch::async, std::forward<F>(job), std::forward<A>(args)...);
 #endif
 }
 }  // namespace
+
+void run_deferred_jobs(App& app) {
+  Jobs& j = app.jobs;
+  auto run = [](auto& f) {
+    if (f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) f.wait();
+  };
+  run(j.loading);
+  run(j.loading_b);
+  run(j.comparing);
+}
 
 void start_load(App& app, const std::string& path) {
   Jobs& j = app.jobs;

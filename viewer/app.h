@@ -73,6 +73,9 @@ struct App {
 // ----------------------------------------------------------------------------------------------
 // Actions (app.cpp)
 
+/// The web edition (one thread): runs the loads and comparisons started in an earlier frame, now,
+/// on this thread (their futures are deferred there). The desktop's run on threads: nothing to do.
+void run_deferred_jobs(App& app);
 /// Starts loading `path` in the background; the current model stays in use until it succeeds.
 /// Does nothing while another load of model A runs.
 void start_load(App& app, const std::string& path);

@@ -159,7 +159,7 @@ void DrawAblationPanel(App& app) {
   const Result& r = *s.result;
   const bool stale = app.jobs.worker.busy();
   if (stale) {
-    ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "recomputing…");
+    ComputeProgress(app, "recomputing…");
   } else if (r.ablation.is_default()) {
     ImGui::TextWrapped("Baseline: the model as trained. Flip a switch above to see what changes.");
   } else {

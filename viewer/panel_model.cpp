@@ -6,7 +6,6 @@
 
 #include <imgui.h>
 
-#include <algorithm>
 #include <cstdio>
 
 namespace viewer {
@@ -146,12 +145,9 @@ void DrawModelPanel(App& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("· %d of type 1", second_segment);
   }
-  std::string stage;
-  if (const double done = app.jobs.worker.progress(&stage); done >= 0) {
+  if (app.jobs.worker.busy()) {
     ImGui::SameLine();
-    ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing…");
-    ImGui::SameLine();
-    ImGui::ProgressBar(static_cast<float>(done), ImVec2(std::max(ImGui::GetContentRegionAvail().x, 60.0f), 0), stage.c_str());
+    ComputeProgress(app, "computing…");
   } else if (s.result) {
     ImGui::SameLine();
     ImGui::TextDisabled("· last run %.1f ms%s", s.result->compute_ms,

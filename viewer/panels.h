@@ -76,6 +76,8 @@ void Note(const std::string& text);
 void ErrorText(const std::string& text);
 /// What a panel shows while there is no result: loading, no model, no input, an error, computing.
 void WaitingNote(const App& app);
+/// `label` in amber and, while the worker computes, a progress bar naming its stage ("layer 3 of 12").
+void ComputeProgress(const App& app, const char* label);
 /// What a panel shows while the worker materializes layer `layer` in full (a few frames at most).
 void DetailNote(int layer);
 /// The shown result's detail holding layer `layer` in full (`detail_for`), or null after drawing

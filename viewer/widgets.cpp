@@ -76,6 +76,15 @@ void WaitingNote(const App& app) {
     Note("Computing…");
 }
 
+void ComputeProgress(const App& app, const char* label) {
+  ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", label);
+  std::string stage;
+  if (const double done = app.jobs.worker.progress(&stage); done >= 0) {
+    ImGui::SameLine();
+    ImGui::ProgressBar(static_cast<float>(done), ImVec2(std::max(ImGui::GetContentRegionAvail().x, 60.0f), 0), stage.c_str());
+  }
+}
+
 void DetailNote(int layer) {
   Note("Computing the terms of layer " + std::to_string(layer) + " (c2c, c2p, p2c, logits: deberta::materialize_layer)…");
 }

@@ -13,7 +13,8 @@ Serves SITE_DIR on a free loopback port and checks:
       the model and changes the predictions;
   (d) an export reaches the disk: clicks on the Export tab and "PNG of the map" download a PNG;
   (e) Korean, Japanese and Chinese: ?text= with mixed scripts and the CJK fixture model opened as a
-      user's files: Hangul predictions, no "font:" report, a screenshot OUT_DIR/web_cjk.png.
+      user's files: Hangul predictions, no "font:" report, a screenshot OUT_DIR/web_cjk.png;
+  (f) long work keeps the page drawing: c2p off on a 483-token input, frames counted meanwhile.
 Exit 0 when all pass; prints what failed otherwise.
 """
 import base64
@@ -221,6 +222,30 @@ def main():
             failures.append("(e) " + "; ".join(missing))
         if not any(0x3040 <= ord(c) <= 0x30ff or 0x4e00 <= ord(c) <= 0x9fff for c in hangul):
             print("(e) note: no Kana or Han among the top predictions (the labels are in the screenshot)")
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+    # (f) long work does not freeze the page: a 500-token input on the bundled 512-token model, then
+    # c2p off (every layer re-runs). The page keeps drawing while it computes (frames counted with
+    # requestAnimationFrame until the new predictions appear), and its progress bar names the stage.
+    long_text = " ".join(["the"] * 240 + ["[MASK]"] + ["earth"] * 240)
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base + "?text=" + urllib.parse.quote(long_text), profile)
+    try:
+        before = page.wait_for(predictions, 300, "the first predictions of the 483-token input")
+        page.eval("window.__frames = 0; (function count() { window.__frames++; requestAnimationFrame(count); })(); 1")
+        t0 = time.time()
+        page.eval("Module.ccall('web_ablate', 'string', ['string'], ['--terms c2c,p2c']); window.__frames = 0; 1")
+        time.sleep(0.4)
+        page.screenshot(os.path.join(out, "web_progress.png"))  # mid-computation: the progress bar
+        page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (predictions, json.dumps(before)),
+                      300, "the predictions of the long input with c2p off")
+        seconds = time.time() - t0
+        frames = page.eval("window.__frames")
+        print("(f) 483 tokens, c2p off: %.2f s, %d frames drawn meanwhile" % (seconds, frames))
+        if frames < 3:
+            failures.append("(f) the page drew %d frames during a %.2f s computation (it froze)" % (frames, seconds))
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)

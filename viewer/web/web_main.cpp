@@ -93,8 +93,9 @@ void frame() {
   viewer::ViewerState& s = app.state;
   fit_canvas();
   glfwPollEvents();
-  // One thread: the worker's newest request runs here, between two frames (the frame before shows
-  // "computing…"); loads and comparisons ran when they were started (app.cpp, background()).
+  // One thread: loads and comparisons started in the previous frame run now (that frame showed
+  // "Loading the model…"), then ~25 ms of the worker's stages (the progress bar moves between them).
+  viewer::run_deferred_jobs(app);
   app.jobs.worker.pump();
   viewer::poll_load(app);
   viewer::poll_compare(app);
