@@ -7,6 +7,7 @@
 //   web_ablate(flags)          set the ablation from `deberta predict`'s switches ,
 //                              as the Ablations panel's check boxes do ("--terms c2c,p2c": c2p off), and re-run
 //   web_selftest()             the golden cases bundled in the site (?selftest)
+//   web_progress()             the running computation's stage ("layer 3 of 12"), "" when idle
 //   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch) was drawn: the browser
 //                              test clicks it with real mouse events
 // and the page shows the newest predictions in <pre id="predictions"> (what the browser test reads).
@@ -163,6 +164,15 @@ EMSCRIPTEN_KEEPALIVE const char* web_widget_rect(const char* name) {
   const auto& r = it->second;
   out = std::to_string(r[0]) + " " + std::to_string(r[1]) + " " + std::to_string(r[2]) + " " + std::to_string(r[3]);
   return out.c_str();
+}
+
+/// The running computation's stage as the progress bar names it ("layer 3 of 12"), or "" when
+/// idle: the browser test records it once a frame to see the page draw between stages.
+EMSCRIPTEN_KEEPALIVE const char* web_progress() {
+  static std::string stage;
+  stage.clear();
+  if (g_app && g_app->jobs.worker.progress(&stage) < 0) stage.clear();
+  return stage.c_str();
 }
 
 /// Runs the golden cases bundled in the site; returns "selftest: N passed, M failed".
