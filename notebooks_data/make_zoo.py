@@ -96,7 +96,12 @@ def train_one(variant, seed, steps=STEPS, nice=10):
            "--max-steps", str(steps), "--warmup", "200", "--time-budget", "0",
            "--eval-every", "100", "--eval-sentences", str(VALIDATION_SENTENCES),
            "--eval-seed", str(EVAL_SEED), "--weights-dtype", "f16", "--shared-init", "--test"]
-    with open(os.path.join(out, "train.log"), "w") as logf:
+    # The long runs (item 5) keep a checkpoint and continue from it: a 4,000-step run spans sessions
+    # and still ends with the bits of one run straight through (tests/zoo_stats).
+    resuming = steps != STEPS and os.path.exists(os.path.join(out, "resume.pt"))
+    if steps != STEPS:
+        cmd.append("--resumable")
+    with open(os.path.join(out, "train.log"), "a" if resuming else "w") as logf:
         rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT)
     if rc != 0:
         raise RuntimeError("%s@%d failed (exit %d): see %s" % (variant, seed, rc, os.path.join(out, "train.log")))
@@ -136,6 +141,22 @@ def parse_run(text):
     return variant, int(seed), int(steps) if steps else STEPS
 
 
+def started_by_live_queue(out):
+    """Whether OUT/started names a queue process that is still running."""
+    try:
+        with open(os.path.join(out, "started")) as f:
+            pid = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def commit_run(variant, seed, steps):
     out = os.path.relpath(run_dir(variant, seed, steps), os.path.dirname(HERE))
     paths = [os.path.join(out, fn) for fn in ("card.json", "training_log.json", "train.log", "config.json")]
@@ -160,8 +181,10 @@ def run_queue(args):
         while pending and len(running) < args.jobs:
             r = pending.pop(0)
             out = run_dir(*r)
-            # Another queue may share the list: a run with a card, or started by anyone, is skipped.
-            if os.path.isfile(os.path.join(out, "card.json")) or os.path.isfile(os.path.join(out, "started")):
+            # Another queue may share the list: a run with a card, or started by a queue still alive,
+            # is skipped. A `started` left by a queue that is gone (a session that ended) is stale: the
+            # run starts again, or continues from its checkpoint (the long runs, resume.pt).
+            if os.path.isfile(os.path.join(out, "card.json")) or started_by_live_queue(out):
                 continue
             os.makedirs(out, exist_ok=True)
             with open(os.path.join(out, "started"), "w") as f:

@@ -352,6 +352,12 @@ def save_model(model, out, cfg_dict, dtype=np.float32):
 # main
 # --------------------------------------------------------------------------------------------
 
+def resume_args(args):
+    """The arguments a resumed run must share with the run that wrote the checkpoint."""
+    skip = {"resumable", "exit_after_checkpoint", "test"}
+    return {k: v for k, v in sorted(vars(args).items()) if k not in skip}
+
+
 def main():
     ap = argparse.ArgumentParser(description="train deberta-tiny")
     ap.add_argument("--train", default=os.path.join(HERE, "corpus", "train.txt"))
@@ -385,6 +391,12 @@ def main():
                          "(the zoo's one initialisation per seed, issue 27)")
     ap.add_argument("--eval-seed", type=int, default=-1,
                     help="seed of the held-out masks (-1: --seed + 1); fixed across runs for paired comparisons")
+    ap.add_argument("--resumable", action="store_true",
+                    help="at every evaluation write OUT/resume.pt (weights, optimizer, step, data order, random "
+                         "states), and continue from it when it exists: a long run can span several sessions and "
+                         "ends with the bits of an uninterrupted one; removed when the run finishes")
+    ap.add_argument("--exit-after-checkpoint", type=int, default=0,
+                    help="(testing the resume) exit right after writing the checkpoint of this step")
     ap.add_argument("--test", action="store_true",
                     help="after training, evaluate the saved weights in float64 on the held-out sentences "
                          "after the first --eval-sentences (the test split; the curves use the first ones)")
@@ -459,10 +471,28 @@ def main():
     step, epoch, t_train0 = 0, 0, time.time()
     run_loss, run_n = 0.0, 0
     done = False
+    resume_path = os.path.join(args.out, "resume.pt")
+    batches, next_batch = None, 0
+    if args.resumable and os.path.exists(resume_path):
+        r = torch.load(resume_path)
+        if r["init_sha256"] != init_hash or r["args"] != resume_args(args):
+            sys.exit("%s: written by another run (other arguments or initialisation); remove it to start over" % resume_path)
+        model.load_state_dict(r["model"])
+        opt.load_state_dict(r["optimizer"])
+        step, epoch, run_loss, run_n = r["step"], r["epoch"], r["run_loss"], r["run_n"]
+        batches, next_batch = r["batches"], r["next_batch"]
+        py_rng.setstate(r["py_rng"])
+        np_rng.bit_generator.state = r["np_rng"]
+        torch.set_rng_state(r["torch_rng"])
+        log = r["log"]
+        t_train0 = time.time() - r["train_seconds"]
+        print("resumed from %s at step %d (epoch %d, batch %d)" % (resume_path, step, epoch, next_batch), flush=True)
     model.train()
     while not done:
-        batches = make_batches(train, args.batch_tokens, py_rng)
-        for b in batches:
+        if batches is None:
+            batches, next_batch = make_batches(train, args.batch_tokens, py_rng), 0
+        for bi in range(next_batch, len(batches)):
+            b = batches[bi]
             ids, am = pad([train[i] for i in b])
             inp, lab = mask_tokens(ids, am, V, np_rng)
             lab_t = torch.from_numpy(lab)
@@ -502,12 +532,26 @@ def main():
                 save_model(model, args.out, cfg_dict, wdtype)
                 with open(os.path.join(args.out, "training_log.json"), "w") as f:
                     json.dump(log, f, indent=1)
+                if args.resumable and not stop:
+                    # Everything the next step reads: the rest of this epoch's batches, the random
+                    # states after this step, the optimizer's moments (written atomically).
+                    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
+                                "epoch": epoch, "run_loss": run_loss, "run_n": run_n, "batches": batches,
+                                "next_batch": bi + 1, "py_rng": py_rng.getstate(),
+                                "np_rng": np_rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                                "log": log, "train_seconds": elapsed, "init_sha256": init_hash,
+                                "args": resume_args(args)}, resume_path + ".tmp")
+                    os.replace(resume_path + ".tmp", resume_path)
+                    if args.exit_after_checkpoint == step:
+                        print("exit after the checkpoint of step %d (--exit-after-checkpoint)" % step, flush=True)
+                        return
             if stop:
                 log["stopped_by"] = "max_steps" if step >= args.max_steps else "time_budget"
                 done = True
                 break
         else:
             epoch += 1
+        batches = None
 
     log.update({"steps": step, "epochs_completed": epoch, "train_seconds": round(time.time() - t_train0, 1),
                 "wall_seconds_total": round(time.time() - t_start, 1),
@@ -527,6 +571,8 @@ def main():
     write_tokenizer_files(args.out, args.max_len)
     with open(os.path.join(args.out, "training_log.json"), "w") as f:
         json.dump(log, f, indent=1)
+    if os.path.exists(resume_path):
+        os.remove(resume_path)  # finished: the saved weights and the log are the run
     print("done: %d steps, %.0f s" % (step, log["train_seconds"]), flush=True)
 
 

@@ -129,3 +129,42 @@ def test_shared_initialisation_across_variants():
     other = tt.build_model(base_cfg, "baseline")
     tt.init_shared(other, tt.baseline_initial_state(base_cfg, 8), 8)
     assert tt.init_sha256(other, common) != hashes["baseline"]
+
+
+def test_resumed_run_has_the_bits_of_an_uninterrupted_one(tmp_path):
+    """--resumable (the long runs of item 5 span sessions): a run stopped after its checkpoints of
+    steps 20 and 30 and resumed twice ends with the same weights, curves and test figure as one run
+    straight through, across epoch boundaries (a 300-sentence text: an epoch is a few batches)."""
+    import subprocess
+    import json
+    import make_zoo
+    root = os.path.join(HERE, "..", "..", "notebooks_data")
+    small = tmp_path / "train.txt"
+    with open(make_zoo.train_text(), encoding="utf-8") as f:
+        small.write_text("".join(f.readline() for _ in range(300)), encoding="utf-8")
+    args = [sys.executable, os.path.join(root, "train_tiny.py"), "--variant", "no-emd", "--seed", "2",
+            "--hidden", "32", "--intermediate", "64", "--layers", "2", "--heads", "2", "--max-steps", "40",
+            "--eval-every", "10", "--warmup", "5", "--time-budget", "0", "--eval-sentences", "50",
+            "--weights-dtype", "f16", "--shared-init", "--resumable", "--test", "--train", str(small)]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+
+    def run(out, *extra):
+        r = subprocess.run(args + ["--out", str(out)] + list(extra), env=env, capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    run(tmp_path / "straight")
+    assert "exit after the checkpoint of step 20" in run(tmp_path / "resumed", "--exit-after-checkpoint", "20")
+    assert (tmp_path / "resumed" / "resume.pt").exists()
+    log = run(tmp_path / "resumed", "--exit-after-checkpoint", "30")
+    assert "resumed from" in log and "at step 20" in log
+    log = run(tmp_path / "resumed")
+    assert "at step 30" in log
+    assert not (tmp_path / "resumed" / "resume.pt").exists()  # a finished run leaves no checkpoint
+    a, b = (json.load(open(tmp_path / d / "training_log.json")) for d in ("straight", "resumed"))
+    assert a["epochs_completed"] == b["epochs_completed"] >= 3
+    strip = lambda curve: [{k: v for k, v in e.items() if k != "seconds"} for e in curve]  # noqa: E731
+    assert strip(a["heldout_curve"]) == strip(b["heldout_curve"])
+    assert [e["train_loss"] for e in a["loss_curve"]] == [e["train_loss"] for e in b["loss_curve"]]
+    assert a["test"]["cross_entropy"] == b["test"]["cross_entropy"]
+    assert (tmp_path / "straight" / "model.safetensors").read_bytes() == (tmp_path / "resumed" / "model.safetensors").read_bytes()
