@@ -347,7 +347,9 @@ def main():
         L.append("")
     else:
         L.append("The long pair (baseline vs −c2p, 3 seeds, 4,000 steps: `make_zoo.py --variant V --seed S "
-                 "--steps 4000`) has not finished yet.")
+                 "--steps 4000`) has not finished yet. Those runs keep a checkpoint (`resume.pt`, every 100 steps) and "
+                 "continue from it when started again, ending with the bits of a run straight through, so they can "
+                 "span sessions: `make_zoo.py --queue baseline@1:4000 no-c2p@1:4000 … --jobs 2 --commit`.")
         L.append("")
     L.append("Each run: `/usr/bin/python3 notebooks_data/make_zoo.py --variant V --seed S` regenerates its weights "
              "(same init_sha256, same test cross-entropy); only seed 1 of each variant ships "
