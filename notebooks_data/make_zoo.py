@@ -96,11 +96,11 @@ def train_one(variant, seed, steps=STEPS, nice=10):
            "--max-steps", str(steps), "--warmup", "200", "--time-budget", "0",
            "--eval-every", "100", "--eval-sentences", str(VALIDATION_SENTENCES),
            "--eval-seed", str(EVAL_SEED), "--weights-dtype", "f16", "--shared-init", "--test"]
-    # The long runs (item 5) keep a checkpoint and continue from it: a 4,000-step run spans sessions
-    # and still ends with the bits of one run straight through (tests/zoo_stats).
-    resuming = steps != STEPS and os.path.exists(os.path.join(out, "resume.pt"))
-    if steps != STEPS:
-        cmd.append("--resumable")
+    # Every run keeps a checkpoint and continues from it: a run cut off by the end of a session (a
+    # 4,000-step run always is) goes on in the next one and still ends with the bits of a run
+    # straight through (tests/zoo_stats). The checkpoint is removed when the run finishes.
+    resuming = os.path.exists(os.path.join(out, "resume.pt"))
+    cmd.append("--resumable")
     with open(os.path.join(out, "train.log"), "a" if resuming else "w") as logf:
         rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT)
     if rc != 0:
