@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 #include <filesystem>
 #include <fstream>
 
@@ -334,5 +335,80 @@ TEST_SUITE("config") {
     CHECK(log_bucket_position(7, 8, 1) == 4);
     CHECK(log_bucket_position(-7, 8, 1) == -4);
     CHECK_NOTHROW(forward(model, in));
+  }
+}
+
+TEST_SUITE("model load in steps") {
+  // ModelLoadSteps (model_io.h): the web edition loads one tensor a frame; load_model is the same
+  // class run to completion, so both must give the same model, bit for bit.
+  TEST_CASE("one tensor a step, exactly the tensors map_weights reads, the bits of load_model (v1, v2 conv, v3 EMD)") {
+    for (const std::string name : {"v1_basic", "v2_conv_pad", "v3_emd", "v3_rtd"}) {
+      CAPTURE(name);
+      const std::string dir = test::source_path("notebooks_data/golden/" + name);
+      const Model reference = load_model(dir);
+
+      // The plan: every index name is either read or reported unused, never both.
+      const SafetensorsReader reader(dir + "/model.safetensors");
+      const std::vector<std::string> used = tensors_used(reference.config, reader.index(), dir + "/model.safetensors");
+      const std::set<std::string> used_set(used.begin(), used.end());
+      CHECK(used_set.size() == used.size());
+      for (const std::string& n : reference.weights.unused) CHECK_MESSAGE(!used_set.count(n), n);
+      CHECK(used.size() + reference.weights.unused.size() == reader.index().size());
+
+      ModelLoadSteps steps(dir);
+      CHECK_THROWS_WITH_AS(steps.take(), doctest::Contains("not loaded yet"), Error);
+      CHECK(steps.next_stage().rfind("tensor 1 of " + std::to_string(used.size()) + " (", 0) == 0);
+      int64_t n_steps = 0;
+      double last = steps.fraction();
+      CHECK(last == 0.0);
+      while (!steps.finished()) {
+        steps.step();
+        ++n_steps;
+        CHECK(steps.fraction() > last);  // every step reads values (or, last, maps them)
+        last = steps.fraction();
+      }
+      CHECK(n_steps == static_cast<int64_t>(used.size()) + 1);  // one per tensor, then the weight map
+      CHECK(steps.fraction() == 1.0);
+      CHECK(steps.next_stage() == "done");
+      const Model stepped = steps.take();
+
+      Inputs in;
+      in.input_ids = {1, 5, 9, 2, 7, 3};
+      const ForwardTrace a = forward(stepped, in), b = forward(reference, in);
+      CHECK(a.embedding_output == b.embedding_output);
+      CHECK(a.decoder_output() == b.decoder_output());
+      CHECK(stepped.weights.unused == reference.weights.unused);
+    }
+  }
+
+  TEST_CASE("a missing or misshapen tensor is refused before any value is read") {
+    namespace fs = std::filesystem;
+    const fs::path src = test::source_path("notebooks_data/golden/v3_emd");
+    const fs::path dir = fs::temp_directory_path() / "deberta_steps_missing";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(src / "config.json", dir / "config.json");
+    TensorMap t = read_safetensors((src / "model.safetensors").string());
+    t.erase(t.count("deberta.encoder.layer.0.output.dense.bias") ? "deberta.encoder.layer.0.output.dense.bias"
+                                                                  : "encoder.layer.0.output.dense.bias");
+    write_safetensors((dir / "model.safetensors").string(), t);
+    // The constructor plans from the header alone: the error comes before the first step.
+    CHECK_THROWS_WITH_AS(ModelLoadSteps(dir.string()),
+                         doctest::Contains("missing 1 required tensor(s): encoder.layer.0.output.dense.bias"), Error);
+    CHECK_THROWS_WITH_AS(ModelLoadSteps(dir.string()), doctest::Contains("model.safetensors"), Error);
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("a moved model keeps its position tables; a copied one rebuilds them (model.h)") {
+    Model m = load_model(test::source_path("notebooks_data/golden/v3_emd"));
+    const auto table = m.workspace.positions(m);
+    REQUIRE(table != nullptr);
+    Model moved = std::move(m);
+    CHECK(moved.workspace.positions(moved) == table);  // the same object: not rebuilt
+    const Model copy = moved;
+    const auto rebuilt = copy.workspace.positions(copy);
+    CHECK(rebuilt != table);
+    REQUIRE(rebuilt->K_r.size() == table->K_r.size());
+    for (size_t l = 0; l < table->K_r.size(); ++l) CHECK(rebuilt->K_r[l] == table->K_r[l]);
   }
 }

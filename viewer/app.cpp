@@ -51,15 +51,45 @@ auto background(F&& job, A&&... args) {
   return std::async(std::launch::async, std::forward<F>(job), std::forward<A>(args)...);
 #endif
 }
+
+// Reads `path` in the background. On the web (one thread) the load runs as steps (LoadJob: one
+// tensor a step) that `run_deferred_jobs` runs a slice of each frame, from the frame after this
+// one ("Loading the model…" is drawn first); its future is a promise's, set by the last step.
+std::future<std::shared_ptr<const LoadedModel>> background_load(Jobs& j, const std::string& path,
+                                                                std::shared_ptr<std::atomic<double>> progress) {
+#ifdef __EMSCRIPTEN__
+  auto done = std::make_shared<std::promise<std::shared_ptr<const LoadedModel>>>();
+  auto job = std::make_shared<std::unique_ptr<LoadJob>>();
+  j.steppers.push_back([done, job, path, progress]() -> bool {
+    try {
+      if (!*job) {
+        *job = std::make_unique<LoadJob>(path, progress);  // config.json and the weights' header
+        return false;
+      }
+      if (!(*job)->step()) return false;
+      done->set_value((*job)->take());
+    } catch (...) {
+      done->set_exception(std::current_exception());
+    }
+    return true;
+  });
+  return done->get_future();
+#else
+  (void)j;
+  return background([path, progress] { return read_model(path, progress); });
+#endif
+}
 }  // namespace
 
 void run_deferred_jobs(App& app) {
   Jobs& j = app.jobs;
+  // The loads' steps for ~25 ms (one tensor may take longer), then the page draws the progress bar.
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!j.steppers.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(25))
+    if (j.steppers.front()()) j.steppers.erase(j.steppers.begin());
   auto run = [](auto& f) {
     if (f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) f.wait();
   };
-  run(j.loading);
-  run(j.loading_b);
   run(j.comparing);
 }
 
@@ -70,7 +100,7 @@ void start_load(App& app, const std::string& path) {
   app.state.model_error.clear();
   j.load_progress->store(0.0);
   auto progress = j.load_progress;
-  j.loading = background([path, progress] { return read_model(path, progress); });
+  j.loading = background_load(j, path, progress);
 }
 
 void start_load_b(App& app, const std::string& path) {
@@ -79,7 +109,7 @@ void start_load_b(App& app, const std::string& path) {
   j.loading_b_path = path;
   app.state.model_b_error.clear();
   auto progress = std::make_shared<std::atomic<double>>(0.0);
-  j.loading_b = background([path, progress] { return read_model(path, progress); });
+  j.loading_b = background_load(j, path, progress);
 }
 
 bool compare_busy(const App& app) { return app.jobs.loading_b.valid() || app.jobs.comparing.valid(); }

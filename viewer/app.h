@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -59,6 +60,9 @@ struct Jobs {
   std::future<std::shared_ptr<const LoadedModel>> loading_b;  ///< model B being read
   std::string loading_b_path;
   std::future<std::shared_ptr<const CompareResult>> comparing;  ///< model B on model A's input
+  /// The web edition's loads (one thread): each runs one step per call (viewer::LoadJob) and says
+  /// whether it finished; `run_deferred_jobs` runs ~25 ms of them a frame. Empty on the desktop.
+  std::vector<std::function<bool()>> steppers;
   uint64_t detail_generation = 0;      ///< the result generation of the newest detail request
   std::vector<int64_t> detail_layers;  ///< and its layers
 };
@@ -73,8 +77,9 @@ struct App {
 // ----------------------------------------------------------------------------------------------
 // Actions (app.cpp)
 
-/// The web edition (one thread): runs the loads and comparisons started in an earlier frame, now,
-/// on this thread (their futures are deferred there). The desktop's run on threads: nothing to do.
+/// The web edition (one thread): runs ~25 ms of the model loads' steps (`Jobs::steppers`) and
+/// the comparisons started in an earlier frame, now, on this thread (their futures are deferred
+/// there). The desktop's run on threads: nothing to do.
 void run_deferred_jobs(App& app);
 /// Starts loading `path` in the background; the current model stays in use until it succeeds.
 /// Does nothing while another load of model A runs.

@@ -55,12 +55,23 @@ deberta::ForwardTrace trace_prefix(const deberta::ForwardTrace& prev, int64_t fi
 
 }  // namespace
 
-std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std::shared_ptr<std::atomic<double>>& progress) {
-  const auto t0 = std::chrono::steady_clock::now();
+LoadJob::LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress)
+    : path_(path),
+      progress_(std::move(progress)),
+      t0_(std::chrono::steady_clock::now()),
+      // The weights are nearly all of a load's time; the tokenizer and position tables the rest.
+      steps_(path, [p = progress_](uint64_t done, uint64_t total) {
+        if (p && total) p->store(0.95 * static_cast<double>(done) / static_cast<double>(total));
+      }) {}
+
+bool LoadJob::step() {
+  if (out_) return true;
+  if (!steps_.finished()) {
+    steps_.step();
+    return false;
+  }
   auto lm = std::make_shared<LoadedModel>();
-  lm->model = deberta::load_model(path, [progress](uint64_t done, uint64_t total) {
-    if (progress) progress->store(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0);
-  });
+  lm->model = steps_.take();
   try {
     if (deberta::has_tokenizer(lm->model.directory))
       lm->tokenizer = deberta::load_tokenizer_for_model(lm->model.directory, lm->model.config.vocab_size);
@@ -71,9 +82,22 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std
     lm->tokenizer_error = e.what();
     lm->tokenizer_note = "tokenizer not loaded: " + lm->tokenizer_error + " (type token ids instead)";
   }
-  lm->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (progress) progress->store(1.0);
-  return lm;
+  lm->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  if (progress_) progress_->store(1.0);
+  out_ = std::move(lm);
+  return true;
+}
+
+std::shared_ptr<const LoadedModel> LoadJob::take() {
+  if (!out_) throw deberta::Error(path_ + ": the model is not loaded yet (LoadJob::take before the last step)");
+  return out_;
+}
+
+std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std::shared_ptr<std::atomic<double>>& progress) {
+  LoadJob job(path, progress);
+  while (!job.step()) {
+  }
+  return job.take();
 }
 
 TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {

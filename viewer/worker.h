@@ -14,7 +14,10 @@
 
 #include "state.h"
 
+#include "deberta/model_io.h"
+
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -41,6 +44,26 @@ struct Request {
 /// a note, not an error). Errors: load_model's (deberta::Error naming the file and the problem).
 std::shared_ptr<const LoadedModel> read_model(const std::string& path,
                                               const std::shared_ptr<std::atomic<double>>& progress = nullptr);
+
+/// `read_model` one step at a time (deberta::ModelLoadSteps: one tensor a step, then the weight
+/// map; then the tokenizer), so the web edition's one thread draws the page, and the progress bar,
+/// between steps; `read_model` is this class run to completion. Errors: read_model's, from the
+/// constructor (the folder, config.json, the weights' header) or from `step()`.
+class LoadJob {
+ public:
+  LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress);
+  /// Runs the next step; true once the model is loaded (then `take()` it).
+  bool step();
+  /// The loaded model. Errors: deberta::Error before `step()` returned true.
+  std::shared_ptr<const LoadedModel> take();
+
+ private:
+  std::string path_;
+  std::shared_ptr<std::atomic<double>> progress_;
+  std::chrono::steady_clock::time_point t0_;
+  deberta::ModelLoadSteps steps_;
+  std::shared_ptr<LoadedModel> out_;
+};
 
 /// Tokenizes `fields` for `model`. Errors (`deberta::Error`): ids that are not integers or
 /// outside the vocabulary, token types of the wrong count, more tokens than

@@ -245,6 +245,32 @@ TEST_CASE("a tokenized model: the bundled model with [MASK], toggles of p2c and 
   check_against_fresh(s, *h2);
 }
 
+TEST_CASE("a model load in steps (the web edition's): one tensor a step, progress rises, read_model's model") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  auto progress = std::make_shared<std::atomic<double>>(0.0);
+  viewer::LoadJob job(dir, progress);
+  CHECK_THROWS_WITH_AS(job.take(), doctest::Contains("not loaded yet"), Error);
+  int steps = 0;
+  double last = progress->load();
+  bool rose_before_end = false;
+  while (!job.step()) {
+    ++steps;
+    CHECK(progress->load() >= last);
+    rose_before_end = rose_before_end || (progress->load() > 0.0 && progress->load() < 0.95);
+    last = progress->load();
+  }
+  CHECK(steps > 50);  // the bundled model has ~75 tensors: many frames, not one
+  CHECK(rose_before_end);
+  CHECK(progress->load() == 1.0);
+  const auto stepped = job.take();
+  const auto whole = viewer::read_model(dir);
+  REQUIRE(stepped->tokenizer != nullptr);
+  CHECK(stepped->tokenizer->encode(viewer::kDefaultText).ids == whole->tokenizer->encode(viewer::kDefaultText).ids);
+  Inputs in;
+  in.input_ids = {1, 10, 20, 30, 2};
+  CHECK(forward(stepped->model, in).decoder_output() == forward(whole->model, in).decoder_output());
+}
+
 TEST_CASE("a tokenizer that fails to load is named when the model loads and when text is typed (issue 28, class 17)") {
   // The bundled model's weights with an spm.model that is not a SentencePiece model.
   const std::string good = source("notebooks_data/models/deberta-tiny");

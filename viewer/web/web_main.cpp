@@ -94,8 +94,9 @@ void frame() {
   viewer::ViewerState& s = app.state;
   fit_canvas();
   glfwPollEvents();
-  // One thread: loads and comparisons started in the previous frame run now (that frame showed
-  // "Loading the model…"), then ~25 ms of the worker's stages (the progress bar moves between them).
+  // One thread: ~25 ms of a model load's steps (one tensor each; started in an earlier frame, which
+  // showed "Loading the model…") and comparisons started in the previous frame run now, then ~25 ms
+  // of the worker's stages (the progress bars move between them).
   viewer::run_deferred_jobs(app);
   app.jobs.worker.pump();
   viewer::poll_load(app);

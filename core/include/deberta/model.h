@@ -34,13 +34,20 @@ struct Model;
 /// Data derived from a model's weights and kept between forward passes, so that each forward
 /// reads it instead of computing it again: today the `PositionTable`. Built on first use, from the
 /// weights as they are then; `clear` (or `Model::weights_changed`) drops it, and the next forward
-/// rebuilds it. Thread-safe: forwards of one model may run at once. Copying gives an empty one.
+/// rebuilds it. Thread-safe: forwards of one model may run at once. Copying gives an empty one;
+/// moving carries the derived data along (a `Model` moves its weights and its workspace together)
+/// and leaves the source empty.
 class ModelWorkspace {
  public:
   ModelWorkspace() = default;
   ModelWorkspace(const ModelWorkspace&) {}
   ModelWorkspace& operator=(const ModelWorkspace&) {
     clear();
+    return *this;
+  }
+  ModelWorkspace(ModelWorkspace&& other) noexcept { take_from(other); }
+  ModelWorkspace& operator=(ModelWorkspace&& other) noexcept {
+    if (this != &other) take_from(other);
     return *this;
   }
 
@@ -53,6 +60,8 @@ class ModelWorkspace {
   void clear();
 
  private:
+  void take_from(ModelWorkspace& other) noexcept;
+
   mutable std::mutex mutex_;
   mutable bool built_ = false;
   mutable std::shared_ptr<const PositionTable> positions_;

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace deberta {
 
@@ -25,6 +27,49 @@ using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 /// Errors: no config.json, no weights file, and everything `load_config` / the readers /
 /// `map_weights` raise — each naming the file.
 Model load_model(const std::string& path, const ProgressFn& progress = {});
+
+class SafetensorsReader;
+
+/// `load_model` one step at a time, so a caller with one thread (the web edition) can draw between
+/// steps and show `fraction()`; `load_model` is this class run to completion (one code path).
+/// Steps: for a safetensors file, one per tensor the model uses (`tensors_used`, weights.h: the
+/// names, shapes and dtypes are checked before any value is read), then the weight map and the
+/// position tables; for a PyTorch checkpoint, the whole file in one step, then the map.
+class ModelLoadSteps {
+ public:
+  /// Finds the weights and reads config.json and the safetensors header (no tensor values yet).
+  /// Errors: as `load_model` (no such path, no config.json, no weights file, a bad config or
+  /// header, tensors missing or of the wrong shape or dtype), each naming the file.
+  explicit ModelLoadSteps(const std::string& path, const ProgressFn& progress = {});
+  ~ModelLoadSteps();
+  ModelLoadSteps(ModelLoadSteps&&) noexcept;
+  ModelLoadSteps& operator=(ModelLoadSteps&&) noexcept;
+
+  /// Runs the next step (nothing once finished). Errors: a read error or a bad value, naming
+  /// the file and the tensor; `map_weights`'s; in the last step, a position table whose width is
+  /// not the projections' input.
+  void step();
+  bool finished() const { return finished_; }
+  /// Progress in [0, 1] by values handled: each is read once (a step per tensor) and copied once
+  /// (the weight map), so the tensor steps reach 0.5 and the last step 1 (a PyTorch checkpoint:
+  /// 0 until its one reading step, then 1). `progress`, when given, gets the same as done/total.
+  double fraction() const;
+  /// What `step()` does next, for a progress line: "tensor 3 of 75 (encoder.layer.0.…)", "weight map".
+  std::string next_stage() const;
+  /// The loaded model (moved out), its position tables built (eq. 4's K_r, Q_r of the whole
+  /// table, in the last step). Errors: `Error` before `finished()`.
+  Model take();
+
+ private:
+  Model model_;
+  ProgressFn progress_;
+  std::unique_ptr<SafetensorsReader> reader_;  ///< safetensors only
+  TensorMap tensors_;                           ///< the index, values filled in step by step
+  std::vector<std::string> names_;              ///< tensors_used, in order
+  size_t next_ = 0;
+  uint64_t bytes_done_ = 0, bytes_total_ = 0;
+  bool finished_ = false;
+};
 
 /// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader).
 /// Errors: an unknown extension, and everything `read_safetensors` / `read_pytorch_checkpoint` raise.

@@ -129,4 +129,11 @@ using TensorLoader = std::function<void(const std::string& name, Tensor* tensor)
 ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source,
                          const TensorLoader& load = {});
 
+/// The keys of `index` (a file's tensors, dtype and shape; values not needed) that `map_weights`
+/// reads for `config`, in the order it reads them: a loader can read them one at a time, in
+/// steps (`ModelLoadSteps`, model_io.h), and skip the rest (issue 28, class 7).
+/// Errors: `map_weights`'s that need no values — missing tensors (listed), wrong shapes, integer
+/// dtypes, names given twice, too few encoder layers, a pooler not of hidden_size.
+std::vector<std::string> tensors_used(const ModelConfig& config, const TensorMap& index, const std::string& source);
+
 }  // namespace deberta

@@ -23,10 +23,10 @@ TensorMap read_weights_file(const std::string& path, const ProgressFn& progress)
   throw Error(path + ": unknown weights format (expected .safetensors or a PyTorch .bin)");
 }
 
-Model load_model(const std::string& path, const ProgressFn& progress) {
+ModelLoadSteps::ModelLoadSteps(const std::string& path, const ProgressFn& progress) : progress_(progress) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw FileNotFound(path + ": no such file or directory");
-  Model model;
+  Model& model = model_;
   if (fs::is_directory(path, ec)) {
     model.directory = path;
     for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
@@ -47,20 +47,69 @@ Model load_model(const std::string& path, const ProgressFn& progress) {
   if (!fs::exists(config_path, ec)) throw FileNotFound(model.directory + ": model directory has no config.json");
   model.config = load_config(config_path);
   if (ends_with(model.weights_path, ".safetensors")) {
-    // Only the tensors the model uses are read (issue 28, class 7).
-    SafetensorsReader reader(model.weights_path);
-    TensorMap index = reader.index();
-    model.weights = map_weights(model.config, std::move(index), model.weights_path,
+    // Only the tensors the model uses are read (issue 28, class 7), one per step.
+    reader_ = std::make_unique<SafetensorsReader>(model.weights_path);
+    tensors_ = reader_->index();
+    names_ = tensors_used(model.config, tensors_, model.weights_path);
+    for (const std::string& name : names_) bytes_total_ += static_cast<uint64_t>(tensors_.at(name).numel());
+  }
+}
+
+ModelLoadSteps::~ModelLoadSteps() = default;
+ModelLoadSteps::ModelLoadSteps(ModelLoadSteps&&) noexcept = default;
+ModelLoadSteps& ModelLoadSteps::operator=(ModelLoadSteps&&) noexcept = default;
+
+void ModelLoadSteps::step() {
+  if (finished_) return;
+  Model& model = model_;
+  if (reader_ && next_ < names_.size()) {
+    Tensor& t = tensors_.at(names_[next_]);
+    reader_->load(names_[next_], &t);
+    bytes_done_ += static_cast<uint64_t>(t.numel());
+    ++next_;
+    if (progress_) progress_(bytes_done_, 2 * bytes_total_);
+    return;
+  }
+  if (reader_) {
+    SafetensorsReader& reader = *reader_;
+    model.weights = map_weights(model.config, std::move(tensors_), model.weights_path,
                                 [&reader](const std::string& name, Tensor* t) { reader.load(name, t); });
+    reader_.reset();
   } else {
-    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress), model.weights_path);
+    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress_), model.weights_path);
   }
   try {
     (void)model.workspace.positions(model);  // eq. 4's K_r / Q_r of the whole table, now (model.h)
   } catch (const std::exception& e) {
     throw Error(model.weights_path + ": " + e.what());
   }
-  return model;
+  finished_ = true;
+  if (progress_ && bytes_total_) progress_(2 * bytes_total_, 2 * bytes_total_);
+}
+
+double ModelLoadSteps::fraction() const {
+  if (finished_) return 1.0;
+  // Each value is handled twice: read and widened to float64 (one step per tensor), then copied
+  // into its matrix by the weight map (the last step).
+  return bytes_total_ ? static_cast<double>(bytes_done_) / static_cast<double>(2 * bytes_total_) : 0.0;
+}
+
+std::string ModelLoadSteps::next_stage() const {
+  if (finished_) return "done";
+  if (reader_ && next_ < names_.size())
+    return "tensor " + std::to_string(next_ + 1) + " of " + std::to_string(names_.size()) + " (" + names_[next_] + ")";
+  return reader_ ? "weight map" : "reading " + fs::path(model_.weights_path).filename().string();
+}
+
+Model ModelLoadSteps::take() {
+  if (!finished_) throw Error(model_.weights_path + ": the model is not loaded yet (ModelLoadSteps::take before finished)");
+  return std::move(model_);  // the workspace moves with the weights (model.h)
+}
+
+Model load_model(const std::string& path, const ProgressFn& progress) {
+  ModelLoadSteps steps(path, progress);
+  while (!steps.finished()) steps.step();
+  return steps.take();
 }
 
 }  // namespace deberta

@@ -136,6 +136,14 @@ std::shared_ptr<const PositionTable> ModelWorkspace::positions(const Model& mode
   return positions_;
 }
 
+void ModelWorkspace::take_from(ModelWorkspace& other) noexcept {
+  std::scoped_lock lock(mutex_, other.mutex_);
+  positions_ = std::move(other.positions_);
+  built_ = other.built_;
+  other.positions_.reset();
+  other.built_ = false;
+}
+
 void ModelWorkspace::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   positions_.reset();

@@ -25,10 +25,14 @@ std::string shape_text(const std::vector<int64_t>& s) {
 // is missing so that one error can list every missing name.
 class WeightReader {
  public:
-  WeightReader(TensorMap& tensors, const std::string& source, const TensorLoader& load)
-      : tensors_(tensors), source_(source), load_(load) {}
+  WeightReader(TensorMap& tensors, const std::string& source, const TensorLoader& load, bool plan_only = false)
+      : tensors_(tensors), source_(source), load_(load), plan_only_(plan_only) {}
 
   bool has(const std::string& name) const { return find(name) != nullptr; }
+  /// Planning (`tensors_used`): every check runs, no value is read, accessors return empty values.
+  bool plan_only() const { return plan_only_; }
+  /// The keys taken so far, in the order they were taken.
+  const std::vector<std::string>& taken() const { return taken_; }
 
   // Each accessor copies the values into its Eigen type and frees the tensor's storage at once,
   // so loading holds at most one extra tensor beyond the weights. A missing tensor gives an empty
@@ -36,14 +40,14 @@ class WeightReader {
   // finish() reports every missing name before anything reads a placeholder.
   Matrix matrix(const std::string& name, int64_t rows, int64_t cols) {
     Tensor* t = take(name, {rows, cols});
-    if (!t) return Matrix();
+    if (!t || plan_only_) return Matrix();
     Matrix m = to_matrix(*t, source_ + ": tensor '" + name + "'");
     release(t);
     return m;
   }
   Vector vector(const std::string& name, int64_t n) {
     Tensor* t = take(name, {n});
-    if (!t) return Vector();
+    if (!t || plan_only_) return Vector();
     Vector v = Eigen::Map<const Vector>(t->f.data(), n);
     release(t);
     return v;
@@ -74,6 +78,8 @@ class WeightReader {
       throw Error(source_ + ": tensor '" + name + "' has integer dtype " + dtype_name(t->dtype) +
                   ", expected a floating-point dtype");
     if (!used_.insert(key_of(name)).second) throw Error(source_ + ": tensor '" + name + "' is used twice by the weight map");
+    taken_.push_back(key_of(name));
+    if (plan_only_) return t;
     if (load_ && static_cast<int64_t>(t->f.size()) != t->numel()) load_(key_of(name), t);
     int64_t bad = 0;
     for (double v : t->f) bad += !std::isfinite(v);
@@ -113,6 +119,8 @@ class WeightReader {
   TensorMap& tensors_;
   const std::string& source_;
   const TensorLoader& load_;
+  const bool plan_only_;
+  std::vector<std::string> taken_;
   static constexpr size_t kNamesShown = 5;
   std::vector<std::string> missing_;  ///< the first kNamesShown missing names
   size_t missing_count_ = 0;
@@ -194,10 +202,8 @@ std::string source_of_config(const std::string& weights_source) {
   return slash == std::string::npos ? std::string("config.json") : weights_source.substr(0, slash + 1) + "config.json";
 }
 
-}  // namespace
-
-ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source, const TensorLoader& load) {
-  WeightReader r(tensors, source, load);
+// map_weights and tensors_used: one walk over the names, reading values unless `r` only plans.
+ModelWeights map_weights_with(WeightReader& r, const ModelConfig& c, const TensorMap& tensors, const std::string& source) {
   ModelWeights w;
   const int64_t H = c.hidden_size, E = c.embedding_size;
   const double eps = c.layer_norm_eps;
@@ -236,7 +242,8 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
   if (c.version == ModelVersion::V2 && c.conv_kernel_size > 0) {
     ConvWeights conv;
     const int64_t k = c.conv_kernel_size, in_per_group = H / c.conv_groups;
-    if (Tensor* t = r.take("encoder.conv.conv.weight", {H, in_per_group, k})) {
+    Tensor* t = r.take("encoder.conv.conv.weight", {H, in_per_group, k});
+    if (t && !r.plan_only()) {
       // PyTorch Conv1d weight [out, in/groups, k]: tap t is the [out, in/groups] slice at t.
       for (int64_t tap = 0; tap < k; ++tap) {
         Matrix m(H, in_per_group);
@@ -294,8 +301,27 @@ ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::s
     w.token_classifier = std::move(tok);
   }
   r.finish(&w);
+  return w;
+}
+
+}  // namespace
+
+ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source, const TensorLoader& load) {
+  WeightReader r(tensors, source, load);
+  ModelWeights w = map_weights_with(r, c, tensors, source);
   tensors.clear();
   return w;
+}
+
+std::vector<std::string> tensors_used(const ModelConfig& c, const TensorMap& index, const std::string& source) {
+  TensorMap names = index;  // dtype and shape only: `take` reads no values while planning
+  for (auto& entry : names) {
+    std::vector<double>().swap(entry.second.f);
+    std::vector<int64_t>().swap(entry.second.i);
+  }
+  WeightReader r(names, source, {}, /*plan_only=*/true);
+  (void)map_weights_with(r, c, names, source);
+  return r.taken();
 }
 
 }  // namespace deberta
