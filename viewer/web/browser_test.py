@@ -16,6 +16,8 @@ Serves SITE_DIR on a free loopback port and checks:
       user's files: Hangul predictions, no "font:" report, a screenshot OUT_DIR/web_cjk.png;
   (f) long work keeps the page drawing: c2p off on a 483-token input; the frames drawn meanwhile see
       at least three stages of the progress bar.
+  (g) so does a model load: the bundled model opened again; the frames drawn meanwhile see at
+      least two values of the load's progress (a load in one call: one at most).
 Exit 0 when all pass; prints what failed otherwise.
 """
 import base64
@@ -251,6 +253,23 @@ def main():
         print("(f) 483 tokens, c2p off: done within %.2f s; stages seen by the frames drawn meanwhile: %s" % (seconds, stages))
         if len(stages) < 3:
             failures.append("(f) the page drew frames in only %d stage(s) of the computation (it froze): %s" % (len(stages), stages))
+        # (g) a model load does not freeze the page either: the bundled model opened again (as a
+        # user's folder is: web_open_model_files) loads one tensor a step, ~25 ms of steps a frame;
+        # the frames drawn meanwhile see the progress rise through more than one value.
+        page.eval("window.__stages = new Set(); 1")
+        t0 = time.time()
+        page.eval("Module.ccall('web_open_model_files', null, ['string'], ['/models/deberta-tiny-512']); 1")
+        time.sleep(0.5)  # the load starts in the next frame
+        page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 'idle' : ''", 120,
+                      "the bundled model loaded again (and its first computation)")
+        loads = [x for x in page.eval("Array.from(window.__stages)") if x.startswith("loading")]
+        print("(g) bundled model opened again: loaded within %.2f s; load progress seen by the frames drawn meanwhile: %s"
+              % (time.time() - t0, loads))
+        # A load run in one call shows one value at most ("0 %", the frame before it ran); a stepped
+        # one shows every frame drawn in between (the bundled model is small: ~0.1 s of work, so
+        # two or three values; a large user model, many).
+        if len(loads) < 2:
+            failures.append("(g) the page drew no frame in the middle of the model load (it froze): %s" % loads)
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)

@@ -7,7 +7,8 @@
 //   web_ablate(flags)          set the ablation from `deberta predict`'s switches ,
 //                              as the Ablations panel's check boxes do ("--terms c2c,p2c": c2p off), and re-run
 //   web_selftest()             the golden cases bundled in the site (?selftest)
-//   web_progress()             the running computation's stage ("layer 3 of 12"), "" when idle
+//   web_progress()             the running computation's stage ("layer 3 of 12") or the model
+//                              load's ("loading the model: 40 %"), "" when idle
 //   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch) was drawn: the browser
 //                              test clicks it with real mouse events
 // and the page shows the newest predictions in <pre id="predictions"> (what the browser test reads).
@@ -24,6 +25,7 @@
 #include <emscripten/html5.h>
 #include <imgui.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -172,7 +174,13 @@ EMSCRIPTEN_KEEPALIVE const char* web_widget_rect(const char* name) {
 EMSCRIPTEN_KEEPALIVE const char* web_progress() {
   static std::string stage;
   stage.clear();
-  if (g_app && g_app->jobs.worker.progress(&stage) < 0) stage.clear();
+  if (!g_app) return stage.c_str();
+  const viewer::Jobs& j = g_app->jobs;
+  if (j.loading.valid() && j.loading.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    stage = "loading the model: " + std::to_string(static_cast<int>(100.0 * j.load_progress->load())) + " %";
+    return stage.c_str();
+  }
+  if (j.worker.progress(&stage) < 0) stage.clear();
   return stage.c_str();
 }
 
