@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <cstdio>
 #include <memory>
@@ -78,38 +79,71 @@ double gemm_gflops() {
   return best + 0 * sink;
 }
 
+// The kernel family OpenBLAS should use on this CPU, for OPENBLAS_CORETYPE: Debian's build picks
+// one at load time from the CPU model, and on a model it does not know (a virtual machine's
+// "Intel(R) Xeon(R) Processor") it falls back to "Prescott", SSE3 kernels at ~1/5 of the speed.
+// "" leaves OpenBLAS's choice alone (a CPU without AVX2, or a non-x86 one).
+const char* openblas_core_for_this_cpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return "";
+}
+
+struct OpenBlasRate {
+  double gflops = 0;    ///< best of 3; 0 when the library is not installed
+  std::string library;  ///< the file opened
+  std::string core;     ///< the kernels it runs (openblas_get_corename), e.g. "SkylakeX"
+  std::string core_set_by;  ///< "OPENBLAS_CORETYPE (yours)", "OPENBLAS_CORETYPE (by bench, from the CPU's features)" or ""
+};
+
 // Best-of-3 GFLOP/s of the same 1024² float64 product through Debian's OpenBLAS (libopenblas0-pthread)
 // at `threads` threads: the reference the forward's rate is compared with (issue 29, docs/performance.md).
-// The library is opened at run time, so the project neither links nor needs it; 0 when it is not there.
-double openblas_gflops(int threads, std::string* library) {
+// The library is opened at run time, so the project neither links nor needs it. Its kernels are
+// the best this CPU runs (OPENBLAS_CORETYPE from the CPU's features unless the caller set it), so
+// the ratio is against the strongest peer, not a generic fallback.
+OpenBlasRate openblas_gflops(int threads) {
+  OpenBlasRate r;
+  if (const char* set = std::getenv("OPENBLAS_CORETYPE"); set && *set) {
+    r.core_set_by = "OPENBLAS_CORETYPE (yours)";
+  } else if (const char* core = openblas_core_for_this_cpu(); *core) {
+    setenv("OPENBLAS_CORETYPE", core, 1);  // read by OpenBLAS when it loads, below
+    r.core_set_by = "OPENBLAS_CORETYPE (by bench, from the CPU's features)";
+  }
   void* lib = nullptr;
   for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
     if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
-      *library = name;
+      r.library = name;
       break;
     }
-  if (!lib) return 0;
+  if (!lib) return r;
   using Dgemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
   using SetThreads = void (*)(int);
+  using CoreName = char* (*)();
   const auto dgemm = reinterpret_cast<Dgemm>(dlsym(lib, "cblas_dgemm"));
   const auto set_threads = reinterpret_cast<SetThreads>(dlsym(lib, "openblas_set_num_threads"));
+  if (const auto core_name = reinterpret_cast<CoreName>(dlsym(lib, "openblas_get_corename")))
+    if (const char* c = core_name()) r.core = c;
   if (!dgemm) {
     dlclose(lib);
-    return 0;
+    return r;
   }
   if (set_threads) set_threads(threads);
   const int n = 1024;
   const Matrix a = Matrix::Random(n, n), b = Matrix::Random(n, n);
   Matrix c(n, n);
-  double best = 0;
   for (int k = 0; k < 3; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     dgemm(102 /* CblasColMajor */, 111 /* CblasNoTrans */, 112 /* CblasTrans */, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0,
           c.data(), n);
-    best = std::max(best, 2.0 * n * n * n / seconds_since(t0) / 1e9);
+    r.gflops = std::max(r.gflops, 2.0 * n * n * n / seconds_since(t0) / 1e9);
   }
   dlclose(lib);
-  return best;
+  return r;
 }
 
 // --rerun: what the viewer does after an ablation toggle on a kept trace (viewer/state.cpp,
@@ -229,8 +263,8 @@ void register_bench(CLI::App* app) {
     const double flops = forward_flops(model, N, model.weights.lm_head ? static_cast<int64_t>(positions.size()) : 0, emd);
     const double achieved = flops / (median / 1e3) / 1e9;
     const double gemm = gemm_gflops();
-    std::string blas_name;
-    const double blas = openblas_gflops(args->threads, &blas_name);
+    const OpenBlasRate ob = openblas_gflops(args->threads);
+    const double blas = ob.gflops;
     const double rss_mb = peak_rss_mb();
     if (args->json) {
       nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
@@ -239,6 +273,8 @@ void register_bench(CLI::App* app) {
                           {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()}};
       j["openblas_gflops"] = blas > 0 ? nlohmann::json(blas) : nlohmann::json(nullptr);
       j["forward_vs_openblas"] = blas > 0 ? nlohmann::json(achieved / blas) : nlohmann::json(nullptr);
+      j["openblas_core"] = ob.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(ob.core);
+      j["openblas_core_set_by"] = ob.core_set_by;
       std::printf("%s\n", json_text(j).c_str());
       return;
     }
@@ -248,8 +284,9 @@ void register_bench(CLI::App* app) {
     std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
                 flops / 1e9, achieved, gemm, achieved / gemm);
     if (blas > 0)
-      std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s): %.1f GFLOP/s; forward / OpenBLAS = %.2f\n", args->threads,
-                  blas_name.c_str(), blas, achieved / blas);
+      std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s, kernels %s%s%s): %.1f GFLOP/s; forward / OpenBLAS = %.2f\n",
+                  args->threads, ob.library.c_str(), ob.core.empty() ? "?" : ob.core.c_str(),
+                  ob.core_set_by.empty() ? "" : " by ", ob.core_set_by.c_str(), blas, achieved / blas);
     else
       std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
     std::printf("peak RSS: %.0f MB\n", rss_mb);
