@@ -126,9 +126,7 @@ TEST_SUITE("cli") {
     // classifier (deterministic values): a sentence-pair classifier with a real tokenizer.
     namespace fs = std::filesystem;
     const fs::path src = test::source_path("notebooks_data/models/deberta-tiny");
-    const fs::path dir = fs::temp_directory_path() / "deberta_cli_heads_pair";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = test::fresh_temp_dir("deberta_cli_heads_pair");
     for (const char* f : {"spm.model", "special_tokens_map.json", "tokenizer_config.json"})
       if (fs::exists(src / f)) fs::copy_file(src / f, dir / f);
     nlohmann::json cfg = nlohmann::json::parse(std::ifstream(src / "config.json"));

@@ -242,9 +242,7 @@ TEST_SUITE("config") {
     // checkpoint has pos_proj (c2p) but no pos_q_proj; HF never computes p2p, only counts it in the scale.
     namespace fs = std::filesystem;
     const fs::path src = test::source_path("notebooks_data/golden/v1_c2p_only");
-    const fs::path dir = fs::temp_directory_path() / "deberta_v1_p2p_listed";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = test::fresh_temp_dir("deberta_v1_p2p_listed");
     fs::copy_file(src / "model.safetensors", dir / "model.safetensors");
     json cfg = json::parse(std::ifstream(src / "config.json"));
     cfg["pos_att_type"] = "c2p|p2p";
@@ -384,9 +382,7 @@ TEST_SUITE("model load in steps") {
   TEST_CASE("a missing or misshapen tensor is refused before any value is read") {
     namespace fs = std::filesystem;
     const fs::path src = test::source_path("notebooks_data/golden/v3_emd");
-    const fs::path dir = fs::temp_directory_path() / "deberta_steps_missing";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = test::fresh_temp_dir("deberta_steps_missing");
     fs::copy_file(src / "config.json", dir / "config.json");
     TensorMap t = read_safetensors((src / "model.safetensors").string());
     t.erase(t.count("deberta.encoder.layer.0.output.dense.bias") ? "deberta.encoder.layer.0.output.dense.bias"

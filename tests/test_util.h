@@ -95,6 +95,14 @@ inline double check_close(const std::string& name, const Matrix& ours, const Mat
 
 inline std::string source_path(const std::string& relative) { return std::string(DEBERTA_SOURCE_DIR) + "/" + relative; }
 
+/// An empty folder `name` under the system's temporary directory (removed first if it exists).
+inline std::filesystem::path fresh_temp_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 /// What one run of the `deberta` executable printed (stdout + stderr) and its exit code
 /// (128 + signal when it was killed).
 struct CliRun {
