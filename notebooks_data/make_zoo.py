@@ -80,12 +80,41 @@ def write_card(out, variant, seed, steps):
                              for e in log["heldout_curve"]],
         "weights_sha256": sha256_file(os.path.join(out, "model.safetensors")),
         "train_seconds": log["train_seconds"],
+        "openblas_core": log.get("openblas_core"),  # None: trained before it was recorded
         "command": "/usr/bin/python3 notebooks_data/make_zoo.py --variant %s --seed %d%s" %
                    (variant, seed, "" if steps == STEPS else " --steps %d" % steps),
     }
     with open(os.path.join(out, "card.json"), "w") as f:
         json.dump(card, f, indent=1)
     return card
+
+
+def cpu_blas_core():
+    """OPENBLAS_CORETYPE for this CPU: "SkylakeX" with AVX-512 F/BW/DQ/VL, "Haswell" with AVX2 + FMA,
+    None otherwise (OpenBLAS's own choice)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    except OSError:
+        return None
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= set(flags):
+        return "SkylakeX"
+    if {"avx2", "fma"} <= set(flags):
+        return "Haswell"
+    return None
+
+
+def blas_env():
+    """The environment a run trains in. Debian's OpenBLAS (torch's BLAS) picks its kernels from the
+    CPU model and falls back to SSE3 "Prescott" on a model it does not know (a virtual machine's
+    "Intel(R) Xeon(R) Processor"): 2.5-3x slower training measured on 2026-11-26. So the kernels
+    come from the CPU's features unless OPENBLAS_CORETYPE is set, one OpenBLAS thread per run; the
+    card records them (openblas_core), since they decide the float32 rounding."""
+    env = dict(os.environ)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if not env.get("OPENBLAS_CORETYPE") and cpu_blas_core():
+        env["OPENBLAS_CORETYPE"] = cpu_blas_core()
+    return env
 
 
 def train_one(variant, seed, steps=STEPS, nice=10):
@@ -102,7 +131,7 @@ def train_one(variant, seed, steps=STEPS, nice=10):
     resuming = os.path.exists(os.path.join(out, "resume.pt"))
     cmd.append("--resumable")
     with open(os.path.join(out, "train.log"), "a" if resuming else "w") as logf:
-        rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=blas_env())
     if rc != 0:
         raise RuntimeError("%s@%d failed (exit %d): see %s" % (variant, seed, rc, os.path.join(out, "train.log")))
     card = write_card(out, variant, seed, steps)

@@ -41,6 +41,19 @@ SPECIAL = {"pad": ("[PAD]", 0), "cls": ("[CLS]", 1), "sep": ("[SEP]", 2), "unk":
 N_SPECIAL = 5   # ids 0..4 are special; random replacements are drawn from 5..V-1
 
 
+
+def openblas_core():
+    """The kernels Debian's OpenBLAS (torch's BLAS here) runs, e.g. "SkylakeX"; None without it.
+    They decide the float32 rounding of every product, so a run reproduces bit for bit only on the
+    same kernels (make_zoo.py chooses them from the CPU's features: blas_env)."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return lib.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return None
+
 def model_config(vocab_size, args):
     """The Hugging Face config.json of the model (DebertaV2Config keys). "architectures" names
     the base model: the state dict has the base-model names (no "deberta." prefix) plus the
@@ -465,7 +478,7 @@ def main():
            "init_own_tensors": own_init, "eval_seed": eval_seed,
            "train_sentences": len(train), "train_tokens": int(sum(len(s) for s in train)),
            "heldout_sentences_eval": len(held[:args.eval_sentences]),
-           "loss_curve": [], "heldout_curve": []}
+           "loss_curve": [], "heldout_curve": [], "openblas_core": openblas_core()}
     os.makedirs(args.out, exist_ok=True)
 
     step, epoch, t_train0 = 0, 0, time.time()
@@ -477,6 +490,10 @@ def main():
         r = torch.load(resume_path)
         if r["init_sha256"] != init_hash or r["args"] != resume_args(args):
             sys.exit("%s: written by another run (other arguments or initialisation); remove it to start over" % resume_path)
+        if r["log"].get("openblas_core") != log["openblas_core"]:
+            sys.exit("%s: written on OpenBLAS kernels %s, this process runs %s: the rest of the run would not be the "
+                     "bits of a run straight through (set OPENBLAS_CORETYPE=%s, or remove it to start over)"
+                     % (resume_path, r["log"].get("openblas_core"), log["openblas_core"], r["log"].get("openblas_core")))
         model.load_state_dict(r["model"])
         opt.load_state_dict(r["optimizer"])
         step, epoch, run_loss, run_n = r["step"], r["epoch"], r["run_loss"], r["run_n"]

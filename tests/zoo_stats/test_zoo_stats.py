@@ -156,6 +156,15 @@ def test_resumed_run_has_the_bits_of_an_uninterrupted_one(tmp_path):
     run(tmp_path / "straight")
     assert "exit after the checkpoint of step 20" in run(tmp_path / "resumed", "--exit-after-checkpoint", "20")
     assert (tmp_path / "resumed" / "resume.pt").exists()
+    # A checkpoint continues only on the OpenBLAS kernels that wrote it (they decide the rounding).
+    probe = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); import train_tiny; "
+                            "print(train_tiny.openblas_core())" % root], env=env, capture_output=True, text=True)
+    current = probe.stdout.strip()
+    if current not in ("", "None"):
+        other = "Nehalem" if current == "Prescott" else "Prescott"  # both run on every x86-64
+        r = subprocess.run(args + ["--out", str(tmp_path / "resumed")], env=dict(env, OPENBLAS_CORETYPE=other),
+                           capture_output=True, text=True)
+        assert r.returncode != 0 and "written on OpenBLAS kernels " + current in r.stdout + r.stderr, r.stdout + r.stderr
     log = run(tmp_path / "resumed", "--exit-after-checkpoint", "30")
     assert "resumed from" in log and "at step 20" in log
     log = run(tmp_path / "resumed")
