@@ -375,9 +375,13 @@ def main():
              "checkout starts them over. Each is about 70 minutes of one core on a two-core host with two runs at once: "
              "`make_zoo.py --queue baseline@2:4000 no-c2p@2:4000 … --jobs 2 --commit`.")
     L.append("")
-    L.append("Each run: `/usr/bin/python3 notebooks_data/make_zoo.py --variant V --seed S` regenerates its weights "
-             "(same init_sha256, same test cross-entropy); only seed 1 of each variant ships "
-             "(`notebooks_data/models/zoo/deberta-tiny-<variant>`), every run's card, log and curve is committed.")
+    L.append("Each run: `/usr/bin/python3 notebooks_data/make_zoo.py --variant V --seed S` regenerates its weights: "
+             "the same init_sha256 on any machine, and the same test cross-entropy on the same OpenBLAS kernels "
+             "(torch's float32 products round as the kernels do, and training carries the difference on). make_zoo "
+             "picks the kernels from the CPU's features and each card records them (`openblas_core`, from the runs of "
+             "2026-11-26 on: `OPENBLAS_CORETYPE=<it>` reproduces one); earlier runs were trained on hosts whose kernels "
+             "were not recorded. Only seed 1 of each variant ships (`notebooks_data/models/zoo/deberta-tiny-<variant>`); "
+             "every run's card, log and curve is committed.")
     L.append("")
     notes = os.path.join(ROOT, "docs", "table4-notes.md")
     if os.path.isfile(notes):
