@@ -394,8 +394,8 @@ def main():
         missing = [v + " seed " + str(sd) for v, have in (("baseline", base_long), ("no-c2p", nc_long))
                    for sd in (1, 2, 3) if sd not in have]
         if missing:
-            L.append("Not run yet (issue 27 asks for three seeds each): %s. With one paired seed there is no interval; "
-                     "the line above is an observation, not a test." % ", ".join(missing))
+            L.append("Not run yet (issue 27 asks for three seeds each): %s. Until the pair has its three seeds no "
+                     "test is made here: the lines above are observations." % ", ".join(missing))
             L.append("")
         L.append("![long runs](images/table4_long_curves.png)")
         L.append("")
