@@ -67,7 +67,7 @@ class ModelLoadSteps {
   TensorMap tensors_;                           ///< the index, values filled in step by step
   std::vector<std::string> names_;              ///< tensors_used, in order
   size_t next_ = 0;
-  uint64_t bytes_done_ = 0, bytes_total_ = 0;
+  uint64_t values_done_ = 0, values_total_ = 0;
   bool finished_ = false;
 };
 

@@ -51,7 +51,7 @@ ModelLoadSteps::ModelLoadSteps(const std::string& path, const ProgressFn& progre
     reader_ = std::make_unique<SafetensorsReader>(model.weights_path);
     tensors_ = reader_->index();
     names_ = tensors_used(model.config, tensors_, model.weights_path);
-    for (const std::string& name : names_) bytes_total_ += static_cast<uint64_t>(tensors_.at(name).numel());
+    for (const std::string& name : names_) values_total_ += static_cast<uint64_t>(tensors_.at(name).numel());
   }
 }
 
@@ -65,9 +65,9 @@ void ModelLoadSteps::step() {
   if (reader_ && next_ < names_.size()) {
     Tensor& t = tensors_.at(names_[next_]);
     reader_->load(names_[next_], &t);
-    bytes_done_ += static_cast<uint64_t>(t.numel());
+    values_done_ += static_cast<uint64_t>(t.numel());
     ++next_;
-    if (progress_) progress_(bytes_done_, 2 * bytes_total_);
+    if (progress_) progress_(values_done_, 2 * values_total_);
     return;
   }
   if (reader_) {
@@ -84,14 +84,14 @@ void ModelLoadSteps::step() {
     throw Error(model.weights_path + ": " + e.what());
   }
   finished_ = true;
-  if (progress_ && bytes_total_) progress_(2 * bytes_total_, 2 * bytes_total_);
+  if (progress_ && values_total_) progress_(2 * values_total_, 2 * values_total_);
 }
 
 double ModelLoadSteps::fraction() const {
   if (finished_) return 1.0;
   // Each value is handled twice: read and widened to float64 (one step per tensor), then copied
   // into its matrix by the weight map (the last step).
-  return bytes_total_ ? static_cast<double>(bytes_done_) / static_cast<double>(2 * bytes_total_) : 0.0;
+  return values_total_ ? static_cast<double>(values_done_) / static_cast<double>(2 * values_total_) : 0.0;
 }
 
 std::string ModelLoadSteps::next_stage() const {
