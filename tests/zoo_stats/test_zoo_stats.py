@@ -97,6 +97,34 @@ def test_table4_paired_block_follows_from_its_seeds():
 
 
 
+def test_table4_long_pair_follows_from_its_seeds():
+    """table4.json's long pair: its two tests recomputed from the long and 1,000-step runs it lists."""
+    path = os.path.join(HERE, "..", "..", "notebooks_data", "models", "zoo", "table4.json")
+    import json
+    with open(path) as f:
+        table = json.load(f)
+    long_runs = {v: {s["seed"]: s for s in runs} for v, runs in table.get("long", {}).items()}
+    complete = all(sd in long_runs.get(v, {}) for v in ("baseline", "no-c2p") for sd in (1, 2, 3))
+    assert ("long_paired" in table) == complete, "the long pair is tested exactly when its three seeds are in"
+    if not complete:
+        return
+    short = {v: {s["seed"]: s for s in table["variants"][v]["seeds"]} for v in ("baseline", "no-c2p")}
+    seeds = table["long_paired"]["gap_4000"]["seeds"]
+    assert seeds == [1, 2, 3]
+    for sd in seeds:
+        assert long_runs["baseline"][sd]["init_sha256"] == long_runs["no-c2p"][sd]["init_sha256"]
+    ce = lambda runs, v: [runs[v][sd]["cross_entropy"] for sd in seeds]  # noqa: E731
+    gap_long = [a - b for a, b in zip(ce(long_runs, "no-c2p"), ce(long_runs, "baseline"))]
+    gap_short = [a - b for a, b in zip(ce(short, "no-c2p"), ce(short, "baseline"))]
+    for name, r in (("gap_4000", ps.paired_t(ce(long_runs, "no-c2p"), ce(long_runs, "baseline"))),
+                    ("gap_change", ps.paired_t(gap_long, gap_short))):
+        block = table["long_paired"][name]
+        for key in ("mean_diff", "p"):
+            assert abs(block[key] - r[key]) <= 1e-12, (name, key)
+        assert all(abs(a - b) <= 1e-12 for a, b in zip(block["ci95"], r["ci95"]))
+        assert block["beyond_noise"] == (r["p"] < 0.05)
+
+
 def _small_config():
     import train_tiny as tt
     a = argparse.Namespace(hidden=16, layers=2, heads=2, intermediate=32, max_len=16,
