@@ -82,6 +82,26 @@ TEST_SUITE("cli") {
     CHECK(r.output.find("eq. 4") == std::string::npos);
   }
 
+  TEST_CASE("bench --json parts the forward into the encoder and the MLM head, FLOPs and rates consistent") {
+    // tiny preset: H 128, V 8,000; N = 16 masks positions 0, 7, 14.
+    const test::CliRun r = test::run_cli("bench --preset tiny --seq 16 --repeat 1 --threads 1 --json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    REQUIRE(j["masked_positions"].get<int>() == 3);
+    const double H = 128, V = 8000;
+    const double head_gflop = j["head_gflops"].get<double>() * j["head_ms"].get<double>() / 1e3;
+    const double encoder_gflop = j["encoder_gflops"].get<double>() * j["encoder_ms"].get<double>() / 1e3;
+    CHECK(head_gflop == doctest::Approx(3 * (2 * H * H + 2 * H * V) / 1e9).epsilon(1e-12));
+    CHECK(encoder_gflop + head_gflop == doctest::Approx(j["gflop"].get<double>()).epsilon(1e-12));
+    CHECK(j["head_table_gb_per_s"].get<double>() * j["head_ms"].get<double>() / 1e3 ==
+          doctest::Approx(V * H * 8 / 1e9).epsilon(1e-12));
+    // With OpenBLAS installed both peers are measured; without it both are null.
+    CHECK(j["openblas_gflops"].is_null() == j["openblas_head_gflops"].is_null());
+    if (!j["openblas_gflops"].is_null())
+      CHECK(j["encoder_vs_openblas"].get<double>() ==
+            doctest::Approx(j["encoder_gflops"].get<double>() / j["openblas_gflops"].get<double>()).epsilon(1e-12));
+  }
+
   TEST_CASE("compare: two zoo models on one text; a model against itself differs by nothing") {
     const std::string zoo = test::source_path("notebooks_data/models/zoo/");
     const std::string text = " --text \"The [MASK] of the LORD.\"";

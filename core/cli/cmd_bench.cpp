@@ -95,18 +95,28 @@ const char* openblas_core_for_this_cpu() {
 }
 
 struct OpenBlasRate {
-  double gflops = 0;    ///< best of 3; 0 when the library is not installed
-  std::string library;  ///< the file opened
-  std::string core;     ///< the kernels it runs (openblas_get_corename), e.g. "SkylakeX"
+  double gflops = 0;       ///< 1024² DGEMM, best of 3; 0 when the library is not installed
+  double head_gflops = 0;  ///< the MLM head's product (HeadShape), best of 3; 0 when not measured
+  std::string library;     ///< the file opened
+  std::string core;        ///< the kernels it runs (openblas_get_corename), e.g. "SkylakeX"
   std::string core_set_by;  ///< "OPENBLAS_CORETYPE (yours)", "OPENBLAS_CORETYPE (by bench, from the CPU's features)" or ""
 };
 
-// Best-of-3 GFLOP/s of the same 1024² float64 product through Debian's OpenBLAS (libopenblas0-pthread)
-// at `threads` threads: the reference the forward's rate is compared with (issue 29, docs/performance.md).
-// The library is opened at run time, so the project neither links nor needs it. Its kernels are
-// the best this CPU runs (OPENBLAS_CORETYPE from the CPU's features unless the caller set it), so
-// the ratio is against the strongest peer, not a generic fallback.
-OpenBlasRate openblas_gflops(int threads) {
+/// The MLM head's product as the forward runs it: logits [M, V] = h [M, H] · Eᵀ, E the word table
+/// [V, H], both row-major. M = 0: not measured.
+struct HeadShape {
+  int64_t M = 0, V = 0, H = 0;
+};
+
+// Best-of-3 GFLOP/s of a 1024² float64 product through Debian's OpenBLAS (libopenblas0-pthread) at
+// `threads` threads: the reference the forward's rate is compared with (issue 29,
+// docs/performance.md); and, when `head.M` > 0, of the MLM head's own product — a few rows against
+// the whole word table, a stream through V·H·8 bytes, bounded by memory bandwidth rather than by
+// the FMA units — the peer for the head's share of the forward. The library is opened at run time,
+// so the project neither links nor needs it. Its kernels are the best this CPU runs
+// (OPENBLAS_CORETYPE from the CPU's features unless the caller set it), so the ratio is against the
+// strongest peer, not a generic fallback.
+OpenBlasRate openblas_gflops(int threads, const HeadShape& head) {
   OpenBlasRate r;
   if (const char* set = std::getenv("OPENBLAS_CORETYPE"); set && *set) {
     r.core_set_by = "OPENBLAS_CORETYPE (yours)";
@@ -133,15 +143,21 @@ OpenBlasRate openblas_gflops(int threads) {
     return r;
   }
   if (set_threads) set_threads(threads);
-  const int n = 1024;
-  const Matrix a = Matrix::Random(n, n), b = Matrix::Random(n, n);
-  Matrix c(n, n);
-  for (int k = 0; k < 3; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    dgemm(102 /* CblasColMajor */, 111 /* CblasNoTrans */, 112 /* CblasTrans */, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0,
-          c.data(), n);
-    r.gflops = std::max(r.gflops, 2.0 * n * n * n / seconds_since(t0) / 1e9);
-  }
+  // C [m, n] = A [m, k] · B [n, k]ᵀ, all row-major (CblasRowMajor 101, NoTrans 111, Trans 112).
+  const auto best_of_3 = [&](int m, int n, int k) {
+    const Matrix a = Matrix::Random(m, k), b = Matrix::Random(n, k);
+    Matrix c(m, n);
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      dgemm(101, 111, 112, m, n, k, 1.0, a.data(), k, b.data(), k, 0.0, c.data(), n);
+      best = std::max(best, 2.0 * m * n * static_cast<double>(k) / seconds_since(t0) / 1e9);
+    }
+    return best;
+  };
+  r.gflops = best_of_3(1024, 1024, 1024);
+  if (head.M > 0)
+    r.head_gflops = best_of_3(static_cast<int>(head.M), static_cast<int>(head.V), static_cast<int>(head.H));
   dlclose(lib);
   return r;
 }
@@ -251,28 +267,48 @@ void register_bench(CLI::App* app) {
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
     const std::string name = args->preset.empty() ? args->model : args->preset;
     if (args->rerun) return bench_rerun(*args, model, in, positions, level, name);
-    std::vector<double> ms;
+    // Each run timed whole and in its two parts: the encoder (+ EMD) and the MLM head, whose tied
+    // decoder streams the whole word table for a few rows (memory-bound; see docs/performance.md).
+    std::vector<double> ms, encoder_ms, head_ms;
     for (int r = 0; r <= args->repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       const ForwardTrace trace = forward(model, in, {}, level, decoder);
-      const Matrix logits = model.weights.lm_head ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
-      if (r > 0) ms.push_back(1e3 * seconds_since(t0));  // r = 0 is the warm-up
+      const double encoder = 1e3 * seconds_since(t0);
+      const auto t1 = std::chrono::steady_clock::now();
+      const Matrix logits = decoder ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
+      const double head = 1e3 * seconds_since(t1);
+      if (r > 0) ms.push_back(encoder + head), encoder_ms.push_back(encoder), head_ms.push_back(head);  // r = 0: warm-up
     }
-    std::sort(ms.begin(), ms.end());
-    const double median = ms[ms.size() / 2], best = ms.front();
-    const double flops = forward_flops(model, N, model.weights.lm_head ? static_cast<int64_t>(positions.size()) : 0, emd);
+    const double median = median_of(ms), best = *std::min_element(ms.begin(), ms.end());
+    const double encoder = median_of(encoder_ms), head = median_of(head_ms);
+    const int64_t masked = decoder ? static_cast<int64_t>(positions.size()) : 0;
+    const double flops = forward_flops(model, N, masked, emd);
+    const double encoder_flops = forward_flops(model, N, 0, emd), head_flops = flops - encoder_flops;
     const double achieved = flops / (median / 1e3) / 1e9;
+    const double encoder_rate = encoder_flops / (encoder / 1e3) / 1e9;
+    const double head_rate = decoder ? head_flops / (head / 1e3) / 1e9 : 0;
+    // The word table the tied decoder reads once per forward, in GB, and the rate it was read at.
+    const double table_gb = decoder ? static_cast<double>(model.config.vocab_size) * model.config.hidden_size * 8 / 1e9 : 0;
     const double gemm = gemm_gflops();
-    const OpenBlasRate ob = openblas_gflops(args->threads);
+    const HeadShape shape = decoder ? HeadShape{masked, model.config.vocab_size, model.config.hidden_size} : HeadShape{};
+    const OpenBlasRate ob = openblas_gflops(args->threads, shape);
     const double blas = ob.gflops;
     const double rss_mb = peak_rss_mb();
+    const auto or_null = [](bool ok, double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
     if (args->json) {
       nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
                           {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},
                           {"gflops", achieved}, {"gemm_gflops", gemm}, {"roofline_efficiency", achieved / gemm},
-                          {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()}};
-      j["openblas_gflops"] = blas > 0 ? nlohmann::json(blas) : nlohmann::json(nullptr);
-      j["forward_vs_openblas"] = blas > 0 ? nlohmann::json(achieved / blas) : nlohmann::json(nullptr);
+                          {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()},
+                          {"encoder_ms", encoder}, {"encoder_gflops", encoder_rate}};
+      j["head_ms"] = or_null(decoder, head);
+      j["head_gflops"] = or_null(decoder, head_rate);
+      j["head_table_gb_per_s"] = or_null(decoder, table_gb / (head / 1e3));
+      j["openblas_gflops"] = or_null(blas > 0, blas);
+      j["forward_vs_openblas"] = or_null(blas > 0, achieved / blas);
+      j["encoder_vs_openblas"] = or_null(blas > 0, encoder_rate / blas);
+      j["openblas_head_gflops"] = or_null(ob.head_gflops > 0, ob.head_gflops);
+      j["head_vs_openblas_head"] = or_null(ob.head_gflops > 0, head_rate / ob.head_gflops);
       j["openblas_core"] = ob.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(ob.core);
       j["openblas_core_set_by"] = ob.core_set_by;
       std::printf("%s\n", json_text(j).c_str());
@@ -283,12 +319,25 @@ void register_bench(CLI::App* app) {
     std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", median, best, args->repeat);
     std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
                 flops / 1e9, achieved, gemm, achieved / gemm);
-    if (blas > 0)
+    std::printf("  encoder%s: median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s\n", emd ? " + EMD" : "", encoder,
+                encoder_flops / 1e9, encoder_rate);
+    if (decoder)
+      std::printf("  MLM head (%lld rows x %lld words): median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s; the %.2f GB word "
+                  "table read at %.1f GB/s\n",
+                  static_cast<long long>(masked), static_cast<long long>(model.config.vocab_size), head, head_flops / 1e9,
+                  head_rate, table_gb, table_gb / (head / 1e3));
+    if (blas > 0) {
       std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s, kernels %s%s%s): %.1f GFLOP/s; forward / OpenBLAS = %.2f\n",
                   args->threads, ob.library.c_str(), ob.core.empty() ? "?" : ob.core.c_str(),
                   ob.core_set_by.empty() ? "" : " by ", ob.core_set_by.c_str(), blas, achieved / blas);
-    else
+      std::printf("  encoder%s / OpenBLAS = %.2f\n", emd ? " + EMD" : "", encoder_rate / blas);
+      if (ob.head_gflops > 0)
+        std::printf("  OpenBLAS on the MLM head's product [%lld, %lld] x [%lld, %lld]^T: %.1f GFLOP/s; MLM head / that = %.2f\n",
+                    static_cast<long long>(shape.M), static_cast<long long>(shape.H), static_cast<long long>(shape.V),
+                    static_cast<long long>(shape.H), ob.head_gflops, head_rate / ob.head_gflops);
+    } else {
       std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
+    }
     std::printf("peak RSS: %.0f MB\n", rss_mb);
   });
 }
