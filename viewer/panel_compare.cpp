@@ -87,12 +87,15 @@ void zoo_table(App& app) {
              "Table 4 question (what does c2p contribute?) answered by training, not by switching a term off.");
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("zoo", 6, flags)) {
-    ImGui::TableSetupColumn("model");
-    ImGui::TableSetupColumn("trained with");
-    ImGui::TableSetupColumn("top-1");
-    ImGui::TableSetupColumn("top-5");
-    ImGui::TableSetupColumn("CE");
-    ImGui::TableSetupColumn("open");
+    // The numbers and buttons keep their width; the long "trained with" text takes what is left
+    // and wraps (before, it pushed the number columns down to one letter at 1280 px).
+    const float number = ImGui::CalcTextSize("100.0 %").x;
+    ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("trained with", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("top-1", ImGuiTableColumnFlags_WidthFixed, number);
+    ImGui::TableSetupColumn("top-5", ImGuiTableColumnFlags_WidthFixed, number);
+    ImGui::TableSetupColumn("CE", ImGuiTableColumnFlags_WidthFixed, number);
+    ImGui::TableSetupColumn("open", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     for (const auto& z : zoo) {
       ImGui::PushID(z.name.c_str());
@@ -100,7 +103,7 @@ void zoo_table(App& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(z.name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(z.change.empty() ? "-" : z.change.c_str());
+      ImGui::TextWrapped("%s", z.change.empty() ? "-" : z.change.c_str());
       ImGui::TableNextColumn();
       z.top1 >= 0 ? ImGui::Text("%.1f %%", 100 * z.top1) : ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
