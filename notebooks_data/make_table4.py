@@ -250,7 +250,7 @@ def plot_curves(cards, path, title, variants=None, gap=None):
         if len(ys) > 1:
             ax.fill_between(steps, [min(col) for col in zip(*ys)], [max(col) for col in zip(*ys)],
                             color=line.get_color(), alpha=0.15)
-    ax.set_ylabel("validation cross-entropy (nats, heldout.txt first 1,000 sentences)")
+    ax.set_ylabel("validation cross-entropy (nats)\nheldout.txt, first 1,000 sentences")
     ax.set_title(title)
     ax.set_ylim(top=min(ax.get_ylim()[1], 7.0))
     ax.grid(alpha=0.3)
@@ -271,10 +271,11 @@ def plot_curves(cards, path, title, variants=None, gap=None):
         gx.grid(alpha=0.3)
         gx.legend(fontsize=8)
         gx.set_xlabel("training step")
+        fig.align_ylabels((ax, gx))
     else:
         ax.set_xlabel("training step")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -291,6 +292,8 @@ def main():
     uni = unigram_baseline()
     inference = inference_ablations()
     long_cards = read_cards(steps=4000)
+    # The long runs of a seed start from that seed's one initialisation too.
+    check_initialisations({v: cards.get(v, []) + long_cards.get(v, []) for v in set(cards) | set(long_cards)})
 
     table = {"recipe": {"steps": RECIPE_STEPS, "test_split": "heldout.txt sentences 1000..end",
                         "primary_metric": "cross_entropy", "test": "paired t (two-sided), Holm across variants",

@@ -111,8 +111,9 @@ def test_table4_long_pair_follows_from_its_seeds():
     short = {v: {s["seed"]: s for s in table["variants"][v]["seeds"]} for v in ("baseline", "no-c2p")}
     seeds = table["long_paired"]["gap_4000"]["seeds"]
     assert seeds == [1, 2, 3]
-    for sd in seeds:
-        assert long_runs["baseline"][sd]["init_sha256"] == long_runs["no-c2p"][sd]["init_sha256"]
+    for sd in seeds:  # one initialisation per seed: the long runs' and the 1,000-step runs'
+        for v in ("baseline", "no-c2p"):
+            assert long_runs[v][sd]["init_sha256"] == table["init_sha256_by_seed"][str(sd)], (v, sd)
     ce = lambda runs, v: [runs[v][sd]["cross_entropy"] for sd in seeds]  # noqa: E731
     gap_long = [a - b for a, b in zip(ce(long_runs, "no-c2p"), ce(long_runs, "baseline"))]
     gap_short = [a - b for a, b in zip(ce(short, "no-c2p"), ce(short, "baseline"))]
