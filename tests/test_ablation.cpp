@@ -47,6 +47,39 @@ Matrix head_projection(const Linear& lin, const Matrix& table, int64_t h, int64_
 }  // namespace
 
 TEST_SUITE("ablation") {
+  TEST_CASE("a forward keeping no term maps (eq. 4 summed whole) equals one keeping them, bit for bit") {
+    // TraceLevel::Full sums the kept c2c / c2p / p2c maps; Probs and None take disentangled_logits,
+    // which never forms the relative maps. Every combination of the relative terms, p2p (the
+    // summed-maps path) and padding (v2_conv_pad).
+    for (const char* name : {"v1_basic", "v2_conv_pad", "v3_emd", "v1_c2p_only"}) {
+      const Case c = load_case(name);
+      const bool decoder = c.model.weights.embeddings.position.size() > 0;
+      const bool has_q_r = c.model.config.has_p2c();  // p2c and p2p need the Q_r projection
+      for (int variant = 0; variant < 5; ++variant) {
+        if (!has_q_r && variant >= 3) continue;
+        const std::string model_name = name;
+        CAPTURE(model_name);
+        CAPTURE(variant);
+        Ablation a;
+        if (variant == 1) a.c2p = false;
+        if (variant == 2) a.p2c = false;
+        if (variant == 3) a.p2p = true;
+        if (variant == 4) a.c2p = true, a.p2c = true;  // both, whatever the model was trained with
+        const ForwardTrace full = forward(c.model, c.inputs, a, TraceLevel::Full, decoder);
+        const ForwardTrace probs = forward(c.model, c.inputs, a, TraceLevel::Probs, decoder);
+        const ForwardTrace none = forward(c.model, c.inputs, a, TraceLevel::None, decoder);
+        REQUIRE(full.layers.size() == probs.layers.size());
+        for (size_t l = 0; l < full.layers.size(); ++l) {
+          const AttentionTrace& f = full.layers[l].attention;
+          for (size_t h = 0; h < f.probs.size(); ++h) CHECK((f.probs[h].array() == probs.layers[l].attention.probs[h].array()).all());
+          CHECK((full.layers[l].output.array() == probs.layers[l].output.array()).all());
+          CHECK((full.layers[l].output.array() == none.layers[l].output.array()).all());
+        }
+        CHECK((full.decoder_output().array() == none.decoder_output().array()).all());
+      }
+    }
+  }
+
   TEST_CASE("every model term switched on explicitly equals the plain path bitwise") {
     for (const char* name : {"v1_basic", "v2_conv_pad", "v3_emd"}) {
       CAPTURE(name);

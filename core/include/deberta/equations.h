@@ -123,6 +123,16 @@ Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatr
 Matrix position_to_content(const Matrix& K_c, const Matrix& Q_r, const IndexMatrix& rows, int64_t row_offset,
                            double s);
 
+/// eq. 4 whole, when only the sum is wanted: s·Ã[i, j] = c2c[i, j] + (c2p[i, j] + p2c[i, j]), each
+/// relative entry read from its all-rows product and rounded as content_to_position /
+/// position_to_content round it, row by row, without forming the two `[N_q, N_k]` maps (at
+/// N = 512 each is 2 MB, written and read back from memory). Bit for bit the sum of the maps in
+/// the reference code's order (tests/test_heads.cpp). `c2c` `[N_q, N_k]` (content_to_content's
+/// result) is taken and returned as the sum; an empty K_r (Q_r) leaves out c2p (p2c); the rows
+/// and shapes are those of the two term functions. No errors beyond theirs.
+Matrix disentangled_logits(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, const Matrix& K_r, const Matrix& Q_r,
+                           const IndexMatrix& c2p_rows, const IndexMatrix& p2c_rows, int64_t row_offset, double s);
+
 /// eq. 2, fourth term (dropped by the paper, never computed by the reference code): the
 /// position-to-position score p2p[i, j] = s · Q_r[p2c_rows(i, j)] · K_r[c2p_rows(i, j)], a pure
 /// function of the relative position. Returns `[N_q, N_k]`.

@@ -181,15 +181,41 @@ double kl_divergence(const Vector& log_p, const Vector& log_q) {
 Matrix content_to_content(const Matrix& Q_c, const Matrix& K_c, double s) { return s * (Q_c * K_c.transpose()); }
 
 namespace {
-// The gather both relative terms end with: out(i, j) = s · scores(q ? i : j, rows(i, j) − offset),
+// The gather both relative terms end with, row i: out[j] = s · scores(q ? i : j, rows(i, j) − offset),
 // where `scores` holds one token against every projected table row.
+void gather_table_row(const Matrix& scores, const IndexMatrix& rows, int64_t i, int64_t row_offset, double s,
+                      bool by_query, double* out) {
+  for (int64_t j = 0; j < rows.cols(); ++j) out[j] = s * scores(by_query ? i : j, rows(i, j) - row_offset);
+}
+
 Matrix gather_table_rows(const Matrix& scores, const IndexMatrix& rows, int64_t row_offset, double s, bool by_query) {
   Matrix out(rows.rows(), rows.cols());
-  for (int64_t i = 0; i < rows.rows(); ++i)
-    for (int64_t j = 0; j < rows.cols(); ++j) out(i, j) = s * scores(by_query ? i : j, rows(i, j) - row_offset);
+  for (int64_t i = 0; i < rows.rows(); ++i) gather_table_row(scores, rows, i, row_offset, s, by_query, out.row(i).data());
   return out;
 }
 }  // namespace
+
+Matrix disentangled_logits(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, const Matrix& K_r, const Matrix& Q_r,
+                           const IndexMatrix& c2p_rows, const IndexMatrix& p2c_rows, int64_t row_offset, double s) {
+  const bool c2p = K_r.size() > 0, p2c = Q_r.size() > 0;
+  const Matrix all_c2p = c2p ? Matrix(Q_c * K_r.transpose()) : Matrix();  // as content_to_position
+  const Matrix all_p2c = p2c ? Matrix(K_c * Q_r.transpose()) : Matrix();  // as position_to_content
+  // One row of each term at a time: each entry is rounded as in its map, then summed in the same
+  // order, c2c + (c2p + p2c) — the same doubles as adding the maps, without forming them.
+  Eigen::Array<double, 1, Eigen::Dynamic> c2p_row(c2c.cols()), p2c_row(c2c.cols());
+  for (int64_t i = 0; i < c2c.rows(); ++i) {
+    if (c2p) gather_table_row(all_c2p, c2p_rows, i, row_offset, s, /*by_query=*/true, c2p_row.data());
+    if (p2c) gather_table_row(all_p2c, p2c_rows, i, row_offset, s, /*by_query=*/false, p2c_row.data());
+    auto logits = c2c.row(i).array();
+    if (c2p && p2c)
+      logits += c2p_row + p2c_row;
+    else if (c2p)
+      logits += c2p_row;
+    else if (p2c)
+      logits += p2c_row;
+  }
+  return c2c;
+}
 
 Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatrix& rows, int64_t row_offset,
                            double s) {

@@ -211,6 +211,13 @@ HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq
   const double s = r.scale;
   const int64_t n_q = p.Q_c.rows(), n_k = p.K_c.rows();
   HeadScores h;
+  if (!keep_terms && r.c2c && !r.p2p && (r.c2p || r.p2c)) {
+    // Only the sum is wanted: eq. 4 whole, the same doubles without the c2p / p2c maps.
+    const Matrix none;
+    h.logits = disentangled_logits(content_to_content(p.Q_c, p.K_c, s), p.Q_c, p.K_c, r.c2p ? p.K_r : none,
+                                   r.p2c ? p.Q_r : none, seq.c2p_row, seq.p2c_row, p.row_offset, s);
+    return h;
+  }
   // eq. 4, one term per line; the relative terms read table rows δ(i, j) through c2p_row / p2c_row.
   if (r.c2c) h.c2c = content_to_content(p.Q_c, p.K_c, s);
   if (r.c2p) h.c2p = content_to_position(p.Q_c, p.K_r, seq.c2p_row, p.row_offset, s);
