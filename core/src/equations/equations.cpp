@@ -259,10 +259,13 @@ void softmax_rows(const Matrix& logits, const Vector& mask_q, const Vector& mask
       continue;
     }
     // The keys that count: valid, and a finite logit. exp(−∞) must be 0, and Eigen 3.4's
-    // vectorised exp gives 5.6e-309 for it, so those entries are zeroed after the exp.
-    keep = valid_key && (l != -INFINITY);  // before p, which may be l, is written
+    // vectorised exp gives 5.6e-309 for it, so those entries are zeroed after the exp. (A row
+    // with every key valid and no −∞ — nearly every row — needs no per-key test: minCoeff is one
+    // vectorised pass, the boolean mask is not.)
+    const bool every_entry = every_key && l.minCoeff() != -INFINITY;
+    if (!every_entry) keep = valid_key && (l != -INFINITY);  // before p, which may be l, is written
     p = (l - max_logit).exp();
-    if (!keep.all()) p = keep.select(p, 0.0);
+    if (!every_entry && !keep.all()) p = keep.select(p, 0.0);
     p /= p.sum();
   }
 }
