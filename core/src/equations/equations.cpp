@@ -248,7 +248,7 @@ namespace {
 void softmax_rows(const Matrix& logits, const Vector& mask_q, const Vector& mask_k, Matrix* out) {
   const bool every_key = (mask_k.array() != 0).all();  // no padding: the loops need no test per key
   const auto valid_key = (mask_k.transpose().array() != 0);
-  Eigen::Array<bool, 1, Eigen::Dynamic> keep(logits.cols());
+  Eigen::Array<bool, 1, Eigen::Dynamic> keep;  // sized by its first assignment, in rows that need it
   for (int64_t i = 0; i < logits.rows(); ++i) {
     auto p = out->row(i).array();
     const auto l = logits.row(i).array();
