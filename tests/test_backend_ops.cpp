@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -52,6 +53,8 @@ struct Worst {
     w = std::max(w, err);
   }
   ~Worst() {
+    if (by_op.count("gelu_erf"))
+      std::printf("backend ops: gelu_erf of the fast backend on %s\n", ops::fast::vector_erf() ? "glibc's vector erf" : "the scalar erf");
     for (const auto& [op, err] : by_op) std::printf("backend ops: %-28s worst relative error %.3g\n", op.c_str(), err);
   }
 };
@@ -122,6 +125,21 @@ TEST_SUITE("backend_ops") {
         worst.record("products (a set of three)", qf, qr);
         worst.record("products (a set of three)", kf, kr);
         worst.record("products (a set of three)", rf, rr);
+
+        // GELU on entries spread over erf's ranges (|x / √2| up to 7, past where erf rounds to ±1),
+        // on the whole matrix and on a block that starts off any vector boundary.
+        {
+          const Matrix wide = 10.0 * random(s.n, s.out);
+          Matrix gf = wide, gr = wide;
+          ops::fast::gelu_erf(gf);
+          ops::reference::gelu_erf(gr);
+          worst.record("gelu_erf", gf, gr);
+          Matrix block = wide;
+          const int64_t first = std::min<int64_t>(3, s.out - 1);
+          ops::fast::gelu_erf(block.middleCols(0, first));
+          ops::fast::gelu_erf(block.middleCols(first, s.out - first));
+          CHECK(std::memcmp(block.data(), gf.data(), static_cast<size_t>(gf.size()) * sizeof(double)) == 0);
+        }
 
         // The tied decoder over a vocabulary of `out · 9 + 1` rows.
         const Matrix E = random(s.out * 9 + 1, s.in);

@@ -77,9 +77,11 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window = 0
 double gelu(double x);
 /// Applies an activation elementwise to `x` (any shape). Errors: none.
 Matrix activation(const Matrix& x, Activation act);
-/// `activation` in place on any block of a matrix (rows, columns, the whole): each entry gets the
-/// scalar function of `act` (never a vectorised approximation), so a block's entries are bitwise
-/// those of the whole matrix. The feed-forward applies it per column task (`LinearJob::activation`).
+/// `activation` in place on any block of a matrix (rows, columns, the whole): each entry's bits
+/// depend on its value only, so a block's entries are bitwise those of the whole matrix. The
+/// feed-forward applies it per tile of its product (`ops::Product::elementwise`). The exact GELU
+/// runs on the backend's `gelu_erf` (the fast backend's vector erf is within a few ulp of
+/// `std::erf`); every other activation is its scalar formula per entry.
 void activation_in_place(Eigen::Ref<Matrix> x, Activation act);
 /// LayerNorm over each row of `x [N, H]` with biased variance: (x − μ)/√(σ² + eps) · γ + β.
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p);

@@ -84,5 +84,7 @@ void tasks(int64_t count, const std::function<void(int64_t)>& task) {
   reference_on() ? reference::tasks(count, task) : fast::tasks(count, task);
 }
 
+void gelu_erf(Eigen::Ref<Matrix> x) { reference_on() ? reference::gelu_erf(x) : fast::gelu_erf(x); }
+
 }  // namespace ops
 }  // namespace deberta

@@ -66,6 +66,13 @@ bool few_rows(int64_t rows);
 /// independent of the others (LayerNorm, an activation). Errors: the first exception of a range.
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
 
+/// x ← GELU(x) = 0.5 · x · (1 + erf(x / √2)) entrywise, in place, on any block of a matrix (Hugging
+/// Face's "gelu", the exact erf form; `deberta::gelu` is its definition for one number). Each
+/// entry's bits depend on its value only, not on its place in the block, so a product's tiles get
+/// the entries of the whole. Reference: `std::erf` per entry. Fast: glibc's vector erf where the
+/// build has it (fast_elementwise.cpp), within a few ulp of the scalar one. No errors.
+void gelu_erf(Eigen::Ref<Matrix> x);
+
 /// task(0) … task(count − 1), independent pieces of work each writing only its own outputs (the
 /// heads of an attention sub-layer). Errors: the first exception a task throws.
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
@@ -76,6 +83,7 @@ Matrix linear(const Linear& layer, const Matrix& x);
 Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias);
 void for_rows(int64_t rows, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
+void gelu_erf(Eigen::Ref<Matrix> x);
 }  // namespace reference
 
 namespace fast {
@@ -85,6 +93,9 @@ Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool r
 bool few_rows(int64_t rows);
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
+void gelu_erf(Eigen::Ref<Matrix> x);
+/// Whether `gelu_erf` runs on glibc's vector erf in this build (else the scalar erf).
+bool vector_erf();
 }  // namespace fast
 
 /// The shape checks both backends make before a product. Errors: as `products`.

@@ -3,6 +3,8 @@
 // tuned for speed.
 #include "backend/ops.h"
 
+#include <cmath>
+
 namespace deberta::ops::reference {
 
 namespace {
@@ -31,6 +33,10 @@ void for_rows(int64_t rows, const RowsFn& body) { body(0, rows); }
 
 void tasks(int64_t count, const std::function<void(int64_t)>& task) {
   for (int64_t i = 0; i < count; ++i) task(i);
+}
+
+void gelu_erf(Eigen::Ref<Matrix> x) {
+  x = x.unaryExpr([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
 }
 
 }  // namespace deberta::ops::reference

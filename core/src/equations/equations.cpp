@@ -74,11 +74,13 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window) {
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
 void activation_in_place(Eigen::Ref<Matrix> x, Activation act) {
-  // Every case is a scalar function of one entry (no vectorised tanh/exp: their bits would depend
-  // on where a block starts), so any block of a matrix gets the entries the whole matrix gets.
+  // Every case is a function of one entry whose bits do not depend on where a block starts (no
+  // Eigen-vectorised tanh/exp: their unaligned head would round differently), so any block of a
+  // matrix gets the entries the whole matrix gets. The exact GELU, the models' usual activation,
+  // is the backend's op (`gelu` per entry, vectorised by the fast backend).
   auto apply = [&](auto f) { x = x.unaryExpr(f); };
   switch (act) {
-    case Activation::GeluErf: return apply([](double v) { return gelu(v); });
+    case Activation::GeluErf: return ops::gelu_erf(x);
     case Activation::GeluTanh:
       return apply([](double v) { return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))); });
     case Activation::GeluFast:
