@@ -13,12 +13,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <random>
+#include <thread>
 
 namespace deberta::cli {
 
@@ -94,73 +97,79 @@ const char* openblas_core_for_this_cpu() {
   return "";
 }
 
-struct OpenBlasRate {
-  double gflops = 0;       ///< 1024² DGEMM, best of 3; 0 when the library is not installed
-  double head_gflops = 0;  ///< the MLM head's product (HeadShape), best of 3; 0 when not measured
-  std::string library;     ///< the file opened
-  std::string core;        ///< the kernels it runs (openblas_get_corename), e.g. "SkylakeX"
-  std::string core_set_by;  ///< "OPENBLAS_CORETYPE (yours)", "OPENBLAS_CORETYPE (by bench, from the CPU's features)" or ""
-};
-
 /// The MLM head's product as the forward runs it: logits [M, V] = h [M, H] · Eᵀ, E the word table
 /// [V, H], both row-major. M = 0: not measured.
 struct HeadShape {
   int64_t M = 0, V = 0, H = 0;
 };
 
-// Best-of-3 GFLOP/s of a 1024² float64 product through Debian's OpenBLAS (libopenblas0-pthread) at
-// `threads` threads: the reference the forward's rate is compared with (issue 29,
-// docs/performance.md); and, when `head.M` > 0, of the MLM head's own product — a few rows against
-// the whole word table, a stream through V·H·8 bytes, bounded by memory bandwidth rather than by
-// the FMA units — the peer for the head's share of the forward. The library is opened at run time,
-// so the project neither links nor needs it. Its kernels are the best this CPU runs
-// (OPENBLAS_CORETYPE from the CPU's features unless the caller set it), so the ratio is against the
-// strongest peer, not a generic fallback.
-OpenBlasRate openblas_gflops(int threads, const HeadShape& head) {
-  OpenBlasRate r;
-  if (const char* set = std::getenv("OPENBLAS_CORETYPE"); set && *set) {
-    r.core_set_by = "OPENBLAS_CORETYPE (yours)";
-  } else if (const char* core = openblas_core_for_this_cpu(); *core) {
-    setenv("OPENBLAS_CORETYPE", core, 1);  // read by OpenBLAS when it loads, below
-    r.core_set_by = "OPENBLAS_CORETYPE (by bench, from the CPU's features)";
-  }
-  void* lib = nullptr;
-  for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
-    if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
-      r.library = name;
-      break;
+// Debian's OpenBLAS (libopenblas0-pthread), opened at run time so that the project neither links
+// nor needs it: the peer the forward's rate is compared with (issue 29, docs/performance.md). Its
+// kernels are the best this CPU runs (OPENBLAS_CORETYPE from the CPU's features unless the caller
+// set it), so the ratio is against the strongest peer, not a generic fallback; and its threads
+// sleep as soon as a product ends (OPENBLAS_THREAD_TIMEOUT = 4, the least, unless the caller set
+// it), so that the forward timed next to it does not share its cores with OpenBLAS's spinning
+// threads. `available()` false: not installed.
+class OpenBlas {
+ public:
+  explicit OpenBlas(int threads) {
+    if (const char* set = std::getenv("OPENBLAS_CORETYPE"); set && *set) {
+      core_set_by = "OPENBLAS_CORETYPE (yours)";
+    } else if (const char* core_type = openblas_core_for_this_cpu(); *core_type) {
+      setenv("OPENBLAS_CORETYPE", core_type, 1);  // read by OpenBLAS when it loads, below
+      core_set_by = "OPENBLAS_CORETYPE (by bench, from the CPU's features)";
     }
-  if (!lib) return r;
-  using Dgemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
-  using SetThreads = void (*)(int);
-  using CoreName = char* (*)();
-  const auto dgemm = reinterpret_cast<Dgemm>(dlsym(lib, "cblas_dgemm"));
-  const auto set_threads = reinterpret_cast<SetThreads>(dlsym(lib, "openblas_set_num_threads"));
-  if (const auto core_name = reinterpret_cast<CoreName>(dlsym(lib, "openblas_get_corename")))
-    if (const char* c = core_name()) r.core = c;
-  if (!dgemm) {
-    dlclose(lib);
-    return r;
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);  // 2^4 cycles of spinning, then sleep
+    for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
+      if ((lib_ = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+        library = name;
+        break;
+      }
+    if (!lib_) return;
+    using SetThreads = void (*)(int);
+    using CoreName = char* (*)();
+    dgemm_ = reinterpret_cast<Dgemm>(dlsym(lib_, "cblas_dgemm"));
+    if (const auto core_name = reinterpret_cast<CoreName>(dlsym(lib_, "openblas_get_corename")))
+      if (const char* c = core_name()) core = c;
+    if (const auto set_threads = reinterpret_cast<SetThreads>(dlsym(lib_, "openblas_set_num_threads")))
+      set_threads(threads);
   }
-  if (set_threads) set_threads(threads);
-  // C [m, n] = A [m, k] · B [n, k]ᵀ, all row-major (CblasRowMajor 101, NoTrans 111, Trans 112).
-  const auto best_of_3 = [&](int m, int n, int k) {
-    const Matrix a = Matrix::Random(m, k), b = Matrix::Random(n, k);
-    Matrix c(m, n);
+  ~OpenBlas() {
+    if (lib_) dlclose(lib_);
+  }
+  OpenBlas(const OpenBlas&) = delete;
+  OpenBlas& operator=(const OpenBlas&) = delete;
+
+  bool available() const { return dgemm_ != nullptr; }
+
+  /// GFLOP/s of one C [m, n] = A [m, k] · B [n, k]ᵀ (all row-major) on operands made once per shape.
+  double gflops(int m, int n, int k) {
+    Operands& o = operands_[{m, n, k}];
+    if (o.a.size() == 0) o.a = Matrix::Random(m, k), o.b = Matrix::Random(n, k), o.c.resize(m, n);
+    const auto t0 = std::chrono::steady_clock::now();
+    dgemm_(101, 111, 112, m, n, k, 1.0, o.a.data(), k, o.b.data(), k, 0.0, o.c.data(), n);  // RowMajor, NoTrans, Trans
+    return 2.0 * m * n * static_cast<double>(k) / seconds_since(t0) / 1e9;
+  }
+  /// Best of 3 runs of `gflops`.
+  double best_of_3(int m, int n, int k) {
     double best = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
-      dgemm(101, 111, 112, m, n, k, 1.0, a.data(), k, b.data(), k, 0.0, c.data(), n);
-      best = std::max(best, 2.0 * m * n * static_cast<double>(k) / seconds_since(t0) / 1e9);
-    }
+    for (int rep = 0; rep < 3; ++rep) best = std::max(best, gflops(m, n, k));
     return best;
+  }
+
+  std::string library;      ///< the file opened
+  std::string core;         ///< the kernels it runs (openblas_get_corename), e.g. "SkylakeX"
+  std::string core_set_by;  ///< "OPENBLAS_CORETYPE (yours)", "OPENBLAS_CORETYPE (by bench, from the CPU's features)" or ""
+
+ private:
+  using Dgemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
+  struct Operands {
+    Matrix a, b, c;
   };
-  r.gflops = best_of_3(1024, 1024, 1024);
-  if (head.M > 0)
-    r.head_gflops = best_of_3(static_cast<int>(head.M), static_cast<int>(head.V), static_cast<int>(head.H));
-  dlclose(lib);
-  return r;
-}
+  void* lib_ = nullptr;
+  Dgemm dgemm_ = nullptr;
+  std::map<std::array<int, 3>, Operands> operands_;
+};
 
 // --rerun: what the viewer does after an ablation toggle on a kept trace (viewer/state.cpp,
 // Worker::compute): `rerun_from` the first layer the change affects (`first_affected_layer`),
@@ -267,9 +276,16 @@ void register_bench(CLI::App* app) {
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
     const std::string name = args->preset.empty() ? args->model : args->preset;
     if (args->rerun) return bench_rerun(*args, model, in, positions, level, name);
-    // Each run timed whole and in its two parts: the encoder (+ EMD) and the MLM head, whose tied
-    // decoder streams the whole word table for a few rows (memory-bound; see docs/performance.md).
-    std::vector<double> ms, encoder_ms, head_ms;
+    const int64_t masked = decoder ? static_cast<int64_t>(positions.size()) : 0;
+    const double flops = forward_flops(model, N, masked, emd);
+    const double encoder_flops = forward_flops(model, N, 0, emd), head_flops = flops - encoder_flops;
+    // Each round: one forward, timed whole and in its two parts — the encoder (+ EMD) and the MLM
+    // head, whose tied decoder streams the whole word table for a few rows (memory-bound; see
+    // docs/performance.md) — then one 1024² DGEMM through OpenBLAS. The forward's ratio to OpenBLAS
+    // is taken within each round and the median of the rounds reported: a shared host's speed
+    // drifts by tens of per cent over seconds, and both sides of a round see the same host.
+    OpenBlas blas(args->threads);
+    std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio;
     for (int r = 0; r <= args->repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       const ForwardTrace trace = forward(model, in, {}, level, decoder);
@@ -277,13 +293,24 @@ void register_bench(CLI::App* app) {
       const auto t1 = std::chrono::steady_clock::now();
       const Matrix logits = decoder ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
       const double head = 1e3 * seconds_since(t1);
-      if (r > 0) ms.push_back(encoder + head), encoder_ms.push_back(encoder), head_ms.push_back(head);  // r = 0: warm-up
+      double dgemm = 0;
+      if (blas.available()) {
+        // The forward's OpenMP threads spin a few milliseconds after their last region before
+        // they sleep; a DGEMM started at once would share its cores with them (measured: half its
+        // rate with spinning threads). So a pause first, then the better of two runs.
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        dgemm = std::max(blas.gflops(1024, 1024, 1024), blas.gflops(1024, 1024, 1024));
+      }
+      if (r == 0) continue;  // warm-up
+      ms.push_back(encoder + head), encoder_ms.push_back(encoder), head_ms.push_back(head);
+      if (dgemm > 0) {
+        blas_rate.push_back(dgemm);
+        forward_ratio.push_back(flops / ((encoder + head) / 1e3) / 1e9 / dgemm);
+        encoder_ratio.push_back(encoder_flops / (encoder / 1e3) / 1e9 / dgemm);
+      }
     }
     const double median = median_of(ms), best = *std::min_element(ms.begin(), ms.end());
     const double encoder = median_of(encoder_ms), head = median_of(head_ms);
-    const int64_t masked = decoder ? static_cast<int64_t>(positions.size()) : 0;
-    const double flops = forward_flops(model, N, masked, emd);
-    const double encoder_flops = forward_flops(model, N, 0, emd), head_flops = flops - encoder_flops;
     const double achieved = flops / (median / 1e3) / 1e9;
     const double encoder_rate = encoder_flops / (encoder / 1e3) / 1e9;
     const double head_rate = decoder ? head_flops / (head / 1e3) / 1e9 : 0;
@@ -291,8 +318,13 @@ void register_bench(CLI::App* app) {
     const double table_gb = decoder ? static_cast<double>(model.config.vocab_size) * model.config.hidden_size * 8 / 1e9 : 0;
     const double gemm = gemm_gflops();
     const HeadShape shape = decoder ? HeadShape{masked, model.config.vocab_size, model.config.hidden_size} : HeadShape{};
-    const OpenBlasRate ob = openblas_gflops(args->threads, shape);
-    const double blas = ob.gflops;
+    const bool paired = !blas_rate.empty();
+    const double blas_gflops = paired ? median_of(blas_rate) : 0;
+    const double forward_vs_blas = paired ? median_of(forward_ratio) : 0, encoder_vs_blas = paired ? median_of(encoder_ratio) : 0;
+    // The head's own peer: OpenBLAS on the head's product, best of 3.
+    const double blas_head = paired && shape.M > 0 ? blas.best_of_3(static_cast<int>(shape.M), static_cast<int>(shape.V),
+                                                                   static_cast<int>(shape.H))
+                                                   : 0;
     const double rss_mb = peak_rss_mb();
     const auto or_null = [](bool ok, double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
     if (args->json) {
@@ -304,13 +336,17 @@ void register_bench(CLI::App* app) {
       j["head_ms"] = or_null(decoder, head);
       j["head_gflops"] = or_null(decoder, head_rate);
       j["head_table_gb_per_s"] = or_null(decoder, table_gb / (head / 1e3));
-      j["openblas_gflops"] = or_null(blas > 0, blas);
-      j["forward_vs_openblas"] = or_null(blas > 0, achieved / blas);
-      j["encoder_vs_openblas"] = or_null(blas > 0, encoder_rate / blas);
-      j["openblas_head_gflops"] = or_null(ob.head_gflops > 0, ob.head_gflops);
-      j["head_vs_openblas_head"] = or_null(ob.head_gflops > 0, head_rate / ob.head_gflops);
-      j["openblas_core"] = ob.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(ob.core);
-      j["openblas_core_set_by"] = ob.core_set_by;
+      j["openblas_gflops"] = or_null(paired, blas_gflops);
+      j["forward_vs_openblas"] = or_null(paired, forward_vs_blas);
+      j["encoder_vs_openblas"] = or_null(paired, encoder_vs_blas);
+      j["openblas_rounds"] = nlohmann::json::array();  // per round: DGEMM GFLOP/s, forward / it, encoder / it
+      for (size_t r = 0; r < blas_rate.size(); ++r)
+        j["openblas_rounds"].push_back({{"dgemm_gflops", blas_rate[r]}, {"forward_vs_openblas", forward_ratio[r]},
+                                        {"encoder_vs_openblas", encoder_ratio[r]}});
+      j["openblas_head_gflops"] = or_null(blas_head > 0, blas_head);
+      j["head_vs_openblas_head"] = or_null(blas_head > 0, head_rate / blas_head);
+      j["openblas_core"] = blas.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(blas.core);
+      j["openblas_core_set_by"] = blas.core_set_by;
       std::printf("%s\n", json_text(j).c_str());
       return;
     }
@@ -326,15 +362,19 @@ void register_bench(CLI::App* app) {
                   "table read at %.1f GB/s\n",
                   static_cast<long long>(masked), static_cast<long long>(model.config.vocab_size), head, head_flops / 1e9,
                   head_rate, table_gb, table_gb / (head / 1e3));
-    if (blas > 0) {
-      std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s, kernels %s%s%s): %.1f GFLOP/s; forward / OpenBLAS = %.2f\n",
-                  args->threads, ob.library.c_str(), ob.core.empty() ? "?" : ob.core.c_str(),
-                  ob.core_set_by.empty() ? "" : " by ", ob.core_set_by.c_str(), blas, achieved / blas);
-      std::printf("  encoder%s / OpenBLAS = %.2f\n", emd ? " + EMD" : "", encoder_rate / blas);
-      if (ob.head_gflops > 0)
+    if (paired) {
+      const auto [f_lo, f_hi] = std::minmax_element(forward_ratio.begin(), forward_ratio.end());
+      const auto [e_lo, e_hi] = std::minmax_element(encoder_ratio.begin(), encoder_ratio.end());
+      std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s, kernels %s%s%s), one after each forward: median %.1f GFLOP/s\n",
+                  args->threads, blas.library.c_str(), blas.core.empty() ? "?" : blas.core.c_str(),
+                  blas.core_set_by.empty() ? "" : " by ", blas.core_set_by.c_str(), blas_gflops);
+      std::printf("  forward / OpenBLAS = %.2f (median of %zu rounds, each a forward and the DGEMM after it; %.2f-%.2f)\n",
+                  forward_vs_blas, forward_ratio.size(), *f_lo, *f_hi);
+      std::printf("  encoder%s / OpenBLAS = %.2f (%.2f-%.2f)\n", emd ? " + EMD" : "", encoder_vs_blas, *e_lo, *e_hi);
+      if (blas_head > 0)
         std::printf("  OpenBLAS on the MLM head's product [%lld, %lld] x [%lld, %lld]^T: %.1f GFLOP/s; MLM head / that = %.2f\n",
                     static_cast<long long>(shape.M), static_cast<long long>(shape.H), static_cast<long long>(shape.V),
-                    static_cast<long long>(shape.H), ob.head_gflops, head_rate / ob.head_gflops);
+                    static_cast<long long>(shape.H), blas_head, head_rate / blas_head);
     } else {
       std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
     }
