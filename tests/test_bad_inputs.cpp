@@ -23,6 +23,7 @@
 #include <new>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -75,6 +76,30 @@ TEST_SUITE("bad_inputs") {
     CHECK_MESSAGE(m.find("200000 tokens need 19840.0 GB") != std::string::npos, m);
     CHECK_NOTHROW(deberta::check_attention_memory(512, 48, 14));  // 130 MB
     CHECK_NOTHROW(deberta::check_attention_memory(0, 48, 14));
+  }
+
+  TEST_CASE("the memory guard counts the address-space limit, not the machine's memory (issue 44, class 3)") {
+    // In a child with RLIMIT_AS = 1.5 GB, 4,000 tokens' 24 maps (3.1 GB) must be refused by the
+    // guard's message, although the machine has more physical memory than that.
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      struct rlimit r {};
+      r.rlim_cur = r.rlim_max = 1536ull << 20;
+      if (setrlimit(RLIMIT_AS, &r) != 0) _exit(3);
+      if (deberta::usable_memory_bytes() > r.rlim_cur) _exit(4);
+      try {
+        deberta::check_attention_memory(4000, 20, 4);
+      } catch (const deberta::Error& e) {
+        _exit(std::string(e.what()).find("this process may use") != std::string::npos ? 0 : 5);
+      }
+      _exit(6);  // not refused
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK_MESSAGE(WEXITSTATUS(status) == 0, "child exit " << WEXITSTATUS(status) << " (4: limit not seen, 6: not refused)");
+    CHECK(deberta::physical_memory_bytes() > 3100000000ull);  // the case above is not the machine's limit
   }
 
   TEST_CASE("every catalogue case is refused cleanly") {

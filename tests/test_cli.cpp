@@ -72,14 +72,14 @@ TEST_SUITE("cli") {
     CHECK(r.exit_code == 0);
     for (const char* step : {"[eq. 3]", "[eq. 4 (c2p)]", "[eq. 4 (p2c)]", "[eq. 2 (p2p)]", "[softmax]"})
       CHECK_MESSAGE(r.output.find(step) != std::string::npos, step);
-    // Steps of terms that are off are left out; c2c alone at scale factor 1 is eq. 1.
+    // Steps of terms that are off are left out; c2c alone at scale factor 1 is the standard attention of §3.1.
     r = test::run_cli("explain --model " + v3 + " --ids 14,43,3,33 --layer 1 --head 0 --query 2 --key 0 --terms c2c,c2p");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("[eq. 4 (c2p)]") != std::string::npos);
     CHECK(r.output.find("p2c") == std::string::npos);
     r = test::run_cli("explain --model " + v3 + " --ids 14,43,3,33 --layer 1 --head 0 --query 2 --key 0 --terms c2c --scale-factor 1");
     CHECK(r.exit_code == 0);
-    CHECK(r.output.find("[eq. 1]") != std::string::npos);
+    CHECK(r.output.find("[§3.1 (standard attention)]") != std::string::npos);  // unnumbered in v6; eq. 1 is the MLM objective
     CHECK(r.output.find("[eq. 3]") == std::string::npos);
     CHECK(r.output.find("eq. 4") == std::string::npos);
   }
@@ -192,5 +192,56 @@ TEST_SUITE("cli") {
     CHECK(other.exit_code != 0);
     CHECK(other.output.find("hint: rel_pos differs") != std::string::npos);
     std::filesystem::remove(out);
+  }
+}
+
+TEST_SUITE("cli") {
+  TEST_CASE("bench ends and prints under an address-space cap with many threads (issue 44, class 6)") {
+    // 64 threads under a 4 GB cap: OpenBLAS's 64 threads failed to start and its shutdown hung at
+    // exit with the figures unprinted. `timeout` turns a hang into exit 124.
+    const std::string cmd = "timeout 240 prlimit --as=4294967296 -- " + std::string(DEBERTA_CLI) +
+                            " bench --preset tiny --seq 8 --threads 64 --repeat 2 --json 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    CAPTURE(out);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    const auto brace = out.find('{');
+    REQUIRE(brace != std::string::npos);
+    const nlohmann::json j = nlohmann::json::parse(out.substr(brace));
+    CHECK(j["threads"] == 64);
+    CHECK(j["median_ms"].get<double>() > 0);
+  }
+
+  TEST_CASE("bench pairs at most 15 rounds with OpenBLAS, so --repeat 1000 takes no minutes of pauses (issue 44, class 6)") {
+    const test::CliRun r = test::run_cli("bench --preset tiny --seq 1 --repeat 1000 --threads 1 --json");
+    CAPTURE(r.output);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    CHECK(j["repeat"] == 1000);
+    REQUIRE_MESSAGE(!j["openblas_gflops"].is_null(), "OpenBLAS (libopenblas0-pthread, scripts/setup.sh) not found");
+    CHECK(j["openblas_rounds"].size() == 15);  // 1000 before
+  }
+}
+
+TEST_SUITE("cli") {
+  TEST_CASE("a text the model does not know is warned about on stderr (issue 40, item 3)") {
+    // Korean on the bundled English model: almost every piece is [UNK]; the run still predicts.
+    const test::CliRun ko = test::run_cli("predict --text \"나는 도서관에서 [MASK]을 읽었다.\" --top-k 1");
+    CAPTURE(ko.output);
+    CHECK(ko.exit_code == 0);
+    CHECK(ko.output.find("deberta: warning: ") != std::string::npos);
+    CHECK(ko.output.find("% of the input's tokens are unknown to this model") != std::string::npos);
+    CHECK(ko.output.find("deberta-tiny-multilingual") != std::string::npos);
+    // English text: no warning.
+    const test::CliRun en = test::run_cli("predict --text \"In the beginning God created the heaven and the [MASK].\" --top-k 1");
+    CHECK(en.exit_code == 0);
+    CHECK(en.output.find("warning") == std::string::npos);
+    const test::CliRun tok = test::run_cli("tokenize --text \"我在图书馆看书。\"");
+    CHECK(tok.output.find("unknown to this model") != std::string::npos);
   }
 }

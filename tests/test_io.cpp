@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <filesystem>
@@ -328,6 +329,20 @@ TEST_SUITE("config") {
     Ablation microsoft;  // microsoft's clamp to ±(m − 1) first: defined for any length
     microsoft.relative_positions = RelativePositionRule::Microsoft;
     CHECK_NOTHROW(forward(model, in, microsoft));
+    // Issue 44, class 11: with no term reading the positions (c2c only) the reference has a result:
+    // computed, the unreadable buckets written as the reference writes them (INT64_MIN), and equal to
+    // the same forward under microsoft's rule, which never forms them.
+    Ablation c2c_only;
+    c2c_only.c2p = c2c_only.p2c = c2c_only.p2p = false;
+    ForwardTrace hf_trace;
+    CHECK_NOTHROW(hf_trace = forward(model, in, c2c_only, TraceLevel::Full, false));
+    CHECK(hf_trace.context.rel_pos(5, 0) == std::numeric_limits<int64_t>::min());
+    CHECK(hf_trace.context.rel_pos(0, 5) == std::numeric_limits<int64_t>::min());
+    CHECK(hf_trace.context.rel_pos(4, 0) == 4);
+    Ablation c2c_only_microsoft = c2c_only;
+    c2c_only_microsoft.relative_positions = RelativePositionRule::Microsoft;
+    const ForwardTrace ms_trace = forward(model, in, c2c_only_microsoft, TraceLevel::Full, false);
+    CHECK((hf_trace.layers.back().output - ms_trace.layers.back().output).cwiseAbs().maxCoeff() == 0.0);
     // m = 1 with buckets: every |i − j| > b/2 takes bucket ±b/2.
     model.config.max_relative_positions = 1;
     CHECK(log_bucket_position(7, 8, 1) == 4);

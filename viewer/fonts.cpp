@@ -59,8 +59,11 @@ void FontAtlas::require(std::string_view s) {
       c = (c << 6) | (cont & 0x3F);
     }
     i += ok ? static_cast<size_t>(len) : 1;
-    if (!ok || c < 0x20 || in_base(c)) continue;
-    extra_.insert(c);
+    if (!ok || c < 0x20 || in_base(c) || extra_.count(c)) continue;
+    if (extra_.size() < kMaxExtraGlyphs)
+      extra_.insert(c);
+    else
+      over_limit_.insert(c);
   }
 }
 
@@ -84,7 +87,14 @@ void FontAtlas::require_state(const ViewerState& s) {
 }
 
 bool FontAtlas::rebuild_if_needed() {
-  if (extra_ == built_) return false;
+  if (extra_ == built_) {
+    if (over_limit_.size() > over_limit_reported_) {  // nothing to add to the atlas; the report only
+      std::fprintf(stderr, "font: %zu characters beyond the atlas's limit of %zu show as U+FFFD\n", over_limit_.size(),
+                   kMaxExtraGlyphs);
+      over_limit_reported_ = over_limit_.size();
+    }
+    return false;
+  }
   build();
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
@@ -135,15 +145,26 @@ void FontAtlas::build() {
                    fallback);
       told = true;
     }
-  if (!newly.empty()) {
+  auto first_eight = [](const auto& chars) {
     std::string list;
-    for (size_t i = 0; i < newly.size() && i < 8; ++i) {
+    size_t i = 0;
+    for (unsigned c : chars) {
+      if (i == 8) {
+        list += " …";
+        break;
+      }
       char buf[16];
-      std::snprintf(buf, sizeof buf, "%sU+%04X", i ? " " : "", newly[i]);
+      std::snprintf(buf, sizeof buf, "%sU+%04X", i++ ? " " : "", c);
       list += buf;
     }
-    if (newly.size() > 8) list += " …";
-    std::fprintf(stderr, "font: %zu characters have no glyph (%s)\n", newly.size(), list.c_str());
+    return list;
+  };
+  if (!newly.empty())
+    std::fprintf(stderr, "font: %zu characters have no glyph (%s)\n", newly.size(), first_eight(newly).c_str());
+  if (over_limit_.size() > over_limit_reported_) {
+    std::fprintf(stderr, "font: %zu characters beyond the atlas's limit of %zu show as U+FFFD (%s)\n", over_limit_.size(),
+                 kMaxExtraGlyphs, first_eight(over_limit_).c_str());
+    over_limit_reported_ = over_limit_.size();
   }
 }
 

@@ -8,6 +8,10 @@
 // reads no CFF) where it does not. When a new character appears the atlas is rebuilt between two
 // frames. A character no font has is drawn as U+FFFD and reported once on stderr:
 //   font: N characters have no glyph (U+XXXX …)
+// The atlas holds at most kMaxExtraGlyphs characters beyond the base ranges (the first ones
+// required); 157 KB of text with 60,000 distinct characters grew it to ~1 GB (issue 44, class 10).
+// The rest are drawn as U+FFFD and reported the same way:
+//   font: N characters beyond the atlas's limit of 4096 show as U+FFFD (U+XXXX …)
 #pragma once
 
 #include <imgui.h>
@@ -21,6 +25,9 @@
 namespace viewer {
 
 struct ViewerState;
+
+/// The most characters outside the base ranges one atlas holds (two fonts' glyphs each).
+constexpr size_t kMaxExtraGlyphs = 4096;
 
 class FontAtlas {
  public:
@@ -43,6 +50,8 @@ class FontAtlas {
   ImFont* mono() const { return mono_; }
   /// Characters required that no loaded font has (drawn as U+FFFD).
   const std::set<unsigned>& missing() const { return missing_; }
+  /// Characters required after the atlas was full (kMaxExtraGlyphs; drawn as U+FFFD).
+  const std::set<unsigned>& over_limit() const { return over_limit_; }
 
  private:
   void build();
@@ -50,6 +59,8 @@ class FontAtlas {
   std::set<unsigned> extra_;     // required code points outside the base ranges
   std::set<unsigned> built_;     // extra code points of the current atlas
   std::set<unsigned> missing_;   // reported already
+  std::set<unsigned> over_limit_;          // required once extra_ was full
+  size_t over_limit_reported_ = 0;         // over_limit_.size() at the last report
   std::vector<ImWchar> ranges_;           // the ranges of the current atlas (ImGui keeps the pointer)
   std::vector<ImWchar> fallback_ranges_;  // the extra characters, for the merged fallback fonts
   // What require_state last read: the result's generation, the input text, the lesson's size.

@@ -124,8 +124,9 @@ int parse_args(int argc, char** argv, Args* out) {
   CLI::App cli{"deberta-viewer: explore DeBERTa's disentangled attention, relative distances, the Enhanced Mask "
                "Decoder and ablations, layer by layer and head by head."};
   cli.add_option("--model", args.model, "Model directory (default: the bundled model)");
-  cli.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
-  cli.add_option("--ids", args.ids, "Input token ids, comma-separated (models without a tokenizer)");
+  CLI::Option* text_option = cli.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
+  // Both given: one would be dropped silently; refused, as the CLI's resolver refuses it (issue 44, class 5).
+  cli.add_option("--ids", args.ids, "Input token ids, comma-separated (models without a tokenizer)")->excludes(text_option);
   cli.add_option("--mask-id", args.mask_id, "Id of the mask token when the model has no tokenizer");
   cli.add_option("--pair", args.pair, "Second segment of a sentence pair (classifiers): [CLS] text [SEP] pair [SEP]");
   cli.add_option("--token-types", args.token_types, "Token types for --ids, comma-separated (e.g. 0,0,0,1,1)");

@@ -114,7 +114,8 @@ TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
     q.ids = deberta::parse_int_list(f.ids_text, "ids");
     if (!f.token_types_text.empty()) q.token_types = deberta::parse_int_list(f.token_types_text, "token types");
   }
-  q.mask_id = lm.tokenizer ? -1 : f.mask_id;
+  // The [MASK] id field (shown for models without a tokenizer): −1 means "none given".
+  if (!lm.tokenizer && f.mask_id != -1) q.mask_id = f.mask_id;
   deberta::TokenizedInput t = deberta::tokenize_input(lm.model, lm.tokenizer.get(), q, lm.tokenizer_error);
   TokenInput in;
   in.inputs = std::move(t.inputs);

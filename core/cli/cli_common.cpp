@@ -46,11 +46,16 @@ ResolvedInput resolve_input(const InputArgs& args, const Model& model) {
   if (has_tokenizer(model.directory)) r.tokenizer = load_tokenizer_for_model(model.directory, model.config.vocab_size);
   InputRequest q;
   q.text = args.text;
-  if (args.text.empty() && !args.ids.empty()) q.ids = parse_int_list(args.ids, "--ids");
+  if (!args.ids.empty()) q.ids = parse_int_list(args.ids, "--ids");
   if (args.text.empty() && args.ids.empty()) throw Error("give the input as --text \"...\" or --ids 1,2,3");
+  if (!args.text.empty() && !args.ids.empty()) throw InvalidInput("give the input as --text or as --ids, not both");
   q.mask_id = args.mask_id;
   if (!args.positions.empty()) q.positions = parse_int_list(args.positions, "--positions");
   TokenizedInput t = tokenize_input(model, r.tokenizer.get(), q);  // the one resolver (inputs.h)
+  // A text the vocabulary does not know (issue 40, item 3): warned on stderr, the run goes on.
+  if (r.tokenizer && !q.text.empty())
+    if (const std::string note = unknown_tokens_note(count_unknown_tokens(*r.tokenizer, t.inputs.input_ids)); !note.empty())
+      std::fprintf(stderr, "deberta: warning: %s\n", note.c_str());
   r.inputs = std::move(t.inputs);
   r.token_names = std::move(t.names);
   r.mask_positions = std::move(t.mask_positions);

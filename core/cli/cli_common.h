@@ -7,6 +7,7 @@
 #include "deberta/tokenizer.h"
 
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -58,7 +59,7 @@ struct InputArgs {
   std::string model;  ///< model directory or weights file; empty = the bundled default
   std::string text;
   std::string ids;    ///< "1,5,7"
-  int64_t mask_id = -1;   ///< --mask-id: id of [MASK] when there is no tokenizer
+  std::optional<int64_t> mask_id;  ///< --mask-id: id of [MASK] (default: the tokenizer's)
   std::string positions;  ///< --positions: explicit masked positions
   void add_to(CLI::App* app, bool with_text, bool with_masks = false);
 };

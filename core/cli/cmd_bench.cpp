@@ -110,6 +110,11 @@ struct HeadShape {
 // sleep as soon as a product ends (OPENBLAS_THREAD_TIMEOUT = 4, the least, unless the caller set
 // it), so that the forward timed next to it does not share its cores with OpenBLAS's spinning
 // threads. `available()` false: not installed.
+/// Rounds that pair a forward with an OpenBLAS DGEMM (a 100 ms pause and two 1024² products each):
+/// the first ones; later rounds time the forward alone, so `--repeat 1000 --seq 1` takes seconds,
+/// not minutes of pauses (issue 44, class 6). 15 pairs give the median and range of the ratio.
+constexpr int kPairedRounds = 15;
+
 class OpenBlas {
  public:
   explicit OpenBlas(int threads) {
@@ -131,8 +136,11 @@ class OpenBlas {
     dgemm_ = reinterpret_cast<Dgemm>(dlsym(lib_, "cblas_dgemm"));
     if (const auto core_name = reinterpret_cast<CoreName>(dlsym(lib_, "openblas_get_corename")))
       if (const char* c = core_name()) core = c;
+    // Never more OpenBLAS threads than cores: each holds its own buffers, and 64 of them under a
+    // 4 GB address-space cap failed to start and hung OpenBLAS's shutdown at exit (issue 44, class 6).
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (const auto set_threads = reinterpret_cast<SetThreads>(dlsym(lib_, "openblas_set_num_threads")))
-      set_threads(threads);
+      set_threads(std::min(threads, cores));
   }
   ~OpenBlas() {
     if (lib_) dlclose(lib_);
@@ -261,11 +269,12 @@ void register_bench(CLI::App* app) {
   cmd->callback([args] {
     keep_freed_memory();
     set_num_threads(args->threads);
-    const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
     const int64_t N = args->seq;
-    if (N > model.config.max_position_embeddings)
-      throw Error("--seq " + std::to_string(N) + " is longer than max_position_embeddings = " +
-                  std::to_string(model.config.max_position_embeddings));
+    // The one length rule (check_input_length), before a preset's weights are made: --seq 100000
+    // allocated 1 GB before it was refused (issue 44, class 3).
+    if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset);
+    const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
+    check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset);
     Inputs in;
     std::mt19937_64 rng(7);
     for (int64_t n = 0; n < N; ++n) in.input_ids.push_back(static_cast<int64_t>(rng() % model.config.vocab_size));
@@ -294,6 +303,7 @@ void register_bench(CLI::App* app) {
     OpenBlas blas(args->threads);
     std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio;
     for (int r = 1; r <= args->repeat; ++r) {
+      const bool pair_this_round = r <= kPairedRounds;
       const auto t0 = std::chrono::steady_clock::now();
       const ForwardTrace trace = forward(model, in, {}, level, decoder);
       const double encoder = 1e3 * seconds_since(t0);
@@ -301,7 +311,7 @@ void register_bench(CLI::App* app) {
       const Matrix logits = decoder ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
       const double head = 1e3 * seconds_since(t1);
       double dgemm = 0;
-      if (blas.available()) {
+      if (blas.available() && pair_this_round) {
         // The forward's OpenMP threads spin a few milliseconds after their last region before
         // they sleep; a DGEMM started at once would share its cores with them (measured: half its
         // rate with spinning threads). So a pause first, then the better of two runs.
@@ -353,6 +363,7 @@ void register_bench(CLI::App* app) {
       j["openblas_core"] = blas.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(blas.core);
       j["openblas_core_set_by"] = blas.core_set_by;
       std::printf("%s\n", json_text(j).c_str());
+      std::fflush(stdout);  // the figures are out before any library's exit handlers run
       return;
     }
     std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", name.c_str(),
@@ -384,6 +395,7 @@ void register_bench(CLI::App* app) {
       std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
     }
     std::printf("peak RSS: %.0f MB (after the warm-up forward, before OpenBLAS is loaded)\n", rss_mb);
+    std::fflush(stdout);
   });
 }
 

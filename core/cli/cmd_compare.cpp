@@ -58,6 +58,7 @@ void register_compare(CLI::App* app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->callback([args] {
+    if (args->model_b.empty()) throw Error("--model-b: empty path: give the second model's folder");
     const Model a = load_model_with_progress(model_path_or_default(args->input.model));
     const Model b = load_model_with_progress(args->model_b);
     const ResolvedInput in = resolve_input(args->input, a);

@@ -59,6 +59,8 @@ void register_dump(CLI::App* app) {
       throw Error("dump: give --inputs FILE or --ids LIST");
     }
     if (!args->mlm.empty()) positions = parse_int_list(args->mlm, "--mlm");
+    // Distinct and inside the input, before the model is even loaded (issue 44, class 3).
+    check_mask_positions(positions, inputs.size());
     const Model model = load_model_with_progress(model_path_or_default(args->input.model));
     Ablation requested = args->ablation.to_ablation();
     // A reference case made with microsoft/DeBERTa's relative positions records the rule in its

@@ -1,5 +1,6 @@
 // deberta eval-mlm: masked-LM accuracy of a model on a text file, with deterministic masking.
 #include "cli_common.h"
+#include "deberta/inputs.h"
 #include "commands.h"
 
 #include "deberta/analysis.h"
@@ -102,6 +103,7 @@ void register_eval_mlm(CLI::App* app) {
     const int64_t max_len = model.config.max_position_embeddings;
     const bool tty = isatty(fileno(stderr));
     int64_t masked = 0, top1 = 0, top5 = 0, base1 = 0, base5 = 0, truncated = 0;
+    UnknownTokens unknown_total;  // [UNK] and byte pieces over every sentence (issue 40: eval.json)
     double ce = 0, base_ce = 0;
     nlohmann::json per_sentence = nlohmann::json::array();
     bool warned_non_finite = false;  // one warning, not one per sentence
@@ -112,6 +114,8 @@ void register_eval_mlm(CLI::App* app) {
         enc.ids.resize(max_len), enc.token_type_ids.resize(max_len), ++truncated;
         enc.ids.back() = tok->sep_id();
       }
+      const UnknownTokens u = count_unknown_tokens(*tok, enc.ids);
+      unknown_total.unknown += u.unknown, unknown_total.bytes += u.bytes, unknown_total.total += u.total;
       const auto positions = choose_positions(enc, *tok, args->mask_rate, args->seed + s);
       if (positions.empty()) continue;
       Inputs in;
@@ -149,7 +153,9 @@ void register_eval_mlm(CLI::App* app) {
                           {"sentences", lines.size()}, {"masked_tokens", masked}, {"mask_rate", args->mask_rate},
                           {"seed", args->seed}, {"truncated_sentences", truncated},
                           {"top1", top1 / M}, {"top5", top5 / M}, {"cross_entropy", ce / M},
-                          {"unigram", {{"top1", base1 / M}, {"top5", base5 / M}, {"cross_entropy", base_ce / M}}}};
+                          {"unigram", {{"top1", base1 / M}, {"top5", base5 / M}, {"cross_entropy", base_ce / M}}},
+                          {"tokens", unknown_total.total}, {"unk_tokens", unknown_total.unknown},
+                          {"byte_pieces", unknown_total.bytes}, {"unk_or_byte_share", unknown_total.share()}};
       if (args->per_sentence) j["per_sentence"] = per_sentence;
       std::printf("%s\n", json_text(j).c_str());
       return;
@@ -160,6 +166,9 @@ void register_eval_mlm(CLI::App* app) {
     std::printf("%-18s %8s %8s %14s\n", "", "top-1", "top-5", "cross-entropy");
     std::printf("%-18s %8.4f %8.4f %14.4f\n", "model", top1 / M, top5 / M, ce / M);
     std::printf("%-18s %8.4f %8.4f %14.4f\n", "unigram baseline", base1 / M, base5 / M, base_ce / M);
+    std::printf("%lld tokens: %lld [UNK], %lld byte pieces (%.2f %%)\n", static_cast<long long>(unknown_total.total),
+                static_cast<long long>(unknown_total.unknown), static_cast<long long>(unknown_total.bytes),
+                100.0 * unknown_total.share());
     if (truncated) std::printf("(%lld sentences truncated to %lld tokens)\n", static_cast<long long>(truncated), static_cast<long long>(max_len));
   });
 }

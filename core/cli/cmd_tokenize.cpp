@@ -1,5 +1,6 @@
 // deberta tokenize: show how a model's tokenizer splits a text (or a pair) into tokens and ids.
 #include "cli_common.h"
+#include "deberta/inputs.h"
 #include "commands.h"
 
 #include "deberta/tokenizer.h"
@@ -38,6 +39,8 @@ void register_tokenize(CLI::App* app) {
     if (has_pair) require_utf8(args->pair, "--pair");
     const auto tokenizer = load_tokenizer(model_path_or_default(args->model));
     const Encoding e = tokenizer->encode(args->text, has_pair ? &args->pair : nullptr);
+    if (const std::string note = unknown_tokens_note(count_unknown_tokens(*tokenizer, e.ids)); !note.empty())
+      std::fprintf(stderr, "deberta: warning: %s\n", note.c_str());
     if (args->json) {
       nlohmann::ordered_json out = {{"tokens", e.tokens}, {"ids", e.ids}, {"token_type_ids", e.token_type_ids}};
       std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());

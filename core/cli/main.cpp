@@ -18,8 +18,15 @@ int main(int argc, char** argv) {
   // Every command that computes runs on the backend chosen here (deberta/backend.h); given after
   // the command's name it falls through to this option too. Default: DEBERTA_BACKEND, else fast.
   app.fallthrough();
+  // trigger_on_parse runs the callback per occurrence, past CLI11's count check: a second --backend
+  // is refused here, as every repeated option is (docs/robustness.md, class 6; issue 44, class 5).
+  static int backend_given = 0;
   app.add_option_function<std::string>(
-         "--backend", [](const std::string& name) { deberta::set_backend(deberta::parse_backend(name, "--backend")); },
+         "--backend",
+         [](const std::string& name) {
+           if (++backend_given > 1) throw CLI::ArgumentMismatch("--backend: given more than once");
+           deberta::set_backend(deberta::parse_backend(name, "--backend"));
+         },
          "Engine of the forward pass: 'fast' (packed tiles, threads; default) or 'reference' (one Eigen expression "
          "per op, one thread); also DEBERTA_BACKEND")
       ->trigger_on_parse();

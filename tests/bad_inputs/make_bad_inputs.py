@@ -91,6 +91,35 @@ model_dir("st_offsets_overlap", weights=modified(overlap))
 case("st_offsets_overlap", dump_cmd("st_offsets_overlap"), "overlap")
 model_dir("st_length_mismatch", weights=modified(lambda h, b: h[WORD].update(shape=[h[WORD]["shape"][0] + 1, h[WORD]["shape"][1]])))
 case("st_length_mismatch", dump_cmd("st_length_mismatch"), "needs")
+# Issue 44, class 4: lying headers. JSON leaves repeated keys open, so a header that gives a key
+# twice is refused; a shape is a flat list of non-negative integers.
+def raw_header(edit):
+    """pack() over json.dumps(HEADER) with one textual edit (duplicate keys cannot be a dict)."""
+    text = json.dumps(HEADER)
+    entry = json.dumps({WORD: HEADER[WORD]})[1:-1]
+    assert entry in text
+    text = text.replace(entry, edit(entry)).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + BLOB
+shape_text = '"shape": %s' % json.dumps(HEADER[WORD]["shape"])
+model_dir("st_duplicate_shape_key", weights=raw_header(lambda e: e.replace(
+    shape_text, '"shape": [%d], "shape": [%d]' % tuple(HEADER[WORD]["shape"]))))
+case("st_duplicate_shape_key", dump_cmd("st_duplicate_shape_key"), "key 'shape' appears twice",
+     what="\"shape\": [48], \"shape\": [32] was read as [48, 32]")
+offsets_text = '"data_offsets": %s' % json.dumps(HEADER[WORD]["data_offsets"])
+model_dir("st_duplicate_offsets_key", weights=raw_header(lambda e: e.replace(offsets_text, offsets_text + ", " + offsets_text)))
+case("st_duplicate_offsets_key", dump_cmd("st_duplicate_offsets_key"), "key 'data_offsets' appears twice",
+     what="was reported as missing")
+model_dir("st_nested_shape", weights=modified(lambda h, b: h[WORD].update(shape=[[d] for d in h[WORD]["shape"]])))
+case("st_nested_shape", dump_cmd("st_nested_shape"), "flat list", what="[[6]] was read as a scalar")
+model_dir("st_object_in_shape", weights=modified(lambda h, b: h[WORD].update(shape=[{"n": d} for d in h[WORD]["shape"]])))
+case("st_object_in_shape", dump_cmd("st_object_in_shape"), "flat list", what="[{\"n\": 6}] was read as a scalar")
+def duplicate_metadata():
+    text = json.dumps(HEADER).replace('"__metadata__": {', '"__metadata__": {"format": "np", ', 1).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + BLOB
+model_dir("st_duplicate_metadata_key", weights=duplicate_metadata())
+case("st_duplicate_metadata_key", dump_cmd("st_duplicate_metadata_key"), "appears twice")
 model_dir("st_shape_overflow", weights=modified(lambda h, b: h[WORD].update(shape=[2**62, 2**62])))
 case("st_shape_overflow", dump_cmd("st_shape_overflow"), "overflows 64 bits")
 model_dir("st_unknown_dtype", weights=modified(lambda h, b: h[WORD].update(dtype="F128")))
@@ -408,6 +437,37 @@ cases[-1]["setup"] = ("/usr/bin/python3 -c \"import json,struct; h=json.dumps({'
                       "open('{tmp}/deberta_many_tensors.safetensors','wb').write(struct.pack('<Q',len(h))+h)\"")
 case("opt_bench_threads_huge", "bench --preset tiny --seq 4 --threads 100000", "--threads", exit_code=105,
      what="100000 threads were started")
+
+# Issue 44, class 3: one length rule. `dump --ids` took 129 ids on a 128-position model (predict
+# refused them); one position given 40,000 times cost 2.5 GB; bench --seq 100000 made a model first.
+case("len_dump_ids_over_positions", "dump --model {golden}/v1_c2p_only --ids \"$(printf '1,%.0s' $(seq 1 64))1\" "
+     "--out {tmp}/o.safetensors", "65 tokens, more than max_position_embeddings = 64",
+     what="dump --ids ran past max_position_embeddings")
+case("len_dump_mlm_repeated", "dump --model {golden}/v1_c2p_only --ids 1,5,6,2 --mlm \"$(printf '2,%.0s' $(seq 1 39999))2\" "
+     "--out {tmp}/o.safetensors", "masked position 2 is given more than once", what="40,000 copies took 2.5 GB")
+case("len_bench_seq_huge", "bench --preset tiny --seq 100000 --repeat 1", "100000 tokens, more than max_position_embeddings = 512",
+     what="a model was made before the length was refused")
+# Issue 44, class 5: one input resolver, one rule.
+case("in_text_and_ids", "predict --text \"the [MASK] sat\" --ids 1,4,2", "not both", what="the ids were dropped silently")
+case("in_mask_id_negative", "predict --model {golden}/v1_c2p_only --ids 1,5,6,2 --mask-id -5",
+     "mask id -5 is outside the vocabulary [0, 64)", what="was silently ignored")
+case("in_mask_id_outside_vocab", "predict --model {golden}/v1_c2p_only --ids 1,5,6,2 --mask-id 64",
+     "mask id 64 is outside the vocabulary", what="got only 'no [MASK] token'")
+case("opt_backend_twice", "predict --backend fast --backend reference --text \"the [MASK] sat\"", "--backend: given more than once",
+     exit_code=114, what="a repeated option")
+# Issue 44, class 8: messages. A symlink loop was "no such file"; --model-b "" gave "deberta: : no such file".
+case("path_symlink_loop", "predict --model {tmp}/deberta_loop_a --text \"the [MASK] sat\"", "Too many levels of symbolic links",
+     what="reported as 'no such file'")
+cases[-1]["setup"] = "rm -f {tmp}/deberta_loop_a {tmp}/deberta_loop_b && ln -s {tmp}/deberta_loop_b {tmp}/deberta_loop_a && ln -s {tmp}/deberta_loop_a {tmp}/deberta_loop_b"
+case("path_weights_symlink_loop", "predict --model {tmp}/deberta_loop_dir --ids 1,5,6,2 --positions 2", "Too many levels of symbolic links",
+     what="reported as 'has no weights'")
+cases[-1]["setup"] = ("rm -rf {tmp}/deberta_loop_dir && mkdir {tmp}/deberta_loop_dir && cp {cases}/../../../notebooks_data/golden/v1_c2p_only/config.json "
+                      "{tmp}/deberta_loop_dir/ && ln -s model.safetensors {tmp}/deberta_loop_dir/model.safetensors")
+case("path_config_symlink_loop", "predict --model {tmp}/deberta_loop_cfg --ids 1,5,6,2 --positions 2", "Too many levels of symbolic links",
+     what="reported as 'has no config.json'")
+cases[-1]["setup"] = ("rm -rf {tmp}/deberta_loop_cfg && mkdir {tmp}/deberta_loop_cfg && cp {cases}/../../../notebooks_data/golden/v1_c2p_only/model.safetensors "
+                      "{tmp}/deberta_loop_cfg/ && ln -s config.json {tmp}/deberta_loop_cfg/config.json")
+case("path_model_b_empty", "compare --model-b \"\" --text \"the [MASK] sat\"", "--model-b: empty path", what="'deberta: : no such file'")
 
 json.dump(cases, open(os.path.join(HERE, "manifest.json"), "w"), indent=1)
 print(f"wrote {len(cases)} cases to {OUT}")

@@ -239,8 +239,10 @@ def main():
         before = page.wait_for(predictions, 300, "the first predictions of the 483-token input")
         # Once a frame, the stage the page's progress bar shows: a page that draws between the
         # stages sees several of them; one that computes in a single call sees none (or one).
-        page.eval("window.__stages = new Set(); window.__frames = 0; (function look() { window.__frames++; "
+        page.eval("window.__stages = new Set(); window.__frames = 0; window.__loading_frames = 0; "
+                  "(function look() { window.__frames++; "
                   "const st = Module.ccall('web_progress', 'string', [], []); if (st) window.__stages.add(st); "
+                  "if (st.startsWith('loading')) window.__loading_frames++; "
                   "requestAnimationFrame(look); })(); 1")
         t0 = time.time()
         page.eval("Module.ccall('web_ablate', 'string', ['string'], ['--terms c2c,p2c']); 1")
@@ -256,20 +258,24 @@ def main():
         # (g) a model load does not freeze the page either: the bundled model opened again (as a
         # user's folder is: web_open_model_files) loads one tensor a step, ~25 ms of steps a frame;
         # the frames drawn meanwhile see the progress rise through more than one value.
-        page.eval("window.__stages = new Set(); 1")
+        page.eval("window.__stages = new Set(); window.__loading_frames = 0; 1")
         t0 = time.time()
         page.eval("Module.ccall('web_open_model_files', null, ['string'], ['/models/deberta-tiny-512']); 1")
         time.sleep(0.5)  # the load starts in the next frame
         page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 'idle' : ''", 120,
                       "the bundled model loaded again (and its first computation)")
         loads = [x for x in page.eval("Array.from(window.__stages)") if x.startswith("loading")]
-        print("(g) bundled model opened again: loaded within %.2f s; load progress seen by the frames drawn meanwhile: %s"
-              % (time.time() - t0, loads))
-        # A load run in one call shows one value at most ("0 %", the frame before it ran); a stepped
-        # one shows every frame drawn in between (the bundled model is small: ~0.1 s of work, so
-        # two or three values; a large user model, many).
-        if len(loads) < 2:
-            failures.append("(g) the page drew no frame in the middle of the model load (it froze): %s" % loads)
+        loading_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
+        print("(g) bundled model opened again: loaded within %.2f s; %d frames drawn while it loaded (progress seen: %s)"
+              % (time.time() - t0, loading_frames, loads))
+        # The property, not a speed (issue 44): frames are drawn while the load runs, counted by
+        # the page itself (web_load_frames: frames begun while the load was unfinished). A load
+        # run in one call is seen by one frame; a stepped load does ~25 ms of steps a frame, so
+        # its ~0.1 s of work spans several frames, and more when the machine is busy. Before, the
+        # distinct progress values seen by a requestAnimationFrame probe were counted: on a busy
+        # machine (another Chromium drawing) that probe saw one value although the page drew on.
+        if loading_frames < 2:
+            failures.append("(g) the page drew %d frame(s) while the model loaded (it froze): %s" % (loading_frames, loads))
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)

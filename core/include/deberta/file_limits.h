@@ -19,6 +19,12 @@ constexpr int kMaxJsonDepth = 128;
 /// directory, a socket — after following symlinks, without opening it.
 void require_regular_file(const std::string& path);
 
+/// Whether `path` exists, after following symlinks: true or false for "is there" or "no such file"
+/// (a dangling symlink included); any other failure is an Error naming the path and the system's
+/// reason — a symlink loop ("Too many levels of symbolic links"), no permission — never "no such
+/// file" (issue 44, class 8). An empty path: Error "empty path".
+bool path_exists(const std::string& path);
+
 /// Reads a whole regular file of at most `max_bytes` bytes (Error naming `path` otherwise: not
 /// a regular file, too large, unreadable). The size is checked before anything is read.
 std::string read_whole_file(const std::string& path, uint64_t max_bytes);

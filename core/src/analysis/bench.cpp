@@ -5,8 +5,6 @@
 
 namespace deberta {
 
-namespace {
-
 ModelConfig preset_config(const std::string& preset) {
   ModelConfig c;
   c.relative_attention = true;
@@ -35,6 +33,8 @@ ModelConfig preset_config(const std::string& preset) {
   c.embedding_size = c.hidden_size;
   return c;
 }
+
+namespace {
 
 struct Filler {
   std::mt19937_64 rng;

@@ -8,6 +8,10 @@
 
 namespace deberta {
 
+/// The configuration of a preset ("tiny", "xsmall", "base"; see `make_preset_model`), without
+/// weights: cheap, for checks before the weights are made. Errors: unknown preset name.
+ModelConfig preset_config(const std::string& preset);
+
 /// A model with seeded random weights (normal-ish, σ ≈ 0.02; LayerNorm gains 1) and a real
 /// model's configuration: "tiny" (the bundled model's shape), "xsmall" (deberta-v3-xsmall:
 /// H 384, 12 layers, 6 heads, V 128100, position_buckets 256, max_relative_positions 512),

@@ -63,6 +63,15 @@ std::vector<int64_t> masked_positions_from_tensors(const TensorMap& tensors, con
   if (it == tensors.end()) return {};
   if (!dtype_is_integer(it->second.dtype) || it->second.shape.size() != 1)
     throw Error(source + ": 'mlm.masked_positions' must be an integer tensor of shape [M]");
+  // Distinct and inside the input, checked before any row is computed (issue 44, class 3: one
+  // position given 40,000 times cost 2.5 GB of logits).
+  const auto ids = tensors.find("input_ids");
+  const int64_t n = ids == tensors.end() || ids->second.shape.empty() ? 0 : ids->second.shape.back();
+  try {
+    check_mask_positions(it->second.i, n);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(source + ": " + e.what());
+  }
   return it->second.i;
 }
 

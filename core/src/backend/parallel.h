@@ -43,12 +43,18 @@ class ParallelErrors {
   std::atomic<bool> failed_{false};
 };
 
-/// Refuses (Error) a forward pass whose attention maps will not fit in this machine's memory:
+/// Refuses (Error) a forward pass whose attention maps will not fit in the memory this process may
+/// use (`usable_memory_bytes`):
 /// `kept_maps` N x N double matrices kept in the trace, plus `transient_maps` alive at once while
 /// the heads run. The message gives the token count, the bytes needed and the bytes available.
 void check_attention_memory(int64_t n_tokens, int64_t kept_maps, int64_t transient_maps);
 
 /// Physical memory of this machine in bytes (0 when unknown).
 uint64_t physical_memory_bytes();
+
+/// The memory this process may use, in bytes: the least of the physical memory, the address-space
+/// limit (RLIMIT_AS, as `ulimit -v` / `prlimit --as` set it) and the cgroup's memory limit
+/// (v2 `memory.max`, v1 `memory.limit_in_bytes`); 0 when none is known. Issue 44, class 3.
+uint64_t usable_memory_bytes();
 
 }  // namespace deberta

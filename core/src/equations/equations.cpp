@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace deberta {
 
@@ -22,6 +23,14 @@ LogBucketWorking log_bucket_working(int64_t r, int64_t buckets, int64_t max_posi
   w.exact = abs_r <= w.mid;
   if (w.exact) {
     w.bucket = r;
+    return w;
+  }
+  if (max_position - 1 == w.mid) {
+    // log((m − 1) / (b/2)) = 0: the reference's float bucket is ±inf (or NaN for b/2 = 1), which
+    // its cast to int64 turns into INT64_MIN on x86 for either sign; written as the reference writes
+    // it. Only `make_sequence_context` decides whether a term would read it (then it is refused).
+    w.scaled = std::numeric_limits<double>::infinity();
+    w.bucket = std::numeric_limits<int64_t>::min();
     return w;
   }
   double scaled = std::log(static_cast<double>(abs_r) / w.mid) / std::log(static_cast<double>(max_position - 1) / w.mid) *

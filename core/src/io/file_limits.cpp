@@ -14,12 +14,21 @@ namespace deberta {
 
 void require_regular_file(const std::string& path) {
   struct stat st {};
+  if (path.empty()) throw FileNotFound("empty path: give a file name");
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) throw FileNotFound(path + ": cannot open: no such file");
     throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
   }
   if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a file");
   if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file (a FIFO, device or socket is not read)");
+}
+
+bool path_exists(const std::string& path) {
+  if (path.empty()) throw FileNotFound("empty path: give a file or folder name");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return true;
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
 }
 
 std::string read_whole_file(const std::string& path, uint64_t max_bytes) {

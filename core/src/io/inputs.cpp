@@ -4,6 +4,8 @@
 #include "deberta/tensor.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 
 namespace deberta {
 
@@ -14,6 +16,11 @@ TokenizedInput tokenize_input(const Model& model, const Tokenizer* tokenizer, co
       tokenizer_error.empty() ? model.directory + ": no tokenizer files (spm.model, vocab.json + merges.txt or tokenizer.json)"
                               : "tokenizer not loaded: " + tokenizer_error;
   TokenizedInput r;
+  if (!request.text.empty() && !request.ids.empty())
+    throw InvalidInput("give the input as a text or as token ids, not both");
+  if (request.mask_id && (*request.mask_id < 0 || *request.mask_id >= c.vocab_size))
+    throw InvalidInput("mask id " + std::to_string(*request.mask_id) + " is outside the vocabulary [0, " +
+                       std::to_string(c.vocab_size) + ")");
   if (!request.text.empty()) {
     if (!tokenizer) throw InvalidInput(no_tokenizer + "; give the input as token ids");
     const Encoding enc = request.pair ? tokenizer->encode(request.text, &*request.pair) : tokenizer->encode(request.text);
@@ -44,17 +51,44 @@ TokenizedInput tokenize_input(const Model& model, const Tokenizer* tokenizer, co
     if (t < 0 || t >= types)
       throw InvalidInput("token type " + std::to_string(t) + " is outside [0, " + std::to_string(types) + ") (type_vocab_size " +
                          std::to_string(c.type_vocab_size) + ")");
-  if (r.inputs.size() > c.max_position_embeddings)
-    throw InvalidInput("input has " + std::to_string(r.inputs.size()) + " tokens, more than max_position_embeddings = " +
-                       std::to_string(c.max_position_embeddings) + (model.directory.empty() ? "" : " of " + model.directory));
+  check_input_length(c, r.inputs.size(), model.directory);
   if (!request.positions.empty()) {
     r.mask_positions = request.positions;
   } else {
-    const int64_t mask_id = request.mask_id >= 0 ? request.mask_id : tokenizer ? tokenizer->mask_id() : -1;
+    const int64_t mask_id = request.mask_id ? *request.mask_id : tokenizer ? tokenizer->mask_id() : -1;
     if (mask_id >= 0) r.mask_positions = find_mask_positions(r.inputs, mask_id);
   }
   check_mask_positions(r.mask_positions, r.inputs.size());
   return r;
+}
+
+UnknownTokens count_unknown_tokens(const Tokenizer& tokenizer, const std::vector<int64_t>& ids) {
+  UnknownTokens c;
+  const auto is_byte_piece = [](const std::string& p) {
+    return p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' && std::isxdigit(static_cast<unsigned char>(p[3])) &&
+           std::isxdigit(static_cast<unsigned char>(p[4]));
+  };
+  for (int64_t id : ids) {
+    if (id == tokenizer.cls_id() || id == tokenizer.sep_id() || id == tokenizer.pad_id() || id == tokenizer.mask_id())
+      continue;
+    ++c.total;
+    if (id == tokenizer.unk_id())
+      ++c.unknown;
+    else if (id >= 0 && id < tokenizer.vocab_size() && is_byte_piece(tokenizer.piece(id)))
+      ++c.bytes;
+  }
+  return c;
+}
+
+std::string unknown_tokens_note(const UnknownTokens& counts) {
+  if (counts.share() <= kUnknownTokenWarnShare) return "";
+  const int percent = static_cast<int>(std::lround(100.0 * counts.share()));
+  std::string what;
+  if (counts.unknown) what = std::to_string(counts.unknown) + " [UNK]";
+  if (counts.bytes) what += (what.empty() ? "" : " and ") + std::to_string(counts.bytes) + " byte pieces";
+  return std::to_string(percent) + " % of the input's tokens are unknown to this model (" + what + " of " +
+         std::to_string(counts.total) + "): it has not learned this text's language. Open the multilingual bundled "
+         "model (notebooks_data/models/deberta-tiny-multilingual) or a model of that language.";
 }
 
 }  // namespace deberta

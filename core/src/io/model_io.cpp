@@ -1,6 +1,7 @@
 #include "deberta/model_io.h"
 
 #include "deberta/checkpoint.h"
+#include "deberta/file_limits.h"
 #include "deberta/model.h"
 #include "deberta/safetensors.h"
 
@@ -25,13 +26,15 @@ TensorMap read_weights_file(const std::string& path, const ProgressFn& progress)
 
 ModelLoadSteps::ModelLoadSteps(const std::string& path, const ProgressFn& progress) : progress_(progress) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw FileNotFound(path + ": no such file or directory");
+  // path_exists: a symlink loop or an unreadable folder is named as such, not "no such file" (issue 44, class 8).
+  if (path.empty()) throw FileNotFound("empty model path: give a model folder or weights file");
+  if (!path_exists(path)) throw FileNotFound(path + ": no such file or directory");
   Model& model = model_;
   if (fs::is_directory(path, ec)) {
     model.directory = path;
     for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
       const fs::path candidate = fs::path(path) / name;
-      if (fs::exists(candidate, ec)) {
+      if (path_exists(candidate.string())) {
         model.weights_path = candidate.string();
         break;
       }
@@ -44,7 +47,7 @@ ModelLoadSteps::ModelLoadSteps(const std::string& path, const ProgressFn& progre
     if (model.directory.empty()) model.directory = ".";
   }
   const std::string config_path = (fs::path(model.directory) / "config.json").string();
-  if (!fs::exists(config_path, ec)) throw FileNotFound(model.directory + ": model directory has no config.json");
+  if (!path_exists(config_path)) throw FileNotFound(model.directory + ": model directory has no config.json");
   model.config = load_config(config_path);
   if (ends_with(model.weights_path, ".safetensors")) {
     // Only the tensors the model uses are read (issue 28, class 7), one per step.

@@ -129,8 +129,10 @@ class HeaderReader : public nlohmann::json_sax<json> {
       offsets_.clear();
       offsets_given_ = false;
       numel_ = 1;
+      entry_keys_.clear();
       return true;
     }
+    if (depth_ == 4) return nested_in_list();
     return skip_value();
   }
   bool end_object() override {
@@ -147,6 +149,7 @@ class HeaderReader : public nlohmann::json_sax<json> {
     if (depth_ == 2 && !in_metadata_) throw bad("entry is not an object");
     if (depth_ == 3 && field_ == Field::Shape) return has_shape_ = true;
     if (depth_ == 3 && field_ == Field::Offsets) return offsets_given_ = true;
+    if (depth_ == 4) return nested_in_list();
     return skip_value();
   }
   bool end_array() override {
@@ -161,9 +164,15 @@ class HeaderReader : public nlohmann::json_sax<json> {
         throw fail("the header lists more than " + std::to_string(kMaxSafetensorsTensors) + " tensors");
       name_ = k;
       in_metadata_ = (k == "__metadata__");
+      entry_keys_.clear();
       if (!in_metadata_ && !names_.insert(k).second) throw bad("appears twice in the header");
       return true;
     }
+    // JSON leaves a repeated key's meaning open (nlohmann keeps the last, a SAX reader sees both):
+    // a header that says "shape" twice is lying about one of them, so it is refused (issue 44, class 4).
+    if (depth_ == 2 && !entry_keys_.insert(k).second)
+      throw in_metadata_ ? fail("__metadata__: key '" + k + "' appears twice")
+                         : bad("key '" + k + "' appears twice in its entry");
     if (depth_ == 2 && !in_metadata_)
       field_ = k == "dtype" ? Field::DType : k == "shape" ? Field::Shape : k == "data_offsets" ? Field::Offsets : Field::Other;
     return true;
@@ -178,6 +187,12 @@ class HeaderReader : public nlohmann::json_sax<json> {
   Error fail(const std::string& what) const { return Error(source_ + ": not a valid safetensors file: " + what); }
   Error bad(const std::string& what) const { return fail("tensor '" + name_ + "': " + what); }
 
+  // An array or object inside "shape" or "data_offsets": a shape is a flat list of integers.
+  bool nested_in_list() {
+    if (field_ == Field::Shape) throw bad("shape must be a flat list of non-negative integers");
+    if (field_ == Field::Offsets) throw bad("data_offsets must be non-negative integers");
+    return skip_value();
+  }
   bool skip_value() {  // a nested value nobody reads (metadata, unknown fields)
     skip_ = true;
     skip_depth_ = depth_;
@@ -236,7 +251,7 @@ class HeaderReader : public nlohmann::json_sax<json> {
   int depth_ = 0, skip_depth_ = 0;
   bool skip_ = false, in_metadata_ = false;
   size_t keys_ = 0;
-  std::set<std::string> names_;
+  std::set<std::string> names_, entry_keys_;
   std::string name_, dtype_text_;
   Field field_ = Field::Other;
   Entry entry_;

@@ -20,6 +20,13 @@ std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id) 
   return positions;
 }
 
+void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name) {
+  if (n <= 0) throw InvalidInput("the input has no tokens");
+  if (n > c.max_position_embeddings)
+    throw InvalidInput("input has " + std::to_string(n) + " tokens, more than max_position_embeddings = " +
+                       std::to_string(c.max_position_embeddings) + (model_name.empty() ? "" : " of " + model_name));
+}
+
 void check_mask_positions(const std::vector<int64_t>& positions, int64_t n) {
   std::vector<char> seen(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
   for (int64_t p : positions) {
@@ -93,7 +100,10 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   // m − 1 = b/2: the log-bucket formula divides by log((m − 1) / (b/2)) = 0 for any |i − j| > b/2
   // (Hugging Face's rule; microsoft's clamps to ±(m − 1) first, so it never gets there).
   const int64_t mid = c.position_buckets / 2;
-  if (c.log_buckets() && c.max_relative_positions - 1 == mid && N - 1 > mid &&
+  // Refused only when a term reads those rows: the reference computes INT64_MIN buckets, and a
+  // c2c-only forward never looks at them (issue 44, class 11).
+  const bool reads_positions = s.attention.c2p || s.attention.p2c || s.attention.p2p;
+  if (c.log_buckets() && c.max_relative_positions - 1 == mid && N - 1 > mid && reads_positions &&
       ablation.relative_positions == RelativePositionRule::HuggingFace)
     throw Error("max_relative_positions - 1 = position_buckets / 2 = " + std::to_string(mid) +
                 ": distances beyond " + std::to_string(mid) + " cannot be log-bucketed (log((m - 1) / (b/2)) = 0; the "
@@ -313,6 +323,7 @@ LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, con
 ForwardSteps::ForwardSteps(const Model& model, const Inputs& inputs, const Ablation& ablation, TraceLevel level,
                            bool decoder)
     : model_(&model), first_(0), decoder_(decoder), fresh_(true) {
+  check_input_length(model.config, inputs.size(), model.directory);
   trace_.inputs = inputs;
   trace_.ablation = ablation;
   trace_.level = level;
