@@ -3,8 +3,11 @@
 
 libsentencepiece does not build for WebAssembly, so the web edition reads Hugging Face's
 tokenizer.json instead: the same Unigram vocabulary and scores, Metaspace pre-tokenisation, and
-the five special tokens as added tokens. tests/test_tokenizer.cpp checks that both files give
-identical ids on every line of corpus/heldout.txt.
+the five special tokens as added tokens. A model trained with byte_fallback (pieces <0x00> …
+<0xFF>, as the multilingual model's) gets "byte_fallback": true and a ByteFallback decoder, so a
+character no piece covers becomes its UTF-8 bytes there as in spm.model. tests/test_tokenizer.cpp
+checks that both files give identical ids on every line of corpus/heldout.txt, and
+tests/test_tokenizer_hf.cpp that the multilingual one does on 2,000 lines of seven languages.
 
     /usr/bin/python3 notebooks_data/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny; run for
     models/deberta-tiny-512 too, the model the desktop and the web edition open by default)
@@ -30,22 +33,30 @@ def main():
             sys.exit("%s: spm.model has no piece %s" % (folder, token))
         added.append({"id": token_id, "content": token, "single_word": False, "lstrip": token == "[MASK]",
                       "rstrip": False, "normalized": False, "special": True})
+    byte_fallback = any(sp.is_byte(i) for i in range(size))
+    metaspace = {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True}
+    decoder = dict(metaspace)
+    if byte_fallback:
+        decoder = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, dict(metaspace)]}
+    model = {"type": "Unigram", "unk_id": sp.unk_id(),
+             "vocab": [[sp.id_to_piece(i), sp.get_score(i)] for i in range(size)]}
+    if byte_fallback:
+        model["byte_fallback"] = True
     tokenizer = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": added,
         "normalizer": {"type": "Sequence", "normalizers": [
             {"type": "Strip", "strip_left": True, "strip_right": True},
             {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True},
+        "pre_tokenizer": metaspace,
         "post_processor": None,
-        "decoder": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True},
-        "model": {"type": "Unigram", "unk_id": sp.unk_id(),
-                  "vocab": [[sp.id_to_piece(i), sp.get_score(i)] for i in range(size)]},
+        "decoder": decoder,
+        "model": model,
     }
     path = os.path.join(folder, "tokenizer.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(tokenizer, f, ensure_ascii=False)
-    print("wrote %s (%d pieces)" % (path, size))
+    print("wrote %s (%d pieces%s)" % (path, size, ", byte fallback" if byte_fallback else ""))
 
 
 if __name__ == "__main__":

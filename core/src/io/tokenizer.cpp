@@ -278,7 +278,7 @@ std::vector<int64_t> BasicTokenizer::encode_segment(const std::string& text) con
     if (plain.empty()) return;
     if (specials_.lower_case)
       for (char& c : plain) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    auto part = encode_plain(plain);
+    auto part = encode_plain_at(plain, !after_special);
     // Text glued to a special token ("[MASK]." ) continues the word: SentencePiece's dummy
     // prefix would otherwise put a lone "▁" piece before it, a token a model trained on whole
     // sentences never sees there.
@@ -358,7 +358,7 @@ bool has_tokenizer(const std::string& model_dir) {
   const fs::path dir = model_folder(model_dir);
   std::error_code ec;
   return fs::exists(dir / "spm.model", ec) || (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec)) ||
-         fs::exists(dir / "tokenizer.json", ec);
+         fs::exists(dir / "tokenizer.json", ec) || fs::exists(dir / "vocab.txt", ec);
 }
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir) {
@@ -368,7 +368,8 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir) {
   if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
     return tokenizer_detail::load_gpt2_bpe(dir.string());
   if (fs::exists(dir / "tokenizer.json", ec)) return tokenizer_detail::load_tokenizer_json(dir.string());
-  throw Error(dir.string() + ": no tokenizer (expected spm.model, vocab.json + merges.txt, or tokenizer.json)");
+  if (fs::exists(dir / "vocab.txt", ec)) return tokenizer_detail::load_bert_vocab(dir.string());
+  throw Error(dir.string() + ": no tokenizer (expected spm.model, vocab.json + merges.txt, tokenizer.json, or vocab.txt)");
 }
 
 void check_tokenizer_fits_model(const Tokenizer& tokenizer, int64_t model_vocab_size, const std::string& model_dir) {

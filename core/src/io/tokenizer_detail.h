@@ -87,6 +87,13 @@ class BasicTokenizer : public Tokenizer {
  protected:
   /// Ids of plain text (no special tokens in it, valid UTF-8).
   virtual std::vector<int64_t> encode_plain(const std::string& text) const = 0;
+  /// encode_plain of a stretch of text between special tokens; `at_start` when it begins the
+  /// segment (no special token before it). Tokenizers whose pipeline depends on the position
+  /// (tokenizer.json's Metaspace prepend_scheme "first") override it.
+  virtual std::vector<int64_t> encode_plain_at(const std::string& text, bool at_start) const {
+    (void)at_start;
+    return encode_plain(text);
+  }
   /// Size of the base vocabulary (ids 0 … n−1); added tokens may extend it.
   virtual int64_t base_size() const = 0;
   /// Piece of a base-vocabulary id (0 ≤ id < base_size()).
@@ -128,5 +135,9 @@ std::unique_ptr<Tokenizer> make_byte_level_bpe(BpeModel model, SpecialTokens spe
 std::unique_ptr<Tokenizer> load_sentencepiece(const std::string& model_dir);
 std::unique_ptr<Tokenizer> load_gpt2_bpe(const std::string& model_dir);
 std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir);
+/// A BERT WordPiece folder: vocab.txt (one piece a line, the id its line number) with
+/// tokenizer_config.json's do_lower_case (default true), tokenize_chinese_chars (default true),
+/// strip_accents (default: do_lower_case) and unk_token (tokenizer_wordpiece.cpp).
+std::unique_ptr<Tokenizer> load_bert_vocab(const std::string& model_dir);
 
 }  // namespace deberta::tokenizer_detail

@@ -1,18 +1,25 @@
-// tokenizer_json.cpp — Hugging Face `tokenizer.json` for fine-tuned models that ship neither
-// spm.model nor vocab.json: the two model types DeBERTa derivatives use.
+// tokenizer_json.cpp — Hugging Face `tokenizer.json`: the models DeBERTa checkpoints and their
+// derivatives ship, with the normalizer / pre-tokenizer / decoder pipeline of tokenizer_pipeline.h.
 //
+//   "Unigram"   (SentencePiece converted) → a Viterbi segmentation of each word maximising the sum of
+//       piece scores; a character no piece covers is unknown with score min − 10, consecutive unknowns
+//       fused. With "byte_fallback": true an unknown stretch becomes the <0xNN> pieces of its UTF-8
+//       bytes instead of [UNK] (the Japanese DeBERTa-v3, the bundled multilingual model).
+//   "WordPiece" (BERT) → greedy longest-match-first inside each word, continuations spelt with the
+//       prefix ("##"); a word longer than max_input_chars_per_word characters, or one with a stretch
+//       no piece covers, is the unknown token (tokenizer_wordpiece.cpp).
 //   "BPE" with a ByteLevel pre-tokenizer → the GPT-2 byte-level BPE of tokenizer_bpe.cpp.
-//   "Unigram" (SentencePiece converted) → Metaspace pre-tokenisation ("▁" for spaces, one prepended)
-//       and a Viterbi segmentation maximising the sum of piece scores; a character no piece covers
-//       is [UNK] with score min − 10, consecutive [UNK]s fused (as SentencePiece and HF do).
 //
-// Normalisers: Strip, Lowercase and the whitespace-collapsing Replace(" {2,}" → " ") are applied;
-// "Precompiled" (SentencePiece's NFKC charsmap) is not, so text that NFKC would change (full-width
-// letters, ligatures, …) can tokenize differently from the Python library.
+// Every normalizer, pre-tokenizer and decoder type that is not implemented is refused, naming it;
+// the ids are those of Hugging Face's tokenizers library (tests/test_tokenizer_hf.cpp runs it).
 #include "io/tokenizer_detail.h"
+#include "io/tokenizer_pipeline.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -27,45 +34,27 @@ using json = nlohmann::json;
 
 constexpr double kUnkPenalty = 10.0;
 
-/// The normalisation steps we implement, collected from the "normalizer" tree.
-struct Normalizer {
-  bool strip_left = false, strip_right = false, collapse_spaces = false, lowercase = false;
+/// The pipeline's stages of tokenizer.json: its normalizer, pre_tokenizer and decoder.
+void read_stages(const json& root, const std::string& source, std::unique_ptr<Normalizer>* normalizer,
+                 std::unique_ptr<PreTokenizer>* pre, std::unique_ptr<DisplayDecoder>* decoder) {
+  *normalizer = read_normalizer(root.contains("normalizer") ? root["normalizer"] : json(), source);
+  *pre = read_pre_tokenizer(root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json(), source);
+  *decoder = read_decoder(root.contains("decoder") ? root["decoder"] : json(), source);
+}
 
-  void collect(const json& n) {
-    if (!n.is_object() || !n.contains("type") || !n["type"].is_string()) return;
-    const std::string type = n["type"];
-    if (type == "Sequence" && n.contains("normalizers") && n["normalizers"].is_array()) {
-      for (const auto& child : n["normalizers"]) collect(child);
-    } else if (type == "Strip") {
-      strip_left = n.value("strip_left", true);
-      strip_right = n.value("strip_right", true);
-    } else if (type == "Lowercase") {
-      lowercase = true;
-    } else if (type == "Replace" && n.contains("pattern") && n["pattern"].is_object() && n["pattern"].contains("Regex") &&
-               n["pattern"]["Regex"] == " {2,}") {
-      collapse_spaces = true;
-    }
-  }
+/// The replacement character of the first Metaspace pre-tokenizer (for the display of a Unigram
+/// tokenizer.json without a decoder), "▁" when there is none.
+std::string metaspace_replacement(const json& node) {
+  if (!node.is_object()) return "\xE2\x96\x81";
+  if (node.value("type", "") == "Metaspace" && node.contains("replacement") && node["replacement"].is_string())
+    return node["replacement"].get<std::string>();
+  if (node.contains("pretokenizers") && node["pretokenizers"].is_array())
+    for (const auto& child : node["pretokenizers"])
+      if (child.is_object() && child.value("type", "") == "Metaspace") return metaspace_replacement(child);
+  return "\xE2\x96\x81";
+}
 
-  std::string apply(std::string s) const {
-    if (lowercase)
-      for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-    if (strip_left) s.erase(0, std::min(s.size(), s.find_first_not_of(" \t\n\r")));
-    if (strip_right) {
-      while (!s.empty() && is_space(s.back())) s.pop_back();
-    }
-    if (collapse_spaces) {
-      std::string out;
-      for (char c : s)
-        if (!(c == ' ' && !out.empty() && out.back() == ' ')) out += c;
-      s = std::move(out);
-    }
-    return s;
-  }
-};
-
-class UnigramTokenizer final : public BasicTokenizer {
+class UnigramTokenizer final : public PipelineTokenizer {
  public:
   UnigramTokenizer(const json& root, SpecialTokens specials, const std::string& source) {
     const json& model = root["model"];
@@ -83,62 +72,96 @@ class UnigramTokenizer final : public BasicTokenizer {
     }
     if (pieces_.empty()) throw Error(source + ": Unigram vocabulary is empty");
     std::optional<int64_t> unk;
-    if (model.contains("unk_id") && model["unk_id"].is_number_integer()) {
+    if (model.contains("unk_id") && !model["unk_id"].is_null()) {
+      if (!model["unk_id"].is_number_integer()) throw Error(source + ": Unigram \"unk_id\" must be an integer");
       unk = model["unk_id"].get<int64_t>();
       if (*unk < 0 || *unk >= static_cast<int64_t>(pieces_.size())) throw Error(source + ": unk_id outside the vocabulary");
     }
-    if (root.contains("normalizer")) normalizer_.collect(root["normalizer"]);
-    const json& pre = root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json();
-    const json* meta = nullptr;
-    if (pre.is_object() && pre.value("type", "") == "Metaspace") meta = &pre;
-    if (pre.is_object() && pre.value("type", "") == "Sequence" && pre.contains("pretokenizers") && pre["pretokenizers"].is_array())
-      for (const auto& p : pre["pretokenizers"])
-        if (p.is_object() && p.value("type", "") == "Metaspace") meta = &p;
-    if (meta) {
-      if (meta->contains("replacement") && (*meta)["replacement"].is_string() &&
-          !(*meta)["replacement"].get<std::string>().empty())
-        replacement_ = (*meta)["replacement"];
-      if (meta->contains("prepend_scheme") && (*meta)["prepend_scheme"].is_string())
-        prefix_ = (*meta)["prepend_scheme"] != "never";
-      else
-        prefix_ = meta->value("add_prefix_space", true);
+    if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
+      if (!model["byte_fallback"].is_boolean()) throw Error(source + ": Unigram \"byte_fallback\" must be true or false");
+      byte_fallback_ = model["byte_fallback"].get<bool>();
     }
-    specials_ = std::move(specials);
-    resolve_specials(source, {}, {}, {}, unk);
-  }
-
-  std::string kind() const override { return "tokenizer.json (unigram)"; }
-
- protected:
-  std::vector<int64_t> encode_plain(const std::string& raw) const override {
-    const std::string text = normalizer_.apply(raw);
-    if (text.empty()) return {};
-    // Metaspace: spaces become the replacement, one is prepended, and each word starts at one.
-    std::string spaced = prefix_ && text.compare(0, replacement_.size(), replacement_) != 0 ? replacement_ : "";
-    for (char c : text) {
-      if (c == ' ') spaced += replacement_;
-      else spaced += c;
-    }
-    std::vector<int64_t> ids;
-    size_t word_start = 0;
-    for (size_t at = 1; at <= spaced.size(); ++at) {  // ▁ cannot match inside a character
-      if (at == spaced.size() || spaced.compare(at, replacement_.size(), replacement_) == 0) {
-        viterbi(spaced.substr(word_start, at - word_start), &ids);
-        word_start = at;
-        if (at == spaced.size()) break;
-        at += replacement_.size() - 1;
+    if (byte_fallback_) {
+      for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        const auto it = ids_.find(name);
+        byte_ids_[static_cast<size_t>(b)] = it == ids_.end() ? -1 : it->second;
       }
     }
-    return ids;
+    read_stages(root, source, &normalizer_, &pre_tokenizer_, &decoder_);
+    if (!decoder_) decoder_ = metaspace_display(metaspace_replacement(root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json()));
+    specials_ = std::move(specials);
+    resolve_specials(source, {}, {}, {}, unk);
+    if (unk) unk_id_ = *unk;  // the model's unknown id is what an unknown character becomes
+  }
+
+  std::string kind() const override { return byte_fallback_ ? "tokenizer.json (unigram, byte fallback)" : "tokenizer.json (unigram)"; }
+
+ protected:
+  /// Best segmentation of one word: best[e] = max over pieces w = word[s, e) of best[s] + score(w);
+  /// a character no single piece covers may stand alone as unknown with score min − 10. Runs of
+  /// unknowns are fused, then each becomes [UNK] or, with byte fallback, its bytes' <0xNN> pieces.
+  void tokenize_word(const std::string& word, std::vector<int64_t>* ids) const override {
+    const size_t n = word.size();
+    const double unk_score = min_score_ - kUnkPenalty;
+    std::vector<double> best(n + 1, -std::numeric_limits<double>::infinity());
+    std::vector<size_t> from(n + 1, 0);
+    std::vector<int64_t> piece(n + 1, -1);
+    std::vector<bool> reached(n + 1, false);
+    reached[0] = true;
+    best[0] = 0;
+    for (size_t s = 0; s < n;) {
+      size_t next = s;
+      next_code_point(word, &next);
+      next = std::min(next, n);
+      if (reached[s]) {
+        bool single = false;
+        // Walk the trie along word[s, …): each step is one byte, so the pieces starting at s cost
+        // at most min(n - s, longest piece) steps.
+        int32_t node = 0;
+        for (size_t e = s; e < n; ++e) {
+          node = trie_.child(node, static_cast<unsigned char>(word[e]));
+          if (node < 0) break;
+          const int64_t id = trie_.id(node);  // pieces are UTF-8: e + 1 ends a character
+          if (id < 0) continue;
+          single = single || e + 1 == next;
+          const double score = best[s] + scores_[static_cast<size_t>(id)];
+          if (!reached[e + 1] || score > best[e + 1]) best[e + 1] = score, from[e + 1] = s, piece[e + 1] = id, reached[e + 1] = true;
+        }
+        if (!single && (!reached[next] || best[s] + unk_score > best[next]))
+          best[next] = best[s] + unk_score, from[next] = s, piece[next] = -1, reached[next] = true;
+      }
+      s = next;
+    }
+    // Back from the end: (begin, end, id) with id −1 for an unknown stretch, unknowns fused.
+    struct Segment {
+      size_t begin, end;
+      int64_t id;
+    };
+    std::vector<Segment> path;
+    for (size_t e = n; e > 0; e = from[e]) {
+      if (piece[e] < 0 && !path.empty() && path.back().id < 0) path.back().begin = from[e];
+      else path.push_back({from[e], e, piece[e]});
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      if (it->id >= 0) {
+        ids->push_back(it->id);
+        continue;
+      }
+      if (byte_fallback_) {
+        std::vector<int64_t> bytes;
+        for (size_t k = it->begin; k < it->end; ++k) bytes.push_back(byte_ids_[static_cast<unsigned char>(word[k])]);
+        if (std::find(bytes.begin(), bytes.end(), -1) == bytes.end()) {
+          ids->insert(ids->end(), bytes.begin(), bytes.end());
+          continue;
+        }
+      }
+      ids->push_back(unk_id_);
+    }
   }
   int64_t base_size() const override { return static_cast<int64_t>(pieces_.size()); }
   std::string base_piece(int64_t id) const override { return pieces_[static_cast<size_t>(id)]; }
-  std::string base_display(int64_t id) const override {
-    std::string p = base_piece(id);
-    for (size_t at = p.find(replacement_); !replacement_.empty() && at != std::string::npos; at = p.find(replacement_, at + 1))
-      p.replace(at, replacement_.size(), " ");
-    return p;
-  }
   std::optional<int64_t> base_id(const std::string& piece) const override {
     auto it = ids_.find(piece);
     if (it == ids_.end()) return std::nullopt;
@@ -146,54 +169,14 @@ class UnigramTokenizer final : public BasicTokenizer {
   }
 
  private:
-  /// Best segmentation of one word: best[e] = max over pieces w = word[s, e) of best[s] + score(w).
-  void viterbi(const std::string& word, std::vector<int64_t>* ids) const {
-    if (word.empty()) return;
-    const size_t n = word.size();
-    const double unk_score = min_score_ - kUnkPenalty;
-    std::vector<double> best(n + 1, -std::numeric_limits<double>::infinity());
-    std::vector<size_t> from(n + 1, 0);
-    std::vector<int64_t> piece(n + 1, -1);
-    best[0] = 0;
-    for (size_t s = 0; s < n;) {
-      size_t next = s;
-      next_code_point(word, &next);
-      next = std::min(next, n);
-      if (best[s] > -std::numeric_limits<double>::infinity()) {
-        bool single = false;
-        // Walk the trie along word[s, …): each step is one byte, so the pieces starting at s cost
-        // at most min(n - s, longest piece) steps (a hash lookup per end would cost their square).
-        int32_t node = 0;
-        for (size_t e = s; e < n; ++e) {
-          node = trie_.child(node, static_cast<unsigned char>(word[e]));
-          if (node < 0) break;
-          const int64_t id = trie_.id(node);  // pieces are UTF-8: e + 1 ends a character
-          if (id >= 0 && id != unk_id_) {
-            single = single || e + 1 == next;
-            const double score = best[s] + scores_[static_cast<size_t>(id)];
-            if (score > best[e + 1]) best[e + 1] = score, from[e + 1] = s, piece[e + 1] = id;
-          }
-        }
-        if (!single && best[s] + unk_score > best[next]) best[next] = best[s] + unk_score, from[next] = s, piece[next] = unk_id_;
-      }
-      s = next;
-    }
-    std::vector<int64_t> out;
-    for (size_t e = n; e > 0; e = from[e]) out.push_back(piece[e]);
-    for (auto it = out.rbegin(); it != out.rend(); ++it)
-      if (!(*it == unk_id_ && !ids->empty() && ids->back() == unk_id_ && it != out.rbegin())) ids->push_back(*it);
-  }
-
   std::vector<std::string> pieces_;
   std::vector<double> scores_;
   ByteTrie trie_;  ///< the pieces, for the lattice walk
   std::unordered_map<std::string, int64_t> ids_;
-  double min_score_ = 0;
-  Normalizer normalizer_;
-  std::string replacement_ = "\xE2\x96\x81";
-  bool prefix_ = true;
+  double min_score_ = std::numeric_limits<double>::infinity();
+  bool byte_fallback_ = false;
+  std::array<int64_t, 256> byte_ids_{};  ///< id of "<0xNN>" per byte, −1 when missing
 };
-
 bool has_byte_level(const json& node) {
   if (!node.is_object()) return false;
   if (node.value("type", "") == "ByteLevel") return true;
@@ -232,9 +215,37 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir) {
   const json& model = root["model"];
   const std::string type = model.value("type", "");
   if (type == "Unigram") return std::make_unique<UnigramTokenizer>(root, std::move(specials), path);
+  if (type == "WordPiece") {
+    WordPieceModel wp;
+    if (!model.contains("vocab") || !model["vocab"].is_object()) throw Error(path + ": WordPiece \"vocab\" must be an object");
+    for (const auto& [piece, id] : model["vocab"].items()) {
+      if (!id.is_number_integer() || id.get<int64_t>() < 0) throw Error(path + ": WordPiece id of \"" + piece + "\" is not valid");
+      if (!is_utf8(piece)) throw Error(path + ": WordPiece piece is not valid UTF-8");
+      wp.vocab.emplace(piece, id.get<int64_t>());
+    }
+    auto text_field = [&](const char* key, std::string* out) {
+      if (!model.contains(key) || model[key].is_null()) return;
+      if (!model[key].is_string()) throw Error(path + ": WordPiece \"" + std::string(key) + "\" must be a string");
+      *out = model[key].get<std::string>();
+    };
+    text_field("unk_token", &wp.unk_token);
+    text_field("continuing_subword_prefix", &wp.prefix);
+    if (model.contains("max_input_chars_per_word") && !model["max_input_chars_per_word"].is_null()) {
+      if (!model["max_input_chars_per_word"].is_number_unsigned())
+        throw Error(path + ": WordPiece \"max_input_chars_per_word\" must be a non-negative integer");
+      wp.max_input_chars_per_word = model["max_input_chars_per_word"].get<size_t>();
+    }
+    std::unique_ptr<Normalizer> normalizer;
+    std::unique_ptr<PreTokenizer> pre;
+    std::unique_ptr<DisplayDecoder> decoder;
+    read_stages(root, path, &normalizer, &pre, &decoder);
+    if (!decoder) decoder = wordpiece_display(wp.prefix);
+    return make_wordpiece(std::move(wp), std::move(normalizer), std::move(pre), std::move(decoder), std::move(specials), path,
+                          "tokenizer.json (wordpiece)");
+  }
   if (type == "BPE") {
     if (!has_byte_level(root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json()))
-      throw Error(path + ": only byte-level BPE (a ByteLevel pre-tokenizer) is supported");
+      throw Error(path + ": model BPE is supported only as byte-level BPE (a ByteLevel pre_tokenizer)");
     BpeModel bpe;
     if (!model.contains("vocab") || !model["vocab"].is_object()) throw Error(path + ": BPE \"vocab\" must be an object");
     for (const auto& [piece, id] : model["vocab"].items()) {
@@ -260,7 +271,7 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir) {
     if (model.contains("unk_token") && model["unk_token"].is_string()) specials.unk = model["unk_token"];
     return make_byte_level_bpe(std::move(bpe), std::move(specials), path, "tokenizer.json (byte-level bpe)");
   }
-  throw Error(path + ": tokenizer model type \"" + type + "\" is not supported (only Unigram and byte-level BPE)");
+  throw Error(path + ": model type '" + type + "' is not supported (Unigram, WordPiece and byte-level BPE are)");
 }
 
 }  // namespace deberta::tokenizer_detail
