@@ -17,8 +17,14 @@ saved weights, one fixed set of masks). This script
     docs/images/table4_long_curves.png);
   * writes models/zoo/table4.json and docs/table4.md (the prose of docs/table4-notes.md appended).
 
-    /usr/bin/python3 notebooks_data/make_table4.py
+    /usr/bin/python3 notebooks_data/make_table4.py [--runs-dir DIR] [--zoo-dir DIR] [--docs-dir DIR]
+
+Every card is checked before anything is computed or written: a card that is not valid JSON,
+lacks a key this script reads, holds a value of the wrong type, a NaN or an infinity, or sits in
+a folder its variant / seed / recipe_steps do not name, stops the script with one line
+"make_table4: <path>: <problem>" (exit 1). `--help` prints the options and writes nothing.
 """
+import argparse
 import json
 import math
 import os
@@ -29,9 +35,11 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import paired_stats as ps  # noqa: E402
 
-ZOO = os.path.join(HERE, "models", "zoo")
-RUNS = os.path.join(HERE, "models", "zoo-runs")
+ZOO = os.path.join(HERE, "models", "zoo")          # default --zoo-dir
+RUNS = os.path.join(HERE, "models", "zoo-runs")    # default --runs-dir
+DOCS = os.path.join(ROOT, "docs")                  # default --docs-dir
 RECIPE_STEPS = 1000
+LONG_STEPS = 4000
 
 # variant, label, what changed, the paper's Table 4 row (DeBERTa-base: MNLI-m/mm and RACE accuracy)
 VARIANTS = [
@@ -53,23 +61,124 @@ VARIANTS = [
 METRICS = ("cross_entropy", "top1", "top5")
 
 
-def read_cards(steps=RECIPE_STEPS):
-    """{variant: [card, ...]} of the finished runs with `steps` recipe steps, by seed."""
+class BadInput(Exception):
+    """A file this script reads is unusable: str(e) is "<path>: <problem>"."""
+
+
+def load_json(path):
+    """The JSON value of the file PATH; BadInput naming PATH when it is not a regular file, cannot
+    be read, is not UTF-8 or not valid JSON (a truncated file: "not valid JSON (... line L column C)")."""
+    if not os.path.isfile(path):
+        raise BadInput("%s: not a regular file" % path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise BadInput("%s: %s" % (path, e.strerror))
+    except UnicodeDecodeError as e:
+        raise BadInput("%s: not UTF-8 (byte %d)" % (path, e.start))
+    except json.JSONDecodeError as e:
+        raise BadInput("%s: not valid JSON (%s at line %d column %d)" % (path, e.msg, e.lineno, e.colno))
+
+
+def _kind(value):
+    return "a string" if isinstance(value, str) else "null" if value is None else type(value).__name__
+
+
+def _integer(where, value, low):
+    """VALUE must be an int >= LOW (a JSON true / false is not an integer)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("%s is %s (%s), not an integer" % (where, json.dumps(value), _kind(value)))
+    if value < low:
+        raise ValueError("%s is %d, below %d" % (where, value, low))
+    return value
+
+
+def _number(where, value, low, high=None):
+    """VALUE must be a finite int or float in [LOW, HIGH] (JSON's NaN / Infinity are refused)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("%s is %s (%s), not a number" % (where, json.dumps(value), _kind(value)))
+    if not math.isfinite(value):
+        raise ValueError("%s is %s, not a finite number" % (where, value))
+    if value < low or (high is not None and value > high):
+        raise ValueError("%s is %r, outside [%g, %s]" % (where, value, low, "∞" if high is None else "%g" % high))
+    return value
+
+
+def _metrics(where, obj):
+    """OBJ's cross_entropy >= 0 (nats), top1 and top5 in [0, 1] with top1 <= top5. WHERE names
+    OBJ in messages ("" for the card itself, "validation_curve[3]" for an entry of the curve)."""
+    name = (lambda key: "%s.%s" % (where, key)) if where else (lambda key: key)
+    for key in METRICS:
+        if key not in obj:
+            raise ValueError("%smissing key %r" % (where + ": " if where else "", key))
+        _number(name(key), obj[key], 0.0, None if key == "cross_entropy" else 1.0)
+    if obj["top1"] > obj["top5"]:
+        raise ValueError("%s %r is above %s %r" % (name("top1"), obj["top1"], name("top5"), obj["top5"]))
+
+
+CARD_KEYS = ("variant", "seed", "steps", "recipe_steps", "init_sha256", "weights_sha256") + METRICS + \
+    ("validation_curve",)
+
+
+def check_card(card, variant, folder):
+    """The fields of a run card this script reads (make_zoo.write_card writes them), checked in
+    CARD_KEYS order. FOLDER is the card's run folder: it must be s<seed> for a run of RECIPE_STEPS
+    recipe steps, s<seed>-<recipe_steps>steps otherwise (make_zoo.run_dir), under the folder of
+    its variant. Raises ValueError with the problem."""
+    if not isinstance(card, dict):
+        raise ValueError("a run card is a JSON object, this is %s" % _kind(card))
+    for key in CARD_KEYS:
+        if key not in card:
+            raise ValueError("missing key %r" % key)
+    if card["variant"] != variant:
+        raise ValueError("variant is %s, but the card is in the folder of %s" % (json.dumps(card["variant"]), variant))
+    seed = _integer("seed", card["seed"], 0)
+    recipe = _integer("recipe_steps", card["recipe_steps"], 1)
+    _integer("steps", card["steps"], 1)
+    for key in ("init_sha256", "weights_sha256"):
+        h = card[key]
+        if not (isinstance(h, str) and len(h) == 64 and all(ch in "0123456789abcdef" for ch in h)):
+            raise ValueError("%s is %s, not 64 lower-case hex digits" % (key, json.dumps(h)))
+    _metrics("", card)
+    curve = card["validation_curve"]
+    if not isinstance(curve, list) or not curve:
+        raise ValueError("validation_curve is %s, not a non-empty list" % json.dumps(curve)[:40])
+    for i, e in enumerate(curve):
+        where = "validation_curve[%d]" % i
+        if not isinstance(e, dict):
+            raise ValueError("%s is %s, not an object" % (where, _kind(e)))
+        if "step" not in e:
+            raise ValueError("%s: missing key 'step'" % where)
+        _integer(where + ".step", e["step"], 0)
+        _metrics(where, e)
+    expected = "s%d" % seed if recipe == RECIPE_STEPS else "s%d-%dsteps" % (seed, recipe)
+    if folder != expected:
+        raise ValueError("seed %d, recipe_steps %d: the run's folder is %s, not %s" % (seed, recipe, expected, folder))
+
+
+def read_cards(runs=RUNS):
+    """{recipe_steps: {variant: [card, ...]}} of every finished run under RUNS (a card.json in
+    RUNS/<variant>/<run folder>/, for each variant of VARIANTS), sorted by seed. Every card is
+    checked (load_json, check_card) before any is used: BadInput "<path>: <problem>" otherwise."""
     out = {}
     for variant, *_ in VARIANTS:
-        d = os.path.join(RUNS, variant)
+        d = os.path.join(runs, variant)
         if not os.path.isdir(d):
             continue
         for sub in sorted(os.listdir(d)):
             path = os.path.join(d, sub, "card.json")
-            if not os.path.isfile(path):
+            if not os.path.lexists(path):
                 continue
-            with open(path) as f:
-                card = json.load(f)
-            if card.get("recipe_steps") == steps:
-                out.setdefault(variant, []).append(card)
-        if variant in out:
-            out[variant].sort(key=lambda c: c["seed"])
+            card = load_json(path)
+            try:
+                check_card(card, variant, sub)
+            except ValueError as e:
+                raise BadInput("%s: %s" % (path, e))
+            out.setdefault(card["recipe_steps"], {}).setdefault(variant, []).append(card)
+    for by_variant in out.values():
+        for runs_of in by_variant.values():
+            runs_of.sort(key=lambda c: c["seed"])
     return out
 
 
@@ -139,13 +248,24 @@ def long_pair_block(long_cards, cards):
     return out
 
 
-def unigram_baseline():
+def unigram_baseline(zoo=ZOO):
     """Unigram masked-LM baseline: piece frequencies of the training text (add-one smoothed over
-    the non-special pieces), scored on the test split's masks (as make_zoo.py's runs)."""
-    cache = os.path.join(ZOO, "unigram.json")
-    if os.path.isfile(cache):
-        with open(cache) as f:
-            return json.load(f)
+    the non-special pieces), scored on the test split's masks (as make_zoo.py's runs). Cached in
+    ZOO/unigram.json; a cache that is not valid JSON, or lacks masked_tokens / the metrics, is
+    BadInput (delete it to recompute)."""
+    cache = os.path.join(zoo, "unigram.json")
+    if os.path.lexists(cache):
+        r = load_json(cache)
+        try:
+            if not isinstance(r, dict):
+                raise ValueError("not a JSON object")
+            if "masked_tokens" not in r:
+                raise ValueError("missing key 'masked_tokens'")
+            _integer("masked_tokens", r["masked_tokens"], 1)
+            _metrics("", r)
+        except ValueError as e:
+            raise BadInput("%s: %s (delete it to recompute)" % (cache, e))
+        return r
     import numpy as np
     import sentencepiece as spm
     import make_zoo
@@ -189,17 +309,16 @@ INFERENCE = {"no-c2p": ({"c2p": False}, None, "--terms c2c,p2c"),
              "c2c-abs": ({"c2p": False, "p2c": False}, None, "--terms c2c")}
 
 
-def inference_ablations():
-    """Test-split numbers of the shipped baseline (seed 1) with one component switched off at
-    inference (float64, the masks of the runs). Cached in models/zoo/inference.json, keyed by the
-    baseline's weights hash."""
-    cache = os.path.join(ZOO, "inference.json")
-    card_path = os.path.join(RUNS, "baseline", "s1", "card.json")
-    with open(card_path) as f:
-        weights = json.load(f)["weights_sha256"]
-    if os.path.isfile(cache):
-        with open(cache) as f:
-            r = json.load(f)
+def inference_ablations(weights, zoo=ZOO):
+    """Test-split numbers of the shipped baseline (seed 1, ZOO/deberta-tiny-baseline, whose card
+    gives WEIGHTS, its weights_sha256) with one component switched off at inference (float64, the
+    masks of the runs). Cached in ZOO/inference.json, keyed by WEIGHTS; a cache that is not a
+    valid JSON object is BadInput (delete it to recompute)."""
+    cache = os.path.join(zoo, "inference.json")
+    if os.path.lexists(cache):
+        r = load_json(cache)
+        if not isinstance(r, dict):
+            raise BadInput("%s: not a JSON object (delete it to recompute)" % cache)
         if r.get("baseline_weights_sha256") == weights:
             return r
     import numpy as np
@@ -209,7 +328,7 @@ def inference_ablations():
     import make_zoo
     import train_tiny as tt
     torch.set_num_threads(1)
-    model_dir = os.path.join(ZOO, "deberta-tiny-baseline")
+    model_dir = os.path.join(zoo, "deberta-tiny-baseline")
     model = dt.load_model(model_dir, torch.float64)
     sp = spm.SentencePieceProcessor(model_file=os.path.join(model_dir, "spm.model"))
     _, held = tt.encode_file(sp, os.path.join(HERE, "corpus", "heldout.txt"), 128)
@@ -281,17 +400,43 @@ def fmt(x, nd=3):
     return ("%%.%df" % nd) % x
 
 
-def main():
-    cards = read_cards()
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        description="The mini Table 4 (docs/table4.md, models/zoo/table4.json) from the zoo's run cards.",
+        epilog="Reads RUNS-DIR/<variant>/<run>/card.json, ZOO-DIR's caches (unigram.json, inference.json; "
+               "computed when absent) and DOCS-DIR/table4-notes.md; writes ZOO-DIR/table4.json, "
+               "DOCS-DIR/table4.md and DOCS-DIR/images/table4_curves.png (table4_long_curves.png with "
+               "the long runs).")
+    ap.add_argument("--runs-dir", default=RUNS, help="the run cards (default: notebooks_data/models/zoo-runs)")
+    ap.add_argument("--zoo-dir", default=ZOO, help="caches, the shipped baseline and table4.json "
+                    "(default: notebooks_data/models/zoo)")
+    ap.add_argument("--docs-dir", default=DOCS, help="table4.md, images/ and table4-notes.md (default: docs)")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        build(args.runs_dir, args.zoo_dir, args.docs_dir)
+    except BadInput as e:
+        raise SystemExit("make_table4: %s" % e)
+
+
+def build(runs_dir, zoo_dir, docs_dir):
+    """Check every card, then write the table, its figures and its page (see the module's doc)."""
+    all_cards = read_cards(runs_dir)
+    cards = all_cards.get(RECIPE_STEPS, {})
+    long_cards = all_cards.get(LONG_STEPS, {})
     if "baseline" not in cards:
-        raise SystemExit("make_table4: no finished baseline run under %s" % RUNS)
+        raise SystemExit("make_table4: no finished baseline run under %s" % runs_dir)
+    if not any(c["seed"] == 1 for c in cards["baseline"]):
+        raise SystemExit("make_table4: no baseline run of seed 1 (the shipped model) under %s" % runs_dir)
     seeds_hash = check_initialisations(cards)
-    tests = paired_block(cards)
-    uni = unigram_baseline()
-    inference = inference_ablations()
-    long_cards = read_cards(steps=4000)
     # The long runs of a seed start from that seed's one initialisation too.
     check_initialisations({v: cards.get(v, []) + long_cards.get(v, []) for v in set(cards) | set(long_cards)})
+    tests = paired_block(cards)
+    uni = unigram_baseline(zoo_dir)
+    inference = inference_ablations(next(c for c in cards["baseline"] if c["seed"] == 1)["weights_sha256"], zoo_dir)
 
     table = {"recipe": {"steps": RECIPE_STEPS, "test_split": "heldout.txt sentences 1000..end",
                         "primary_metric": "cross_entropy", "test": "paired t (two-sided), Holm across variants",
@@ -325,10 +470,10 @@ def main():
         long_tests = long_pair_block(long_cards, cards)
         if long_tests:
             table["long_paired"] = long_tests
-    with open(os.path.join(ZOO, "table4.json"), "w") as f:
+    with open(os.path.join(zoo_dir, "table4.json"), "w") as f:
         json.dump(table, f, indent=1)
 
-    images = os.path.join(ROOT, "docs", "images")
+    images = os.path.join(docs_dir, "images")
     os.makedirs(images, exist_ok=True)
     plot_curves(cards, os.path.join(images, "table4_curves.png"),
                 "Zoo learning curves (1,000 steps; line: mean over seeds, band: min-max)")
@@ -467,14 +612,15 @@ def main():
              "were not recorded. Only seed 1 of each variant ships (`notebooks_data/models/zoo/deberta-tiny-<variant>`); "
              "every run's card, log and curve is committed.")
     L.append("")
-    notes = os.path.join(ROOT, "docs", "table4-notes.md")
+    notes = os.path.join(docs_dir, "table4-notes.md")
     if os.path.isfile(notes):
         with open(notes) as f:
             L.append(f.read().rstrip("\n"))
         L.append("")
-    with open(os.path.join(ROOT, "docs", "table4.md"), "w") as f:
+    with open(os.path.join(docs_dir, "table4.md"), "w") as f:
         f.write("\n".join(L))
-    print("wrote docs/table4.md, models/zoo/table4.json, docs/images/table4_curves.png", file=sys.stderr)
+    print("wrote %s, %s, %s" % (os.path.join(docs_dir, "table4.md"), os.path.join(zoo_dir, "table4.json"),
+                                os.path.join(images, "table4_curves.png")), file=sys.stderr)
 
 
 if __name__ == "__main__":

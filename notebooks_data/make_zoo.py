@@ -19,6 +19,10 @@ A run writes notebooks_data/models/zoo-runs/<variant>/s<seed>/: card.json (seed,
 the test numbers, the curve), training_log.json, train.log, config.json and model.safetensors
 (the weights are not committed, see .gitignore: `--variant V --seed S` regenerates them). The
 run of seed SHIPPED_SEED is also copied to models/zoo/deberta-tiny-<variant>/ (shipped).
+
+Arguments are checked before any run starts (a variant of train_tiny.VARIANTS, a seed in
+[0, 2^32 - 1], steps >= 1, jobs in [1, 256]; argparse's exit 2 otherwise). Exit status 1 when a
+run fails, with one line naming it and its log.
 """
 import argparse
 import hashlib
@@ -117,7 +121,14 @@ def blas_env():
     return env
 
 
+class RunFailed(Exception):
+    """A training run that exited non-zero; the message names the run and its log."""
+
+
 def train_one(variant, seed, steps=STEPS, nice=10):
+    """Train VARIANT@SEED for STEPS steps into run_dir (train_tiny.py under nice, one thread) and
+    write its card (and copy the shipped files for seed SHIPPED_SEED). Returns the card; raises
+    RunFailed when the trainer exits non-zero."""
     out = run_dir(variant, seed, steps)
     os.makedirs(out, exist_ok=True)
     cmd = ["nice", "-n", str(nice), sys.executable, os.path.join(HERE, "train_tiny.py"),
@@ -133,7 +144,7 @@ def train_one(variant, seed, steps=STEPS, nice=10):
     with open(os.path.join(out, "train.log"), "a" if resuming else "w") as logf:
         rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=blas_env())
     if rc != 0:
-        raise RuntimeError("%s@%d failed (exit %d): see %s" % (variant, seed, rc, os.path.join(out, "train.log")))
+        raise RunFailed("%s@%d:%d failed (exit %d): see %s" % (variant, seed, steps, rc, os.path.join(out, "train.log")))
     card = write_card(out, variant, seed, steps)
     if seed == SHIPPED_SEED and steps == STEPS:
         dst = os.path.join(ZOO, "deberta-tiny-" + variant)
@@ -143,31 +154,81 @@ def train_one(variant, seed, steps=STEPS, nice=10):
     return card
 
 
-def main():
+SEED_MAX = 2 ** 32 - 1    # seeds are small integers; every generator a run seeds takes this range
+JOBS_MAX = 256            # the project's bound on thread counts (docs/robustness.md, class 2)
+
+
+def count(low, high=None, name=None):
+    """An argparse type: an integer in [low, high] (high None: no upper bound), refused otherwise
+    (issue 44: --steps 0, --steps -5 and --seed -1 started runs). argparse names the option in
+    its message; NAME, when given, starts the message (for a part of a --queue entry)."""
+    lead = name + " " if name else ""
+    def parse(text):
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%smust be an integer, got %r" % (lead, text))
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError("%smust be %s, got %d" % (
+                lead, "at least %d" % low if high is None else "in [%d, %d]" % (low, high), value))
+        return value
+    return parse
+
+
+def queue_entry(variants):
+    """An argparse type for one --queue entry VARIANT@SEED[:STEPS] -> (variant, seed, steps):
+    a variant of train_tiny.VARIANTS, a seed in [0, SEED_MAX], steps >= 1 (default STEPS).
+    Checked when the arguments are parsed, so a bad entry never reaches a run."""
+    def parse(text):
+        variant, at, rest = text.partition("@")
+        seed, colon, steps = rest.partition(":")
+        if not at or not variant or not seed or (colon and not steps):
+            raise argparse.ArgumentTypeError("%r is not VARIANT@SEED[:STEPS]" % text)
+        if variant not in variants:
+            raise argparse.ArgumentTypeError("%r: unknown variant %r (one of %s)" % (
+                text, variant, ", ".join(sorted(variants))))
+        try:
+            seed = count(0, SEED_MAX, "the seed")(seed)
+            steps = count(1, None, "the steps")(steps) if colon else STEPS
+        except argparse.ArgumentTypeError as e:
+            raise argparse.ArgumentTypeError("%r: %s" % (text, e))
+        return variant, seed, steps
+    return parse
+
+
+def main(argv=None):
+    """Parse the arguments and train one run or a queue. Returns the exit status: 0 when every
+    run finished (or was skipped), 1 when one failed (a one-line message names it and its log).
+    A bad argument exits 2 (argparse) before any run starts."""
     sys.path.insert(0, HERE)
     import train_tiny
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--variant", choices=sorted(train_tiny.VARIANTS))
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("--steps", type=int, default=STEPS, help="training steps (the long pair: 4000)")
-    ap.add_argument("--queue", nargs="+", metavar="VARIANT@SEED[:STEPS]",
+    ap.add_argument("--seed", type=count(0, SEED_MAX))
+    ap.add_argument("--steps", type=count(1),
+                    help="training steps, at least 1 (default %d; the long pair: 4000)" % STEPS)
+    ap.add_argument("--queue", nargs="+", metavar="VARIANT@SEED[:STEPS]", type=queue_entry(train_tiny.VARIANTS),
                     help="runs to train, --jobs at a time; a run whose card exists is skipped")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=count(1, JOBS_MAX), default=2)
     ap.add_argument("--commit", action="store_true",
                     help="git-commit each finished run's card, log and curve (and a shipped model)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.queue:
-        return run_queue(args)
+        if args.variant is not None or args.seed is not None or args.steps is not None:
+            ap.error("--queue gives each run as VARIANT@SEED[:STEPS]; --variant, --seed and --steps are for one run")
+        return run_queue(args.queue, args.jobs, args.commit)
     if args.variant is None or args.seed is None:
         ap.error("--variant and --seed (or --queue)")
-    card = train_one(args.variant, args.seed, args.steps)
+    try:
+        card = train_one(args.variant, args.seed, STEPS if args.steps is None else args.steps)
+    except RunFailed as e:
+        print("make_zoo: %s" % e, file=sys.stderr)
+        return 1
+    except OSError as e:   # the corpus, the run folder or the trainer's output
+        print("make_zoo: %s: %s" % (e.filename, e.strerror), file=sys.stderr)
+        return 1
     print(json.dumps({k: card[k] for k in ("variant", "seed", "init_sha256", "cross_entropy", "top1", "top5")}))
-
-
-def parse_run(text):
-    variant, rest = text.split("@")
-    seed, _, steps = rest.partition(":")
-    return variant, int(seed), int(steps) if steps else STEPS
+    return 0
 
 
 def started_by_live_queue(out):
@@ -202,12 +263,18 @@ def commit_run(variant, seed, steps):
                      (variant, seed, steps), "--"] + paths, cwd=root)
 
 
-def run_queue(args):
-    """Train the queued runs, args.jobs at a time (each one thread, under nice)."""
-    pending = [parse_run(r) for r in args.queue]
-    running = {}
+POLL_SECONDS = 0.5        # how often the queue looks for finished runs
+
+
+def run_queue(runs, jobs, commit=False):
+    """Train RUNS, a list of (variant, seed, steps), JOBS at a time (each one thread, under nice),
+    each in a child `make_zoo.py --variant V --seed S --steps N` whose stderr goes to the run's
+    queue.err. Returns 0 when every run finished or was skipped, 1 when one failed: then a line
+    on stderr names the failed runs and where their logs are."""
+    pending = list(runs)
+    running, failed = {}, []
     while pending or running:
-        while pending and len(running) < args.jobs:
+        while pending and len(running) < jobs:
             r = pending.pop(0)
             out = run_dir(*r)
             # Another queue may share the list: a run with a card, or started by a queue still alive,
@@ -220,9 +287,10 @@ def run_queue(args):
                 f.write("%d %s\n" % (os.getpid(), time.strftime("%Y-%m-%d %H:%M:%S")))
             cmd = [sys.executable, os.path.abspath(__file__), "--variant", r[0], "--seed", str(r[1]),
                    "--steps", str(r[2])]
-            running[subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "queue.err"), "w"))] = r
+            with open(os.path.join(out, "queue.err"), "w") as err:
+                running[subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)] = r
             print("%s started %s@%d:%d" % (time.strftime("%H:%M:%S"), *r), flush=True)
-        time.sleep(5)
+        time.sleep(POLL_SECONDS)
         for p in list(running):
             if p.poll() is None:
                 continue
@@ -231,9 +299,15 @@ def run_queue(args):
                                       *r), flush=True)
             if p.returncode != 0:
                 os.remove(os.path.join(run_dir(*r), "started"))
-            elif args.commit:
+                failed.append(r)
+            elif commit:
                 commit_run(*r)
+    if failed:
+        print("make_zoo: %d of %d queued runs failed: %s (see each run's queue.err and train.log under %s)" % (
+            len(failed), len(runs), ", ".join("%s@%d:%d" % r for r in failed), RUNS), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
