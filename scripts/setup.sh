@@ -23,6 +23,10 @@ pkgs=(
   # `apt-get source`) and its tests in a real browser (chromium through the DevTools protocol).
   emscripten nodejs dpkg-dev chromium python3-websocket
 )
+# Hugging Face's tokenizers library (npm, tests/hf_tokenizers/package-lock.json; installed by
+# tests/hf_tokenizers/install.sh when the tests run) needs npm. Node.js's own npm is used when it
+# came with it; otherwise Debian's.
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 if [[ "${1:-}" == "--python" ]]; then
   pkgs+=(python3-torch python3-numpy python3-sentencepiece sentencepiece libopenblas0-pthread
           wordnet-base bible-kjv-text bible-kjv)

@@ -26,7 +26,7 @@ void register_tokenize(CLI::App* app) {
   auto args = std::make_shared<TokenizeArgs>();
   CLI::App* cmd = app->add_subcommand(
       "tokenize",
-      "Tokenize a text with the model's tokenizer (spm.model, vocab.json + merges.txt, or tokenizer.json) and print "
+      "Tokenize a text with the model's tokenizer (spm.model, vocab.json + merges.txt, tokenizer.json, or vocab.txt) and print "
       "tokens, ids and token types as the model sees them: [CLS] A [SEP] (B [SEP]).");
   cmd->add_option("--model", args->model, "Model directory (or a file inside it); default: the bundled model");
   cmd->add_option("--text", args->text, "Text to tokenize; the literal [MASK] becomes the mask token")->required();

@@ -12,9 +12,10 @@ classes of the Punctuation / BertPreTokenizer / Digits splitters, the non-spacin
 strip_accents removes, and the NFD, NFKD and lowercase mapping of each character.
 
 Two things a single character cannot show come from Python's unicodedata (Unicode 14.0 on
-Debian 12): the canonical combining classes (for the reordering of marks) and the primary
-composites (for NFC / NFKC's composition). Characters newer than that Unicode version have
-combining class 0 here.
+Debian 12): the values of the canonical combining classes (for the reordering of marks) and the
+primary composites (for NFC / NFKC's composition). Which characters have a non-zero class is the
+library's (a mark moves before U+0345 under its NFD): its tables are older than Python's, and a
+mark it does not know is a starter for it.
 """
 import json
 import os
@@ -88,6 +89,10 @@ def main():
     nfkd = {cp: v for cp, v in as_map(probe["nfkd"]).items() if not is_hangul_syllable(cp)}
     lower = as_map(probe["lower"])
 
+    reorders = set(probe["reorders"])
+    unknown = [cp for cp in reorders if not unicodedata.combining(chr(cp))]
+    if unknown:
+        sys.exit("the library reorders marks unicodedata gives class 0: %s" % " ".join("U+%04X" % c for c in unknown))
     ccc = {}
     compose = []
     for cp in range(0x110000):
@@ -95,7 +100,7 @@ def main():
             continue
         ch = chr(cp)
         c = unicodedata.combining(ch)
-        if c:
+        if c and (cp in reorders or cp == 0x345):
             ccc[cp] = c
         d = unicodedata.decomposition(ch)
         if d and not d.startswith("<"):

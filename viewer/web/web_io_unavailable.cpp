@@ -3,6 +3,7 @@
 // file and what to give instead, as the desktop refuses any file it cannot read.
 #include "deberta/checkpoint.h"
 #include "io/tokenizer_detail.h"
+#include "io/tokenizer_pipeline.h"
 
 namespace deberta {
 
@@ -21,6 +22,10 @@ std::unique_ptr<Tokenizer> load_sentencepiece(const std::string& model_dir) {
 std::unique_ptr<Tokenizer> load_gpt2_bpe(const std::string& model_dir) {
   throw Error(model_dir + ": vocab.json + merges.txt (byte-level BPE) are not read in the web edition (no PCRE2); "
               "use the desktop explorer");
+}
+
+std::unique_ptr<Regex> Regex::compile(const std::string& pattern, const std::string& where) {
+  throw Error(where + ": the Regex pattern /" + pattern + "/ is not read in the web edition (no PCRE2); use the desktop explorer");
 }
 
 std::unique_ptr<Tokenizer> make_byte_level_bpe(BpeModel, SpecialTokens, const std::string& source, const std::string&) {

@@ -1,7 +1,8 @@
 // tokenizer.h — text to token ids for the model families DeBERTa ships with.
 //
 // v2/v3: SentencePiece `spm.model` (DeBERTa-v2 tokenizer conventions); v1: GPT-2 byte-level BPE
-// (`vocab.json` + `merges.txt`); fine-tuned models: `tokenizer.json`. Special tokens ([CLS],
+// (`vocab.json` + `merges.txt`); fine-tuned models: `tokenizer.json` (Unigram, WordPiece, byte-level
+// BPE); BERT-vocabulary checkpoints (the Chinese DeBERTa-v2): `vocab.txt`. Special tokens ([CLS],
 // [SEP], [PAD], [UNK], [MASK]) are read from the model files, never hard-coded.
 #pragma once
 
@@ -55,7 +56,7 @@ std::string valid_utf8(const std::string& text);
 bool has_tokenizer(const std::string& model_dir);
 
 /// Loads the tokenizer of a model directory (spm.model, else vocab.json + merges.txt, else
-/// tokenizer.json). Errors: none of them present, or a file that cannot be parsed (named).
+/// tokenizer.json, else a BERT vocab.txt with tokenizer_config.json). Errors: none of them present, or a file that cannot be parsed (named).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir);
 
 /// Refuses a tokenizer that can give an id the model has no row for: every id it produces
