@@ -265,7 +265,7 @@ def test_exceptions_have_the_builtin_types_python_users_catch(source_dir, tmp_pa
         (lambda: dx.forward(model, [1, -1, 2]), r"input_ids\[1\] = -1"),
         (lambda: dx.forward(model, [1, 2, 3], attention_mask=[1, 1]), "attention_mask"),
         (lambda: dx.forward(with_lm_head, [1, 2, 3], masked_positions=[9]), "masked position 9"),
-        (lambda: dx.forward(model, []), "empty"),
+        (lambda: dx.forward(model, []), "the input has no tokens"),
     ]
     for call, match in cases:
         with pytest.raises(dx.InvalidInputError, match=match):
