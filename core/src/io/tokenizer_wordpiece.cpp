@@ -50,6 +50,7 @@ class WordPieceTokenizer final : public PipelineTokenizer {
     if (unk == model_.vocab.end())
       throw Error(source + ": the WordPiece unknown token \"" + model_.unk_token + "\" is not in the vocabulary");
     model_unk_ = unk->second;
+    for (const auto& [piece, id] : model_.vocab) longest_piece_ = std::max(longest_piece_, piece.size());
     normalizer_ = std::move(normalizer);
     pre_tokenizer_ = std::move(pre);
     decoder_ = std::move(decoder);
@@ -76,7 +77,10 @@ class WordPieceTokenizer final : public PipelineTokenizer {
     std::vector<int64_t> out;
     std::string candidate;
     for (size_t start = 0; start < chars;) {
-      size_t end = chars;
+      // No piece is longer than the longest in the vocabulary: the search starts there, so a long
+      // word costs (its length × the longest piece), whatever max_input_chars_per_word allows.
+      size_t end = static_cast<size_t>(std::upper_bound(bounds.begin(), bounds.end(), bounds[start] + longest_piece_) -
+                                       bounds.begin()) - 1;
       int64_t found = -1;
       for (; end > start; --end) {
         candidate.assign(start > 0 ? model_.prefix : std::string());
@@ -109,6 +113,7 @@ class WordPieceTokenizer final : public PipelineTokenizer {
   std::vector<std::string> pieces_;  ///< by id
   std::string kind_;
   int64_t model_unk_ = -1;
+  size_t longest_piece_ = 0;  ///< bytes of the longest vocabulary piece
 };
 
 /// A boolean key of tokenizer_config.json: absent or null gives `fallback`.
