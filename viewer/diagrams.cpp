@@ -1,8 +1,11 @@
 // diagrams.cpp — the pipeline and token-link layouts (see diagrams.h).
 #include "diagrams.h"
 
+#include "deberta/explain.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace viewer {
@@ -47,17 +50,30 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
     y += bh + gap;
   };
   const std::string nn = "[" + n_(h) + " heads × " + N + " × " + N + "]";
-  add("Q_c, K_c, V_c  (eq. 4)", "H W_{q,c}, H W_{k,c}, H W_{v,c}: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
-      "equation", -1, false);
-  add("c2c  Q_c[i] K_c[j]ᵀ  (eq. 4)", nn, kTerm, "head", 0, !att.c2c);
+  // Without a position term the layer is the standard attention of §3.1 (unnumbered in v6):
+  // no Ã of eq. 4 to speak of, no relative table read.
+  const bool pos = att.c2p || att.p2c || att.p2p;
+  const std::string root = deberta::scale_root(att.scale_factor);
+  if (pos) {
+    add("Q_c, K_c, V_c  (eq. 4)", "H W_{q,c}, H W_{k,c}, H W_{v,c}: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
+        "equation", -1, false);
+    add("c2c  Q_c[i] K_c[j]ᵀ  (eq. 4, term (a))", nn, kTerm, "head", 0, !att.c2c);
+  } else {
+    add("Q, K, V  (§3.1, standard attention)", "H W_q, H W_k, H W_v: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
+        "equation", -1, false);
+    add("Q[i] K[j]ᵀ  (§3.1: the only term, no position term)", nn, kTerm, "head", 0, !att.c2c);
+  }
   if (c.relative_attention) {
-    add("c2p  Q_c[i] K_r[δ(i,j)]ᵀ  (eq. 4)", nn + ", K_r = P W_{k,r}", kTerm, "head", 1, !att.c2p);
-    add("p2c  K_c[j] Q_r[δ(" + std::string(att.p2c_index == deberta::P2CIndex::Paper ? "j,i" : "i,j") + ")]ᵀ  (eq. 4)",
+    add("c2p  Q_c[i] K_r[δ(i,j)]ᵀ  (eq. 4, term (b))", nn + ", K_r = P W_{k,r}", kTerm, "head", 1, !att.c2p);
+    add("p2c  K_c[j] Q_r[δ(" + std::string(att.p2c_index == deberta::P2CIndex::Paper ? "j,i" : "i,j") + ")]ᵀ  (eq. 4, term (c))",
         nn + ", Q_r = P W_{q,r}", kTerm, "head", 2, !att.p2c);
     if (att.p2p) add("p2p  Q_r K_rᵀ  (eq. 2's fourth term)", nn, kTerm, "head", 3, false);
   }
-  const std::string root = att.scale_factor == 3.0 ? "√(3d)" : "√(" + std::to_string(static_cast<int>(att.scale_factor)) + "d)";
-  add("softmax(Ã / " + root + ") over keys j  (eq. 4)", nn + ", each row sums to 1", kSoft, "head", 5, false);
+  if (pos)
+    add("softmax(Ã / " + root + ") over keys j  (eq. 4)", nn + ", Ã = the sum of the terms; each row sums to 1", kSoft, "head", 5,
+        false);
+  else
+    add("softmax(Q Kᵀ / " + root + ") over keys j  (§3.1)", nn + ", each row sums to 1", kSoft, "head", 5, false);
   add("context = weights · V_c, W_o, + H, LayerNorm", "[" + N + " × " + n_(H) + "]", kFfn, "head", -1, false);
   add("FFN  H → " + n_(c.intermediate_size) + " → H, + residual, LayerNorm", "H_l: [" + N + " × " + n_(H) + "]", kFfn, "grid", -1,
       false);
@@ -69,7 +85,9 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   if (c.relative_attention) {
     DiagramBox pos;
     pos.x = layer.x, pos.y = below, pos.w = layer.w, pos.h = 60, pos.fill = kPos, pos.target = "distance";
-    pos.title = "Relative positions: δ(i, j) (eq. 3)" + std::string(c.log_buckets() ? " after log buckets" : "");
+    pos.title = "Relative positions: δ(i, j) (eq. 3)" + std::string(c.log_buckets() ? " after log buckets" : "") +
+                (att.c2p || att.p2c || att.p2p ? "" : "  (no term reads it in this run)");
+    pos.off = !(att.c2p || att.p2c || att.p2p);
     pos.detail = "table P: [2k = " + n_(2 * k) + " × " + n_(H) + "], shared by all layers\nδ: [" + N + " × " + N + "]";
     d.boxes.push_back(pos);
     d.arrows.push_back({pos.x + pos.w / 2, pos.y, pos.x + pos.w / 2, layer.y + layer.h});
@@ -84,9 +102,9 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   if (emd) {
     DiagramBox e;
     e.x = x, e.y = top + 110, e.w = 210, e.h = 150, e.fill = kEmd, e.target = "predictions";
-    e.title = "Enhanced Mask Decoder (§3.2)";
-    e.detail = "H = output of layer L − 2 = " + n_(L - 2) + "\nI_0 = H + P (absolute positions)\nI_{t+1} = layer " + n_(L - 1) +
-               "(query I_t,\n    key and value H)\n2 passes, shared weights";
+    e.title = "Enhanced Mask Decoder (§3.2, A.8)";
+    e.detail = "released code: H = output of\nlayer L − 2 = " + n_(L - 2) + ", I_0 = H + P\n(absolute positions; A.9)\nI_{t+1} = layer " +
+               n_(L - 1) + "'s weights\n(query I_t, key/value H), 2 passes";
     d.boxes.push_back(e);
     d.arrows.push_back({last_right, mid_y, e.x, mid_y});
     last_right = e.x + e.w;
@@ -102,7 +120,8 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   d.width = head.x + head.w + 20;
   d.height = std::max(below, layer.y + layer.h + 20) + 30;
   d.caption = "Click a box to open its view. Shapes are this model's; the terms are per head. " +
-              std::string(emd ? "The EMD adds absolute positions only before the MLM head." : "This run has no EMD.");
+              std::string(emd ? "The EMD adds absolute positions only before the MLM head." : "This run has no EMD.") +
+              " Sections and equations: arXiv 2006.03654 v6.";
   return d;
 }
 
@@ -128,20 +147,43 @@ Diagram links_diagram(const std::vector<std::string>& tokens, const deberta::Mat
   return d;
 }
 
-deberta::Matrix term_share(const deberta::Matrix& probs, const std::vector<const deberta::Matrix*>& terms, size_t which) {
-  if (which >= terms.size() || !terms[which]) throw std::invalid_argument("term_share: no term " + std::to_string(which));
-  deberta::Matrix total = deberta::Matrix::Zero(probs.rows(), probs.cols());
-  for (const deberta::Matrix* t : terms) {
-    if (!t || t->rows() != probs.rows() || t->cols() != probs.cols())
-      throw std::invalid_argument("term_share: every term must be a [" + std::to_string(probs.rows()) + " × " +
-                                  std::to_string(probs.cols()) + "] map");
-    total += t->cwiseAbs();
-  }
-  deberta::Matrix share = deberta::Matrix::Zero(probs.rows(), probs.cols());
-  for (Eigen::Index i = 0; i < probs.rows(); ++i)
-    for (Eigen::Index j = 0; j < probs.cols(); ++j)
-      if (total(i, j) > 0) share(i, j) = probs(i, j) * std::fabs((*terms[which])(i, j)) / total(i, j);
-  return share;
+Diagram signed_links_diagram(const std::vector<std::string>& tokens, const deberta::Matrix& values, const std::string& title,
+                             double min_fraction) {
+  Diagram d = links_diagram(tokens, deberta::Matrix::Zero(values.rows(), values.cols()), title, 1.0);
+  const double top = values.size() ? values.cwiseAbs().maxCoeff() : 0.0;
+  d.signed_links = true;
+  d.link_color = 0xff1f7ae0;  // orange: raises the score; blue (link_color_negative): lowers it
+  d.links.clear();
+  if (top > 0)
+    for (Eigen::Index i = 0; i < values.rows(); ++i)
+      for (Eigen::Index j = 0; j < values.cols(); ++j)
+        if (std::fabs(values(i, j)) >= min_fraction * top)
+          d.links.push_back({static_cast<int>(i), static_cast<int>(j), values(i, j) / top});
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "Left: query i; right: key j. Orange: the term raises the score of key j, blue: it lowers it; opacity = "
+                "|contribution| / %.3g (the largest, logit units); below %g %% of it left out.",
+                top, 100 * min_fraction);
+  d.caption = buf;
+  return d;
+}
+
+LinksLayout links_layout(int n, float avail_w, float avail_h, float font_px, float label_w) {
+  LinksLayout l;
+  // The labels shrink from the UI font towards 11 px to fit the rows into the panel, never below.
+  const float ui = std::max(font_px, 11.0f);
+  const float fit = n > 0 ? (avail_h - 5 * ui) / static_cast<float>(n) : ui;
+  l.font_px = std::clamp(fit - 1, 11.0f, ui);
+  l.top_px = l.font_px * 2.5f;            // the column titles above row 0
+  const float bottom = l.font_px * 2.5f;  // the caption under the last row
+  const float room = std::max(avail_h - l.top_px - bottom, 0.0f);
+  const float tight = l.font_px + 1;
+  l.row_px = n > 0 ? std::clamp(room / static_cast<float>(n), tight, 2 * tight) : tight;
+  l.left_px = label_w + 8;
+  l.right_px = std::max(avail_w - label_w - 8, l.left_px + 40);
+  l.height_px = l.top_px + l.row_px * static_cast<float>(std::max(n, 0)) + bottom;
+  l.scrolls = l.height_px > avail_h;
+  return l;
 }
 
 }  // namespace viewer

@@ -32,7 +32,9 @@ struct DiagramArrow {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 
-/// One token link: query `from` (left column) to key `to` (right column), `weight` in [0, 1].
+/// One token link: query `from` (left column) to key `to` (right column). `weight` in [0, 1] (an
+/// attention weight), or in [−1, 1] for a signed diagram (a term's contribution to the score over
+/// the largest |contribution|: the sign picks the colour, |weight| the opacity).
 struct DiagramLink {
   int from = 0, to = 0;
   double weight = 0;
@@ -48,15 +50,20 @@ struct Diagram {
   float left_x = 0, right_x = 0;         ///< where the lines start and end (label columns beside them)
   float top = 0, row_h = 0;              ///< row r's centre: top + (r + 0.5) · row_h
   std::vector<DiagramLink> links;
-  uint32_t link_color = 0xffd08a3c;      ///< 0xAABBGGRR
+  uint32_t link_color = 0xffd08a3c;      ///< 0xAABBGGRR; a positive link
+  uint32_t link_color_negative = 0xffd08a3c;  ///< a negative link of a signed diagram (blue)
+  bool signed_links = false;             ///< links carry signed weights (signed_links_diagram)
 };
 
 /// The pipeline of `model` for an input of `n` tokens under the resolved switches `att`: the
 /// embedding, one encoder layer opened up (Q_c/K_c/V_c, each active term, the softmax with its
 /// scale, the context, the FFN) and "× L", the relative table P (2k rows) with δ, the EMD (two
-/// passes of the shared last layer, I = H + P) when `emd`, and the MLM head. Shapes are the
-/// model's: N, H, heads h, d, k, L, intermediate size, vocabulary. Source: the paper's Fig. 1 is
-/// not a pipeline; this follows §3 (eq. 1–4), §3.2 (EMD) and the core's forward pass.
+/// passes of the shared last layer, I = H + P, the released code's arrangement) when `emd`, and the
+/// MLM head. Shapes are the model's: N, H, heads h, d, k, L, intermediate size, vocabulary. The
+/// scale is the model's (deberta::scale_root of `att.scale_factor`). A run without position terms
+/// draws the standard attention of §3.1 (Q, K, V; softmax(QKᵀ/√d)) instead of eq. 4's terms, and
+/// a model without relative attention no δ. Source: arXiv 2006.03654 v6, §3.1 (the unnumbered
+/// standard attention, eq. 2–4), §3.2 and appendix A.8 (EMD), and the core's forward pass.
 Diagram pipeline_diagram(const deberta::ModelConfig& config, const deberta::ResolvedAttention& att, int n, bool emd,
                          bool lm_head);
 
@@ -67,10 +74,30 @@ Diagram pipeline_diagram(const deberta::ModelConfig& config, const deberta::Reso
 Diagram links_diagram(const std::vector<std::string>& tokens, const deberta::Matrix& weights, const std::string& title,
                       double min_weight = 0.01);
 
-/// The share of the attention weight that one term carries: probs_ij · |term_ij| / ∑_t |term_t,ij|
-/// over the active terms `terms` (each `[N, N]`, scaled or not: only ratios matter), so the shares
-/// of all terms add up to probs_ij. `which` indexes `terms`. A cell whose terms are all 0 shares
-/// nothing. Errors: `which` out of range, maps of different shapes — std::invalid_argument.
-deberta::Matrix term_share(const deberta::Matrix& probs, const std::vector<const deberta::Matrix*>& terms, size_t which);
+/// Token links for one term's signed contribution to the score, `values` `[N, N]` (the term times
+/// the scale, in logit units: what it adds to query i's score for key j). Each link's weight is
+/// value / max|value| in [−1, 1] — positive links raise the score (towards key j), negative ones
+/// lower it — and links below `min_fraction` of the largest |value| are left out. A term adds to the
+/// score, not to the weight (the softmax is not additive), so this is the honest per-term view
+/// (issue 42: a "share of the weight" gave a negative term a positive share). Errors as
+/// links_diagram.
+Diagram signed_links_diagram(const std::vector<std::string>& tokens, const deberta::Matrix& values, const std::string& title,
+                             double min_fraction = 0.05);
+
+/// How the Token links tab lays out `n` tokens in a panel of `avail_w` × `avail_h` pixels: labels
+/// at the UI font `font_px`, shrinking towards 11 px (never below) to fit the rows into the panel;
+/// label columns `label_w` px wide at the two edges and the lines across all the width between
+/// them; rows a label tall + 1 px (at most twice that when few tokens leave room). What does not fit
+/// at 11 px is taller than the panel: `scrolls`.
+struct LinksLayout {
+  float font_px = 0;    ///< label size
+  float row_px = 0;     ///< row height
+  float left_px = 0;    ///< x where the lines start (right edge of the query labels)
+  float right_px = 0;   ///< x where the lines end (left edge of the key labels)
+  float top_px = 0;     ///< y of row 0's top
+  float height_px = 0;  ///< the whole drawing, labels and caption included
+  bool scrolls = false; ///< taller than the panel
+};
+LinksLayout links_layout(int n, float avail_w, float avail_h, float font_px, float label_w);
 
 }  // namespace viewer

@@ -11,6 +11,7 @@
 
 #include "diagrams.h"
 
+#include "deberta/explain.h"
 #include "deberta/tokenizer.h"
 
 #include <cairo-pdf.h>
@@ -21,6 +22,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -125,7 +127,16 @@ struct Canvas {
   virtual void line(double x0, double y0, double x1, double y1, double line_width) = 0;
   /// `m` (`[rows, cols]`) coloured under `scale`, cell (r, c) a w/cols × h/rows rectangle.
   virtual void cells(const deberta::Matrix& m, const ColorScale& scale, double x, double y, double w, double h) = 0;
+  /// The colour bar: `scale` from hi at the top to lo at the bottom, one continuous strip.
+  virtual void color_bar(const ColorScale& scale, double x, double y, double w, double h) = 0;
 };
+
+/// The colour bar's ramp: `n` rows from scale.hi (row 0) to scale.lo.
+deberta::Matrix bar_ramp(const ColorScale& scale, int n) {
+  deberta::Matrix ramp(n, 1);
+  for (int r = 0; r < n; ++r) ramp(r, 0) = scale.hi + (scale.lo - scale.hi) * r / (n - 1.0);
+  return ramp;
+}
 
 struct CairoCanvas : Canvas {
   cairo_t* cr;
@@ -154,6 +165,8 @@ struct CairoCanvas : Canvas {
     paint_image(cr, img, x, y, w, h);
     cairo_surface_destroy(img);
   }
+  // One image of 256 rows painted as a whole: no edges between rows.
+  void color_bar(const ColorScale& scale, double x, double y, double w, double h) override { cells(bar_ramp(scale, 256), scale, x, y, w, h); }
 };
 
 /// `s` with &, <, >, " escaped for XML text and attributes; valid UTF-8 first.
@@ -224,21 +237,39 @@ struct SvgCanvas : Canvas {
         << fill << "\"" << (opacity < 1 ? " stroke-opacity=\"" + num(opacity) + "\"" : "") << " stroke-width=\"" << num(lw)
         << "\"/>\n";
   }
+  /// `v` rounded as `num` writes it, read back: edges written this way meet exactly.
+  static double rounded(double v) { return std::strtod(num(v).c_str(), nullptr); }
   void cells(const deberta::Matrix& m, const ColorScale& scale, double x, double y, double w, double h) override {
-    // One <rect> per run of equal colours along a row (vector cells, crisp at any zoom; shape-rendering
-    // crispEdges keeps neighbouring cells from showing hairline seams).
+    // One <rect> per run of equal colours along a row (vector cells, crisp at any zoom). Every edge
+    // is rounded once, as written, and a rect's width and height are the differences of its rounded
+    // edges: neighbours meet exactly, with no hairline gap for a renderer to show (issue 42).
     const double cw = w / static_cast<double>(m.cols()), ch = h / static_cast<double>(m.rows());
     out << "<g shape-rendering=\"crispEdges\">\n";
-    for (int r = 0; r < m.rows(); ++r)
+    for (int r = 0; r < m.rows(); ++r) {
+      const double y0 = rounded(y + r * ch), y1 = rounded(y + (r + 1) * ch);
       for (int c = 0; c < m.cols();) {
         const uint32_t col = color_of(scale, m(r, c));
         int e = c + 1;
         while (e < m.cols() && color_of(scale, m(r, e)) == col) ++e;
-        out << "<rect x=\"" << num(x + c * cw) << "\" y=\"" << num(y + r * ch) << "\" width=\"" << num((e - c) * cw)
-            << "\" height=\"" << num(ch) << "\" fill=\"" << hex(col) << "\"/>\n";
+        const double x0 = rounded(x + c * cw), x1 = rounded(x + e * cw);
+        out << "<rect x=\"" << num(x0) << "\" y=\"" << num(y0) << "\" width=\"" << num(x1 - x0) << "\" height=\"" << num(y1 - y0)
+            << "\" fill=\"" << hex(col) << "\"/>\n";
         c = e;
       }
+    }
     out << "</g>\n";
+  }
+  // One rect filled with one vertical <linearGradient> of 65 stops (the colour map sampled evenly):
+  // a single shape, so no seam can show between bands in any renderer (issue 42: a white seam in
+  // Chromium between the 256 rects the bar used to be).
+  void color_bar(const ColorScale& scale, double x, double y, double w, double h) override {
+    const int n = 65;
+    const deberta::Matrix ramp = bar_ramp(scale, n);
+    out << "<defs><linearGradient id=\"colorbar\" x1=\"0\" y1=\"0\" x2=\"0\" y2=\"1\">\n";
+    for (int r = 0; r < n; ++r)
+      out << "<stop offset=\"" << num(100.0 * r / (n - 1)) << "%\" stop-color=\"" << hex(color_of(scale, ramp(r, 0))) << "\"/>\n";
+    out << "</linearGradient></defs>\n<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\""
+        << num(h) << "\" fill=\"url(#colorbar)\"/>\n";
   }
 };
 
@@ -375,9 +406,7 @@ std::string write_figure(const FigureSpec& f, const std::string& path) {
 
     // Colour bar: top = hi.
     {
-      deberta::Matrix ramp(256, 1);
-      for (int r = 0; r < 256; ++r) ramp(r, 0) = f.scale.hi + (f.scale.lo - f.scale.hi) * r / 255.0;
-      t.cells(ramp, f.scale, bar_x, y0, bar_w, bar_h);
+      t.color_bar(f.scale, bar_x, y0, bar_w, bar_h);
       t.color(0.3, 0.3, 0.3);
       t.stroke_rect(bar_x, y0, bar_w, bar_h, 0.5);
       t.font(8);
@@ -488,10 +517,15 @@ void draw_diagram(const Diagram& d, Canvas& t, Text& m) {
     t.line(a.x1, a.y1, a.x1 - 6 * ux - 3.5 * uy, a.y1 - 6 * uy + 3.5 * ux, 1.2);
   }
   if (!d.left.empty()) {
-    double r, g, bl;
+    double r, g, bl, rn, gn, bn;
     rgb_of(d.link_color, &r, &g, &bl);
+    rgb_of(d.link_color_negative, &rn, &gn, &bn);
     for (const DiagramLink& l : d.links) {
-      t.color(r, g, bl, std::clamp(l.weight, 0.0, 1.0));
+      // A signed diagram: the sign picks the colour, |weight| the opacity.
+      if (d.signed_links && l.weight < 0)
+        t.color(rn, gn, bn, std::clamp(-l.weight, 0.0, 1.0));
+      else
+        t.color(r, g, bl, std::clamp(l.weight, 0.0, 1.0));
       t.line(d.left_x, d.top + (l.from + 0.5) * d.row_h, d.right_x, d.top + (l.to + 0.5) * d.row_h, 1.5);
     }
     const double fs = std::clamp(d.row_h * 0.75, 2.0, 10.0);
@@ -555,11 +589,14 @@ std::string write_diagram(const Diagram& d, const std::string& path) {
 
 namespace {
 
-std::string units_of(Quantity q, double scale) {
+/// The colour bar's units, with the model's own scale (s = 1/√(f·d); the paper's f is 3).
+std::string units_of(Quantity q, double scale, double scale_factor) {
   switch (q) {
-    case Quantity::Probs: return "attention weight softmax(Ã/√(3d))_ij (each row sums to 1)";
-    case Quantity::Logits: return "score Ã_ij/√(3d) (the logit before the softmax)";
-    default: return std::string(quantity_name(q)) + " term (logit units, already × s = " + fmt(scale, 4, false) + ")";
+    case Quantity::Probs: return "attention weight " + weights_label(scale_factor) + "_ij (each row sums to 1)";
+    case Quantity::Logits: return score_label(scale_factor) + "_ij (the logit before the softmax)";
+    default:
+      return std::string(quantity_name(q)) + " term (logit units, already × s = 1/" + deberta::scale_root(scale_factor) + " = " +
+             fmt(scale, 4, false) + ")";
   }
 }
 
@@ -577,8 +614,9 @@ std::string caption_of(const ViewerState& s, const std::string& where, Quantity 
   const std::string name = dir.substr(dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/') + 1);
   const std::string ab = r.ablation.is_default() ? "none (the model as trained)" : r.ablation.describe(&r.model->model.config);
   return "Model: " + name + " (" + r.model->model.config.summary() + "). Text (" + std::to_string(r.input.names.size()) +
-         " tokens): " + text + ". " + where + ", term " + quantity_label(q) + ". Ablation: " + ab +
-         ". Rows: query i; columns: key j. Made with DeBERTa Explorer.";
+         " tokens): " + text + ". " + where + ", " + quantity_label(q, r.trace.context.attention.scale_factor) + ". Ablation: " +
+         ab + ". Rows: query i; columns: key j. Layers and heads are counted from 0, as the viewer counts them. Made with "
+         "DeBERTa Explorer.";
 }
 
 ColorScale scale_for(Quantity q, const std::vector<const deberta::Matrix*>& maps) {
@@ -602,10 +640,13 @@ std::string export_figure_map(const ViewerState& s, Quantity q, const std::strin
   f.maps.push_back({m, "", masked && q == Quantity::Probs});
   f.row_labels = f.col_labels = s.result->input.names;
   f.scale = scale_for(q, {m});
-  const std::string where = "Layer " + std::to_string(s.layer) + ", head " + std::to_string(s.head);
-  f.title = std::string(quantity_name(q)) + " — " + where;
-  f.units = units_of(q, s.result->trace.context.attention.scale);
-  f.caption = caption_of(s, where, q);
+  const int L = static_cast<int>(s.result->trace.layers.size());
+  const int H = static_cast<int>(s.result->model->model.config.num_attention_heads);
+  const std::string where = layer_head_words(s.layer, L, s.head, H);
+  f.title = quantity_words(q) + ", " + where;
+  const deberta::ResolvedAttention& att = s.result->trace.context.attention;
+  f.units = units_of(q, att.scale, att.scale_factor);
+  f.caption = caption_of(s, "Shown: " + where, q);
   return write_figure(f, path);
 }
 
@@ -628,22 +669,22 @@ std::string export_figure_grid(const ViewerState& s, Quantity q, const std::stri
   FigureSpec f;
   std::vector<const deberta::Matrix*> all;
   for (int l = 0; l < L; ++l) {
-    f.row_titles.push_back("layer " + std::to_string(l));
+    f.row_titles.push_back("layer " + std::to_string(l));  // counted from 0, as the viewer counts
     for (int h = 0; h < H; ++h) {
       const deberta::Matrix* m = head_map(source, l, h, q);
       if (!m || m->size() == 0)
         return "figure: " + std::string(quantity_name(q)) + " is not computed in this run (term switched off)";
       all.push_back(m);
-      f.maps.push_back({m, "L" + std::to_string(l) + " · head " + std::to_string(h),
+      f.maps.push_back({m, "layer " + std::to_string(l) + " · head " + std::to_string(h),
                         q == Quantity::Probs && r.trace.context.head_mask.count({l, h}) > 0});
     }
   }
   f.columns = H;
   f.row_labels = f.col_labels = r.input.names;
   f.scale = scale_for(q, all);
-  f.title = std::string(quantity_name(q)) + " — every layer × head";
-  f.units = units_of(q, r.trace.context.attention.scale);
-  f.caption = caption_of(s, std::to_string(L) + " layers × " + std::to_string(H) + " heads on one colour scale", q);
+  f.title = quantity_words(q) + ", every layer and head: layers 0–" + std::to_string(L - 1) + " × heads 0–" + std::to_string(H - 1);
+  f.units = units_of(q, r.trace.context.attention.scale, r.trace.context.attention.scale_factor);
+  f.caption = caption_of(s, "Shown: all " + std::to_string(L) + " layers × " + std::to_string(H) + " heads on one colour scale", q);
   return write_figure(f, path);
 }
 

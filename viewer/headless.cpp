@@ -132,9 +132,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
       const std::string& path = links ? o_.figure_links : o_.figure_pipeline;
       if (path.empty()) continue;
       std::string line, why;
-      if (!links) {
-        line = write_diagram(current_pipeline(s), path);
-      } else if (const std::optional<Diagram> d = current_links(s, &why)) {
+      if (const std::optional<Diagram> d = links ? current_links(s, &why) : current_pipeline(s, &why)) {
         line = write_diagram(*d, path);
       } else {
         line = "figure: " + path + ": " + why;

@@ -2,14 +2,18 @@
 //
 // Each step picks its cell from the input's length (so it works on any model and sentence),
 // asks one question, and reads the answer from the trace or computes it with the core's own
-// equation functions. Steps that a model or run cannot show (no buckets, no p2c, no EMD, a masked
-// head) say why instead of asking.
+// equation functions. Steps that a model or run cannot show (no relative positions, no buckets, no
+// position term, no p2c, no EMD, a masked head) say why instead of asking. Every label that names
+// the scale is computed from the model's own factor (deberta::scale_root); the paper's √(3d) is
+// named only where the text compares the model with the paper. Sections and equation numbers are
+// those of arXiv 2006.03654 v6.
 #include "lesson.h"
 
 #include "deberta/equations.h"
 #include "deberta/explain.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +32,35 @@ std::string num(double v, int digits = 4) {
   return buf;
 }
 
+/// How far the number `num(v, digits)` printed in a question is from `v`: what a learner who
+/// computes from the printed numbers can be off by, before rounding.
+double printed_error(double v, int digits) { return std::fabs(std::strtod(num(v, digits).c_str(), nullptr) - v); }
+
+/// A factor as the text writes it: "3", "2.5".
+std::string factor(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", f);
+  return buf;
+}
+
 std::string integer(int64_t v) { return std::to_string(v); }
+
+/// The decimal places a question asks for: about three significant digits of `v`, at least 2, at
+/// most `most` (no finer than the numbers the question prints).
+int decimals_for(double v, int most) {
+  const double a = std::fabs(v);
+  const int d = a > 0 && std::isfinite(a) ? 3 - static_cast<int>(std::ceil(std::log10(a))) : 2;
+  return std::clamp(d, 2, std::max(2, most));
+}
+
+/// Sets the precision a non-integer step asks for and says it in the question: right within half a
+/// unit of the `decimals`-th place, plus `slack` (what the rounding of the printed inputs can add),
+/// plus a hair for the binary representation of a half-way rounding.
+void ask_precision(LessonStep& s, int decimals, double slack) {
+  s.decimals = decimals;
+  s.tolerance = 0.5 * std::pow(10.0, -decimals) + slack + 1e-9 * std::max(1.0, std::fabs(s.answer));
+  s.question += " Give it to " + std::to_string(decimals) + " decimal places.";
+}
 
 struct Ctx {
   const LessonInput& in;
@@ -56,15 +88,15 @@ LessonStep skip(LessonStep s, const std::string& why) {
   return s;
 }
 
-/// Adds a typical wrong answer to `s` (after its answer and tolerance are set) unless it would be
-/// judged right or matches a mistake already listed: an answer then names at most one mistake.
-void add_mistake(LessonStep& s, double value, const std::string& name) {
+/// Adds a typical wrong answer to `s` (after its answer and precision are set) unless it cannot be
+/// told apart, at the asked precision, from the answer or from a mistake already listed.
+void add_mistake(LessonStep& s, double value, const std::string& name, bool reading = false) {
   if (!std::isfinite(value)) return;
   const auto same = [&](double a, double b) { return s.integer ? std::fabs(a - b) < 1e-9 : std::fabs(a - b) <= 2 * s.tolerance; };
   if (same(value, s.answer)) return;
   for (const LessonMistake& m : s.mistakes)
     if (same(value, m.value)) return;
-  s.mistakes.push_back({value, name});
+  s.mistakes.push_back({value, name, reading});
 }
 
 /// The key query i attends to most (first on ties).
@@ -94,30 +126,51 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       throw std::invalid_argument("lesson: the full trace lacks layer " + std::to_string(l) + " (materialize it first)");
   const int N = x.N;
   const auto& ctx = t.context;
+  const deberta::ResolvedAttention& att = ctx.attention;
   const auto& a = x.att();
   const deberta::Matrix& probs = a.probs[static_cast<size_t>(x.head)];
   const deberta::Matrix& logits = a.logits[static_cast<size_t>(x.head)];
-  const int64_t k = ctx.attention.k;
-  const double s_scale = ctx.attention.scale, f_scale = ctx.attention.scale_factor;
+  const int64_t k = att.k;
+  const double s_scale = att.scale, f_scale = att.scale_factor;
   const int64_t d_head = c.d_head();
-  // "the scale", written as the paper writes it when the factor is 3 (c2c + c2p + p2c).
-  const std::string root = f_scale == 3.0 ? "√(3d)" : "√(" + num(f_scale, 0) + "d)";
+  const double d = static_cast<double>(d_head);
+  // The scale as the paper writes it, from this model's factor: √(3d), √(2d), √d, …
+  const std::string root = deberta::scale_root(f_scale);
+  const std::string f_text = factor(f_scale);
+  // The terms this run adds (eq. 4's three, or fewer; p2p when switched on).
+  const bool pos_terms = att.c2p || att.p2c || att.p2p;
+  std::string active;
+  for (const auto& [on, name] : {std::pair{att.c2c, "c2c"}, {att.c2p, "c2p"}, {att.p2c, "p2c"}, {att.p2p, "p2p"}})
+    if (on) active += std::string(active.empty() ? "" : " + ") + name;
+  if (active.empty()) active = "no term";
   std::vector<LessonStep> steps;
 
   // The query most steps look at: the middle token; its favourite key.
   const int qi = N / 2;
   const int qj = argmax_row(probs, qi);
 
-  // ---- 1. eq. 1: self-attention, a softmax over the keys of each query
+  // ---- 1. §3.1: standard self-attention, a softmax over the keys of each query
   {
     LessonStep s;
-    s.title = "1. Self-attention (eq. 1)";
-    s.equation = "Q = H W_q,   K = H W_k,   V = H W_v,   A = Q Kᵀ / √d,   H_o = softmax(A) V";
+    s.title = "1. Self-attention (§3.1)";
+    s.equation = "Q = H W_q,   K = H W_k,   V = H W_v,   A = Q Kᵀ / √d,   H_o = softmax(A) V        (§3.1, unnumbered)";
     s.text = "Each token (a query, row i) spreads one unit of attention over all tokens (keys, columns j): row i of "
-             "softmax(A) is non-negative and sums to 1. DeBERTa keeps this shape and changes how the scores are made: "
-             "eq. 4 replaces A by Ã / " + root + ", so its attention weights are softmax(Ã / " + root + "), the map "
-             "'softmax(Ã/√(3d))' of Head detail.";
-    s.show = {"head", x.layer, x.head, qi, qj, 0, "probs"};
+             "softmax(A) is non-negative and sums to 1. In this display A is the score, QKᵀ/√d, before the softmax (the "
+             "paper prints it without a number; its eq. 1 is the masked-language-model objective of §2.2).";
+    if (pos_terms)
+      s.text += " DeBERTa keeps this shape and changes how the score is made: eq. 4 sums the terms (" + active +
+                " in this model) into Ã and scales the sum, so this model's weights are softmax(Ã/" + root +
+                "), the map of that name in Head detail" +
+                (f_scale != 3.0 ? " (the paper writes √(3d) for its three terms; this model's factor is f = " + f_text + ", step 9)"
+                                : std::string()) +
+                ".";
+    else
+      s.text += " This model (or run) has no position term: its score is this display's A made from the content "
+                "projections alone, Q_c K_cᵀ / " + root +
+                (f_scale != 1.0 ? " (the model's scale factor f = " + f_text + " although only c2c is active, step 9)"
+                                : std::string(" — BERT's attention")) +
+                ", and its weights are the softmax of that score.";
+    s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "probs"};
     if (x.masked()) {
       steps.push_back(skip(s, "head " + std::to_string(x.head) + " of layer " + std::to_string(x.layer) +
                                   " is masked in this run: its weights are all 0. Unmask it or pick another head."));
@@ -126,7 +179,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
                    " attend to most (the largest weight in row i)? Type j.";
       s.answer = qj;
       s.integer = true;
-      s.explanation = "softmax[" + std::to_string(qi) + ", " + std::to_string(qj) + "] = " + num(probs(qi, qj)) +
+      s.explanation = "weight[" + std::to_string(qi) + ", " + std::to_string(qj) + "] = " + num(probs(qi, qj)) +
                       " is the largest of row " + std::to_string(qi) + " (key " + x.tok(qj) + "); the row sums to " +
                       num(probs.row(qi).sum(), 6) + ".";
       // Reading column i instead of row i: the query that gives key i the most weight.
@@ -145,12 +198,13 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.title = "2. Content and position, disentangled (eq. 2, eq. 4)";
     s.equation = "A_ij = H_i H_jᵀ + H_i P_j|iᵀ + P_i|j H_jᵀ + P_i|j P_j|iᵀ                    (eq. 2)\n"
                  "Ã_ij = Q_c[i] K_c[j]ᵀ + Q_c[i] K_r[δ(i,j)]ᵀ + K_c[j] Q_r[δ(j,i)]ᵀ          (eq. 4)\n"
-                 "     =      c2c      +        c2p         +         p2c";
+                 "     =  (a) c2c      +   (b) c2p          +   (c) p2c";
     s.text = "DeBERTa represents each token by two vectors, its content H_i and its relative position P_i|j. The score of "
-             "a pair is the sum of content-to-content, content-to-position and position-to-content terms; the paper drops "
-             "position-to-position (p2p). Ã of eq. 4 is this unscaled sum; the scale 1/" + root + " comes only in the "
-             "softmax (step 9). The maps of Head detail show each term times the scale.";
-    s.show = {"head", x.layer, x.head, qi, qj, 0, "logits"};
+             "a pair is the sum of content-to-content (a), content-to-position (b) and position-to-content (c) terms; "
+             "the paper drops position-to-position (§3.1: it \"does not provide much additional information\"). Ã of "
+             "eq. 4 is this unscaled sum; the scale 1/" + root + " comes only in the softmax (step 9). This run adds " +
+             active + ". The maps of Head detail show each term times the scale.";
+    s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "logits"};
     const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
     struct Term {
       const char* name;
@@ -159,24 +213,29 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     };
     const Term terms[] = {{"c2c", e.has_c2c, e.qk}, {"c2p", e.has_c2p, e.q_kr}, {"p2c", e.has_p2c, e.k_qr}, {"p2p", e.has_p2p, e.qr_kr}};
     std::string parts, sum_text;
-    double sum = 0;
+    double sum = 0, slack = 0;
     int on = 0;
     for (const Term& term : terms) {
       if (!term.on) continue;
       parts += std::string(parts.empty() ? "" : ", ") + term.name + " = " + num(term.raw);
       sum_text += std::string(sum_text.empty() ? "" : " + ") + "(" + num(term.raw) + ")";
       sum += term.raw;
+      slack += printed_error(term.raw, 4);
       ++on;
     }
     if (on == 0) {
       steps.push_back(skip(s, "every term is switched off in this run: there is no score to decompose."));
+    } else if (!pos_terms) {
+      steps.push_back(skip(s, "this run has no position term (" + active + " only): Ã of eq. 4 is the content term "
+                              "alone, the standard attention of step 1, with nothing to add. A model with c2p or p2c "
+                              "(or the Ablations panel) has terms to add."));
     } else {
       s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " has the terms " +
                    parts + " (unscaled dot products). What is Ã_ij of eq. 4?";
       s.answer = sum;
-      s.tolerance = 1e-3 * std::fabs(sum) + 6e-4;
-      s.explanation = "Ã = " + sum_text + " = " + num(sum) + ". The trace's score Ã/" + root + " = " + num(e.logit) +
-                      " = " + num(sum) + " × " + num(e.scale, 6) + " (explain_cell).";
+      ask_precision(s, decimals_for(sum, 4), slack);
+      s.explanation = "Ã = " + sum_text + " = " + num(sum) + ". The score the softmax sees is Ã/" + root + " = " + num(sum) +
+                      " × " + num(e.scale, 6) + " = " + num(e.logit) + " (explain_cell).";
       add_mistake(s, sum * e.scale, "applied the scale: Ã of eq. 4 is the unscaled sum; 1/" + root + " comes in the softmax");
       if (on > 1)
         for (const Term& term : terms)
@@ -184,6 +243,10 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       steps.push_back(s);
     }
   }
+
+  const std::string no_relative = "this model has no relative attention (relative_attention = false): there is no δ";
+  const std::string unread = pos_terms || !c.relative_attention ? std::string()
+                                                                : " (No term of this run reads the table: c2p and p2c are off.)";
 
   // ---- 3. eq. 3: relative distance inside the window, with this model's k
   const int ki = std::min(5, N - 1), kj = std::max(ki - static_cast<int>(std::min<int64_t>(2, std::max<int64_t>(k - 1, 0))), 0);
@@ -193,10 +256,11 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.equation = "δ(i, j) = 0 if i − j ≤ −k;   2k − 1 if i − j ≥ k;   i − j + k otherwise";
     s.text = "Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
              "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
-             "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k.";
-    s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), "delta"};
+             "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k." + unread;
+    s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), -1, "delta"};
     if (!c.relative_attention) {
-      steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
+      s.show.map.clear();  // no δ: no δ map
+      steps.push_back(skip(s, no_relative + "."));
     } else if (N < 2) {
       steps.push_back(skip(s, "the input has one token: there is no distance to measure. Type a longer text."));
     } else {
@@ -223,15 +287,25 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     const int ci = 0, cj = static_cast<int>(std::min<int64_t>(N - 1, kk + 2));
     s.title = "4. Far away is all the same: the clamp of eq. 3";
     s.equation = "δ(i, j) = 0 if i − j ≤ −k,   2k − 1 if i − j ≥ k";
-    s.text = "Beyond k tokens the distance stops mattering: every key k or more to the right of the query shares row 0, "
-             "every key k or more to the left shares row 2k − 1. So the table needs only 2k rows, whatever the length of "
-             "the text." +
-             std::string(c.log_buckets() ? " (This model buckets its distances first, step 5, and the buckets stay inside "
-                                           "(−k, k): in it the clamp only guards the table's ends.)"
-                                         : "");
-    s.show = {"distance", x.layer, x.head, ci, cj, static_cast<int>(kk), "delta"};
+    s.text = "In eq. 3, beyond k tokens the distance stops mattering: every key k or more to the right of the query shares "
+             "row 0, every key k or more to the left shares row 2k − 1. So the table needs only 2k rows, whatever the "
+             "length of the text." + unread;
+    if (c.relative_attention && c.log_buckets() && N >= 2) {
+      // What the buckets of this input do, read from the run's own relative positions (never assumed).
+      int64_t widest = 0;
+      for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) widest = std::max<int64_t>(widest, std::llabs(ctx.rel_pos(i, j)));
+      s.text += " This model buckets i − j first (step 5) and clamps the bucket, not i − j. ";
+      s.text += widest >= k ? "In this input the buckets reach the table's ends: the largest, " + integer(widest) +
+                                  ", is k = " + integer(k) + " or more (distances of m = max_relative_positions = " +
+                                  integer(c.max_relative_positions) + " or more grow past k − 1), so the clamp acts on them."
+                            : "In this input every bucket stays inside (−k, k) (the largest is " + integer(widest) + " < k = " +
+                                  integer(k) + "): the clamp does not act here.";
+    }
+    s.show = {"distance", x.layer, x.head, ci, cj, static_cast<int>(kk), -1, "delta"};
     if (!c.relative_attention) {
-      steps.push_back(skip(s, "this model has no relative attention (relative_attention = false): there is no δ."));
+      s.show.map.clear();
+      steps.push_back(skip(s, no_relative + " to clamp."));
     } else if (N < 2) {
       steps.push_back(skip(s, "the input has one token: there is no distance to clamp. Type a longer text."));
     } else {
@@ -239,11 +313,30 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       s.question = (long_enough ? "This model has k = " + integer(k) + "."
                                 : "No two tokens of this input are more than k = " + integer(k) + " apart, so take k = " +
                                       integer(kk) + " here (type more than " + integer(k + 1) + " tokens to use the model's own k).") +
-                   " By eq. 3, which row δ(i, j) is read for i = " + std::to_string(ci) + ", j = " + std::to_string(cj) + "?";
+                   " By eq. 3 as the paper writes it (on i − j itself), which row δ(i, j) is read for i = " + std::to_string(ci) +
+                   ", j = " + std::to_string(cj) + "?";
       s.answer = static_cast<double>(dd);
       s.integer = true;
-      s.explanation = "i − j = " + integer(ci - cj) + " ≤ −k = −" + integer(kk) + ", so δ is clamped to " + integer(dd) +
-                      ". Key " + std::to_string(cj) + " " + x.tok(cj) + " reads the same row as any key further right.";
+      s.explanation = "i − j = " + integer(ci - cj) + " ≤ −k = −" + integer(kk) + ", so eq. 3 clamps δ to " + integer(dd) +
+                      ": with k = " + integer(kk) + ", eq. 3 gives every key from j = " + integer(kk) + " on this same row.";
+      if (long_enough) {
+        // What this run reads along row 0, from its own table rows: where the rows stop changing.
+        const int64_t last = ctx.c2p_row(ci, N - 1);
+        int from = N - 1;
+        while (from > 0 && ctx.c2p_row(ci, from - 1) == last) --from;
+        const int64_t here = ctx.c2p_row(ci, cj);
+        if (from <= cj && here == last)
+          s.explanation += " This run reads row " + integer(here) + " here too: key " + std::to_string(cj) + " " + x.tok(cj) +
+                           " reads the same row as every key further right (from key " + std::to_string(from) + " on, row " +
+                           integer(last) + ").";
+        else
+          s.explanation += " This run does not read row " + integer(dd) + " here: it " +
+                           (c.log_buckets() ? "buckets i − j first (step 5)" : "reads through a window K = " + integer(att.window)) +
+                           ", so cell (0, " + std::to_string(cj) + ") reads row " + integer(here) + " (step 6), and the rows " +
+                           (from < N - 1 ? "keep changing to the right; only from key " + std::to_string(from) + " on does every key read one row, row " +
+                                               integer(last) + (last == 0 ? " (the table's end: there the clamp acts)." : " (one bucket).")
+                                         : "keep changing up to the last key of this input.");
+      }
       add_mistake(s, ci - cj + kk, "did not clamp: i − j + k = " + integer(ci - cj + kk) + " is not a row of the table [0, 2k − 1]");
       add_mistake(s, 2 * kk - 1, "clamped to the wrong end: a key k or more to the right (i − j ≤ −k) shares row 0");
       steps.push_back(s);
@@ -260,9 +353,10 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "position_buckets b and max_relative_positions m, distances up to b/2 keep their own row, distances between "
              "b/2 and m share rows, farther ones more coarsely. The paper's eq. 3 has no buckets "
              "(docs/paper-vs-code.md). The curve under the Distance δ maps shows them.";
-    s.show = {"distance", x.layer, x.head, bi, bj, 0, "rel_pos"};
+    s.show = {"distance", x.layer, x.head, bi, bj, 0, -1, "rel_pos"};
     const int64_t mid = c.position_buckets / 2;
     if (!c.relative_attention || !c.log_buckets()) {
+      s.show.map.clear();
       steps.push_back(skip(s, c.relative_attention ? "this model does not bucket its relative positions (v1, or "
                                                      "position_buckets ≤ 0): i − j is used as it is."
                                                    : "this model has no relative attention: there is nothing to bucket."));
@@ -283,7 +377,10 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
                       integer(c.max_relative_positions - 1) + "/" + integer(w.mid) + ") · " + integer(w.mid - 1) + "⌉ + " +
                       integer(w.mid) + " = ⌈" + num(w.scaled, 3) + "⌉ + " + integer(w.mid) + " = " + integer(w.bucket) +
                       (w.bucket == b ? std::string(" (deberta::log_bucket_working; the trace's rel_pos is the same)")
-                                     : " (the formula; this run's rel_pos is " + integer(b) + ": microsoft's rule clamps |r| to m − 1 first)") + ".";
+                                     : " (the formula; this run's rel_pos is " + integer(b) + ": microsoft's rule clamps |r| to m − 1 first)") + "." +
+                      (std::llabs(b) >= k ? " The bucket is k = " + integer(k) + " or more, outside (−k, k): eq. 3's clamp (step 4) "
+                                                "sends it to the table's end, row " + integer(ctx.c2p_row(bi, bj)) + "."
+                                          : std::string());
       add_mistake(s, static_cast<double>(r), "used i − j as it is: beyond b/2 the distance is log-bucketed");
       add_mistake(s, std::floor(w.scaled) + static_cast<double>(w.mid), "rounded down: the formula takes the ceiling ⌈·⌉");
       add_mistake(s, std::ceil(w.scaled), "forgot to add b/2 after the ceiling");
@@ -299,20 +396,21 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.equation = "row(i, j) = clamp(rel_pos(i, j) + k, 0, 2k − 1)";
     s.text = "Putting steps 3–5 together: the model takes i − j (bucketed in v2), adds its own k and clamps to the 2k "
              "rows of its table. This is the right-hand map of the Distance δ tab. An ablation with a window "
-             "K < k clamps the position to [−K, K − 1] first.";
-    s.show = {"distance", x.layer, x.head, ri, rj, 0, "rows"};
+             "K < k clamps the position to [−K, K − 1] first." + unread;
+    s.show = {"distance", x.layer, x.head, ri, rj, 0, -1, "rows"};
     if (!c.relative_attention) {
+      s.show.map.clear();
       steps.push_back(skip(s, "this model has no relative attention: it reads no table rows."));
     } else {
       const int64_t rel = ctx.rel_pos(ri, rj), row = ctx.c2p_row(ri, rj);
       s.question = "This model has k = " + integer(k) + " (a table of " + integer(2 * k) + " rows)" +
-                   (ctx.attention.window != k ? ", read through a window K = " + integer(ctx.attention.window) : std::string()) +
+                   (att.window != k ? ", read through a window K = " + integer(att.window) : std::string()) +
                    ". Which row of K_r does c2p read for i = " + std::to_string(ri) + ", j = " + std::to_string(rj) + "?";
       s.answer = static_cast<double>(row);
       s.integer = true;
       s.explanation = "i − j = " + integer(ri - rj) + (c.log_buckets() ? " is bucketed to " + integer(rel) : std::string()) +
                       "; " + integer(rel) + " + k = " + integer(rel + k) + ", clamped to [0, " + integer(2 * k - 1) +
-                      "]" + (ctx.attention.window != k ? " (after the window K)" : std::string()) + ": row " + integer(row) + ".";
+                      "]" + (att.window != k ? " (after the window K)" : std::string()) + ": row " + integer(row) + ".";
       add_mistake(s, static_cast<double>(rel + k), "did not clamp: rel_pos + k = " + integer(rel + k) + " is outside [0, 2k − 1]");
       if (c.log_buckets()) add_mistake(s, static_cast<double>(std::clamp<int64_t>(ri - rj + k, 0, 2 * k - 1)),
                                        "forgot the log buckets of step 5: this model buckets i − j before adding k");
@@ -321,15 +419,20 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     }
   }
 
+  // Mistakes about the scale, shared by steps 7 and 9: BERT's √d, the paper's √(3d) on a model
+  // whose factor is not 3.
+  const std::string paper_3 = "used the paper's 1/√(3d): this model's factor is f = " + f_text + " (" + active +
+                              "), so it divides by " + root;
+
   // ---- 7. eq. 4, the c2p term and the scale it enters the softmax with
   {
     LessonStep s;
-    s.title = "7. Content-to-position (eq. 4, c2p term)";
+    s.title = "7. Content-to-position (eq. 4, term (b))";
     s.equation = "c2p(i, j) = Q_c[i] K_r[δ(i, j)]ᵀ,   Q_c = H W_q,c,   K_r = P W_k,r;   it enters softmax(Ã / " + root + ")";
     s.text = "c2p asks: given what token i says, how interesting is a key at this distance? The query's content "
              "vector meets the projected table row picked by δ. The reference computes all N × 2k products Q_c K_rᵀ at "
-             "once and then gathers the needed row for each pair (the paper's §3.1.1).";
-    s.show = {"equation", x.layer, x.head, qi, qj, 0, "c2p"};
+             "once and then gathers the needed row for each pair (§3.1.1 and Algorithm 1).";
+    s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "c2p"};
     const deberta::Matrix* c2p = x.term(a.c2p);
     if (!c2p) {
       steps.push_back(skip(s, "c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
@@ -337,16 +440,16 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
       s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " reads row " +
                    integer(e.c2p_row) + ": c2p = Q_c[i] · K_r[" + integer(e.c2p_row) + "] = " + num(e.q_kr, 6) +
-                   ". Heads have width d = " + integer(d_head) + " and the scale is 1/√(f·d) with f = " + num(f_scale, 0) +
+                   ". Heads have width d = " + integer(d_head) + " and the scale is 1/√(f·d) with f = " + f_text +
                    ". How much does c2p add to the score Ã_ij / " + root + " that enters the softmax?";
       s.answer = (*c2p)(qi, qj);
-      s.tolerance = 1e-3 * std::fabs(s.answer) + 2e-4;
-      s.explanation = "s · c2p = " + num(e.q_kr, 6) + " / √(" + num(f_scale, 0) + " × " + integer(d_head) + ") = " +
-                      num(e.q_kr, 6) + " × " + num(e.scale, 6) + " = " + num(s.answer, 6) + " (the trace's c2p map).";
+      ask_precision(s, decimals_for(s.answer, 6), printed_error(e.q_kr, 6) * e.scale);
+      s.explanation = "s · c2p = " + num(e.q_kr, 6) + " / √(" + f_text + " × " + integer(d_head) + ") = " + num(e.q_kr, 6) +
+                      " × " + num(e.scale, 6) + " = " + num(s.answer, 6) + " (the trace's c2p map).";
       add_mistake(s, e.q_kr, "forgot the scale: the softmax sees Ã / " + root + ", so each term is divided by " + root);
-      if (f_scale != 1.0)
-        add_mistake(s, e.q_kr / std::sqrt(static_cast<double>(d_head)), "used BERT's 1/√d: DeBERTa divides by " + root);
-      add_mistake(s, e.q_kr / (static_cast<double>(d_head) * f_scale), "forgot the square root: the scale is 1/√(f·d)");
+      if (f_scale != 1.0) add_mistake(s, e.q_kr / std::sqrt(d), "used BERT's 1/√d: this model divides by " + root);
+      if (f_scale != 3.0) add_mistake(s, e.q_kr / std::sqrt(3 * d), paper_3);
+      add_mistake(s, e.q_kr / (d * f_scale), "forgot the square root: the scale is 1/√(f·d)");
       steps.push_back(s);
     }
   }
@@ -354,18 +457,19 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 8. eq. 4, the p2c term and its index
   {
     LessonStep s;
-    s.title = "8. Position-to-content and its index (eq. 4, p2c term)";
+    s.title = "8. Position-to-content and its index (eq. 4, term (c))";
     s.equation = "p2c(i, j) = K_c[j] Q_r[δ(j, i)]ᵀ   (paper, eq. 4)      K_c[j] Q_r[δ(i, j)]ᵀ   (released code)";
     s.text = "p2c asks the mirror question: given what key j says, how interesting is a query at this distance? The paper "
-             "indexes the table with δ(j, i); the released code passes the same rows as c2p, δ(i, j) "
-             "(docs/paper-vs-code.md). The ablation panel can switch between the two.";
-    s.show = {"equation", x.layer, x.head, ki, kj, 0, "p2c"};
+             "indexes the table with δ(j, i) (\"Note that we use δ(j, i) rather than δ(i, j) here\", §3.1); the released "
+             "code passes the same rows as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between "
+             "the two.";
+    s.show = {"equation", x.layer, x.head, ki, kj, 0, -1, "p2c"};
     if (!x.term(a.p2c)) {
       steps.push_back(skip(s, "p2c is off in this run (the model was trained without it, or the ablation switched it off)."));
     } else if (N < 2) {
       steps.push_back(skip(s, "the input has one token: δ(i, j) and δ(j, i) are the same. Type a longer text."));
     } else {
-      const bool paper = ctx.attention.p2c_index == deberta::P2CIndex::Paper;
+      const bool paper = att.p2c_index == deberta::P2CIndex::Paper;
       const int64_t row = ctx.p2c_row(ki, kj);
       s.question = "This run uses the " + std::string(paper ? "paper's index δ(j, i)" : "released code's index δ(i, j)") +
                    " and k = " + integer(k) + ". Which row of Q_r does p2c read for i = " + std::to_string(ki) + ", j = " +
@@ -387,20 +491,31 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 9. the scale
   {
     LessonStep s;
-    s.title = "9. Why 1/√(3d) (eq. 4)";
-    s.equation = "H_o = softmax(Ã / √(3d)) V_c;   the released code: s = 1 / √(f · d),  f = 1 + number of position terms";
-    s.text = "Adding terms adds variance: the sum of three dot products of width d is about √3 times larger than one. "
-             "DeBERTa divides by √(3d) instead of BERT's √d. The released code counts the position terms the model uses "
-             "(c2p and p2c: f = 3).";
-    s.show = {"equation", x.layer, x.head, qi, qj, 0, "logits"};
-    const double d = static_cast<double>(d_head);
-    s.question = "This model has heads of width d = " + integer(d_head) + " and its scale factor is f = " + num(f_scale, 0) +
+    s.title = "9. The scale 1/" + root + " (§3.1, eq. 4)";
+    s.equation = "paper (eq. 4):  H_o = softmax(Ã / √(3d)) V_c\nreleased code:  s = 1 / √(f · d),   f = 1 + the number of "
+                 "position terms;   this model: f = " + f_text;
+    s.text = "The paper: \"Finally, we apply a scaling factor of 1/√(3d) on Ã. The factor is important for stabilizing "
+             "model training\" (§3.1, after eq. 4). Adding terms adds variance: the sum of three dot products of width d "
+             "is about √3 times larger than one, so the paper divides by √(3d) where BERT divides by √d. The released "
+             "code counts the position terms the model was built with (v1: the entries of pos_att_type; v2/v3: c2p and "
+             "p2c).";
+    if (f_scale == 3.0)
+      s.text += " This model's factor is f = 3: its scale is the paper's 1/√(3d).";
+    else if (f_scale == 1.0 && !pos_terms)
+      s.text += " This model has no position term: f = 1, BERT's 1/√d of the standard attention (step 1). The paper's 3 "
+                "counts three terms this model does not have.";
+    else
+      s.text += " This model's factor is f = " + f_text + " (" + active + "), so it divides by " + root +
+                ", not by the paper's √(3d).";
+    s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "logits"};
+    s.question = "This model has heads of width d = " + integer(d_head) + " and its scale factor is f = " + f_text +
                  ". What is s = 1/√(f·d)?";
     s.answer = s_scale;
-    s.tolerance = 5e-4;
-    s.explanation = "s = 1/√(" + integer(d_head) + " × " + num(f_scale, 0) + ") = 1/√" + num(d * f_scale, 0) + " = " +
+    ask_precision(s, decimals_for(s_scale, 6), 0);
+    s.explanation = "s = 1/√(" + integer(d_head) + " × " + f_text + ") = 1/√" + factor(d * f_scale) + " = 1/" + root + " = " +
                     num(s_scale, 6) + ".";
-    if (f_scale != 1.0) add_mistake(s, 1.0 / std::sqrt(d), "used BERT's 1/√d: DeBERTa's factor f counts the position terms");
+    if (f_scale != 1.0) add_mistake(s, 1.0 / std::sqrt(d), "used BERT's 1/√d: this model's factor f counts its position terms");
+    if (f_scale != 3.0) add_mistake(s, 1.0 / std::sqrt(3 * d), paper_3);
     add_mistake(s, 1.0 / (d * f_scale), "forgot the square root");
     add_mistake(s, std::sqrt(d * f_scale), "inverted it: the scores are divided by √(f·d)");
     steps.push_back(s);
@@ -410,53 +525,62 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   {
     LessonStep s;
     s.title = "10. The softmax in one line (eq. 4)";
-    s.equation = "w_ij = exp(Ã_ij / √(3d)) / ∑_j' exp(Ã_ij' / √(3d)),   so   w_ij / w_ij' = exp((Ã_ij − Ã_ij') / √(3d))";
+    s.equation = "w_ij = exp(Ã_ij / " + root + ") / ∑_j' exp(Ã_ij' / " + root + "),   so   w_ij / w_ij' = exp((Ã_ij − Ã_ij') / " +
+                 root + ")";
     s.text = "Only differences of scores matter within a row: adding a constant to every score of query i changes "
-             "nothing. A key whose scaled score is larger by 1 gets e ≈ 2.72 times more attention.";
+             "nothing. A key whose score (Ã/" + root + ") is larger by 1 gets e ≈ 2.72 times more attention.";
     // The favourite key against the key of median weight.
     std::vector<int> order(static_cast<size_t>(N));
     for (int j = 0; j < N; ++j) order[static_cast<size_t>(j)] = j;
     std::sort(order.begin(), order.end(), [&](int u, int v) { return probs(qi, u) > probs(qi, v); });
     const int j2 = order[static_cast<size_t>(N / 2)];
-    s.show = {"equation", x.layer, x.head, qi, j2, 0, "probs"};
+    s.show = {"equation", x.layer, x.head, qi, j2, 0, -1, "probs"};
     if (x.masked()) {
       steps.push_back(skip(s, "this head is masked in this run: its weights are all 0."));
     } else if (N < 2 || j2 == qj || !(probs(qi, j2) > 0)) {
       steps.push_back(skip(s, "query " + std::to_string(qi) + " has no second key with a positive weight to compare."));
     } else {
+      const double w1 = probs(qi, qj), w2 = probs(qi, j2);
       s.question = "In " + x.where() + ", query i = " + std::to_string(qi) + " gives key " + std::to_string(qj) + " " + x.tok(qj) +
-                   " the weight " + num(probs(qi, qj), 6) + " and key " + std::to_string(j2) + " " + x.tok(j2) + " the weight " +
-                   num(probs(qi, j2), 6) + ". By how much is the scaled score Ã/" + root + " of key " + std::to_string(qj) + " larger?";
+                   " the weight " + num(w1, 6) + " and key " + std::to_string(j2) + " " + x.tok(j2) + " the weight " +
+                   num(w2, 6) + ". By how much is the score Ã/" + root + " of key " + std::to_string(qj) + " larger?";
       s.answer = logits(qi, qj) - logits(qi, j2);
-      s.tolerance = 2e-3;
-      s.explanation = "ln(" + num(probs(qi, qj), 6) + " / " + num(probs(qi, j2), 6) + ") = " +
-                      num(std::log(probs(qi, qj) / probs(qi, j2)), 5) + "; the trace's scaled scores: " + num(logits(qi, qj)) +
-                      " − (" + num(logits(qi, j2)) + ") = " + num(s.answer, 5) + ".";
-      add_mistake(s, probs(qi, qj) / probs(qi, j2), "forgot the logarithm: the ratio of the weights is exp of the difference");
+      // ln of the printed weights: off by at most the relative rounding of each.
+      ask_precision(s, decimals_for(s.answer, 4), printed_error(w1, 6) / w1 + printed_error(w2, 6) / w2);
+      s.explanation = "ln(" + num(w1, 6) + " / " + num(w2, 6) + ") = " + num(std::log(w1 / w2), 5) + "; the trace's scores: " +
+                      num(logits(qi, qj)) + " − (" + num(logits(qi, j2)) + ") = " + num(s.answer, 5) + ".";
+      add_mistake(s, w1 / w2, "forgot the logarithm: the ratio of the weights is exp of the difference");
       add_mistake(s, s.answer / s_scale, "gave the difference of the unscaled Ã: the softmax sees Ã / " + root);
-      add_mistake(s, probs(qi, qj) - probs(qi, j2), "subtracted the weights: the softmax relates their ratio to the scores");
+      add_mistake(s, w1 - w2, "subtracted the weights: the softmax relates their ratio to the scores");
       steps.push_back(s);
     }
   }
 
-  // ---- 11. the Enhanced Mask Decoder: I = H + P
+  // ---- 11. the Enhanced Mask Decoder: the paper's two sentences and the released code
   {
     LessonStep s;
-    s.title = "11. The Enhanced Mask Decoder (§3.2)";
-    s.equation = "I_0 = H + P,   I_{t+1} = layer(query I_t, key/value H),   two passes sharing the last layer's weights";
-    s.text = "In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks sit in the same "
-             "local context (new ___): relative positions alone cannot tell which one is the subject. DeBERTa adds the "
-             "absolute positions P only at the very end, just before the softmax layer that predicts the masked tokens: "
-             "the EMD re-runs the last layer with I = H + P as query and H as key and value, H being the output of "
-             "layer L − 2.";
+    s.title = "11. The Enhanced Mask Decoder (§3.2; appendix A.8, A.9)";
+    s.equation = "paper, A.8:     EMD(I, H), n = 2 layers sharing weights; \"use absolute position embedding as I of the first EMD layer\"\n"
+                 "paper, A.9:     the absolute position embedding \"is added to the hidden state of content as the query vector\"\n"
+                 "released code:  I_0 = H + P,  H = output of layer L − 2,  I_{t+1} = last layer's weights (query I_t, key/value H), twice";
+    s.text = "In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks follow the word 'new' "
+             "with the same relative positions: relative positions alone cannot tell which one is the subject (§3.2). "
+             "DeBERTa adds the absolute positions P only at the end, just before the softmax layer that predicts the "
+             "masked tokens. Appendix A.8 gives the EMD two inputs, I and H (\"the hidden states from the previous "
+             "Transformer layer\"), and says it uses the absolute position embedding as I of the first EMD layer; read "
+             "literally, I = P. A.9 says the absolute position embedding is added to the hidden state as the query: "
+             "I = H + P. The released code (microsoft/DeBERTa, which this model runs) does the second, in its own "
+             "arrangement: H is the output of layer L − 2, and the last encoder layer's weights run twice inside the EMD, "
+             "in place of that layer. Neither L − 2 nor the reuse of the last layer is written in the paper.";
     int mi = qi;
     for (int p = 0; p < N; ++p)
       if (p < static_cast<int>(in.tokens.size()) && in.tokens[static_cast<size_t>(p)] == "[MASK]") {
         mi = p;
         break;
       }
-    s.show = {"predictions", x.L - 1, x.head, mi, 0, 0, "emd_I"};
+    s.show = {"predictions", x.L - 1, x.head, mi, mi, 0, -1, "emd_I"};
     if (!in.emd) {
+      s.show.map.clear();
       steps.push_back(skip(s, in.emd_note.empty() ? "this model has no Enhanced Mask Decoder." : in.emd_note));
     } else {
       const deberta::EMDTrace& emd = *in.emd;
@@ -467,29 +591,38 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
             (out - emd.kv_states).cwiseAbs().maxCoeff() == 0.0)
           found = l;
       }
-      // The component where the position matters most.
+      // The component where the position matters most; "show me" selects the [MASK] and the key it
+      // attends to most in the first EMD pass (a key, never the component index).
       int comp = 0;
       for (int q = 1; q < emd.position_embeddings.cols(); ++q)
         if (std::fabs(emd.position_embeddings(mi, q)) > std::fabs(emd.position_embeddings(mi, comp))) comp = q;
-      s.show.j = comp;
+      s.show.component = comp;
+      if (!emd.passes.empty() && x.head < static_cast<int>(emd.passes[0].attention.probs.size()) &&
+          emd.passes[0].attention.probs[static_cast<size_t>(x.head)].rows() > mi)
+        s.show.j = argmax_row(emd.passes[0].attention.probs[static_cast<size_t>(x.head)], mi);
       const double h = emd.kv_states(mi, comp), p = emd.position_embeddings(mi, comp);
       const double last = t.layers.back().output(mi, comp);
-      s.question = "Take token i = " + std::to_string(mi) + " " + x.tok(mi) + ", component " + std::to_string(comp) +
+      s.question = "Take token i = " + std::to_string(mi) + " " + x.tok(mi) + ", hidden component " + std::to_string(comp) +
                    ". The output of layer " + integer(x.L - 2) + " (= L − 2) there is H = " + num(h, 6) +
                    ", the absolute position embedding of position " + std::to_string(mi) + " is P = " + num(p, 6) +
-                   ", and the last layer's output is " + num(last, 6) + ". What is the EMD's first query input I_0 there?";
+                   ", and the last layer's output is " + num(last, 6) +
+                   ". What is the first query input I_0 of the EMD as the released code (this model) computes it?";
       s.answer = emd.query_states0(mi, comp);
-      s.tolerance = 1e-3 * std::fabs(s.answer) + 2e-4;
+      ask_precision(s, decimals_for(s.answer, 6), printed_error(h, 6) + printed_error(p, 6));
       s.explanation = "I_0 = H + P = " + num(h, 6) + " + (" + num(p, 6) + ") = " + num(s.answer, 6) +
                       " (the EMD trace's query input). H is the output of layer " +
                       (found >= 0 ? integer(found) : std::string("L − 2")) +
                       ": the two passes use the last layer's weights in its place, so they replace that layer rather than "
-                      "add one.";
-      add_mistake(s, h, "took I = H without the position: the EMD adds the absolute position P to H");
-      add_mistake(s, p, "took I = P alone: the EMD adds P to the encoder's H");
+                      "add one (the released code's arrangement).";
+      add_mistake(s, h, "took I = H without the position: that is BERT's decoder (A.8: with I = H and one layer the EMD is "
+                        "the BERT decoder layer); DeBERTa's EMD adds the absolute position P");
+      add_mistake(s, p, "I = P is the paper's literal reading of A.8 (\"use absolute position embedding as I of the first EMD "
+                        "layer\"), not a mistake; this model runs the released code, which adds P to H as A.9 describes: "
+                        "I_0 = H + P", true);
       if (x.L >= 2)
-        add_mistake(s, last + p, "used the last layer's output as H: the EMD's H is the output of layer L − 2, and the "
-                                 "last layer's weights run inside the EMD");
+        add_mistake(s, last + p, "H = the last layer's output is a natural reading of A.8 (\"the hidden states from the previous "
+                                 "Transformer layer\"); the released code takes H from layer L − 2 and runs the last layer's "
+                                 "weights inside the EMD", true);
       steps.push_back(s);
     }
   }
@@ -497,13 +630,13 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 12. ablations
   {
     LessonStep s;
-    s.title = "12. Ablations: take a term away (Table 4)";
+    s.title = "12. Ablations: take a term away (§5.2.1, Table 4)";
     s.equation = "Ã_ij without c2p = c2c + p2c (+ p2p)";
     s.text = "The paper's Table 4 retrains without each term (the model zoo does too); the viewer can also switch a term "
              "off at inference (the Ablations panel). In layer 0 the input does not depend on the attention, so removing "
              "c2p there changes the score by exactly its own contribution; later layers then see different inputs and "
              "everything moves.";
-    s.show = {"head", 0, x.head, qi, qj, 0, "logits"};
+    s.show = {"head", 0, x.head, qi, qj, 0, -1, "logits"};
     const deberta::AttentionTrace& a0 = f.layers[0].attention;
     const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
     if (!has) {
@@ -517,10 +650,10 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       s.show.j = kj0;
       const double lg = a0.logits[static_cast<size_t>(x.head)](qi, kj0), c2p = c2p0(qi, kj0);
       s.question = "In layer 0, head " + std::to_string(x.head) + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(kj0) +
-                   " has the scaled score Ã/" + root + " = " + num(lg) + ", of which c2p contributes " + num(c2p) +
-                   ". What is the scaled score there when c2p is switched off (same scale)?";
+                   " has the score Ã/" + root + " = " + num(lg) + ", of which c2p contributes " + num(c2p) +
+                   ". What is the score there when c2p is switched off (same scale)?";
       s.answer = lg - c2p;
-      s.tolerance = 3e-4;
+      ask_precision(s, decimals_for(s.answer, 4), printed_error(lg, 4) + printed_error(c2p, 4));
       s.explanation = num(lg) + " − (" + num(c2p) + ") = " + num(s.answer) +
                       ". Switch c2p off in the Ablations panel (the scale stays the model's) and read the score of this cell in "
                       "layer 0 to see it.";
@@ -532,6 +665,11 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   return steps;
 }
 
+double lesson_mistake_window(const LessonStep& step, double value) {
+  if (step.integer) return 0;
+  return std::max(0.005 * std::fabs(value), step.tolerance);
+}
+
 LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text) {
   LessonVerdict v;
   const std::optional<double> given = parse_lesson_answer(text);
@@ -541,18 +679,26 @@ LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& tex
     return v;
   }
   v.kind = LessonVerdict::Wrong;
-  for (const LessonMistake& m : step.mistakes)
-    if (step.integer ? std::fabs(*given - m.value) < 1e-9 : std::fabs(*given - m.value) <= step.tolerance) {
+  // The nearest mistake whose window holds the number.
+  double best = HUGE_VAL;
+  for (const LessonMistake& m : step.mistakes) {
+    const double off = std::fabs(*given - m.value);
+    const bool holds = step.integer ? off < 1e-9 : off <= lesson_mistake_window(step, m.value);
+    if (holds && off < best) {
+      best = off;
       v.mistake = m.name;
-      break;
+      v.reading = m.reading;
     }
+  }
   return v;
 }
 
 std::string LessonVerdict::text() const {
   switch (kind) {
     case Right: return "right";
-    case Wrong: return "wrong: " + (mistake.empty() ? std::string("no known mistake") : mistake);
+    case Wrong:
+      if (reading) return "other reading: " + mistake;
+      return "wrong: " + (mistake.empty() ? std::string("no known mistake") : mistake);
     case NotAnswer: break;
   }
   return "not an answer";
@@ -568,10 +714,32 @@ std::optional<double> parse_lesson_answer(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t");
   if (first == std::string::npos) return std::nullopt;
   const size_t last = text.find_last_not_of(" \t");
-  const std::string t = text.substr(first, last - first + 1);
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
+  std::string t = text.substr(first, last - first + 1);
+  // The lesson prints the typographic minus (U+2212); a student who copies a number keeps it.
+  if (t.rfind("\xE2\x88\x92", 0) == 0) t = "-" + t.substr(3);
+  // A decimal number: [+-] digits [. digits] [e [+-] digits], at least one digit before the exponent.
+  size_t p = 0, digits = 0;
+  const auto digit = [&](size_t q) { return q < t.size() && t[q] >= '0' && t[q] <= '9'; };
+  if (p < t.size() && (t[p] == '+' || t[p] == '-')) ++p;
+  while (digit(p)) ++p, ++digits;
+  if (p < t.size() && t[p] == '.') {
+    ++p;
+    while (digit(p)) ++p, ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  if (p < t.size() && (t[p] == 'e' || t[p] == 'E')) {
+    ++p;
+    if (p < t.size() && (t[p] == '+' || t[p] == '-')) ++p;
+    size_t exp_digits = 0;
+    while (digit(p)) ++p, ++exp_digits;
+    if (exp_digits == 0) return std::nullopt;
+  }
+  if (p != t.size()) return std::nullopt;
+  // std::from_chars: the locale never changes the decimal point; it takes no leading '+'.
+  const char* b = t.data() + (t[0] == '+' ? 1 : 0);
+  double v = 0;
+  const auto r = std::from_chars(b, t.data() + t.size(), v);
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -584,7 +752,9 @@ std::string lesson_tolerance_text(const LessonStep& step) {
 
 std::string lesson_answer_text(const LessonStep& step) {
   if (step.integer) return std::to_string(std::llround(step.answer));
-  return num(step.answer, 4);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(step.decimals, 1), step.answer);
+  return buf;
 }
 
 }  // namespace viewer

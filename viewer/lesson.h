@@ -1,5 +1,11 @@
-// lesson.h — the guided lesson: about ten steps from eq. 1 to the EMD and the ablations, each with
-// a question whose answer is computed from the loaded model's own numbers.
+// lesson.h — the guided lesson: twelve steps from the standard self-attention of §3.1 to the EMD
+// and the ablations, each with a question whose answer is computed from the loaded model's own
+// numbers. Equation and section numbers are those printed in arXiv 2006.03654 v6 (eq. 1 is the MLM
+// objective of §2.2; the standard attention display of §3.1 is unnumbered).
+//
+// Notation, everywhere in the lesson: Ã is the unscaled sum of the active terms (eq. 4); the score
+// is Ã scaled by the model's own factor, Ã/√(f·d) (the paper's Ã/√(3d)); the attention weights are
+// the softmax of the score over the keys.
 //
 // GL-free and ImGui-free (core types only) so that tests/test_lesson.cpp can check every answer
 // against the core. The Lesson tab (panel_lesson.cpp) only shows these steps and compares the
@@ -32,17 +38,24 @@ struct LessonTarget {
   int layer = 0, head = 0;
   int i = 0, j = 0;
   int distance_k = 0;        ///< > 0: set the Relative-distance tab's k slider
+  /// The column of the "emd_I" map (a hidden component, not a key): −1 for the other maps. Kept
+  /// apart from `j` so that "show me" never selects a component index as a key.
+  int component = -1;
   /// The map the Lesson tab draws beside the question, cell (i, j) outlined: "probs", "logits",
   /// "c2p", "p2c" (of `layer`/`head`), "rel_pos", "rows" (the c2p table rows), "delta" (eq. 3 with
-  /// `distance_k`), or "" for none.
+  /// `distance_k`), "emd_I" (cell (i, component)), or "" for none (a model without relative
+  /// positions has no δ map).
   std::string map;
 };
 
 /// A typical wrong answer of a step, computed from the same numbers as the right one: a learner who
 /// types `value` most likely made the mistake `name` (e.g. "forgot the scale 1/√(3d)").
+/// `reading` marks a number that is not a mistake but another reading of the paper (step 11: I = P,
+/// appendix A.8 taken literally), where the question asks for the released code's number.
 struct LessonMistake {
   double value = 0;
   std::string name;
+  bool reading = false;
 };
 
 /// One step of the lesson.
@@ -52,27 +65,39 @@ struct LessonStep {
   std::string text;          ///< a few sentences that teach it
   bool applies = true;       ///< false: this model or run has nothing to show here
   std::string skip_reason;   ///< why the step does not apply (shown instead of the question)
-  std::string question;      ///< asked before the answer is revealed
+  std::string question;      ///< asked before the answer is revealed; says the precision it wants
   double answer = 0;         ///< the answer, read from the trace / computed by the core
-  double tolerance = 0;      ///< |given − answer| ≤ tolerance counts as right (0 for integers)
+  /// |given − answer| ≤ tolerance counts as right: half a unit of the asked decimal place, plus what
+  /// the rounding of the numbers printed in the question can add (0 for integers).
+  double tolerance = 0;
+  int decimals = 0;          ///< the decimal places the question asks for (0 for integers)
   bool integer = false;      ///< the answer is an index or a count (shown without decimals)
   std::string explanation;   ///< how the answer follows, with the numbers (shown on reveal)
   LessonTarget show;         ///< what "show me" selects
-  /// The typical wrong answers, none within the tolerance of `answer` nor of each other (so an
-  /// answer names at most one mistake).
+  /// The typical wrong answers, each more than twice the tolerance away from `answer` and from each
+  /// other (distinguishable at the asked precision); a typed number names the nearest one whose
+  /// window (lesson_mistake_window) holds it.
   std::vector<LessonMistake> mistakes;
 };
+
+/// How far from a mistake's value a typed number still names it: 0.5 % of the value's own size (so a
+/// value rounded to two decimals is recognised once |value| ≥ 1), and never less than the step's
+/// tolerance (the precision the question asks for). Integers: exactly.
+double lesson_mistake_window(const LessonStep& step, double value);
 
 /// How a typed answer is judged.
 struct LessonVerdict {
   enum Kind { NotAnswer, Right, Wrong } kind = NotAnswer;
   std::string mistake;       ///< Wrong: the named mistake the answer matches, "" for none known
-  std::string text() const;  ///< "right", "wrong: <mistake or no known mistake>", "not an answer"
+  bool reading = false;      ///< Wrong: the number is another reading of the paper, not a mistake
+  /// ASCII English verdict words, then the mistake: "right", "wrong: <mistake or no known
+  /// mistake>", "other reading: <reading>", "not an answer".
+  std::string text() const;
 };
 
-/// Judges the typed `text` for `step`: not an answer (blank, not a number: parse_lesson_answer),
-/// right (lesson_answer_ok) or wrong, naming the mistake whose value it matches (within the step's
-/// tolerance; integers exactly).
+/// Judges the typed `text` for `step`: not an answer (blank, not a decimal number:
+/// parse_lesson_answer), right (lesson_answer_ok) or wrong, naming the nearest mistake whose window
+/// (lesson_mistake_window) holds the number (integers exactly).
 LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text);
 
 /// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
@@ -100,14 +125,16 @@ std::vector<LessonStep> build_lesson(const LessonInput& in);
 /// True when `given` answers `step` (within `step.tolerance`; integers exactly).
 bool lesson_answer_ok(const LessonStep& step, double given);
 
-/// A typed answer as a number: a finite decimal number, spaces around it allowed. Blank text, text
-/// that is not a number ("abc", "1.2.3", "4x") or a non-finite value is not an answer: nullopt.
+/// A typed answer as a number: a decimal number as a student writes it — optional sign (+, - or the
+/// typographic minus U+2212 the lesson prints), digits with at most one decimal point, an optional
+/// decimal exponent (1.5e-3) — spaces around it allowed. Anything else is not an answer (nullopt):
+/// blank text, "abc", "1.2.3", "4x", hexadecimal ("0xA", "0x1.4p3"), "inf", "nan", a comma.
 std::optional<double> parse_lesson_answer(const std::string& text);
 
 /// The tolerance as the check uses it, for display: "±0.00005" (not "±0.0"); "" for integers.
 std::string lesson_tolerance_text(const LessonStep& step);
 
-/// The answer as text ("7", "+0.1234").
+/// The answer as text at the precision the question asks for ("7", "0.0833", "33.34").
 std::string lesson_answer_text(const LessonStep& step);
 
 /// Mirror of the Explorer's selection for the Lesson tab: the step shown, what the learner typed,

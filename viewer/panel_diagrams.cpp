@@ -3,8 +3,9 @@
 //
 // Pipeline: embedding → one encoder layer opened up (× L) → EMD → MLM head with the loaded
 // model's sizes; a click on a box opens its tab. Token links (bertviz's view): queries left, keys
-// right, a line per pair whose opacity is the attention weight or one term's share of it, for the
-// selected layer and head; hovering a token shows only its links.
+// right across the panel's whole width (labels ≥ 11 px, a long input scrolls), a line per pair whose
+// opacity is the attention weight, or one term's signed part of the score (orange raises it, blue
+// lowers it), for the selected layer and head; hovering a token shows only its links.
 #include "diagrams.h"
 #include "figure_export.h"
 #include "heatmap.h"
@@ -19,8 +20,9 @@ namespace viewer {
 
 namespace {
 
-const char* kLinkWeights[] = {"attention weight softmax(Ã/√(3d))", "c2c share of the weight", "c2p share of the weight",
-                              "p2c share of the weight"};
+/// The "line weight" choices: the weights, or one term's signed contribution to the score.
+const char* kLinkTerms[] = {"c2c: its part of the score (signed)", "c2p: its part of the score (signed)",
+                            "p2c: its part of the score (signed)", "p2p: its part of the score (signed)"};
 
 void open_target(ViewerState& s, const DiagramBox& b) {
   for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
@@ -32,9 +34,9 @@ ImU32 abgr(uint32_t c, float alpha = 1) {
   return (c & 0x00ffffffu) | (static_cast<uint32_t>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f) << 24);
 }
 
-/// Draws `d` scaled to the available width; returns the box clicked (−1 none) and the hovered
-/// token row of a links diagram in `*hover_row` (−1 none).
-int DrawDiagram(const Diagram& d, int* hover_row, bool* hover_left) {
+/// Draws the pipeline's boxes and arrows scaled to the available room; returns the box clicked
+/// (−1 none).
+int DrawBoxes(const Diagram& d) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float sc = std::clamp(std::min(avail.x / d.width, std::max(avail.y - 40, 200.0f) / d.height), 0.4f, 1.8f);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -81,36 +83,69 @@ int DrawDiagram(const Diagram& d, int* hover_row, bool* hover_left) {
     dl->AddTriangleFilled(v, ImVec2(v.x - 8 * ux + 4.5f * uy, v.y - 8 * uy - 4.5f * ux),
                           ImVec2(v.x - 8 * ux - 4.5f * uy, v.y - 8 * uy + 4.5f * ux), IM_COL32(70, 70, 80, 255));
   }
-  // Token links.
-  *hover_row = -1;
-  if (!d.left.empty()) {
-    const int n = static_cast<int>(d.left.size());
-    if (hovered && mp.y >= P(0, d.top).y) {
-      const int r = static_cast<int>((mp.y - P(0, d.top).y) / (d.row_h * sc));
-      if (r >= 0 && r < n) *hover_row = r, *hover_left = mp.x < P((d.left_x + d.right_x) / 2, 0).x;
-    }
-    for (const DiagramLink& l : d.links) {
-      const bool mine = *hover_row >= 0 && (*hover_left ? l.from == *hover_row : l.to == *hover_row);
-      if (*hover_row >= 0 && !mine) continue;
-      const float alpha = static_cast<float>(l.weight) * (mine ? 1.0f : 0.9f);
-      dl->AddLine(P(d.left_x, d.top + (l.from + 0.5f) * d.row_h), P(d.right_x, d.top + (l.to + 0.5f) * d.row_h),
-                  abgr(d.link_color, std::max(alpha, mine ? 0.15f : 0.0f)), mine ? 2.5f : 1.5f);
-    }
-    const float lf = std::clamp(d.row_h * sc * 0.8f, 6.0f, fs);
-    for (int i = 0; i < n; ++i) {
-      if (d.row_h * sc < lf * 0.9f && i % static_cast<int>(std::ceil(lf / (d.row_h * sc))) != 0 && i != *hover_row) continue;
-      const float y = d.top + (i + 0.5f) * d.row_h;
-      const std::string a = std::to_string(i) + " " + d.left[static_cast<size_t>(i)], b = std::to_string(i) + " " + d.right[static_cast<size_t>(i)];
-      const ImU32 col = i == *hover_row ? IM_COL32(200, 90, 0, 255) : IM_COL32(20, 20, 30, 255);
-      const float w = font->CalcTextSizeA(lf, FLT_MAX, 0, a.c_str()).x;
-      dl->AddText(font, lf, ImVec2(P(d.left_x, y).x - 6 - w, P(0, y).y - lf / 2), col, a.c_str());
-      dl->AddText(font, lf, ImVec2(P(d.right_x, y).x + 6, P(0, y).y - lf / 2), col, b.c_str());
-    }
-  }
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled("%s", d.caption.c_str());
   ImGui::PopTextWrapPos();
   return clicked ? hit : -1;
+}
+
+/// Draws a links diagram across the panel's whole width (links_layout: labels at the UI font,
+/// never below 11 px; a long input scrolls inside its own child window). Returns the hovered token
+/// row (−1 none); `*hover_left` tells which column.
+int DrawLinks(const Diagram& d, bool* hover_left) {
+  const int n = static_cast<int>(d.left.size());
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", d.title.c_str());
+  ImGui::PopTextWrapPos();
+  ImFont* font = ImGui::GetFont();
+  const float fs = std::max(ImGui::GetFontSize(), 11.0f);
+  float label_w = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::string a = std::to_string(i) + " " + d.left[static_cast<size_t>(i)];
+    label_w = std::max(label_w, font->CalcTextSizeA(fs, FLT_MAX, 0, a.c_str()).x);
+  }
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  label_w = std::min(label_w + 4, avail.x * 0.3f);
+  const LinksLayout lay = links_layout(n, avail.x - ImGui::GetStyle().ScrollbarSize, avail.y, fs, label_w);
+  int hover_row = -1;
+  ImGui::BeginChild("links_scroll", ImVec2(0, avail.y), false);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float w = ImGui::GetContentRegionAvail().x;
+  ImGui::InvisibleButton("links", ImVec2(w, lay.height_px));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mp = ImGui::GetIO().MousePos;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + lay.height_px), IM_COL32(255, 255, 255, 255));
+  const float row_y0 = p0.y + lay.top_px;
+  if (hovered && mp.y >= row_y0) {
+    const int r = static_cast<int>((mp.y - row_y0) / lay.row_px);
+    if (r >= 0 && r < n) hover_row = r, *hover_left = mp.x < p0.x + (lay.left_px + lay.right_px) / 2;
+  }
+  const ImU32 dim = IM_COL32(90, 90, 90, 255);
+  dl->AddText(font, fs, ImVec2(p0.x + lay.left_px - font->CalcTextSizeA(fs, FLT_MAX, 0, "query i").x, p0.y + fs * 0.5f), dim, "query i");
+  dl->AddText(font, fs, ImVec2(p0.x + lay.right_px + 6, p0.y + fs * 0.5f), dim, "key j");
+  auto Y = [&](int r) { return row_y0 + (static_cast<float>(r) + 0.5f) * lay.row_px; };
+  for (const DiagramLink& l : d.links) {
+    const bool mine = hover_row >= 0 && (*hover_left ? l.from == hover_row : l.to == hover_row);
+    if (hover_row >= 0 && !mine) continue;
+    const bool negative = d.signed_links && l.weight < 0;
+    const float alpha = static_cast<float>(std::fabs(l.weight)) * (mine ? 1.0f : 0.9f);
+    dl->AddLine(ImVec2(p0.x + lay.left_px, Y(l.from)), ImVec2(p0.x + lay.right_px, Y(l.to)),
+                abgr(negative ? d.link_color_negative : d.link_color, std::max(alpha, mine ? 0.15f : 0.0f)), mine ? 2.5f : 1.5f);
+  }
+  for (int i = 0; i < n; ++i) {
+    const std::string a = std::to_string(i) + " " + d.left[static_cast<size_t>(i)], b = std::to_string(i) + " " + d.right[static_cast<size_t>(i)];
+    const ImU32 col = i == hover_row ? IM_COL32(200, 90, 0, 255) : IM_COL32(20, 20, 30, 255);
+    const float tw = font->CalcTextSizeA(fs, FLT_MAX, 0, a.c_str()).x;
+    const ImVec4 clip_l(p0.x, Y(i) - lay.row_px, p0.x + lay.left_px - 4, Y(i) + lay.row_px);
+    dl->AddText(font, fs, ImVec2(p0.x + lay.left_px - 6 - tw, Y(i) - fs / 2), col, a.c_str(), nullptr, 0, &clip_l);
+    const ImVec4 clip_r(p0.x + lay.right_px + 4, Y(i) - lay.row_px, p0.x + w, Y(i) + lay.row_px);
+    dl->AddText(font, fs, ImVec2(p0.x + lay.right_px + 6, Y(i) - fs / 2), col, b.c_str(), nullptr, 0, &clip_r);
+  }
+  dl->AddText(font, fs * 0.9f, ImVec2(p0.x + 4, row_y0 + lay.row_px * static_cast<float>(n) + fs * 0.5f), dim,
+              d.caption.c_str(), nullptr, w - 8);
+  ImGui::EndChild();
+  return hover_row;
 }
 
 void ExportButtons(ViewerState& s, const Diagram& d, const std::string& stem) {
@@ -127,38 +162,48 @@ void ExportButtons(ViewerState& s, const Diagram& d, const std::string& stem) {
   }
 }
 
+/// Why the shown state has no result to draw, in one sentence (the same facts WaitingNote shows).
+std::string why_nothing(const ViewerState& s) {
+  if (!s.model) return s.model_error.empty() ? "no model loaded" : "no model loaded (" + s.model_error + ")";
+  // A model without a tokenizer and no ids: the text field cannot help, say what can.
+  if (!s.model->tokenizer && s.ids_text.find_first_not_of(" \t,") == std::string::npos)
+    return "nothing to draw: this model has no tokenizer and no token ids were given — give them with --ids (e.g. "
+           "--ids 4,9,14,3) or in the Model & text panel";
+  if (!s.input_error.empty()) return "nothing to draw: the input could not be used: " + s.input_error;
+  if (!s.compute_error.empty()) return "nothing to draw: the model could not run: " + s.compute_error;
+  if (s.input.inputs.input_ids.empty()) return "nothing to draw: no input yet (give --text or --ids)";
+  return "nothing computed yet";
+}
+
 }  // namespace
 
-Diagram current_pipeline(const ViewerState& s) {
+std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why) {
+  if (!s.result) return *why = why_nothing(s), std::nullopt;
   const Result& r = *s.result;
   const deberta::Model& m = r.model->model;
   return pipeline_diagram(m.config, r.trace.context.attention, token_count(s), r.emd() != nullptr, m.weights.lm_head.has_value());
 }
 
 std::optional<Diagram> current_links(const ViewerState& s, std::string* why) {
+  if (!s.result) return *why = why_nothing(s), std::nullopt;
   const Result& r = *s.result;
   const int l = s.layer, h = s.head;
   const deberta::Matrix* probs = shown_map(s, l, h, Quantity::Probs);
   if (!probs || probs->size() == 0) return *why = "no attention weights for layer " + std::to_string(l), std::nullopt;
   std::vector<std::string> names = r.input.names;
   names.resize(static_cast<size_t>(probs->rows()), "?");
-  const std::string where = "layer " + std::to_string(l) + ", head " + std::to_string(h);
-  if (s.links_weight == 0) return links_diagram(names, *probs, "Token links: attention weights, " + where);
+  const int L = static_cast<int>(r.trace.layers.size()), H = static_cast<int>(r.model->model.config.num_attention_heads);
+  const std::string where = layer_head_words(l, L, h, H);
+  const double f = r.trace.context.attention.scale_factor;
+  if (s.links_weight <= 0) return links_diagram(names, *probs, "Token links: attention weights " + weights_label(f) + ", " + where);
   const Quantity qs[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P};
-  std::vector<const deberta::Matrix*> terms;
-  size_t which = 0;
-  for (Quantity q : qs) {
-    const deberta::Matrix* t = shown_map(s, l, h, q);
-    if (!t || t->size() == 0) {
-      if (static_cast<int>(q) == s.links_weight - 1) return *why = std::string(quantity_name(q)) + " is off in this run", std::nullopt;
-      continue;
-    }
-    if (static_cast<int>(q) == s.links_weight - 1) which = terms.size();
-    terms.push_back(t);
-  }
-  if (terms.empty()) return *why = "the terms of layer " + std::to_string(l) + " are not computed yet", std::nullopt;
-  return links_diagram(names, term_share(*probs, terms, which),
-                       "Token links: " + std::string(quantity_name(qs[s.links_weight - 1])) + "'s share of the weight, " + where);
+  const Quantity q = qs[std::min(s.links_weight, 4) - 1];
+  const deberta::Matrix* t = shown_map(s, l, h, q);
+  if (!computed(r, q)) return *why = std::string(quantity_name(q)) + " is off in this run", std::nullopt;
+  if (!t || t->size() == 0) return *why = "the terms of layer " + std::to_string(l) + " are not computed yet", std::nullopt;
+  return signed_links_diagram(names, *t,
+                              "Token links: " + std::string(quantity_name(q)) + "'s signed part of the score " + score_label(f) +
+                                  " (the term × s), " + where);
 }
 
 void DrawPipelinePanel(App& app) {
@@ -167,13 +212,16 @@ void DrawPipelinePanel(App& app) {
     WaitingNote(app);
     return;
   }
-  const Diagram d = current_pipeline(s);
+  std::string why;
+  const std::optional<Diagram> d = current_pipeline(s, &why);
+  if (!d) {
+    Note(why);
+    return;
+  }
   ImGui::TextDisabled("Click a box to open its view.");
-  ExportButtons(s, d, "pipeline");
-  int row = -1;
-  bool left = true;
-  const int clicked = DrawDiagram(d, &row, &left);
-  if (clicked >= 0) open_target(s, d.boxes[static_cast<size_t>(clicked)]);
+  ExportButtons(s, *d, "pipeline");
+  const int clicked = DrawBoxes(*d);
+  if (clicked >= 0) open_target(s, d->boxes[static_cast<size_t>(clicked)]);
 }
 
 void DrawLinksPanel(App& app) {
@@ -183,10 +231,14 @@ void DrawLinksPanel(App& app) {
     return;
   }
   LayerHeadSliders(s);
-  ImGui::SetNextItemWidth(280);
-  ImGui::Combo("line weight", &s.links_weight, kLinkWeights, IM_ARRAYSIZE(kLinkWeights));
-  HelpMarker("A term's share of query i's weight on key j: weight · |term| / (|c2c| + |c2p| + |p2c| (+ |p2p|)), so the "
-             "shares of all terms add up to the weight. Hover a token to see only its links.");
+  ImGui::SetNextItemWidth(300);
+  const std::string weights = "attention weight " + weights_label(s.result->trace.context.attention.scale_factor);
+  const char* items[] = {weights.c_str(), kLinkTerms[0], kLinkTerms[1], kLinkTerms[2], kLinkTerms[3]};
+  ImGui::Combo("line weight", &s.links_weight, items, IM_ARRAYSIZE(items));
+  HelpMarker("A term's line shows its signed part of query i's score for key j: the term times the scale s, in logit "
+             "units. Orange raises the score (more attention to key j), blue lowers it; opacity is its size against "
+             "the largest. The terms add up to the score, not to the weight: the softmax is not additive. Hover a "
+             "token to see only its links.");
   if (s.links_weight > 0 && !detail_for(s, s.layer)) {
     DetailNote(s.layer);
     return;
@@ -202,9 +254,8 @@ void DrawLinksPanel(App& app) {
     return;
   }
   ExportButtons(s, *c.diagram, "links");
-  int row = -1;
   bool left = true;
-  DrawDiagram(*c.diagram, &row, &left);
+  const int row = DrawLinks(*c.diagram, &left);
   if (row >= 0) s.hover_token = row;
 }
 

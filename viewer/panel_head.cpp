@@ -1,11 +1,15 @@
 // panel_head.cpp — Head detail: eq. 4's terms of one head side by side, their sum and the softmax.
 //
-// c2c, c2p, p2c (and p2p) and their scaled sum Ã/√(3d) share one diverging colour scale centred on 0, so the
-// same colour means the same number in every map; the softmax uses viridis. Hover a cell for each
-// term's value and share of the logit; click to select it (arrow keys move the selection). The
-// maps zoom and pan together (wheel, drag, double-click resets).
+// c2c, c2p, p2c (and p2p), each times the scale s, and their sum, the score Ã/√(f·d) (eq. 4: Ã the
+// unscaled sum of the terms, f the model's scale factor — the paper's √(3d) for three terms; the
+// labels are computed from the model, state.h), share one diverging colour scale centred on 0, so
+// the same colour means the same number in every map; the weights softmax(Ã/√(f·d)) use viridis.
+// Hover a cell for each term's value and share of |the terms|; click to select it (arrow keys move
+// the selection). The maps zoom and pan together (wheel, drag, double-click resets).
 #include "heatmap.h"
 #include "panels.h"
+
+#include "deberta/explain.h"
 
 #include <imgui.h>
 
@@ -19,13 +23,13 @@ namespace {
 
 struct Term {
   Quantity q;
-  const char* title;
-  const char* formula;
+  std::string title;
+  std::string formula;
   const deberta::Matrix* m;
 };
 
 void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const deberta::Matrix& logits,
-                  const deberta::Matrix& probs, int i, int j) {
+                  const deberta::Matrix& probs, int i, int j, double scale_factor) {
   ImGui::BeginTooltip();
   ImGui::Text("query i = %d '%s'  →  key j = %d '%s'", i, token_name(s, i).c_str(), j, token_name(s, j).c_str());
   ImGui::TextDisabled("i − j = %d", i - j);
@@ -42,7 +46,7 @@ void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const de
       const double v = (*t.m)(i, j);
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(t.title);
+      ImGui::TextUnformatted(t.title.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(fmt(v, 5).c_str());
       ImGui::TableNextColumn();
@@ -50,12 +54,12 @@ void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const de
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("score Ã/√(3d)");
+    ImGui::TextUnformatted(score_label(scale_factor).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(fmt(logits(i, j), 5).c_str());
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("softmax(Ã/√(3d))");
+    ImGui::TextUnformatted(("weight " + weights_label(scale_factor)).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(fmt(probs(i, j), 5, false).c_str());
     ImGui::EndTable();
@@ -83,8 +87,9 @@ void DrawHeadPanel(App& app) {
   const deberta::AttentionTrace& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
   const bool masked = r.trace.context.head_mask.count({s.layer, s.head}) > 0;
 
+  const double f = r.trace.context.attention.scale_factor;
   std::vector<Term> terms;
-  auto add = [&](Quantity q, const char* title, const char* formula) {
+  auto add = [&](Quantity q, const std::string& title, const std::string& formula) {
     const deberta::Matrix* m = attention_map(a, s.head, q);
     if (m && m->size()) terms.push_back({q, title, formula, m});
   };
@@ -92,8 +97,8 @@ void DrawHeadPanel(App& app) {
   add(Quantity::C2P, "c2p", "s·Q_c[i]·K_r[δ(i,j)]");
   add(Quantity::P2C, "p2c", r.trace.context.attention.p2c_index == deberta::P2CIndex::Paper ? "s·K_c[j]·Q_r[δ(j,i)]" : "s·K_c[j]·Q_r[δ(i,j)]");
   add(Quantity::P2P, "p2p", "s·Q_r·K_r");
-  add(Quantity::Logits, "score Ã/√(3d)", "s·(c2c + c2p + p2c …)");
-  add(Quantity::Probs, "softmax(Ã/√(3d))", "softmax over j");
+  add(Quantity::Logits, score_label(f), "s·Ã = s·(c2c + c2p + p2c …), s = 1/" + deberta::scale_root(f));
+  add(Quantity::Probs, weights_label(f), "the weights: softmax over j");
   const deberta::Matrix& logits = a.logits[s.head];
   const deberta::Matrix& probs = a.probs[s.head];
 
@@ -158,8 +163,8 @@ void DrawHeadPanel(App& app) {
       ImGui::SameLine();
     }
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(term.title);
-    ImGui::TextDisabled("%s", term.formula);
+    ImGui::TextUnformatted(term.title.c_str());
+    ImGui::TextDisabled("%s", term.formula.c_str());
     Overlay ov;
     ov.highlight = s.hover_token;
     ov.sel_i = s.qi, ov.sel_j = s.kj;
@@ -176,7 +181,7 @@ void DrawHeadPanel(App& app) {
     }
   }
   ColorBar(app, vir, size + title_h, "probability");
-  if (hover_i >= 0) cell_tooltip(s, terms, logits, probs, hover_i, hover_j);
+  if (hover_i >= 0) cell_tooltip(s, terms, logits, probs, hover_i, hover_j, f);
 
   ImGui::TextDisabled("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
                       "blue < 0 < red. %s",
@@ -184,15 +189,13 @@ void DrawHeadPanel(App& app) {
 
   // The selected cell as a sum, and its query's softmax row.
   ImGui::Separator();
-  ImGui::Text("cell (i=%d, j=%d):", s.qi, s.kj);
-  for (const auto& t : terms) {
-    if (t.q == Quantity::Logits || t.q == Quantity::Probs) continue;
-    ImGui::SameLine();
-    ImGui::Text("%s %s %s", t.q == terms.front().q ? "" : "+", t.title, fmt((*t.m)(s.qi, s.kj), 4).c_str());
-  }
-  ImGui::SameLine();
-  ImGui::Text("= Ã %s   →  A %s", fmt(logits(s.qi, s.kj), 4).c_str(), fmt(probs(s.qi, s.kj), 4, false).c_str());
-  ImGui::TextDisabled("softmax row of query i = %d '%s' (key j on the x axis, bar height = A_ij)", s.qi, token_name(s, s.qi).c_str());
+  std::vector<std::pair<std::string, double>> scaled;
+  for (const auto& t : terms)
+    if (t.q != Quantity::Logits && t.q != Quantity::Probs) scaled.push_back({t.title, (*t.m)(s.qi, s.kj)});
+  ImGui::Text("cell (i=%d, j=%d):  %s", s.qi, s.kj,
+              cell_sum_text(scaled, r.trace.context.attention.scale, logits(s.qi, s.kj), probs(s.qi, s.kj), f).c_str());
+  ImGui::TextDisabled("softmax row of query i = %d '%s' (key j on the x axis, bar height = the weight of key j)", s.qi,
+                      token_name(s, s.qi).c_str());
   std::vector<double> row(static_cast<size_t>(probs.cols()));
   for (int64_t j = 0; j < probs.cols(); ++j) row[static_cast<size_t>(j)] = probs(s.qi, j);
   const int key = ProbabilityBars(s, "head/row", row, s.kj,

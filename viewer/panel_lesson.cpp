@@ -1,4 +1,5 @@
-// panel_lesson.cpp — Lesson: the guided walk from eq. 1 to the EMD and the ablations.
+// panel_lesson.cpp — Lesson: the guided walk from the standard attention of §3.1 to the EMD and
+// the ablations (arXiv 2006.03654 v6's numbering: eq. 1 is the MLM objective of §2.2).
 //
 // The steps, their questions and their answers come from build_lesson (lesson.cpp), built from
 // the shown result for the selected layer and head and cached in `state.lesson` until one of
@@ -91,7 +92,8 @@ void draw_step_map(App& app, const LessonStep& st) {
     m = shown_map(s, t.layer, t.head, q->second);
     if (!m || m->size() == 0) return;
     scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
-    what = std::string(quantity_label(q->second)) + " — layer " + std::to_string(t.layer) + ", head " + std::to_string(t.head);
+    what = quantity_label(q->second, r.trace.context.attention.scale_factor) + " — layer " + std::to_string(t.layer) +
+           ", head " + std::to_string(t.head);
   } else {
     // Index maps, converted once per (result, map, k) and kept in the lesson state.
     const std::string key = std::to_string(r.generation) + "/" + t.map + "/" + std::to_string(t.distance_k);
@@ -121,8 +123,9 @@ void draw_step_map(App& app, const LessonStep& st) {
   }
   ImGui::Spacing();
   const bool emd_map = t.map == "emd_I";
+  const int col = emd_map ? t.component : t.j;  // the emd_I map's columns are hidden components, not keys
   ImGui::TextDisabled("%s · cell (%s = %d, %s = %d) outlined · wheel zooms, drag pans", what.c_str(), "i", t.i,
-                      emd_map ? "component" : "j", t.j);
+                      emd_map ? "component" : "j", col);
   const float label_w = 110;
   const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130 - label_w, ImGui::GetContentRegionAvail().y - 8 - 18),
                                 120.0f, 420.0f);
@@ -135,25 +138,25 @@ void draw_step_map(App& app, const LessonStep& st) {
     const int every = std::max(1, static_cast<int>(std::ceil(line / std::max(ch, 1e-3f))));
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const std::string top = emd_map ? "component " + std::to_string(t.j)
-                                    : "j = " + std::to_string(t.j) + " " + token_name(s, t.j);
-    const float top_x = std::clamp(p0.x + label_w + (static_cast<float>(t.j) + 0.5f) * cw - ImGui::CalcTextSize(top.c_str()).x * 0.5f,
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const std::string top = emd_map ? "component " + std::to_string(col)
+                                    : "j = " + std::to_string(col) + " " + token_name(s, col);
+    const float top_x = std::clamp(p0.x + label_w + (static_cast<float>(col) + 0.5f) * cw - ImGui::CalcTextSize(top.c_str()).x * 0.5f,
                                    p0.x + label_w, p0.x + label_w + size);
-    dl->AddText(ImVec2(top_x, p0.y), col, top.c_str());
+    dl->AddText(ImVec2(top_x, p0.y), ink, top.c_str());
     for (int i = 0; i < rows; ++i) {
       if (i != t.i && (i % every != 0 || std::abs(i - t.i) < every)) continue;
       std::string lab = std::to_string(i) + " " + token_name(s, i);
       while (lab.size() > 4 && ImGui::CalcTextSize(lab.c_str()).x > label_w - 6) lab.pop_back();
       const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
       dl->AddText(ImVec2(p0.x + label_w - ts.x - 4, p0.y + 18 + (static_cast<float>(i) + 0.5f) * ch - ts.y * 0.5f),
-                  i == t.i ? col : dim, lab.c_str());
+                  i == t.i ? ink : dim, lab.c_str());
     }
     ImGui::Dummy(ImVec2(label_w, 18));
     ImGui::SetCursorScreenPos(ImVec2(p0.x + label_w, p0.y + 18));
   }
   Overlay ov;
-  ov.sel_i = t.i, ov.sel_j = t.j;
+  ov.sel_i = t.i, ov.sel_j = col;
   ov.highlight = s.hover_token;
   ov.view = "lesson";
   if (index) ov.digits = 0;
@@ -172,6 +175,7 @@ void show_me(ViewerState& s, const LessonTarget& t) {
   for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
     if (t.tab == tab_name(static_cast<Tab>(k))) s.tab = static_cast<Tab>(k), s.switch_tab = true;
   s.layer = t.layer, s.head = t.head, s.qi = t.i, s.kj = t.j;
+  if (t.tab == "predictions") s.emd_head = t.head;  // the decoder passes' head slider
   if (t.distance_k > 0) s.distance_k = t.distance_k;
   clamp_selection(s);
 }
@@ -286,10 +290,20 @@ void DrawLessonPanel(App& app) {
                              ? "Type a number first: an empty box is not an answer."
                              : ("'" + std::string(L.given) + "' is not a number: type one, e.g. 3 or -0.25.").c_str());
     else if (L.checked < 0) {
-      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s.", st.integer ? "" : (" (right within " + lesson_tolerance_text(st) + ")").c_str());
+      // A number that is another reading of the paper (step 11: I = P) is not called a mistake.
+      bool reading = false;
+      for (const LessonMistake& m : st.mistakes)
+        if (m.name == L.mistake) reading = m.reading;
+      if (reading)
+        ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "Not the number asked for%s.",
+                           (" (" + std::to_string(st.decimals) + " decimal places, right within " + lesson_tolerance_text(st) + ")").c_str());
+      else
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s.",
+                           st.integer ? "" : (" (" + std::to_string(st.decimals) + " decimal places, right within " + lesson_tolerance_text(st) + ")").c_str());
       ImGui::PushTextWrapPos(0);
       if (!L.mistake.empty())
-        ImGui::TextColored(ImVec4(1, 0.7f, 0.6f, 1), "Likely mistake: %s.", L.mistake.c_str());
+        ImGui::TextColored(reading ? ImVec4(0.7f, 0.85f, 1.0f, 1) : ImVec4(1, 0.7f, 0.6f, 1), "%s %s.",
+                           reading ? "Another reading of the paper, not a mistake:" : "Likely mistake:", L.mistake.c_str());
       ImGui::PopTextWrapPos();
       ImGui::TextUnformatted("Try again, or press \"show the working\".");
     }

@@ -50,10 +50,12 @@ void DrawLessonPanel(App& app);
 void DrawPipelinePanel(App& app);
 /// Token links: bertviz-style lines query → key for the selected layer and head (panel_diagrams.cpp).
 void DrawLinksPanel(App& app);
-/// The Pipeline tab's diagram for the shown result (needs s.result).
-Diagram current_pipeline(const ViewerState& s);
-/// The Token links tab's diagram (needs s.result and, for a term's share, the selected layer in
-/// full); nullopt with the reason in `why` when it cannot be drawn.
+/// The Pipeline tab's diagram for the shown result; nullopt with the reason in `why` when nothing
+/// has been computed (no model, no input — e.g. a model without a tokenizer and no ids —, a failed
+/// input or run).
+std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why);
+/// The Token links tab's diagram (needs s.result and, for a term's contribution, the selected layer
+/// in full); nullopt with the reason in `why` when it cannot be drawn.
 std::optional<Diagram> current_links(const ViewerState& s, std::string* why);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.

@@ -2,7 +2,10 @@
 // layers the shown panels need in full.
 #include "state.h"
 
+#include "deberta/explain.h"
+
 #include <algorithm>
+#include <cstdio>
 
 namespace viewer {
 
@@ -27,10 +30,54 @@ const char* quantity_label(Quantity q) {
     case Quantity::C2P: return "c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]";
     case Quantity::P2C: return "p2c: position→content  s·K_c[j]·Q_r[δ]";
     case Quantity::P2P: return "p2p: position→position  s·Q_r·K_r";
-    case Quantity::Logits: return "score Ã/√(3d) = s·(c2c + c2p + p2c (+ p2p))";
-    case Quantity::Probs: return "attention weights softmax_j(Ã/√(3d))";
+    case Quantity::Logits: return "score s·Ã = s·(c2c + c2p + p2c (+ p2p)), s the model's scale";
+    case Quantity::Probs: return "attention weights softmax_j(s·Ã)";
   }
   return "?";
+}
+
+std::string score_label(double scale_factor) { return "score Ã/" + deberta::scale_root(scale_factor); }
+
+std::string weights_label(double scale_factor) { return "softmax(Ã/" + deberta::scale_root(scale_factor) + ")"; }
+
+std::string quantity_label(Quantity q, double scale_factor) {
+  const std::string root = deberta::scale_root(scale_factor);
+  switch (q) {
+    case Quantity::Logits: return "score Ã/" + root + " = s·(c2c + c2p + p2c (+ p2p)), s = 1/" + root;
+    case Quantity::Probs: return "attention weights softmax_j(Ã/" + root + ")";
+    default: return quantity_label(q);
+  }
+}
+
+std::string quantity_words(Quantity q) {
+  switch (q) {
+    case Quantity::C2C: return "Content-to-content term (c2c)";
+    case Quantity::C2P: return "Content-to-position term (c2p)";
+    case Quantity::P2C: return "Position-to-content term (p2c)";
+    case Quantity::P2P: return "Position-to-position term (p2p)";
+    case Quantity::Logits: return "Attention scores";
+    case Quantity::Probs: return "Attention weights";
+  }
+  return "?";
+}
+
+std::string layer_head_words(int layer, int layers, int head, int heads) {
+  return "layer " + std::to_string(layer) + " (of 0–" + std::to_string(std::max(layers - 1, 0)) + "), head " +
+         std::to_string(head) + " (of 0–" + std::to_string(std::max(heads - 1, 0)) + ")";
+}
+
+std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& scaled_terms, double scale, double score,
+                          double weight, double scale_factor) {
+  char buf[64];
+  const auto v = [&](double x, bool sign = true) {
+    std::snprintf(buf, sizeof buf, sign ? "%+.4f" : "%.4f", x);
+    return std::string(buf);
+  };
+  std::string out;
+  for (const auto& [name, value] : scaled_terms) out += (out.empty() ? "" : " + ") + name + " " + v(value);
+  out += (out.empty() ? "" : " = ") + score_label(scale_factor) + " " + v(score);
+  if (scale > 0) out += " (Ã = " + v(score / scale) + ")";
+  return out + "  →  weight " + v(weight, false);
 }
 
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q) {

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace viewer {
@@ -126,8 +127,35 @@ struct CompareResult {
 
 /// The per-head quantities the maps can show.
 enum class Quantity { C2C, C2P, P2C, P2P, Logits, Probs };
-const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs"
-const char* quantity_label(Quantity q);     ///< "c2c  (Q_c·K_c)", ...
+const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file and --panel names)
+/// The quantity with its formula, without naming the scale's factor ("score s·Ã = s·(c2c + …)"):
+/// for places that do not know the model. `quantity_label(q, f)` names it.
+const char* quantity_label(Quantity q);
+
+// ----------------------------------------------------------------------------------------------
+// Labels that name the scale: computed from the model's own factor f (s = 1/√(f·d)), never a
+// hard-coded √(3d), and in one notation everywhere (arXiv 2006.03654 v6, eq. 4 and §3.1): Ã is the
+// unscaled sum of the active terms, the score is Ã/√(f·d) (the paper's Ã/√(3d)), the attention
+// weights are softmax_j of the score. deberta::scale_root writes the root.
+
+/// "score Ã/√(3d)" (factor 3), "score Ã/√(2d)", "score Ã/√d".
+std::string score_label(double scale_factor);
+/// "softmax(Ã/√(3d))": the attention weights.
+std::string weights_label(double scale_factor);
+/// The quantity with its formula and the model's scale: "score Ã/√(2d) = s·(c2c + c2p + p2c (+ p2p))",
+/// "attention weights softmax_j(Ã/√(2d))", "c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]".
+std::string quantity_label(Quantity q, double scale_factor);
+/// The quantity in words, for figure titles: "Attention weights", "Attention scores",
+/// "Content-to-content term (c2c)", "Content-to-position term (c2p)", …
+std::string quantity_words(Quantity q);
+/// Where a map is, counted as the viewer counts (from 0) and said so in the range:
+/// "layer 1 (of 0–3), head 2 (of 0–3)".
+std::string layer_head_words(int layer, int layers, int head, int heads);
+/// Head detail's selected cell as a sum, in the notation above: "c2c +0.1234 + c2p −0.5 = score
+/// Ã/√(3d) +2.7783 (Ã = 33.3392) → weight 0.1727". `scaled_terms`: (name, s·term) of the active
+/// terms; `scale` s; `score` the logit; `weight` the softmax weight.
+std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& scaled_terms, double scale, double score,
+                          double weight, double scale_factor);
 /// The map of quantity `q` of `head` in `a` (`[N_q, N_k]`), or null when `a` does not hold it
 /// (the term is off, the trace level does not keep it, head out of range).
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q);
@@ -185,7 +213,7 @@ struct ViewerState {
   int hover_token_next = -1;           ///< set during the frame, becomes hover_token at its end
   Quantity grid_quantity = Quantity::Probs;
   Quantity export_quantity = Quantity::Probs;
-  int links_weight = 0;                ///< Token links: 0 the weight, 1 c2c, 2 c2p, 3 p2c, 4 p2p share
+  int links_weight = 0;                ///< Token links: 0 the weight; 1 c2c, 2 c2p, 3 p2c, 4 p2p: its signed part of the score
   /// The Token links diagram last built, and what it was built from: the tab rebuilds it only when
   /// the result, its detail, the layer, the head or the weight change (building is O(N²)).
   struct LinksCache {

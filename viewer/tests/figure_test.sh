@@ -39,7 +39,7 @@ fi
 
 # Text in the PDF: a token label, the axis titles, the colour bar's units, the caption.
 pdftotext "$out/map.pdf" "$out/map.txt" || fail "pdftotext map.pdf"
-for want in "$token" "key j" "query i" "attention weight" "Model:" "Ablation:" "Layer 1, head 1"; do
+for want in "$token" "key j" "query i" "attention weight" "Model:" "Ablation:" "Attention weights, layer 1 (of 0–3), head 1 (of 0–3)"; do
   grep -qF "$want" "$out/map.txt" || fail "map.pdf has no text '$want'"
 done
 pdftotext "$out/grid.pdf" "$out/grid.txt" || fail "pdftotext grid.pdf"

@@ -6,8 +6,10 @@
 // the wrong map, row or layer fails.
 #include "diagrams.h"
 #include "lesson.h"
+#include "state.h"
 
 #include "deberta/equations.h"
+#include "deberta/explain.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"
 #include "deberta/tokenizer.h"
@@ -86,7 +88,10 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
     CHECK(s.show.i >= 0);
     CHECK(s.show.i < N);
     CHECK(s.show.j >= 0);
-    CHECK(s.show.j < (s.show.map == "emd_I" ? static_cast<int>(r.model.config.hidden_size) : N));
+    CHECK(s.show.j < N);  // a key, also on step 11 (its map's column is `component`)
+    CHECK(s.show.component < (s.show.map == "emd_I" ? static_cast<int>(r.model.config.hidden_size) : 0));
+    // Each question asks for a precision; integers ask for an index.
+    if (!s.integer) CHECK(s.question.find("Give it to " + std::to_string(s.decimals) + " decimal places.") != std::string::npos);
   }
   const auto& ctx = r.trace.context;
   const IndexMatrix rel = relative_positions(N, N, r.model.config);
@@ -147,11 +152,17 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
   // Step 11: I_0 = H + P at the [MASK], H the output of layer L − 2, P the absolute position row.
   const auto& s11 = step_titled(steps, "11.");
   REQUIRE(r.emd);
-  const int i11 = s11.show.i, c11 = s11.show.j, L = static_cast<int>(r.model.config.num_hidden_layers);
+  const int i11 = s11.show.i, c11 = s11.show.component, L = static_cast<int>(r.model.config.num_hidden_layers);
   CHECK(r.tokens[static_cast<size_t>(i11)] == "[MASK]");
   const double H11 = r.trace.layers[static_cast<size_t>(L - 2)].output(i11, c11);
   const double P11 = r.model.weights.embeddings.position(i11, c11);
   CHECK(std::fabs(s11.answer - (H11 + P11)) < 1e-12);
+  // "show me" selects the [MASK] and a key — the one it attends to most in the first EMD pass —,
+  // never the component index as a key (issue 42: it selected key 32, [SEP]).
+  Eigen::Index key11 = 0;
+  r.emd->passes[0].attention.probs[head].row(i11).maxCoeff(&key11);
+  CHECK(s11.show.j == static_cast<int>(key11));
+  CHECK(s11.show.tab == "predictions");
 
   // Step 12: a real forward pass without c2p gives the layer-0 logit the lesson predicts.
   const auto& s12 = step_titled(steps, "12.");
@@ -306,7 +317,8 @@ TEST_CASE("each named mistake is recognised from its wrong number, recomputed he
       const viewer::LessonVerdict v = viewer::judge_lesson_answer(st, exact(m.value));
       CHECK(v.kind == viewer::LessonVerdict::Wrong);
       CHECK(v.mistake == m.name);
-      CHECK(v.text() == "wrong: " + m.name);
+      CHECK(v.reading == m.reading);
+      CHECK(v.text() == (m.reading ? "other reading: " : "wrong: ") + m.name);
     }
     // The answer is right; a number far from every mistake is wrong with no known mistake.
     CHECK(viewer::judge_lesson_answer(st, exact(st.answer)).text() == "right");
@@ -337,7 +349,13 @@ TEST_CASE("each named mistake is recognised from its wrong number, recomputed he
   // The EMD's I = H without the position (step 11): the output of layer L − 2 alone.
   const auto& s11 = step_titled(steps, "11.");
   const size_t L = r.model.config.num_hidden_layers;
-  CHECK(mistake(s11, "took I = H without the position").value == r.trace.layers[L - 2].output(s11.show.i, s11.show.j));
+  CHECK(mistake(s11, "took I = H without the position").value == r.trace.layers[L - 2].output(s11.show.i, s11.show.component));
+  // I = P is offered as the paper's literal reading of A.8, not as a mistake.
+  const auto& p11 = mistake(s11, "I = P is the paper's literal reading of A.8");
+  CHECK(p11.reading);
+  CHECK(p11.value == r.model.weights.embeddings.position(s11.show.i, s11.show.component));
+  CHECK(viewer::judge_lesson_answer(s11, exact(p11.value)).text().rfind("other reading: ", 0) == 0);
+  CHECK(!mistake(s11, "took I = H without the position").reading);
   // Ã with the scale applied (step 2): the trace's logit.
   const auto& s2 = step_titled(steps, "2.");
   CHECK(std::fabs(mistake(s2, "applied the scale").value - a.logits[head](s2.show.i, s2.show.j)) < 1e-9);
@@ -364,34 +382,347 @@ TEST_CASE("no answer, working or map is shown before an attempt; a not-an-answer
   CHECK(L.answer_visible(st));     // a step that does not apply has nothing to hide
 }
 
-TEST_CASE("token links: a term's share of the weight, the shares add up to the weight; the pipeline has the model's sizes (issue 31)") {
+
+// ---------------------------------------------------------------------------------------------
+// Issue 42: one notation, labels computed from the model, mistakes as students write them, step 4
+// on long bucketed inputs, signed token links.
+
+namespace {
+
+/// A model without a tokenizer, run on `n` ids (the golden models' vocabularies start at 4).
+Run run_ids(const std::string& dir, int n) {
+  Run r;
+  r.model = load_model(dir);
+  Inputs in;
+  for (int t = 0; t < n; ++t) in.input_ids.push_back(4 + (t * 7) % 29);
+  r.trace = forward(r.model, in, {}, TraceLevel::Full, true);
+  if (r.trace.emd) r.emd = r.trace.emd;
+  return r;
+}
+
+/// `v` with `decimals` places, as a student rounds it.
+std::string rounded(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+/// The root of the scale as a reader expects it for factor f: √d, √(2d), √(3d).
+std::string expected_root(double f) {
+  if (f == 1) return "√d";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "√(%gd)", f);
+  return buf;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("labels follow one notation with the model's own factor: 3-term, 2-term and c2c-only models (issue 42)") {
+  struct Case {
+    const char* dir;
+    bool tokenizer;
+    double f;        // the factor the reference code uses
+    bool pos_terms;  // c2p or p2c active
+  };
+  const Case cases[] = {
+      {"notebooks_data/golden/v1_basic", false, 3, true},             // c2c + c2p + p2c
+      {"notebooks_data/golden/v1_c2p_only", false, 2, true},          // c2c + c2p
+      {"notebooks_data/models/zoo/deberta-tiny-c2c-abs", true, 1, false},  // c2c only, no relative attention
+      {"notebooks_data/golden_extra/v1_norel", false, 3, false},      // c2c only, yet v1's factor counts pos_att_type
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.dir);
+    const Run r = k.tokenizer ? run_text(source(k.dir), "And God said, Let there be light: and there was [MASK].")
+                              : run_ids(source(k.dir), 12);
+    const auto& att = r.trace.context.attention;
+    REQUIRE(att.scale_factor == k.f);
+    REQUIRE((att.c2p || att.p2c) == k.pos_terms);
+    const std::string root = expected_root(k.f);
+    CHECK(deberta::scale_root(att.scale_factor) == root);
+    // Head detail's labels, figure units and the grid: Ã unscaled, the score Ã/root, the weights softmax(Ã/root).
+    CHECK(viewer::score_label(att.scale_factor) == "score Ã/" + root);
+    CHECK(viewer::weights_label(att.scale_factor) == "softmax(Ã/" + root + ")");
+    CHECK(has(viewer::quantity_label(viewer::Quantity::Logits, att.scale_factor), "score Ã/" + root + " = s·("));
+    CHECK(has(viewer::quantity_label(viewer::Quantity::Probs, att.scale_factor), "softmax_j(Ã/" + root + ")"));
+    for (int q = 0; q < 6; ++q) {
+      CHECK(!has(viewer::quantity_label(static_cast<viewer::Quantity>(q), att.scale_factor), "√(1d)"));
+      if (k.f != 3) CHECK(!has(viewer::quantity_label(static_cast<viewer::Quantity>(q), att.scale_factor), "√(3d)"));
+      CHECK(!has(viewer::quantity_label(static_cast<viewer::Quantity>(q)), "3d"));  // the model-free label names no factor
+    }
+    // Head detail's selected cell: the scaled terms add up to the score; Ã = score / s; then the weight.
+    const auto& a = r.trace.layers[0].attention;
+    const int i = 5, j = 2;
+    std::vector<std::pair<std::string, double>> scaled = {{"c2c", a.c2c[0](i, j)}};
+    if (att.c2p) scaled.push_back({"c2p", a.c2p[0](i, j)});
+    if (att.p2c) scaled.push_back({"p2c", a.p2c[0](i, j)});
+    const std::string cell = viewer::cell_sum_text(scaled, att.scale, a.logits[0](i, j), a.probs[0](i, j), att.scale_factor);
+    CAPTURE(cell);
+    char want[128];
+    std::snprintf(want, sizeof want, "= score Ã/%s %+.4f (Ã = %+.4f)  →  weight %.4f", root.c_str(), a.logits[0](i, j),
+                  a.logits[0](i, j) / att.scale, a.probs[0](i, j));
+    CHECK(has(cell, want));
+    CHECK(!has(cell, "→  A"));  // the weights are not §3.1's A (the score)
+    // The pipeline names the model's scale; without a position term it is §3.1's attention, no eq. 4, no δ.
+    const viewer::Diagram p = viewer::pipeline_diagram(r.model.config, att, r.trace.inputs.size(), r.emd.has_value(), true);
+    std::string boxes;
+    for (const auto& b : p.boxes) boxes += b.title + " | " + b.detail + "\n";
+    CAPTURE(boxes);
+    CHECK(has(boxes, root + ") over keys j"));
+    CHECK(!has(boxes, "√(1d)"));
+    if (k.f != 3) CHECK(!has(boxes, "√(3d)"));
+    if (!k.pos_terms) {
+      CHECK(has(boxes, "§3.1"));
+      CHECK(!has(boxes, "eq. 4"));
+      CHECK(!has(boxes, "Ã"));
+    }
+    if (!r.model.config.relative_attention) CHECK(!has(boxes, "δ"));
+    // The CLI's walk-through: the same root; c2c alone at factor 1 is §3.1, not eq. 4.
+    const deberta::CellExplanation e = deberta::explain_cell(r.model, r.trace, 0, 0, i, j);
+    std::string walk;
+    for (const auto& st : deberta::explanation_steps(e)) walk += "[" + st.equation + "] " + st.formula + " " + st.numbers + "\n";
+    CAPTURE(walk);
+    CHECK(!has(walk, "√(1d)"));
+    CHECK(!has(walk, "eq. 1"));
+    if (k.f == 1 && !k.pos_terms) {
+      CHECK(has(walk, "[§3.1 (standard attention)]"));
+      CHECK(!has(walk, "eq. 4"));
+    } else {
+      CHECK(has(walk, "softmax_j(Ã_i / " + root + ")"));
+      if (k.f != 3) CHECK(!has(walk, "Ã_i / √(3d)"));
+    }
+    // The lesson: titles, questions and workings use the model's root; the paper's √(3d) only where
+    // a sentence names the paper; steps that do not apply to this model say so and draw no δ map.
+    const auto steps = viewer::build_lesson(r.input(0, 0));
+    for (const auto& st : steps) {
+      CAPTURE(st.title);
+      for (const std::string* field : {&st.title, &st.question, &st.explanation, &st.equation, &st.text, &st.skip_reason}) {
+        CHECK(!has(*field, "√(1d)"));
+        CHECK(!has(*field, "eq. 1)"));
+        if (k.f != 3 && has(*field, "√(3d)")) CHECK(has(*field, "paper"));
+      }
+    }
+    CHECK(step_titled(steps, "9.").title == "9. The scale 1/" + root + " (§3.1, eq. 4)");
+    CHECK(step_titled(steps, "1.").title == "1. Self-attention (§3.1)");
+    CHECK(has(step_titled(steps, "9.").text, k.f == 3 ? "the paper's 1/√(3d)" : "f = " + std::string(k.f == 2 ? "2" : k.f == 1 ? "1" : "3")));
+    if (k.pos_terms) {
+      CHECK(has(step_titled(steps, "1.").text, "softmax(Ã/" + root + ")"));
+      CHECK(step_titled(steps, "2.").applies);
+    } else {
+      CHECK(has(step_titled(steps, "1.").text, "no position term"));
+      CHECK(!step_titled(steps, "2.").applies);
+    }
+    if (!r.model.config.relative_attention)
+      for (const char* t : {"3.", "4.", "5.", "6."}) {
+        CHECK(!step_titled(steps, t).applies);
+        CHECK(step_titled(steps, t).show.map.empty());  // no δ map where there is no δ
+      }
+    if (k.f != 3) {
+      // The paper's factor typed on a model whose factor differs is named as such.
+      const auto& s9 = step_titled(steps, "9.");
+      const double d = static_cast<double>(r.model.config.d_head());
+      CHECK(viewer::judge_lesson_answer(s9, exact(1 / std::sqrt(3 * d))).mistake.rfind("used the paper's 1/√(3d)", 0) == 0);
+    }
+  }
+  CHECK(viewer::layer_head_words(1, 4, 2, 4) == "layer 1 (of 0–3), head 2 (of 0–3)");
+  CHECK(viewer::quantity_words(viewer::Quantity::Probs) == "Attention weights");
+  CHECK(viewer::quantity_words(viewer::Quantity::C2P) == "Content-to-position term (c2p)");
+}
+
+TEST_CASE("every named mistake, rounded as a student writes it, is named; the rounded answer is right (issue 42)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  const Run bundled = run_text(dir, kDefaultText);
+  const Run two = run_text(source("notebooks_data/models/zoo/deberta-tiny-no-p2c"), kDefaultText);  // f = 2
+  int named = 0, two_decimals = 0;
+  for (const Run* r : {&bundled, &two})
+    for (int layer = 0; layer < static_cast<int>(r->model.config.num_hidden_layers); ++layer)
+      for (int head = 0; head < static_cast<int>(r->model.config.num_attention_heads); ++head) {
+        const auto steps = viewer::build_lesson(r->input(layer, head));
+        for (const auto& st : steps) {
+          if (!st.applies) continue;
+          CAPTURE(layer);
+          CAPTURE(head);
+          CAPTURE(st.title);
+          if (st.integer) {
+            for (const auto& m : st.mistakes) CHECK(viewer::judge_lesson_answer(st, rounded(m.value, 0)).mistake == m.name);
+            continue;
+          }
+          // The right answer rounded to the asked precision is right (e.g. 2.7013 typed as 2.70).
+          CHECK(viewer::judge_lesson_answer(st, rounded(st.answer, st.decimals)).kind == viewer::LessonVerdict::Right);
+          CHECK(viewer::judge_lesson_answer(st, rounded(st.answer, st.decimals + 2)).kind == viewer::LessonVerdict::Right);
+          // Half a unit past the asked precision (beyond what the printed inputs can add) is not.
+          CHECK(viewer::judge_lesson_answer(st, exact(st.answer + 2.5 * std::pow(10.0, -st.decimals))).kind ==
+                viewer::LessonVerdict::Wrong);
+          for (const auto& m : st.mistakes) {
+            CAPTURE(m.name);
+            CAPTURE(m.value);
+            // At the asked precision.
+            const viewer::LessonVerdict v = viewer::judge_lesson_answer(st, rounded(m.value, st.decimals));
+            CHECK(v.kind == viewer::LessonVerdict::Wrong);
+            CHECK(v.mistake == m.name);
+            ++named;
+            // Rounded to two decimals (17.92, 2.59, −25.43): matched within 0.5 % of the mistake's own size.
+            if (std::fabs(m.value) >= 1) {
+              CHECK(viewer::judge_lesson_answer(st, rounded(m.value, 2)).mistake == m.name);
+              ++two_decimals;
+            }
+          }
+        }
+      }
+  MESSAGE(named << " mistakes named at the asked precision, " << two_decimals << " of them also at two decimals");
+  CHECK(named > 200);
+  CHECK(two_decimals > 100);
+}
+
+TEST_CASE("only decimal numbers are answers: not 0xA, 0x1.4p3, inf or nan (issue 42)") {
+  using viewer::parse_lesson_answer;
+  for (const char* bad : {"0xA", "0x1.4p3", "0x10", "inf", "-inf", "Infinity", "nan", "NAN", "1,5", "1e", "e5", ".", "-", "+",
+                          "1e999", "--1", "1_000", "1 000", "١٢", "0b101"}) {
+    CAPTURE(bad);
+    CHECK(!parse_lesson_answer(bad));
+  }
+  CHECK(*parse_lesson_answer("\xE2\x88\x92" "25.43") == -25.43);  // the typographic minus the lesson prints
+  CHECK(*parse_lesson_answer("+3") == 3.0);
+  CHECK(*parse_lesson_answer("1e-3") == 0.001);
+  CHECK(*parse_lesson_answer(".5") == 0.5);
+  CHECK(*parse_lesson_answer("5.") == 5.0);
+  CHECK(*parse_lesson_answer("\t17.92 ") == 17.92);
+  viewer::LessonStep ten;
+  ten.applies = true, ten.integer = true, ten.answer = 10;
+  CHECK(viewer::judge_lesson_answer(ten, "0xA").kind == viewer::LessonVerdict::NotAnswer);
+  CHECK(viewer::judge_lesson_answer(ten, "0x1.4p3").kind == viewer::LessonVerdict::NotAnswer);
+  CHECK(viewer::judge_lesson_answer(ten, "10").kind == viewer::LessonVerdict::Right);
+}
+
+TEST_CASE("step 4 and its working hold for a bucketed model at 508 tokens, beyond k and beyond m (issue 42)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny-512");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  Run r;
+  r.model = load_model(dir);
+  const auto tok = load_tokenizer_for_model(dir, r.model.config.vocab_size);
+  std::string text = kDefaultText;
+  while (tok->encode(text).ids.size() < 508) text += std::string(" ") + kDefaultText;
+  const Encoding enc = tok->encode(text);
+  Inputs in;
+  in.input_ids.assign(enc.ids.begin(), enc.ids.begin() + 508);
+  r.tokens.assign(enc.tokens.begin(), enc.tokens.begin() + 508);
+  r.trace = forward(r.model, in, {}, TraceLevel::Full, true);
+  if (r.trace.emd) r.emd = r.trace.emd;
+  const int N = 508;
+  const auto& ctx = r.trace.context;
+  const int64_t k = ctx.attention.k;
+  REQUIRE(r.model.config.log_buckets());
+  REQUIRE(k == 32);
+  const auto steps = viewer::build_lesson(r.input(1, 2));
+  for (const auto& st : steps) {
+    CAPTURE(st.title);
+    CHECK(st.applies);
+    CHECK(viewer::judge_lesson_answer(st, viewer::lesson_answer_text(st)).kind == viewer::LessonVerdict::Right);
+  }
+  int64_t widest = 0;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) widest = std::max<int64_t>(widest, std::llabs(ctx.rel_pos(i, j)));
+  CHECK(widest >= k);  // at 508 tokens the buckets pass k − 1 (step 5: 42)
+
+  const auto& s4 = step_titled(steps, "4.");
+  CAPTURE(s4.text);
+  CAPTURE(s4.explanation);
+  CHECK(has(s4.question, "This model has k = 32."));
+  CHECK(s4.show.distance_k == k);
+  CHECK(s4.answer == static_cast<double>(relative_distance(s4.show.i, s4.show.j, k)));
+  CHECK(s4.answer == 0);
+  // The aside states what the buckets of this input do (issue 42: "the buckets stay inside (−k, k)"
+  // was false here).
+  CHECK(!has(s4.text, "stay inside"));
+  CHECK(!has(s4.text, "stays inside"));
+  CHECK(has(s4.text, "the largest, " + std::to_string(widest) + ", is k = 32 or more"));
+  // The working's claim about the keys further right, checked against the run's own rows: the cell
+  // reads row `here`, and only from key `from` on does every key read one row, `last`.
+  const int i4 = s4.show.i, j4 = s4.show.j;
+  const int64_t last = ctx.c2p_row(i4, N - 1), here = ctx.c2p_row(i4, j4);
+  int from = N - 1;
+  while (from > 0 && ctx.c2p_row(i4, from - 1) == last) --from;
+  CHECK(from > j4);    // a bucketed model: key j4 does not share the far keys' row ...
+  CHECK(here != last);
+  CHECK(!has(s4.explanation, "reads the same row as every key further right"));  // ... so this would be false
+  CHECK(has(s4.explanation, "reads row " + std::to_string(here) + " (step 6)"));
+  CHECK(has(s4.explanation, "only from key " + std::to_string(from) + " on does every key read one row, row " + std::to_string(last)));
+  for (int j = from; j < N; ++j) CHECK(ctx.c2p_row(i4, j) == last);
+  CHECK(ctx.c2p_row(i4, from - 1) != last);
+
+  // Step 5: the bucket of the longest distance passes k − 1, and its working says the clamp takes it.
+  const auto& s5 = step_titled(steps, "5.");
+  CHECK(s5.answer == static_cast<double>(ctx.rel_pos(N - 1, 0)));
+  CHECK(std::fabs(s5.answer) >= k);
+  CHECK(has(s5.explanation, "sends it to the table's end, row " + std::to_string(ctx.c2p_row(N - 1, 0))));
+
+  // The bundled model on its 33-token sentence: no bucket reaches k, and step 4 says so, truly.
+  const Run short_run = run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText);
+  int64_t short_widest = 0;
+  const int Ns = static_cast<int>(short_run.tokens.size());
+  for (int i = 0; i < Ns; ++i)
+    for (int j = 0; j < Ns; ++j) short_widest = std::max<int64_t>(short_widest, std::llabs(short_run.trace.context.rel_pos(i, j)));
+  REQUIRE(short_widest < short_run.trace.context.attention.k);
+  const auto short_steps = viewer::build_lesson(short_run.input(1, 2));
+  CHECK(has(step_titled(short_steps, "4.").text, "every bucket stays inside (−k, k) (the largest is " + std::to_string(short_widest) +
+                                                     " < k = " + std::to_string(short_run.trace.context.attention.k) + ")"));
+
+  // A v1 model (no buckets) long enough for its own k: there the far keys do share row 0 with key j.
+  const Run v1 = run_ids(source("notebooks_data/golden/v1_basic"), 20);  // k = 4
+  const auto v1_steps = viewer::build_lesson(v1.input(0, 0));
+  const auto& v4 = step_titled(v1_steps, "4.");
+  CHECK(has(v4.question, "This model has k = 4."));
+  CHECK(has(v4.explanation, "reads the same row as every key further right"));
+  for (int j = v4.show.j; j < 20; ++j) CHECK(v1.trace.context.c2p_row(0, j) == 0);
+}
+
+TEST_CASE("token links: a term's signed part of the score; the panel's layout; the pipeline's sizes (issue 42)") {
   const std::string dir = source("notebooks_data/models/deberta-tiny");
   const Run r = run_text(dir, kDefaultText);
   const int layer = 1, head = 2;
   const auto& a = r.trace.layers[layer].attention;
-  const std::vector<const Matrix*> terms = {&a.c2c[head], &a.c2p[head], &a.p2c[head]};
-  Matrix sum = Matrix::Zero(a.probs[head].rows(), a.probs[head].cols());
-  for (size_t t = 0; t < terms.size(); ++t) {
-    const Matrix share = viewer::term_share(a.probs[head], terms, t);
-    CHECK(share.minCoeff() >= 0);
-    sum += share;
-    // Cell by cell: weight · |term| / Σ|terms|.
-    const Eigen::Index i = 7, j = 3;
-    const double total = std::fabs(a.c2c[head](i, j)) + std::fabs(a.c2p[head](i, j)) + std::fabs(a.p2c[head](i, j));
-    CHECK(std::fabs(share(i, j) - a.probs[head](i, j) * std::fabs((*terms[t])(i, j)) / total) < 1e-15);
-  }
-  CHECK((sum - a.probs[head]).cwiseAbs().maxCoeff() < 1e-14);
-  CHECK_THROWS_AS(viewer::term_share(a.probs[head], terms, 3), std::invalid_argument);
-
   const int N = static_cast<int>(r.tokens.size());
+  // Signed: each link is the term / its largest |value|, negative terms stay negative (issue 42: the
+  // "share" mode gave a negative term a positive share).
+  const Matrix& c2p = a.c2p[head];
+  const double top = c2p.cwiseAbs().maxCoeff();
+  const viewer::Diagram d = viewer::signed_links_diagram(r.tokens, c2p, "c2p", 0.05);
+  CHECK(d.signed_links);
+  size_t expected = 0, negative = 0;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) expected += std::fabs(c2p(i, j)) >= 0.05 * top;
+  CHECK(d.links.size() == expected);
+  for (const auto& l : d.links) {
+    CHECK(l.weight == c2p(l.from, l.to) / top);
+    negative += l.weight < 0;
+  }
+  CHECK(negative > 0);
+  CHECK_THROWS_AS(viewer::signed_links_diagram({"a"}, c2p, "c2p"), std::invalid_argument);
+
+  // Weight links as before.
   const viewer::Diagram links = viewer::links_diagram(r.tokens, a.probs[head], "links", 0.05);
   CHECK(links.left.size() == static_cast<size_t>(N));
+  CHECK(!links.signed_links);
   for (const auto& l : links.links) CHECK(a.probs[head](l.from, l.to) >= 0.05);
-  size_t strong = 0;
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j) strong += a.probs[head](i, j) >= 0.05;
-  CHECK(links.links.size() == strong);
-  CHECK_THROWS_AS(viewer::links_diagram({"a"}, a.probs[head], "links"), std::invalid_argument);
+
+  // The panel's layout: the lines use the panel's width; labels ≥ 11 px at 60 tokens; beyond what
+  // fits, the drawing scrolls (issue 42: a third of the panel, ~7 px labels).
+  const float W = 1000, Hgt = 700, ui = 15, label_w = 120;
+  for (int n : {10, 60, 200, 500}) {
+    CAPTURE(n);
+    const viewer::LinksLayout l = viewer::links_layout(n, W, Hgt, ui, label_w);
+    CHECK(l.font_px >= 11);
+    CHECK(l.font_px <= ui);
+    CHECK(l.row_px >= l.font_px);  // rows never overlap their labels
+    CHECK(l.right_px - l.left_px >= W - 2 * label_w - 20);
+    CHECK(l.scrolls == (l.height_px > Hgt));
+    CHECK(std::fabs(l.height_px - (l.top_px + n * l.row_px) - 2.5f * l.font_px) < 1e-3f);
+  }
+  CHECK(!viewer::links_layout(10, W, Hgt, ui, label_w).scrolls);
+  CHECK(viewer::links_layout(10, W, Hgt, ui, label_w).font_px == ui);
+  CHECK(viewer::links_layout(500, W, Hgt, ui, label_w).scrolls);
 
   const viewer::Diagram p = viewer::pipeline_diagram(r.model.config, r.trace.context.attention, N, true, true);
   std::string all;
@@ -402,6 +733,7 @@ TEST_CASE("token links: a term's share of the weight, the shares add up to the w
   CHECK(all.find("2k = " + std::to_string(2 * r.trace.context.attention.k)) != std::string::npos);
   CHECK(all.find("I_0 = H + P") != std::string::npos);
   CHECK(all.find("softmax(Ã / √(3d))") != std::string::npos);
+  CHECK(all.find("released code") != std::string::npos);  // the EMD's arrangement is marked as the code's
   const viewer::Diagram q = viewer::pipeline_diagram(r.model.config, r.trace.context.attention, N, false, true);
   std::string none;
   for (const auto& b : q.boxes) none += b.title;

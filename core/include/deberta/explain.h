@@ -47,6 +47,14 @@ struct ExplainStep {
 /// The steps of the walk-through in reading order.
 std::vector<ExplainStep> explanation_steps(const CellExplanation& e);
 
+/// The denominator of the attention scale as the paper writes it, for a model whose scale is
+/// s = 1/√(d · scale_factor): "√(3d)" for factor 3 (eq. 4, §3.1: "we apply a scaling factor of
+/// 1/√(3d) on Ã"), "√(2d)" for a model with one position term, "√d" for factor 1 (the standard
+/// attention of §3.1), "√(2.5d)" for a fixed non-integer factor (`--scale-factor 2.5`). Every label
+/// of the CLI and the viewer that names the scale is made here, from the model's own factor.
+/// Errors: none (a non-positive or non-finite factor is written as it is, e.g. "√(0d)").
+std::string scale_root(double scale_factor);
+
 /// The walk-through as plain text, one step per line group (what `deberta explain` prints).
 std::string format_explanation(const CellExplanation& e, const std::vector<std::string>& token_names = {});
 

@@ -58,6 +58,13 @@ CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int6
   return e;
 }
 
+std::string scale_root(double scale_factor) {
+  if (scale_factor == 1.0) return "√d";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "√(%gd)", scale_factor);
+  return buf;
+}
+
 namespace {
 std::string num(double v, int digits = 6) {
   char buf[64];
@@ -65,8 +72,8 @@ std::string num(double v, int digits = 6) {
   return buf;
 }
 /// eq. 4's Ã_ij, the unscaled sum of the active dot products, then the score s · Ã_ij that the
-/// softmax sees (the paper's Ã/√(3d)).
-std::string term_sum(const CellExplanation& e) {
+/// softmax sees (the paper's Ã/√(3d); Ã/√(f·d) with the model's factor f).
+std::string term_sum(const CellExplanation& e, bool plain_attention) {
   std::string formula, numbers;
   double raw = 0;
   auto add = [&](bool on, const char* name, double v) {
@@ -81,6 +88,7 @@ std::string term_sum(const CellExplanation& e) {
   add(e.has_p2c, "p2c", e.k_qr);
   add(e.has_p2p, "p2p", e.qr_kr);
   if (formula.empty()) return "(no term active) = 0";
+  if (plain_attention) return "Q[i]·K[j] = " + num(raw) + ";  A_ij = " + num(raw) + " / √d = " + num(e.logit);
   return "Ã = " + formula + " = " + numbers + " = " + num(raw) + ";  s · Ã = " + num(e.logit);
 }
 }  // namespace
@@ -90,24 +98,31 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
   const std::string ij = "(" + std::to_string(e.i) + "," + std::to_string(e.j) + ")";
   const std::string ji = "(" + std::to_string(e.j) + "," + std::to_string(e.i) + ")";
   const bool position_terms = e.has_c2p || e.has_p2c || e.has_p2p;
-  // Only c2c at s = 1/√d is ordinary attention: eq. 1, not eq. 4.
+  // Only c2c at s = 1/√d is ordinary attention: the standard self-attention display of §3.1
+  // (A = QKᵀ/√d, H_o = softmax(A)V; unnumbered in arXiv 2006.03654 v6, whose eq. 1 is the MLM
+  // objective of §2.2), not eq. 4.
   const bool plain_attention = !position_terms && e.scale_factor == 1;
+  const std::string root = scale_root(e.scale_factor);
   if (e.k > 0 && position_terms) {
     std::string rel = "i - j = " + std::to_string(e.i) + " - " + std::to_string(e.j) + " = " + std::to_string(e.rel_pos_raw);
     if (e.rel_pos != e.rel_pos_raw) rel += ", log bucket " + std::to_string(e.rel_pos);
     if (e.window != e.k) rel += ", window K = " + std::to_string(e.window);
-    steps.push_back({"eq. 3", "δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k),
+    steps.push_back({"eq. 3", e.rel_pos != e.rel_pos_raw
+                                  ? "δ(i,j) = clamp(bucket(i - j) + k, 0, 2k - 1),  k = " + std::to_string(e.k) +
+                                        " (the released v2 code buckets i - j first; eq. 3 clamps the bucket)"
+                                  : "δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k),
                      rel + "  →  δ" + ij + " = row " + std::to_string(e.c2p_row) + " of the relative table"});
     if (e.has_p2c || e.has_p2p)
       steps.push_back({"eq. 4 (p2c index)",
                      e.paper_p2c ? "paper: p2c reads Q_r[δ(j,i)]" : "released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))",
                      "p2c reads row " + std::to_string(e.p2c_row) + (e.paper_p2c ? " = δ" + ji : " = δ" + ij)});
   }
-  steps.push_back({"scale", "s = 1 / sqrt(d · scale_factor)",
-                   "s = 1 / sqrt(" + num(e.d) + " · " + num(e.scale_factor) + ") = " + num(e.scale)});
+  steps.push_back({"scale", plain_attention ? "s = 1 / √d (§3.1)"
+                                           : "s = 1 / √(f · d), f = the model's scale factor (the paper's 1/√(3d): §3.1, after eq. 4)",
+                   "s = 1 / √(" + num(e.scale_factor) + " · " + num(e.d) + ") = 1/" + root + " = " + num(e.scale)});
   if (e.has_c2c)
-    steps.push_back({plain_attention ? "eq. 1" : "eq. 4 (c2c)",
-                     plain_attention ? "score = Q[i] · K[j] / sqrt(d)" : "c2c = s · Q_c[i] · K_c[j]",
+    steps.push_back({plain_attention ? "§3.1 (standard attention)" : "eq. 4 (c2c)",
+                     plain_attention ? "A_ij = Q[i] · K[j] / √d" : "c2c = s · Q_c[i] · K_c[j]",
                      "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.qk) + ",  × s = " + num(e.c2c)});
   if (e.has_c2p)
     steps.push_back({"eq. 4 (c2p)", "c2p = s · Q_c[i] · K_r[δ(i,j)]",
@@ -121,13 +136,15 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
     steps.push_back({"eq. 2 (p2p)", "p2p = s · Q_r[p2c row] · K_r[δ(i,j)]",
                      "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.qr_kr) +
                          ",  × s = " + num(e.p2p)});
-  steps.push_back({plain_attention ? "eq. 1 (sum)" : "eq. 4 (sum)",
-                   plain_attention ? "A_ij = Q[i]·K[j] / √d" : "Ã_ij = the unscaled sum of the active terms; the score is Ã_ij / √(3d) = s · Ã_ij",
-                   term_sum(e)});
+  steps.push_back({plain_attention ? "§3.1 (score)" : "eq. 4 (sum)",
+                   plain_attention ? "A_ij = Q[i]·K[j] / √d (§3.1's A is the scaled score)"
+                                   : "Ã_ij = the unscaled sum of the active terms; the score is Ã_ij / " + root + " = s · Ã_ij",
+                   term_sum(e, plain_attention)});
   std::string softmax = "weight_ij = " + num(e.prob);
   if (!e.valid) softmax = "query or key is padding: excluded, weight_ij = 0";
   else if (e.head_masked) softmax = "head masked: weight_ij = 0 (softmax would give a non-zero value)";
-  steps.push_back({"softmax", plain_attention ? "softmax_j(A_i) over valid keys (eq. 1)" : "softmax_j(Ã_i / √(3d)) over valid keys (eq. 4)",
+  steps.push_back({"softmax", plain_attention ? "weights = softmax_j(A_i) over valid keys (§3.1)"
+                                             : "weights = softmax_j(Ã_i / " + root + ") over valid keys (eq. 4)",
                    softmax});
   return steps;
 }
