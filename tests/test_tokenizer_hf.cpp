@@ -276,6 +276,8 @@ TEST_SUITE("tokenizer_hf") {
     // Display: a byte piece of ASCII reads as its character; one of a longer character stays a byte.
     CHECK(json_tok->display(5 + 0x41) == "A");
     CHECK(json_tok->display(5 + 0xE3) == "<0xE3>");
+    REQUIRE(json_tok->piece(261) == "\xE2\x96\x81");  // Metaspace: "▁" reads as a space
+    CHECK(json_tok->display(261) == " ");
   }
 
   TEST_CASE("every normalizer equals the library's on every Unicode scalar value and on mark sequences") {
@@ -332,7 +334,7 @@ TEST_SUITE("tokenizer_hf") {
     }
   }
 
-  TEST_CASE("Split with Regex patterns equals the library on the held-out and odd lines") {
+  TEST_CASE("Split and Replace with Regex patterns equal the library on the held-out and odd lines") {
     // Regex classes follow the regex engine's Unicode tables (PCRE2 10.42 here, Oniguruma in the
     // library), which differ on characters of the newest Unicode versions: compared on real text.
     std::vector<std::string> lines = read_lines(fixture("lines.txt"));
@@ -343,11 +345,26 @@ TEST_SUITE("tokenizer_hf") {
         {{"type", "Split"}, {"pattern", {{"Regex", "\\s"}}}, {"behavior", "Contiguous"}, {"invert", false}},
         {{"type", "Split"}, {"pattern", {{"Regex", "[\\p{Han}]+|[\\p{Hiragana}\\p{Katakana}]+"}}}, {"behavior", "Isolated"}, {"invert", false}},
         {{"type", "Split"}, {"pattern", {{"Regex", " ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+"}}}, {"behavior", "Isolated"}, {"invert", false}},
+        {{"type", "Split"}, {"pattern", {{"Regex", "\\w+|[^\\w\\s]+"}}}, {"behavior", "Isolated"}, {"invert", true}},
+        {{"type", "Split"}, {"pattern", {{"Regex", "[\\w-]+"}}}, {"behavior", "Isolated"}, {"invert", false}},
+        {{"type", "Split"}, {"pattern", {{"Regex", "\\W+"}}}, {"behavior", "Removed"}, {"invert", false}},
+        {{"type", "Split"}, {"pattern", {{"Regex", "\\b"}}}, {"behavior", "MergedWithNext"}, {"invert", false}},
+        // Empty matches: skipped where the last match ended, as Oniguruma's find_iter does.
         {{"type", "Split"}, {"pattern", {{"Regex", "x*"}}}, {"behavior", "MergedWithPrevious"}, {"invert", false}},
+        {{"type", "Split"}, {"pattern", {{"Regex", "e*"}}}, {"behavior", "Contiguous"}, {"invert", false}},
     };
     for (const json& spec : specs) {
       CAPTURE(spec.dump());
       CHECK(compare_pre_tokenizer(spec, lines) == 0);
+    }
+    const json replaces[] = {
+        {{"type", "Replace"}, {"pattern", {{"Regex", "e*"}}}, {"content", "-"}},
+        {{"type", "Replace"}, {"pattern", {{"Regex", "\\b"}}}, {"content", "|"}},
+        {{"type", "Replace"}, {"pattern", {{"Regex", "^\\s+|\\s+$"}}}, {"content", ""}},
+    };
+    for (const json& spec : replaces) {
+      CAPTURE(spec.dump());
+      CHECK(compare_normalizer(spec, lines) == 0);
     }
   }
 

@@ -272,14 +272,17 @@ class ReplaceNormalizer final : public Normalizer {
  public:
   ReplaceNormalizer(Pattern p, std::u32string content) : pattern_(std::move(p)), content_(std::move(content)) {}
   void apply(NormText* t) const override {
+    if (t->chars.empty()) return;  // the library finds no match in empty text, not even an empty one
     const auto matches = pattern_.find(t->chars);
     if (matches.empty()) return;
     NormText out;
     size_t at = 0;
     for (const auto& [b, e] : matches) {
       for (; at < b; ++at) out.chars.push_back(t->chars[at]), out.origin.push_back(t->origin[at]);
-      if (e > b)  // the replacement takes the origin of the first character it replaces
-        for (char32_t c : content_) out.chars.push_back(c), out.origin.push_back(t->origin[b]);
+      // The replacement takes the origin of the first character it replaces (an empty match
+      // inserts it, with the origin of the character after it, or before it at the end).
+      const size_t from = b < t->chars.size() ? b : b - 1;
+      for (char32_t c : content_) out.chars.push_back(c), out.origin.push_back(t->origin[from]);
       at = e;
     }
     for (; at < t->chars.size(); ++at) out.chars.push_back(t->chars[at]), out.origin.push_back(t->origin[at]);

@@ -53,8 +53,9 @@ class Regex {
   virtual ~Regex() = default;
   /// Errors: a pattern PCRE2 rejects, or no regex engine (the web edition); `where` names it.
   static std::unique_ptr<Regex> compile(const std::string& pattern, const std::string& where);
-  /// Leftmost non-overlapping matches in `utf8`, as byte ranges [begin, end); after an empty match
-  /// the search resumes one character further (Oniguruma's find_iter).
+  /// Leftmost non-overlapping matches in `utf8`, as byte ranges [begin, end), as Oniguruma's
+  /// find_iter gives them: after an empty match the search resumes one character further, and an
+  /// empty match where the previous match ended is skipped.
   virtual std::vector<std::pair<size_t, size_t>> find_all(const std::string& utf8) const = 0;
 };
 

@@ -1,7 +1,8 @@
 // tokenizer_regex.cpp — the regular expressions of tokenizer.json's Replace and Split patterns,
 // through PCRE2 (UTF + Unicode properties). Hugging Face's library compiles them with Oniguruma;
 // the pattern syntax tokenizer.json files use (classes, \s, \p{…}, quantifiers, alternation) reads
-// the same in both. The web edition has no PCRE2 and refuses them (viewer/web/web_io_unavailable.cpp).
+// the same in both once scripts and word characters are spelt as Oniguruma means them
+// (as_oniguruma). The web edition has no PCRE2 and refuses them (viewer/web/web_io_unavailable.cpp).
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "io/tokenizer_pipeline.h"
 
@@ -16,14 +17,25 @@ pcre2_code* compile_pcre2(const std::string& pattern, int* err, PCRE2_SIZE* offs
                        nullptr);
 }
 
-/// Oniguruma's \p{Katakana} is the Script property; PCRE2 (10.40 on) reads \p{Katakana} as
-/// Script_Extensions, which also holds shared characters such as "ー" (U+30FC, Script Common). Each
-/// \p{Name} / \P{Name} whose name PCRE2 knows as a script becomes \p{sc:Name}; general categories
-/// (\p{L}, \p{Nd}, …) stay as they are.
-std::string scripts_as_script_property(const std::string& pattern) {
+/// Oniguruma's word characters: Alphabetic (letters, letter numbers such as "Ⅻ", circled letters),
+/// marks, decimal digits and connector punctuation; a \w outside a class also takes Latin-1's
+/// "¹²³¼½¾" (read off the library). PCRE2 10.42's \w in UCP mode is letters, numbers and "_" only
+/// (it leaves out U+FE0F and "‿", takes in "①").
+constexpr const char* kWordInClass = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}";
+constexpr const char* kWordClass = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\x{B2}\\x{B3}\\x{B9}\\x{BC}\\x{BD}\\x{BE}";
+
+/// `pattern` rewritten so that PCRE2 reads it as Oniguruma (the library's engine) does:
+///   - \p{Name} / \P{Name} of a script becomes \p{sc:Name}: Oniguruma's \p{Katakana} is the Script
+///     property, PCRE2 (10.40 on) would take Script_Extensions, which also hold shared characters
+///     such as "ー" (U+30FC, Script Common). General categories (\p{L}, \p{Nd}, …) stay.
+///   - \w, \W (outside a class), \w (inside one), \b and \B use Oniguruma's word characters.
+std::string as_oniguruma(const std::string& pattern) {
+  const std::string word = std::string("[") + kWordClass + "]";
   std::string out;
+  bool in_class = false;
   for (size_t at = 0; at < pattern.size();) {
-    if (pattern[at] == '\\' && at + 1 < pattern.size()) {
+    const char c = pattern[at];
+    if (c == '\\' && at + 1 < pattern.size()) {
       const char next = pattern[at + 1];
       const size_t close = pattern.find('}', at);
       if ((next == 'p' || next == 'P') && at + 2 < pattern.size() && pattern[at + 2] == '{' && close != std::string::npos) {
@@ -43,11 +55,25 @@ std::string scripts_as_script_property(const std::string& pattern) {
         at = close + 1;
         continue;
       }
-      out.append(pattern, at, 2);  // an escaped character stays with its backslash
+      if (next == 'w') out += in_class ? std::string(kWordInClass) : word;
+      else if (next == 'W' && !in_class) out += std::string("[^") + kWordClass + "]";
+      else if (next == 'b' && !in_class) out += "(?:(?<=" + word + ")(?!" + word + ")|(?<!" + word + ")(?=" + word + "))";
+      else if (next == 'B' && !in_class) out += "(?:(?<=" + word + ")(?=" + word + ")|(?<!" + word + ")(?!" + word + "))";
+      else out.append(pattern, at, 2);  // any other escape stays as it is
       at += 2;
       continue;
     }
-    out += pattern[at++];
+    if (c == '[' && !in_class) {
+      in_class = true;
+      out += c;
+      ++at;
+      if (at < pattern.size() && pattern[at] == '^') out += pattern[at++];
+      if (at < pattern.size() && pattern[at] == ']') out += pattern[at++];  // a leading ']' is literal
+      continue;
+    }
+    if (c == ']' && in_class) in_class = false;
+    out += c;
+    ++at;
   }
   return out;
 }
@@ -57,7 +83,7 @@ class Pcre2Regex final : public Regex {
   Pcre2Regex(const std::string& pattern, const std::string& where) {
     int err = 0;
     PCRE2_SIZE offset = 0;
-    code_ = compile_pcre2(scripts_as_script_property(pattern), &err, &offset);
+    code_ = compile_pcre2(as_oniguruma(pattern), &err, &offset);
     if (!code_) {
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(err, message, sizeof message);
@@ -73,16 +99,27 @@ class Pcre2Regex final : public Regex {
     std::vector<std::pair<size_t, size_t>> out;
     pcre2_match_data* match = pcre2_match_data_create_from_pattern(code_, nullptr);
     const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+    auto one_character_on = [&](size_t at) { return at + std::max<size_t>(1, utf8_length_at(text, at)); };
+    bool matched = false;
+    size_t last_end = 0;
     for (size_t at = 0; at <= text.size();) {
       const int rc = pcre2_match(code_, subject, text.size(), at, PCRE2_NO_UTF_CHECK, match, nullptr);
       if (rc <= 0) break;
       const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match);
-      out.emplace_back(ov[0], ov[1]);
-      if (ov[1] > ov[0]) {
-        at = ov[1];
-      } else {  // an empty match: resume one character further
-        if (ov[1] >= text.size()) break;
-        at = ov[1] + std::max<size_t>(1, utf8_length_at(text, ov[1]));
+      const size_t begin = ov[0], end = ov[1];
+      if (begin == end && matched && begin == last_end) {  // empty, right where the last match ended: skipped
+        if (begin >= text.size()) break;
+        at = one_character_on(begin);
+        continue;
+      }
+      out.emplace_back(begin, end);
+      matched = true;
+      last_end = end;
+      if (end > begin) {
+        at = end;
+      } else {  // an empty match: the search resumes one character further
+        if (end >= text.size()) break;
+        at = one_character_on(end);
       }
     }
     pcre2_match_data_free(match);
