@@ -8,7 +8,9 @@ the five special tokens as added tokens. A model trained with byte_fallback (pie
 character no piece covers becomes its UTF-8 bytes there as in spm.model. tests/test_tokenizer.cpp
 checks that both files give identical ids on every line of corpus/heldout.txt, and
 tests/test_tokenizer_hf.cpp that the multilingual one does on 2,100 lines of seven languages
-(except where two segmentations tie: the same pieces in another order).
+(except where two segmentations tie: the same pieces in another order). Strip removes any
+whitespace at the ends of a line (SentencePiece only spaces), and Hugging Face matches literal
+"<0x41>" text to a byte piece: lines with either tokenize differently (docs/loaders.md §7).
 
     /usr/bin/python3 notebooks_data/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny; run for
     models/deberta-tiny-512 too, the model the desktop and the web edition open by default)
