@@ -1,6 +1,7 @@
 // panel_equation.cpp — Equation walk-through: deberta::explain_cell / explanation_steps for the
-// selected layer, head and cell, with the real numbers and the paper's equation numbers (the same
-// steps `deberta explain` prints); the vectors behind each dot product (Q_c[i], K_c[j], K_r[δ],
+// selected layer, head and cell, with the real numbers and the paper's equation numbers as printed
+// in arXiv 2006.03654 v6 (the same steps `deberta explain` prints; Ã unscaled, the score
+// Ã/√(f·d) with the model's own factor, the weights its softmax); the vectors behind each dot product (Q_c[i], K_c[j], K_r[δ],
 // Q_r[δ'] over the d dimensions and their element-wise products); the query's softmax row.
 #include "heatmap.h"
 #include "panels.h"
@@ -121,12 +122,13 @@ void DrawEquationPanel(App& app) {
 
   // The query's softmax row: where this cell's probability sits among all keys.
   ImGui::Spacing();
-  ImGui::Text("softmax row of query i = %d: A_ij for every key j", s.qi);
+  ImGui::Text("softmax row of query i = %d: the weight of every key j, %s", s.qi,
+              weights_label(r.trace.context.attention.scale_factor).c_str());
   const float w = std::min(ImGui::GetContentRegionAvail().x, 40.0f * static_cast<float>(N));
   const int key = ProbabilityBars(s, "equation/row", e.probs_row, static_cast<int>(e.j),
                                   ImVec2(w, std::clamp(ImGui::GetContentRegionAvail().y - 24, 80.0f, 260.0f)));
   if (key >= 0) s.kj = key;
-  ImGui::TextDisabled("bar height = probability (tallest = %s); the white outline is key j = %d",
+  ImGui::TextDisabled("bar height = the weight (tallest = %s); the white outline is key j = %d",
                       fmt(*std::max_element(e.probs_row.begin(), e.probs_row.end()), 3, false).c_str(), s.kj);
 }
 

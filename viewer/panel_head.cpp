@@ -97,7 +97,9 @@ void DrawHeadPanel(App& app) {
   add(Quantity::C2P, "c2p", "s·Q_c[i]·K_r[δ(i,j)]");
   add(Quantity::P2C, "p2c", r.trace.context.attention.p2c_index == deberta::P2CIndex::Paper ? "s·K_c[j]·Q_r[δ(j,i)]" : "s·K_c[j]·Q_r[δ(i,j)]");
   add(Quantity::P2P, "p2p", "s·Q_r·K_r");
-  add(Quantity::Logits, score_label(f), "s·Ã = s·(c2c + c2p + p2c …), s = 1/" + deberta::scale_root(f));
+  std::string summed;  // the active terms, as Ã adds them
+  for (const auto& t : terms) summed += (summed.empty() ? "" : " + ") + t.title;
+  add(Quantity::Logits, score_label(f), "s·Ã = s·(" + summed + "), s = 1/" + deberta::scale_root(f));
   add(Quantity::Probs, weights_label(f), "the weights: softmax over j");
   const deberta::Matrix& logits = a.logits[s.head];
   const deberta::Matrix& probs = a.probs[s.head];
