@@ -3,6 +3,7 @@
 #include "panels.h"
 
 #include "deberta/heads.h"
+#include "deberta/inputs.h"
 
 #include <imgui.h>
 
@@ -92,7 +93,9 @@ void DrawModelPanel(App& app) {
     HelpMarker("Enter re-runs the model. The literal [MASK] becomes the mask token; the predictions "
                "panel shows what the model puts there.");
     ImGui::SetNextItemWidth(-1);
-    if (InputString("##text", &s.text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    const bool text_entered = InputString("##text", &s.text, ImGuiInputTextFlags_EnterReturnsTrue);
+    RecordWidget(s, "text");  // the sentence box: the page's test hook web_widget_rect("text") (docs/web.md)
+    if (text_entered) {
       s.ids_text.clear();
       request_compute(app);
     }
@@ -105,11 +108,25 @@ void DrawModelPanel(App& app) {
                "when the model has type embeddings). Sentence-pair classifiers (NLI, the shipped WordNet "
                "matcher) expect one. Leave empty for a single text.");
     ImGui::SetNextItemWidth(-1);
-    if (InputString("##pair", &s.pair, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    const bool pair_entered = InputString("##pair", &s.pair, ImGuiInputTextFlags_EnterReturnsTrue);
+    RecordWidget(s, "pair");
+    if (pair_entered) {
       s.ids_text.clear();
       request_compute(app);
     }
     if (!s.ids_text.empty()) Note("Showing the ids below; press Enter in the text box to use the text again.");
+    // A text the vocabulary does not know (issue 40, item 3): the share of [UNK] and byte pieces of
+    // the shown input, and what to do, beside the box (the CLI prints the same note on stderr).
+    if (s.result && s.result->model == s.model) {
+      const std::string note = deberta::unknown_tokens_note(
+          deberta::count_unknown_tokens(*s.model->tokenizer, s.result->input.inputs.input_ids));
+      if (!note.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", note.c_str());
+        ImGui::PopStyleColor();
+        RecordWidget(s, "unknown_note");
+      }
+    }
   } else {
     ImGui::TextUnformatted("Token ids");
     HelpMarker("This model has no tokenizer: type comma-separated ids and press Enter. Tokens whose id "

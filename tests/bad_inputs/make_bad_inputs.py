@@ -449,10 +449,10 @@ case("len_bench_seq_huge", "bench --preset tiny --seq 100000 --repeat 1", "10000
      what="a model was made before the length was refused")
 # Issue 44, class 5: one input resolver, one rule.
 case("in_text_and_ids", "predict --text \"the [MASK] sat\" --ids 1,4,2", "not both", what="the ids were dropped silently")
-case("in_mask_id_negative", "predict --model {golden}/v1_c2p_only --ids 1,5,6,2 --mask-id -5",
-     "mask id -5 is outside the vocabulary [0, 64)", what="was silently ignored")
-case("in_mask_id_outside_vocab", "predict --model {golden}/v1_c2p_only --ids 1,5,6,2 --mask-id 64",
-     "mask id 64 is outside the vocabulary", what="got only 'no [MASK] token'")
+case("in_mask_id_negative", "predict --model {golden}/v3_emd --ids 1,5,6,2 --mask-id -5",
+     "mask id -5 is outside the vocabulary [0, 48)", what="was silently ignored")
+case("in_mask_id_outside_vocab", "predict --model {golden}/v3_emd --ids 1,5,6,2 --mask-id 48",
+     "mask id 48 is outside the vocabulary", what="got only 'no [MASK] token'")
 case("opt_backend_twice", "predict --backend fast --backend reference --text \"the [MASK] sat\"", "--backend: given more than once",
      exit_code=114, what="a repeated option")
 # Issue 44, class 8: messages. A symlink loop was "no such file"; --model-b "" gave "deberta: : no such file".
