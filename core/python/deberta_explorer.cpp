@@ -208,6 +208,9 @@ struct PyModel {
   /// Tensors replaced by `set_tensor`, by state-dict name, as float64 (under `lock`).
   TensorMap edits;
 
+  mutable std::mutex index_mutex;                 ///< guards index_cache (file_index)
+  mutable std::optional<TensorMap> index_cache;  ///< the weights file's names, dtypes, shapes
+
   /// Errors (Error naming the file): the weights file is gone or no longer the one load_model read.
   void check_unchanged() const {
     const std::optional<FileIdentity> now = identity_of(model.weights_path);
@@ -245,10 +248,29 @@ struct PyModel {
   /// Every state-dict name of the weights file, sorted (values not read).
   std::vector<std::string> names() const {
     const auto held = lock.read();
-    const Source s = open_source();  // (not in the range-for: the index would outlive it)
     std::vector<std::string> out;
-    for (const auto& entry : s.index()) out.push_back(entry.first);
+    for (const auto& entry : file_index()) out.push_back(entry.first);
     return out;
+  }
+
+  /// Every tensor of the weights file with its dtype and shape, no values: read on first use and
+  /// kept (a PyTorch checkpoint is read whole to learn them), valid because each use checks first
+  /// that the file is still the loaded one. Errors: as `check_unchanged`.
+  const TensorMap& file_index() const {
+    std::lock_guard<std::mutex> guard(index_mutex);
+    check_unchanged();
+    if (!index_cache) {
+      const Source s = open_source();
+      TensorMap shapes;
+      for (const auto& [n, t] : s.index()) {
+        Tensor e;
+        e.dtype = t.dtype;
+        e.shape = t.shape;
+        shapes.emplace(n, std::move(e));
+      }
+      index_cache = std::move(shapes);
+    }
+    return *index_cache;  // set once, never changed: safe to read after the guard is released
   }
 
   /// The tensor `name` as the model now holds it: an edit, else the file's values (only this
@@ -270,9 +292,9 @@ struct PyModel {
   /// converting anything). Errors: KeyError (no such tensor), TypeError (an integer tensor).
   std::vector<int64_t> settable_shape(const std::string& name) const {
     const auto held = lock.read();
-    const Source s = open_source();
-    const auto it = s.index().find(name);
-    if (it == s.index().end()) throw missing(name);
+    const TensorMap& index = file_index();
+    const auto it = index.find(name);
+    if (it == index.end()) throw missing(name);
     if (deberta::dtype_is_integer(it->second.dtype))
       throw type_error("set_tensor(" + quoted(name) + "): the tensor holds integers (" + it->second.shape_string() +
                        "); only floating tensors can be set");
