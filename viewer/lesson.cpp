@@ -13,7 +13,6 @@
 #include "deberta/explain.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -735,11 +734,11 @@ std::optional<double> parse_lesson_answer(const std::string& text) {
     if (exp_digits == 0) return std::nullopt;
   }
   if (p != t.size()) return std::nullopt;
-  // std::from_chars: the locale never changes the decimal point; it takes no leading '+'.
-  const char* b = t.data() + (t[0] == '+' ? 1 : 0);
-  double v = 0;
-  const auto r = std::from_chars(b, t.data() + t.size(), v);
-  if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
+  // strtod reads exactly this grammar (the viewer never sets a locale, so '.' is the decimal point;
+  // not std::from_chars: the web edition's libc++ 13 has no floating-point from_chars).
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
