@@ -444,7 +444,17 @@ TEST_SUITE("tokenizer_hf") {
     fs::path dir = write_tokenizer_json("deberta_tok_refused", root);
     std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
     CHECK_MESSAGE(m.find("tokenizer.json: model type 'WordLevel' is not supported") != std::string::npos, m);
+    root["model"] = {{"type", 7}, {"vocab", {{"a", 0}}}};  // a type that is no string: an Error, not a JSON exception
+    dir = write_tokenizer_json("deberta_tok_refused", root);
+    m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("tokenizer.json: the model has no \"type\" string") != std::string::npos, m);
+    root = unigram_root();
+    root["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", {{{"type", 5}}}}};
+    dir = write_tokenizer_json("deberta_tok_refused", root);
+    m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("tokenizer.json: pre_tokenizer without a \"type\" string") != std::string::npos, m);
     root["model"] = {{"type", "WordPiece"}, {"vocab", {{"a", 0}, {"[CLS]", 1}, {"[SEP]", 2}}}, {"unk_token", "[UNK]"}};
+    root.erase("pre_tokenizer");
     dir = write_tokenizer_json("deberta_tok_refused", root);
     m = test::error_of([&] { load_tokenizer(dir.string()); });
     CHECK_MESSAGE(m.find("the WordPiece unknown token \"[UNK]\" is not in the vocabulary") != std::string::npos, m);

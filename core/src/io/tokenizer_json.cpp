@@ -42,15 +42,20 @@ void read_stages(const json& root, const std::string& source, std::unique_ptr<No
   *decoder = read_decoder(root.contains("decoder") ? root["decoder"] : json(), source);
 }
 
+/// The "type" of a component, or "" when it has none (or not a string).
+std::string type_name(const json& node) {
+  return node.is_object() && node.contains("type") && node["type"].is_string() ? node["type"].get<std::string>() : "";
+}
+
 /// The replacement character of the first Metaspace pre-tokenizer (for the display of a Unigram
 /// tokenizer.json without a decoder), "▁" when there is none.
 std::string metaspace_replacement(const json& node) {
   if (!node.is_object()) return "\xE2\x96\x81";
-  if (node.value("type", "") == "Metaspace" && node.contains("replacement") && node["replacement"].is_string())
+  if (type_name(node) == "Metaspace" && node.contains("replacement") && node["replacement"].is_string())
     return node["replacement"].get<std::string>();
   if (node.contains("pretokenizers") && node["pretokenizers"].is_array())
     for (const auto& child : node["pretokenizers"])
-      if (child.is_object() && child.value("type", "") == "Metaspace") return metaspace_replacement(child);
+      if (type_name(child) == "Metaspace") return metaspace_replacement(child);
   return "\xE2\x96\x81";
 }
 
@@ -179,7 +184,7 @@ class UnigramTokenizer final : public PipelineTokenizer {
 };
 bool has_byte_level(const json& node) {
   if (!node.is_object()) return false;
-  if (node.value("type", "") == "ByteLevel") return true;
+  if (type_name(node) == "ByteLevel") return true;
   if (node.contains("pretokenizers") && node["pretokenizers"].is_array())
     for (const auto& child : node["pretokenizers"])
       if (has_byte_level(child)) return true;
@@ -213,7 +218,8 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir) {
     }
   }
   const json& model = root["model"];
-  const std::string type = model.value("type", "");
+  if (!model.contains("type") || !model["type"].is_string()) throw Error(path + ": the model has no \"type\" string");
+  const std::string type = model["type"].get<std::string>();
   if (type == "Unigram") return std::make_unique<UnigramTokenizer>(root, std::move(specials), path);
   if (type == "WordPiece") {
     WordPieceModel wp;
