@@ -89,6 +89,14 @@ def test_set_tensor_checks_the_shape_before_converting_a_huge_view(source_dir):
         fortran = np.asfortranarray(before * 3)                  # another memory order: same values
         m.set_tensor(name, fortran)
         assert np.array_equal(m.tensor(name), before * 3)
+        # A PyTorch checkpoint (read whole, not lazily): the same check.
+        pt = dx.load_model({str(source_dir / "notebooks_data/fixtures/checkpoints/v1_basic_fp32")!r})
+        try:
+            pt.set_tensor("embeddings.LayerNorm.bias", np.broadcast_to(np.float64(1.0), (10**11,)))
+        except ValueError as e:
+            assert "shape [100000000000] does not match the model's [" in str(e), str(e)
+        else:
+            raise SystemExit("a huge view was accepted (checkpoint)")
         print("ok")
     """)
     assert out.strip() == "ok"
@@ -244,6 +252,11 @@ def test_a_weights_file_changed_on_disk_is_refused(source_dir, tmp_path):
         f.write(b"\0" * 8)
     with pytest.raises(dx.Error, match=rf"{weights}: changed on disk since load_model\(\) \(its size changed"):
         fresh.tensor(REL)
+    # Touched (same inode and size, another modification time).
+    again = dx.load_model(folder)
+    os.utime(weights, ns=(1, 1))
+    with pytest.raises(dx.Error, match=rf"{weights}: changed on disk since load_model\(\) \(it was modified\)"):
+        again.set_tensor(REL, old)
     weights.unlink()
     with pytest.raises(dx.Error, match=rf"{weights}: changed on disk since load_model\(\) \(it no longer exists\)"):
         fresh.tensor_names()
