@@ -103,6 +103,20 @@ inline std::filesystem::path fresh_temp_dir(const std::string& name) {
   return dir;
 }
 
+/// True in the AddressSanitizer build (scripts/sanitize.sh): its shadow memory reserves terabytes
+/// of address space, so tests of address-space caps (RLIMIT_AS, prlimit --as) cannot run there.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 /// What one run of the `deberta` executable printed (stdout + stderr) and its exit code
 /// (128 + signal when it was killed).
 struct CliRun {

@@ -35,6 +35,10 @@ REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "notebooks_data"
 #: The bundled model: deberta-v2 layout, 4 layers, H = 192, 4 heads, position_buckets 32.
 TINY = DATA / "models" / "deberta-tiny"
+#: The same architecture and relative settings (position_buckets 32, max_relative_positions 128) with
+#: 512 positions: inputs longer than deberta-tiny's 128 (every command refuses an input longer than
+#: max_position_embeddings: one length rule, issue 44).
+TINY_512 = DATA / "models" / "deberta-tiny-512"
 #: Golden reference cases (random-weight models with PyTorch reference tensors).
 GOLDEN = DATA / "golden"
 #: The trained-ablation zoo of the mini Table 4 (docs/table4.md).

@@ -13,7 +13,8 @@
 //                              "the page does not freeze during a load": ≥ 2 for a stepped load)
 //   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch) was drawn: the browser
 //                              test clicks it with real mouse events
-// and the page shows the newest predictions in <pre id="predictions"> (what the browser test reads).
+// and the page shows the newest predictions in <pre id="predictions"> and the input's tokens, one a
+// line, in <pre id="tokens"> (what the browser test reads; hidden, read by screen readers).
 #include "app.h"
 #include "layout.h"
 #include "panels.h"
@@ -86,6 +87,29 @@ void offer_download(const std::string& path) {
   }, path.c_str());
 }
 
+/// True when more than half of the letters of `utf8` are outside Latin (code points ≥ U+0250 that
+/// are not punctuation or symbols: Hangul, Kana, Han, Cyrillic, …). Spaces, digits and ASCII
+/// punctuation do not count; "[MASK]" does not either.
+bool mostly_not_latin(const std::string& utf8) {
+  size_t latin = 0, other = 0;
+  const std::string text = [&] {
+    std::string t = utf8;
+    for (size_t at; (at = t.find("[MASK]")) != std::string::npos;) t.erase(at, 6);
+    return t;
+  }();
+  for (size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+    unsigned c = len == 1 ? b : b & (0xFFu >> (len + 1));
+    for (int k = 1; k < len && i + static_cast<size_t>(k) < text.size(); ++k)
+      c = (c << 6) | (static_cast<unsigned char>(text[i + static_cast<size_t>(k)]) & 0x3F);
+    i += static_cast<size_t>(len);
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= 0xC0 && c < 0x250)) ++latin;
+    else if (c >= 0x370 && !(c >= 0x2000 && c < 0x2E80) && !(c >= 0x3000 && c < 0x3040) && !(c >= 0xFF00 && c < 0xFF10)) ++other;
+  }
+  return other > latin;
+}
+
 void fit_canvas() {
   const int w = EM_ASM_INT({ return window.innerWidth; });
   const int h = EM_ASM_INT({ return window.innerHeight; });
@@ -113,6 +137,9 @@ void frame() {
   if (s.result && s.result->generation != g_shown_generation) {
     g_shown_generation = s.result->generation;
     set_element_text("predictions", predictions_text(s));
+    std::string tokens;
+    for (const std::string& name : s.result->input.names) tokens += name + "\n";
+    set_element_text("tokens", tokens);
   }
   const std::string note = s.model_error.empty() ? std::string() : "model: " + s.model_error;
   if (note != g_shown_note) set_element_text("status", g_shown_note = note);
@@ -242,8 +269,15 @@ int main() {
     s.text = given;
   }
   s.zoo_dir = "/models/zoo";
-  s.recent = {"/models/zoo/deberta-tiny-no-c2p"};
-  s.model_path = DEBERTA_DEFAULT_MODEL;
+  // The multilingual model for a text that is mostly not Latin (Hangul, Kana, Han, …; issue 40);
+  // the other bundled model stays one click away in the Model panel's recent list.
+  const char* kMultilingual = "/models/deberta-tiny-multilingual";
+  const bool multilingual = mostly_not_latin(s.text);
+  s.model_path = multilingual ? kMultilingual : DEBERTA_DEFAULT_MODEL;
+  s.recent = {multilingual ? DEBERTA_DEFAULT_MODEL : kMultilingual, "/models/zoo/deberta-tiny-no-c2p"};
+  set_element_text("model-note", multilingual ? "Model: deberta-tiny-multilingual (chosen for this text; the English "
+                                                "deberta-tiny-512 is under Recent in the Model panel)"
+                                              : "");
   viewer::start_load(app, s.model_path);
 
   const bool selftest = EM_ASM_INT({ return new URLSearchParams(window.location.search).has("selftest") ? 1 : 0; });

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The multilingual bundled model's eval.json is what `deberta eval-mlm` prints (issue 40).
+
+For every language of notebooks_data/models/deberta-tiny-multilingual/eval.json, re-runs the
+command recorded there and compares every figure: counts exactly, rates and cross-entropy within
+1e-10. Also checks the model's promise: on its own held-out text of Korean, Japanese and Chinese,
+no token is [UNK].
+
+    eval_test.py DEBERTA_CLI REPO_DIR
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+
+def main():
+    cli, repo = sys.argv[1], sys.argv[2]
+    model = os.path.join(repo, "notebooks_data", "models", "deberta-tiny-multilingual")
+    with open(os.path.join(model, "eval.json"), encoding="utf-8") as f:
+        recorded = json.load(f)
+    passed = failed = 0
+    for lang, figures in recorded["languages"].items():
+        args = shlex.split(figures["command"])[1:]  # the recorded command, run with this build's CLI
+        out = subprocess.run([cli] + args, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if out.returncode != 0:
+            print("FAIL %s: exit %d: %s" % (lang, out.returncode, out.stderr.strip()))
+            failed += 1
+            continue
+        now = json.loads(out.stdout[out.stdout.index("{"):])
+        problems = []
+        for key, value in figures.items():
+            if key == "command":
+                continue
+            if isinstance(value, int):
+                if now[key] != value:
+                    problems.append("%s %r != %r" % (key, now[key], value))
+            elif abs(now[key] - value) > 1e-10:
+                problems.append("%s %.17g != %.17g" % (key, now[key], value))
+        if lang in ("ko", "ja", "zh-Hans", "zh-Hant") and now["unk_tokens"] != 0:
+            problems.append("%d [UNK] tokens on its own language's held-out text" % now["unk_tokens"])
+        if problems:
+            print("FAIL %s: %s" % (lang, "; ".join(problems)))
+            failed += 1
+        else:
+            print("ok   %s: top-1 %.4f top-5 %.4f CE %.4f, [UNK] or byte pieces %.2f %%" % (
+                lang, now["top1"], now["top5"], now["cross_entropy"], 100 * now["unk_or_byte_share"]))
+            passed += 1
+    if len(recorded["languages"]) < 6:
+        print("FAIL: eval.json has %d languages, not the six of the corpus" % len(recorded["languages"]))
+        failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
