@@ -13,7 +13,7 @@
 //   panel_ablation.cpp     DrawAblationPanel     switches; baseline vs ablated with KL, top-1 changes
 //   panel_compare.cpp      DrawComparePanel      model B beside model A: maps, A − B, mean |ΔP| per head, KL
 //   panel_export.cpp       DrawExportPanel       PNG / CSV / .npy of a map, SVG / PDF figures, window PNG, trace
-//   panel_lesson.cpp       DrawLessonPanel       the guided lesson: eq. 1 … EMD, questions checked on the model
+//   panel_lesson.cpp       DrawLessonPanel       the guided lesson: §3.1 … EMD, questions checked on the model
 #pragma once
 
 #include "app.h"
