@@ -106,6 +106,7 @@ const Kind kKinds[] = {
     {"unigram_nosplit", "tokenizer.json (unigram, byte fallback)", false},
     {"unigram_split", "tokenizer.json (unigram)", false},
     {"unigram_never", "tokenizer.json (unigram, byte fallback)", false},
+    {"unigram_precompiled", "tokenizer.json (unigram)", false},
 };
 
 std::unique_ptr<Tokenizer> load_kind(const Kind& k) {
@@ -285,7 +286,25 @@ TEST_SUITE("tokenizer_hf") {
     const std::vector<std::string> marks = mark_sequences(3000);
     lines.insert(lines.end(), marks.begin(), marks.end());
     lines.push_back("\xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB \xEA\xB0\x80\xE1\x86\xA8 e\xCC\x81 a\xCC\x88\xCC\xA3");
+    // Every BMP character followed by a mark, a variation selector, ZWJ, a skin tone or the keycap
+    // mark: two-character grapheme clusters, which Precompiled looks up whole.
+    for (const char32_t follow : {U'\u0301', U'\u0308', U'\uFE0F', U'\u200D', U'\u3099', U'\U0001F3FB', U'\u20E3'}) {
+      std::string line;
+      for (char32_t c = 0x20; c < 0x3000; ++c) {
+        line += tokenizer_detail::encode_utf8(c) + tokenizer_detail::encode_utf8(follow) + " ";
+        if (line.size() > 600) lines.push_back(line), line.clear();
+      }
+      lines.push_back(line);
+    }
+    const std::vector<std::string> odd = read_lines(fixture("odd.txt"));
+    lines.insert(lines.end(), odd.begin(), odd.end());
+    // SentencePiece's compiled NFKC map, as the DeBERTa-v3 tokenizer.json files carry it.
+    std::ifstream precompiled_in(fixture("unigram_precompiled/tokenizer.json"));
+    REQUIRE(precompiled_in);
+    const json precompiled = json::parse(precompiled_in)["normalizer"]["normalizers"][0];
+    REQUIRE(precompiled["type"] == "Precompiled");
     const json specs[] = {
+        precompiled,
         {{"type", "BertNormalizer"}, {"clean_text", true}, {"handle_chinese_chars", true}, {"strip_accents", nullptr}, {"lowercase", true}},
         {{"type", "BertNormalizer"}, {"clean_text", true}, {"handle_chinese_chars", false}, {"strip_accents", true}, {"lowercase", false}},
         {{"type", "NFC"}}, {{"type", "NFD"}}, {{"type", "NFKC"}}, {{"type", "NFKD"}}, {{"type", "Lowercase"}},
@@ -420,8 +439,11 @@ TEST_SUITE("tokenizer_hf") {
         {"pre_tokenizer", {{"type", "Sequence"}, {"pretokenizers", {{{"type", "WhitespaceSplit"}}, {{"type", "ByteLevel"}}}}},
          "tokenizer.json: pre_tokenizer type 'ByteLevel' inside Sequence is not supported"},
         {"pre_tokenizer", {{"type", "Whitespace"}}, "tokenizer.json: pre_tokenizer type 'Whitespace' is not supported"},
+        {"normalizer", {{"type", "Nmt"}}, "tokenizer.json: normalizer type 'Nmt' is not supported"},
         {"normalizer", {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}},
-         "tokenizer.json: normalizer type 'Precompiled' is not supported"},
+         "normalizer Precompiled: precompiled_charsmap is shorter than its header"},
+        {"normalizer", {{"type", "Precompiled"}, {"precompiled_charsmap", "not base64!"}},
+         "normalizer Precompiled: precompiled_charsmap is not base64"},
         {"normalizer", {{"type", "Sequence"}, {"normalizers", {{{"type", "NFC"}}, {{"type", "StripAccents"}}}}},
          "tokenizer.json: normalizer type 'StripAccents' inside Sequence is not supported"},
         {"decoder", {{"type", "CTC"}}, "tokenizer.json: decoder type 'CTC' is not supported"},

@@ -308,6 +308,110 @@ class PrependNormalizer final : public Normalizer {
   std::u32string prepend_;
 };
 
+/// Base64 (RFC 4648, standard alphabet, "=" padding) to bytes. Errors name `where`.
+std::string decode_base64(const std::string& text, const std::string& where) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  size_t k = 0;
+  for (; k < text.size() && text[k] != '='; ++k) {
+    const int v = value(text[k]);
+    if (v < 0) throw Error(where + ": precompiled_charsmap is not base64");
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xFF);
+    }
+  }
+  for (; k < text.size(); ++k)
+    if (text[k] != '=') throw Error(where + ": precompiled_charsmap is not base64");
+  return out;
+}
+
+/// Precompiled (normalizers/precompiled.rs, the spm_precompiled crate): SentencePiece's compiled
+/// normalization rules — a darts-clone double-array trie over UTF-8 byte strings whose values point
+/// into a blob of NUL-terminated replacements. The text is walked by extended grapheme clusters:
+/// a cluster shorter than 6 bytes whose bytes start with a key is replaced whole by the shortest
+/// such key's replacement; otherwise each character that starts with a key is replaced alone.
+class PrecompiledNormalizer final : public Normalizer {
+ public:
+  PrecompiledNormalizer(const std::string& base64, const std::string& where) {
+    const std::string bytes = decode_base64(base64, where);
+    if (bytes.size() < 4) throw Error(where + ": precompiled_charsmap is shorter than its header");
+    uint32_t trie_bytes = 0;
+    for (int k = 3; k >= 0; --k) trie_bytes = (trie_bytes << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(k)]);
+    if (trie_bytes % 4 != 0 || trie_bytes > bytes.size() - 4 || trie_bytes == 0)
+      throw Error(where + ": precompiled_charsmap's trie does not fit the map");
+    units_.resize(trie_bytes / 4);
+    for (size_t u = 0; u < units_.size(); ++u)
+      for (int k = 3; k >= 0; --k)
+        units_[u] = (units_[u] << 8) | static_cast<unsigned char>(bytes[4 + 4 * u + static_cast<size_t>(k)]);
+    blob_ = bytes.substr(4 + trie_bytes);
+    if (!is_utf8(blob_)) throw Error(where + ": precompiled_charsmap's replacements are not UTF-8");
+  }
+
+  void apply(NormText* t) const override {
+    NormText out;
+    size_t at = 0;
+    auto append = [&](const std::string& utf8, size_t origin) {
+      for (char32_t c : NormText::from_utf8(utf8, 0).chars) out.chars.push_back(c), out.origin.push_back(origin);
+    };
+    for (size_t length : uc::grapheme_lengths(t->chars)) {
+      const std::string cluster = to_utf8(t->chars.substr(at, length));
+      std::string replacement;
+      if (cluster.size() < 6 && transform(cluster, &replacement)) {
+        append(replacement, t->origin[at]);
+      } else {
+        for (size_t k = at; k < at + length; ++k) {
+          if (transform(encode_utf8(t->chars[k]), &replacement)) append(replacement, t->origin[k]);
+          else out.chars.push_back(t->chars[k]), out.origin.push_back(t->origin[k]);
+        }
+      }
+      at += length;
+    }
+    *t = std::move(out);
+  }
+
+ private:
+  static bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
+  static uint32_t value(uint32_t u) { return u & 0x7FFFFFFFu; }
+  static uint32_t label(uint32_t u) { return u & 0x800000FFu; }
+  static size_t offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
+
+  /// The replacement of the shortest key that starts `chunk` (common prefix search, first result).
+  bool transform(const std::string& chunk, std::string* replacement) const {
+    size_t node = offset(units_[0]);
+    for (unsigned char byte : chunk) {
+      node ^= byte;
+      if (node >= units_.size()) return false;
+      const uint32_t unit = units_[node];
+      if (label(unit) != byte) return false;
+      node ^= offset(unit);
+      if (node >= units_.size()) return false;
+      if (has_leaf(unit)) {
+        const size_t start = value(units_[node]);
+        if (start >= blob_.size()) return false;
+        const size_t end = blob_.find('\0', start);
+        *replacement = blob_.substr(start, (end == std::string::npos ? blob_.size() : end) - start);
+        return is_utf8(*replacement);
+      }
+    }
+    return false;
+  }
+
+  std::vector<uint32_t> units_;
+  std::string blob_;
+};
+
 std::unique_ptr<Normalizer> read_normalizer_node(const json& node, const std::string& source, bool in_sequence) {
   const std::string type = type_of(node, source, "normalizer");
   const std::string where = source + ": normalizer " + type;
@@ -334,6 +438,11 @@ std::unique_ptr<Normalizer> read_normalizer_node(const json& node, const std::st
   if (type == "Replace")
     return std::make_unique<ReplaceNormalizer>(Pattern::read(node, where), to_u32(string_field(node, "content", "", where)));
   if (type == "Prepend") return std::make_unique<PrependNormalizer>(to_u32(string_field(node, "prepend", "", where)));
+  if (type == "Precompiled") {
+    if (!node.contains("precompiled_charsmap") || !node["precompiled_charsmap"].is_string())
+      throw Error(where + ": \"precompiled_charsmap\" must be a base64 string");
+    return std::make_unique<PrecompiledNormalizer>(node["precompiled_charsmap"].get<std::string>(), where);
+  }
   throw Error(source + ": normalizer type '" + type + "'" + (in_sequence ? " inside Sequence" : "") + " is not supported");
 }
 

@@ -4,7 +4,8 @@
 //   text ─ normalizer ─▶ normalized text ─ pre_tokenizer ─▶ words ─ model ─▶ ids
 //                                                        (decoder: how one piece is shown)
 //
-// Normalizers: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace, Prepend, Sequence.
+// Normalizers: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace, Prepend,
+// Precompiled (SentencePiece's compiled map), Sequence.
 // Pre-tokenizers: BertPreTokenizer, Metaspace, WhitespaceSplit, Punctuation, Digits, Split,
 // Sequence. Decoders (for display): Metaspace, WordPiece, ByteFallback, Fuse, Strip, Replace,
 // Sequence. Any other type is refused at load with the component and its type named.
@@ -83,8 +84,8 @@ class DisplayDecoder {
 };
 
 /// Reads the "normalizer" node; null JSON gives nullptr. Errors (naming `source`): a type not
-/// listed above, e.g. "tokenizer.json: normalizer type 'Precompiled' is not supported", or a
-/// malformed field.
+/// listed above, e.g. "tokenizer.json: normalizer type 'Nmt' is not supported", or a malformed
+/// field.
 std::unique_ptr<Normalizer> read_normalizer(const nlohmann::json& node, const std::string& source);
 /// Reads the "pre_tokenizer" node; null gives nullptr. Errors as read_normalizer, naming a type
 /// inside a Sequence so ("pre_tokenizer type 'ByteLevel' inside Sequence is not supported").

@@ -96,6 +96,57 @@ void append_lowercase(char32_t c, std::u32string* out) {
   out->append(kPool + m->start, m->length);
 }
 
+namespace {
+
+enum Gcb { kOtherGcb, kCR, kLF, kControl, kExtend, kZWJ, kRI, kPrepend, kSpacingMark, kL, kV, kT, kLV, kLVT };
+
+int grapheme_class(char32_t c) {
+  const auto it = std::upper_bound(std::begin(kGraphemeBreak), std::end(kGraphemeBreak), c,
+                                   [](char32_t v, const CombiningRange& r) { return v < r.lo; });
+  if (it == std::begin(kGraphemeBreak)) return 0;
+  const auto& r = *std::prev(it);
+  return c <= r.hi ? r.ccc : 0;
+}
+
+}  // namespace
+
+std::vector<size_t> grapheme_lengths(const std::u32string& text) {
+  std::vector<size_t> out;
+  if (text.empty()) return out;
+  size_t start = 0;
+  int prev = grapheme_class(text[0]);
+  bool pict_then_extends = (prev & 0x100) != 0;  // ExtPict Extend* so far (GB11)
+  bool pict_zwj = false;                          // … followed by ZWJ just before
+  size_t ri_run = (prev & 0xFF) == kRI ? 1 : 0;    // regional indicators in a row (GB12, GB13)
+  for (size_t k = 1; k < text.size(); ++k) {
+    const int cur = grapheme_class(text[k]);
+    const int a = prev & 0xFF, b = cur & 0xFF;
+    bool join;
+    if (a == kCR && b == kLF) join = true;                                            // GB3
+    else if (a == kControl || a == kCR || a == kLF) join = false;                      // GB4
+    else if (b == kControl || b == kCR || b == kLF) join = false;                      // GB5
+    else if (a == kL && (b == kL || b == kV || b == kLV || b == kLVT)) join = true;    // GB6
+    else if ((a == kLV || a == kV) && (b == kV || b == kT)) join = true;              // GB7
+    else if ((a == kLVT || a == kT) && b == kT) join = true;                           // GB8
+    else if (b == kExtend || b == kZWJ) join = true;                                   // GB9
+    else if (b == kSpacingMark) join = true;                                           // GB9a
+    else if (a == kPrepend) join = true;                                               // GB9b
+    else if (pict_zwj && (cur & 0x100)) join = true;                                   // GB11
+    else if (a == kRI && b == kRI) join = ri_run % 2 == 1;                             // GB12, GB13
+    else join = false;                                                                 // GB999
+    if (!join) {
+      out.push_back(k - start);
+      start = k;
+    }
+    pict_zwj = pict_then_extends && b == kZWJ;
+    pict_then_extends = (cur & 0x100) || (pict_then_extends && b == kExtend);
+    ri_run = b == kRI ? ri_run + 1 : 0;
+    prev = cur;
+  }
+  out.push_back(text.size() - start);
+  return out;
+}
+
 char32_t compose_pair(char32_t first, char32_t second) {
   if (first >= kLBase && first < kLBase + kLCount && second >= kVBase && second < kVBase + kVCount)
     return kSBase + ((first - kLBase) * kVCount + (second - kVBase)) * kTCount;

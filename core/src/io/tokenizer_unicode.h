@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace deberta::tokenizer_detail::unicode {
 
@@ -34,6 +35,12 @@ bool is_nonspacing_mark(char32_t c);
 bool is_chinese_char(char32_t c);
 /// Canonical combining class (0 for starters).
 int combining_class(char32_t c);
+
+/// Lengths (in characters) of the extended grapheme clusters of `text`, in order (UAX #29 rules
+/// GB3–GB13 on Unicode 15.0's Grapheme_Cluster_Break and Extended_Pictographic; the Indic conjunct
+/// rule GB9c is not applied). Source: the unicode-segmentation crate's graphemes(true), which the
+/// Precompiled normalizer of Hugging Face's library walks.
+std::vector<size_t> grapheme_lengths(const std::u32string& text);
 
 /// Appends the full canonical (compat = false) or compatibility (compat = true) decomposition of
 /// `c` to `out` (Hangul syllables algorithmically, UAX #15 §3.12). A character without one is
