@@ -23,13 +23,16 @@ rss=$(/usr/bin/python3 - "$viewer" "$model" "$many" "$out/cjk_many.png" <<'PY' 2
 import resource, subprocess, sys
 viewer, model, text, png = sys.argv[1:5]
 r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", viewer, "--model", model, "--text", text,
-                    "--screenshot", png, "--frames", "3", "--panel", "grid"], stderr=subprocess.PIPE, text=True)
+                    "--screenshot", png, "--frames", "3", "--panel", "grid"], stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
 sys.stderr.write(r.stderr)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if r.returncode == 0 else -1)
+sys.stderr.write("exit %d\n" % r.returncode)
+# The input (tens of thousands of tokens) is refused by the model's length rule: exit 1 with that
+# message is expected; a signal (a crash, the OOM killer) is not.
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if r.returncode in (0, 1) else -1)
 PY
 )
 cat "$out/cjk_many.log" | grep "^font:" || true
-[ "$rss" -ge 0 ] 2>/dev/null || { echo "FAIL: the viewer failed on 30,000 distinct characters"; cat "$out/cjk_many.log"; exit 1; }
+[ "$rss" -ge 0 ] 2>/dev/null || { echo "FAIL: the viewer crashed on 30,000 distinct characters"; cat "$out/cjk_many.log"; exit 1; }
 grep -q "^font: [0-9]* characters beyond the atlas's limit of 4096 show as U+FFFD" "$out/cjk_many.log" ||
   { echo "FAIL: no over-limit report"; exit 1; }
 echo "peak RSS with 30,000 distinct characters: $rss MB"
