@@ -267,7 +267,9 @@ sheet); it has no masked-LM head, so it runs with `deberta dump` and the viewer,
 
 The Lesson tab runs on it and its questions can be answered from this sheet: step 2 asks Ã at
 i = 2, j = 2, which is 2.125 − 0.500 − 0.125 = 1.500 below (the EMD step has nothing to show: the
-model has no decoder).
+model has no decoder). One cell's working, as the CLI prints it:
+`deberta explain --model notebooks_data/models/deberta-toy --ids 1,6,7,2 --query 1 --key 0`
+(c2c 2.125, c2p 0.375, p2c −0.5, Ã = 2, weight 0.155934).
 
 (`deberta tokenize --model notebooks_data/models/deberta-toy --text "cat sat"` gives these ids
 through the model's `vocab.txt`.) The input is
