@@ -76,7 +76,8 @@ cp "$OUT/cmake/deberta-explorer.js" "$OUT/cmake/deberta-explorer.wasm" "$OUT/cma
 cp viewer/web/index.html "$SITE/index.html"
 du -sh "$SITE" | sed 's/^/web.sh: site size /'
 size=$(du -sb "$SITE" | cut -f1)
-if (( size > 40 * 1024 * 1024 )); then echo "web.sh: the site is over 40 MB" >&2; exit 1; fi
+# At most 60 MB with the multilingual bundled model beside the English one (issues 40 and 41).
+if (( size > 60 * 1024 * 1024 )); then echo "web.sh: the site is over 60 MB" >&2; exit 1; fi
 
 if [[ $serve -eq 1 ]]; then
   echo "web.sh: serving $SITE at http://127.0.0.1:8000/ (Ctrl+C stops)"

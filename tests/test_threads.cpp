@@ -30,17 +30,7 @@ namespace {
 // Under AddressSanitizer (scripts/sanitize.sh) the two preset-sized determinism checks below take
 // ~5 minutes; they test arithmetic order, not memory safety, and run in the Release suite. The
 // sanitizer build still runs the bundled model's 1/2/3-thread test through every threaded path.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = deberta::test::kAddressSanitizer;
 
 // Restores the thread count a test changed.
 struct ThreadCountGuard {

@@ -16,6 +16,8 @@ Serves SITE_DIR on a free loopback port and checks:
       user's files: Hangul predictions, no "font:" report, a screenshot OUT_DIR/web_cjk.png;
   (f) long work keeps the page drawing: c2p off on a 483-token input; the frames drawn meanwhile see
       at least three stages of the progress bar.
+  (h) Korean and Japanese ?text= open the multilingual bundled model: #tokens without [UNK],
+      Hangul / Kana / Han among the predictions, the choice said in #model-note.
   (g) so does a model load: the bundled model opened again; the frames drawn meanwhile see at
       least two values of the load's progress (a load in one call: one at most).
 Exit 0 when all pass; prints what failed otherwise.
@@ -228,6 +230,26 @@ def main():
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+    # (h) Korean and Japanese text opens the multilingual bundled model (issue 40): the page says so,
+    # #tokens lists the input's tokens with no [UNK], and #predictions holds Hangul or Kana.
+    for lang_text in ("나는 도서관에서 [MASK]을 읽었다.", "私は図書館で本を[MASK]。"):
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(lang_text), profile)
+        try:
+            got = page.wait_for(predictions, 180, "the first predictions of %r" % lang_text)
+            tokens = page.eval("document.getElementById('tokens').textContent")
+            note = page.eval("document.getElementById('model-note').textContent")
+            print("(h) %r: tokens %s; %s\n%s" % (lang_text, tokens.split(), note, got.strip()))
+            if "multilingual" not in note:
+                failures.append("(h) %r did not open the multilingual model (note: %r)" % (lang_text, note))
+            if not tokens.strip() or "[UNK]" in tokens:
+                failures.append("(h) %r: #tokens is empty or has [UNK]: %r" % (lang_text, tokens))
+            if not any(0xAC00 <= ord(c) <= 0xD7A3 or 0x3040 <= ord(c) <= 0x30FF or 0x4E00 <= ord(c) <= 0x9FFF for c in got):
+                failures.append("(h) %r: no Hangul, Kana or Han among the predictions: %r" % (lang_text, got))
+        finally:
+            page.close()
+            shutil.rmtree(profile, ignore_errors=True)
 
     # (f) long work does not freeze the page: a 500-token input on the bundled 512-token model, then
     # c2p off (every layer re-runs). The page keeps drawing while it computes (frames counted with
