@@ -408,6 +408,8 @@ TEST_SUITE("tokenizer_hf") {
     CHECK(plain_ids(*tok, w100 + "b") == std::vector<int64_t>{1});
     CHECK(tok->display(7) == "able");
     CHECK(tok->display(5) == " un");
+    CHECK(tok->display(2) == "[CLS]");  // special tokens as spelt, not " [CLS]"
+    CHECK(tok->display(1) == "[UNK]");
     CHECK(has_tokenizer(dir.string()));
     fs::remove_all(dir);
   }

@@ -104,7 +104,9 @@ class PipelineTokenizer : public BasicTokenizer {
   std::vector<int64_t> encode_plain_at(const std::string& text, bool at_start) const override;
   /// The ids of one pre-tokenized word (non-empty UTF-8).
   virtual void tokenize_word(const std::string& word, std::vector<int64_t>* ids) const = 0;
+  /// The decoder's reading of a piece; the special tokens ([CLS], [SEP], …) as they are spelt.
   std::string base_display(int64_t id) const override {
+    if (id == cls_id_ || id == sep_id_ || id == pad_id_ || id == unk_id_ || id == mask_id_) return base_piece(id);
     return decoder_ ? decoder_->display(base_piece(id)) : base_piece(id);
   }
 
