@@ -343,6 +343,12 @@ TEST_SUITE("config") {
     c2c_only_microsoft.relative_positions = RelativePositionRule::Microsoft;
     const ForwardTrace ms_trace = forward(model, in, c2c_only_microsoft, TraceLevel::Full, false);
     CHECK((hf_trace.layers.back().output - ms_trace.layers.back().output).cwiseAbs().maxCoeff() == 0.0);
+    // The paper's p2c index negates the buckets: INT64_MIN stays as it is (no signed overflow; the
+    // sanitizer build checks it).
+    Ablation c2c_paper = c2c_only;
+    c2c_paper.p2c_index = P2CIndex::Paper;
+    const ForwardTrace paper_trace = forward(model, in, c2c_paper, TraceLevel::Full, false);
+    CHECK(paper_trace.context.p2c_row(0, 5) == hf_trace.context.c2p_row(0, 5));
     // m = 1 with buckets: every |i − j| > b/2 takes bucket ±b/2.
     model.config.max_relative_positions = 1;
     CHECK(log_bucket_position(7, 8, 1) == 4);

@@ -4,6 +4,7 @@
 #include "backend/parallel.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <sstream>
 
@@ -19,6 +20,14 @@ std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id) 
     if (inputs.input_ids[n] == mask_id) positions.push_back(n);
   return positions;
 }
+
+namespace {
+/// −rel_pos, keeping INT64_MIN (the reference's unreadable bucket, m − 1 = b/2) as it is: its
+/// negation is signed overflow.
+IndexMatrix negated(const IndexMatrix& rel_pos) {
+  return rel_pos.unaryExpr([](int64_t r) { return r == std::numeric_limits<int64_t>::min() ? r : -r; });
+}
+}  // namespace
 
 void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name) {
   if (n <= 0) throw InvalidInput("the input has no tokens");
@@ -113,7 +122,7 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   s.c2p_row = table_rows(s.rel_pos, s.attention.k, s.attention.window);
   // Released code: p2c reads the row of i − j, like c2p. Paper (eq. 4): δ(j, i), the row of j − i.
   s.p2c_row = s.attention.p2c_index == P2CIndex::Code ? s.c2p_row
-                                                   : table_rows(IndexMatrix(-s.rel_pos), s.attention.k, s.attention.window);
+                                                   : table_rows(negated(s.rel_pos), s.attention.k, s.attention.window);
   s.rel_table = relative_embedding_table(c, model.weights);
   const auto& r = s.attention;
   int64_t lo = 2 * r.k, hi = -1;
