@@ -52,6 +52,10 @@ void require_utf8(const std::string& text, const std::string& what);
 /// Python strings, figure text — goes through it (issue 28, classes 14 and 17).
 std::string valid_utf8(const std::string& text);
 
+/// The byte of a byte-fallback piece "<0xNN>" (SentencePiece / HF Unigram `byte_fallback`), or −1
+/// when `piece` is not one. Used by the ByteFallback display decoder and by the [UNK]-share note.
+int byte_piece_value(const std::string& piece);
+
 /// True when `model_dir` holds files a tokenizer can be loaded from.
 bool has_tokenizer(const std::string& model_dir);
 

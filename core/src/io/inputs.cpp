@@ -4,7 +4,6 @@
 #include "deberta/tensor.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 namespace deberta {
@@ -64,17 +63,13 @@ TokenizedInput tokenize_input(const Model& model, const Tokenizer* tokenizer, co
 
 UnknownTokens count_unknown_tokens(const Tokenizer& tokenizer, const std::vector<int64_t>& ids) {
   UnknownTokens c;
-  const auto is_byte_piece = [](const std::string& p) {
-    return p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' && std::isxdigit(static_cast<unsigned char>(p[3])) &&
-           std::isxdigit(static_cast<unsigned char>(p[4]));
-  };
   for (int64_t id : ids) {
     if (id == tokenizer.cls_id() || id == tokenizer.sep_id() || id == tokenizer.pad_id() || id == tokenizer.mask_id())
       continue;
     ++c.total;
     if (id == tokenizer.unk_id())
       ++c.unknown;
-    else if (id >= 0 && id < tokenizer.vocab_size() && is_byte_piece(tokenizer.piece(id)))
+    else if (id >= 0 && id < tokenizer.vocab_size() && byte_piece_value(tokenizer.piece(id)) >= 0)
       ++c.bytes;
   }
   return c;

@@ -328,6 +328,14 @@ Encoding BasicTokenizer::encode(const std::string& text, const std::string* pair
 
 void require_utf8(const std::string& text, const std::string& what) { tokenizer_detail::require_utf8(text, what); }
 
+int byte_piece_value(const std::string& p) {
+  const auto hex = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  if (p.size() != 6 || p.compare(0, 3, "<0x") != 0 || p[5] != '>' || hex(p[3]) < 0 || hex(p[4]) < 0) return -1;
+  return hex(p[3]) * 16 + hex(p[4]);
+}
+
 std::string valid_utf8(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -731,11 +731,8 @@ class WordPieceDisplay final : public DisplayDecoder {
 class ByteFallbackDisplay final : public DisplayDecoder {
  public:
   std::string display(std::string p) const override {
-    if (p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' && std::isxdigit(static_cast<unsigned char>(p[3])) &&
-        std::isxdigit(static_cast<unsigned char>(p[4]))) {
-      const int byte = std::stoi(p.substr(3, 2), nullptr, 16);
-      if (byte < 0x80) return std::string(1, static_cast<char>(byte));
-    }
+    const int byte = byte_piece_value(p);
+    if (byte >= 0 && byte < 0x80) return std::string(1, static_cast<char>(byte));
     return p;
   }
 };
