@@ -10,6 +10,8 @@ pkgs=(
   libzip-dev libsentencepiece-dev libpcre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum
   xvfb xauth libgl1-mesa-dri
+  # The desktop viewer's clipboard check (viewer/tests/desktop_paste_check.sh: keys and the X clipboard).
+  xdotool xclip
   clang libclang-rt-14-dev
   # The Python module (pybind11) and its tests; the notebooks executed in CI (NumPy only, no torch).
   pybind11-dev python3-dev python3-numpy python3-pytest
