@@ -9,6 +9,8 @@
 // those of arXiv 2006.03654 v6.
 #include "lesson.h"
 
+#include "deberta/ablation.h"
+
 #include "deberta/equations.h"
 #include "deberta/explain.h"
 
@@ -84,6 +86,7 @@ struct Ctx {
 LessonStep skip(LessonStep s, const std::string& why) {
   s.applies = false;
   s.skip_reason = why;
+  s.what_if = {};  // nothing to redraw where the step does not apply
   return s;
 }
 
@@ -112,6 +115,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   if (!in.model || !in.trace) throw std::invalid_argument("lesson: no model or no trace to build the lesson from");
   const deberta::ForwardTrace& t = *in.trace;
   const deberta::ForwardTrace& f = in.full ? *in.full : t;
+  const auto t_masked = [&](int l, int h) { return t.context.head_mask.count({l, h}) > 0; };
   if (f.level != deberta::TraceLevel::Full)
     throw std::invalid_argument("lesson: the trace must be TraceLevel::Full (it has no c2c/c2p/p2c maps)");
   if (t.inputs.size() < 1 || t.layers.empty()) throw std::invalid_argument("lesson: the trace has no tokens or no layers");
@@ -148,6 +152,23 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   const int qi = N / 2;
   const int qj = argmax_row(probs, qi);
 
+  // A step's "what if" control (issue 42, item 6) on the row of its own cell: a span only where a
+  // term reads the table and K < k exists; the p2c index only where p2c is on; none on a masked head
+  // (its row is all 0 whatever the switch).
+  const auto knob = [&](WhatIfKnob which, const LessonTarget& t) {
+    LessonWhatIf w;
+    const bool ok = which == WhatIfKnob::Span       ? c.relative_attention && pos_terms && k >= 2
+                    : which == WhatIfKnob::P2CIndex ? att.p2c && N >= 2
+                                                    : true;
+    if (!ok || t.layer < 0 || t.layer >= x.L || t.i < 0 || t.i >= N || t.head < 0 || t.head >= x.H ||
+        t_masked(t.layer, t.head))
+      return w;
+    w.knob = which;
+    w.layer = t.layer, w.head = t.head, w.query = t.i;
+    w.k = k, w.window = att.window, w.scale_factor = f_scale, w.p2c_index = att.p2c_index;
+    return w;
+  };
+
   // ---- 1. §3.1: standard self-attention, a softmax over the keys of each query
   {
     LessonStep s;
@@ -170,6 +191,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
                                 : std::string(" — BERT's attention")) +
                 ", and its weights are the softmax of that score.";
     s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "probs"};
+    s.quotes = {paper_quote(Quote::StandardAttention)};
     if (x.masked()) {
       steps.push_back(skip(s, "head " + std::to_string(x.head) + " of layer " + std::to_string(x.layer) +
                                   " is masked in this run: its weights are all 0. Unmask it or pick another head."));
@@ -204,6 +226,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "eq. 4 is this unscaled sum; the scale 1/" + root + " comes only in the softmax (step 9). This run adds " +
              active + ". The maps of Head detail show each term times the scale.";
     s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "logits"};
+    s.quotes = {paper_quote(Quote::FourTerms), paper_quote(Quote::Eq4Scores)};
     const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
     struct Term {
       const char* name;
@@ -257,6 +280,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
              "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k." + unread;
     s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), -1, "delta"};
+    s.quotes = {paper_quote(Quote::Eq3)};
+    s.what_if = knob(WhatIfKnob::Span, s.show);
     if (!c.relative_attention) {
       s.show.map.clear();  // no δ: no δ map
       steps.push_back(skip(s, no_relative + "."));
@@ -302,6 +327,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
                                   integer(k) + "): the clamp does not act here.";
     }
     s.show = {"distance", x.layer, x.head, ci, cj, static_cast<int>(kk), -1, "delta"};
+    s.quotes = {paper_quote(Quote::Truncate)};
+    s.what_if = knob(WhatIfKnob::Span, s.show);
     if (!c.relative_attention) {
       s.show.map.clear();
       steps.push_back(skip(s, no_relative + " to clamp."));
@@ -353,6 +380,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "b/2 and m share rows, farther ones more coarsely. The paper's eq. 3 has no buckets "
              "(docs/paper-vs-code.md). The curve under the Distance δ maps shows them.";
     s.show = {"distance", x.layer, x.head, bi, bj, 0, -1, "rel_pos"};
+    s.quotes = {paper_quote(Quote::K512), paper_quote(Quote::NoBuckets)};
     const int64_t mid = c.position_buckets / 2;
     if (!c.relative_attention || !c.log_buckets()) {
       s.show.map.clear();
@@ -397,6 +425,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "rows of its table. This is the right-hand map of the Distance δ tab. An ablation with a window "
              "K < k clamps the position to [−K, K − 1] first." + unread;
     s.show = {"distance", x.layer, x.head, ri, rj, 0, -1, "rows"};
+    s.quotes = {paper_quote(Quote::DeltaMatrix)};
+    s.what_if = knob(WhatIfKnob::Span, s.show);
     if (!c.relative_attention) {
       s.show.map.clear();
       steps.push_back(skip(s, "this model has no relative attention: it reads no table rows."));
@@ -432,6 +462,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "vector meets the projected table row picked by δ. The reference computes all N × 2k products Q_c K_rᵀ at "
              "once and then gathers the needed row for each pair (§3.1.1 and Algorithm 1).";
     s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "c2p"};
+    s.quotes = {paper_quote(Quote::C2PRow)};
+    s.what_if = knob(WhatIfKnob::Scale, s.show);
     const deberta::Matrix* c2p = x.term(a.c2p);
     if (!c2p) {
       steps.push_back(skip(s, "c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
@@ -463,6 +495,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "code passes the same rows as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between "
              "the two.";
     s.show = {"equation", x.layer, x.head, ki, kj, 0, -1, "p2c"};
+    s.quotes = {paper_quote(Quote::P2CIndex)};
+    s.what_if = knob(WhatIfKnob::P2CIndex, s.show);
     if (!x.term(a.p2c)) {
       steps.push_back(skip(s, "p2c is off in this run (the model was trained without it, or the ablation switched it off)."));
     } else if (N < 2) {
@@ -507,6 +541,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       s.text += " This model's factor is f = " + f_text + " (" + active + "), so it divides by " + root +
                 ", not by the paper's √(3d).";
     s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "logits"};
+    s.quotes = {paper_quote(Quote::Scale)};
+    s.what_if = knob(WhatIfKnob::Scale, s.show);
     s.question = "This model has heads of width d = " + integer(d_head) + " and its scale factor is f = " + f_text +
                  ". What is s = 1/√(f·d)?";
     s.answer = s_scale;
@@ -534,6 +570,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     std::sort(order.begin(), order.end(), [&](int u, int v) { return probs(qi, u) > probs(qi, v); });
     const int j2 = order[static_cast<size_t>(N / 2)];
     s.show = {"equation", x.layer, x.head, qi, j2, 0, -1, "probs"};
+    s.quotes = {paper_quote(Quote::Eq4Softmax), paper_quote(Quote::ScoreElement)};
+    s.what_if = knob(WhatIfKnob::Scale, s.show);
     if (x.masked()) {
       steps.push_back(skip(s, "this head is masked in this run: its weights are all 0."));
     } else if (N < 2 || j2 == qj || !(probs(qi, j2) > 0)) {
@@ -578,6 +616,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
         break;
       }
     s.show = {"predictions", x.L - 1, x.head, mi, mi, 0, -1, "emd_I"};
+    s.quotes = {paper_quote(Quote::EMDInput), paper_quote(Quote::EMDQuery)};
     if (!in.emd) {
       s.show.map.clear();
       steps.push_back(skip(s, in.emd_note.empty() ? "this model has no Enhanced Mask Decoder." : in.emd_note));
@@ -636,6 +675,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
              "c2p there changes the score by exactly its own contribution; later layers then see different inputs and "
              "everything moves.";
     s.show = {"head", 0, x.head, qi, qj, 0, -1, "logits"};
+    s.quotes = {paper_quote(Quote::Ablation)};
     const deberta::AttentionTrace& a0 = f.layers[0].attention;
     const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
     if (!has) {
@@ -662,6 +702,55 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     }
   }
   return steps;
+}
+
+WhatIfValue what_if_default(const LessonWhatIf& w) {
+  WhatIfValue v;
+  v.window = w.window < w.k ? std::max<int64_t>(w.window - 1, 1) : std::max<int64_t>((w.k + 1) / 2, 1);
+  v.scale_factor = w.scale_factor == 3.0 ? 1.0 : 3.0;
+  v.p2c_index = w.p2c_index == deberta::P2CIndex::Code ? deberta::P2CIndex::Paper : deberta::P2CIndex::Code;
+  return v;
+}
+
+deberta::Ablation what_if_ablation(const deberta::Ablation& base, const LessonWhatIf& w, const WhatIfValue& v) {
+  deberta::Ablation a = base;
+  switch (w.knob) {
+    case WhatIfKnob::Span: a.max_relative_positions = v.window; break;
+    case WhatIfKnob::Scale:
+      a.scale_mode = deberta::ScaleMode::Fixed;
+      a.scale_factor = v.scale_factor;
+      break;
+    case WhatIfKnob::P2CIndex: a.p2c_index = v.p2c_index; break;
+    case WhatIfKnob::None: break;
+  }
+  return a;
+}
+
+WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& run, const LessonWhatIf& w,
+                      const WhatIfValue& v) {
+  if (w.knob == WhatIfKnob::None) throw std::invalid_argument("what if: this step has no control");
+  if (w.layer < 0 || w.layer >= static_cast<int>(run.layers.size()))
+    throw std::invalid_argument("what if: layer " + std::to_string(w.layer) + " is not in the run");
+  const auto& before = run.layers[static_cast<size_t>(w.layer)].attention.probs;
+  if (w.head < 0 || w.head >= static_cast<int>(before.size()) || w.query < 0 || w.query >= before[static_cast<size_t>(w.head)].rows())
+    throw std::invalid_argument("what if: head " + std::to_string(w.head) + ", query " + std::to_string(w.query) +
+                                " is not in the run's weights");
+  const deberta::ForwardTrace changed =
+      deberta::forward(model, run.inputs, what_if_ablation(run.ablation, w, v), deberta::TraceLevel::Probs, false);
+  const deberta::Matrix& after = changed.layers[static_cast<size_t>(w.layer)].attention.probs[static_cast<size_t>(w.head)];
+  WhatIfRow r;
+  const deberta::Matrix& b = before[static_cast<size_t>(w.head)];
+  r.original.assign(static_cast<size_t>(b.cols()), 0.0);
+  r.changed.assign(static_cast<size_t>(b.cols()), 0.0);
+  for (int j = 0; j < b.cols(); ++j) {
+    r.original[static_cast<size_t>(j)] = b(w.query, j);
+    r.changed[static_cast<size_t>(j)] = after(w.query, j);
+    const double d = std::fabs(after(w.query, j) - b(w.query, j));
+    if (d > r.max_change) r.max_change = d, r.most_changed = j;
+  }
+  r.favourite_before = argmax_row(b, w.query);
+  r.favourite_after = argmax_row(after, w.query);
+  return r;
 }
 
 double lesson_mistake_window(const LessonStep& step, double value) {

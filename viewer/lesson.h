@@ -14,9 +14,16 @@
 // from the selected layer and layer 0 in full)
 // (probs, c2c/c2p/p2c, logits, the sequence context's rel_pos / c2p_row / p2c_row, the resolved
 // scale) or computed by the core (deberta::relative_distance, log_bucket_position, table_rows).
+//
+// Each step also carries the paper's passages it computes (`quotes`, from paper_quotes.h) and, where
+// its number depends on k, the scale factor or the p2c index, a "what if" (`what_if`): what_if_row
+// reruns the model through the core under that one ablation switch and returns the query's softmax
+// row before and after (issue 42, items 5 and 6).
 #pragma once
 
+#include "deberta/ablation.h"
 #include "deberta/model.h"
+#include "paper_quotes.h"
 
 #include <optional>
 #include <string>
@@ -58,6 +65,31 @@ struct LessonMistake {
   bool reading = false;
 };
 
+/// The one core switch (deberta::Ablation) a step's "what if" control turns (issue 42, item 6).
+enum class WhatIfKnob {
+  None,      ///< the step's number depends on none of them
+  Span,      ///< the relative span: read only the central 2K table rows, K ≤ k (max_relative_positions)
+  Scale,     ///< the scale factor f of s = 1/√(f·d) (ScaleMode::Fixed)
+  P2CIndex,  ///< the p2c index: the released code's δ(i, j) or the paper's δ(j, i)
+};
+
+/// A step's "what if": which switch, and whose softmax row (layer, head, query i) it redraws.
+struct LessonWhatIf {
+  WhatIfKnob knob = WhatIfKnob::None;
+  int layer = 0, head = 0, query = 0;
+  int64_t k = 0;                 ///< Span: the model's k (K ranges over 1 … k)
+  int64_t window = 0;            ///< Span: the K this run reads (k unless ablated)
+  double scale_factor = 0;       ///< Scale: this run's f
+  deberta::P2CIndex p2c_index = deberta::P2CIndex::Code;  ///< P2CIndex: this run's index
+};
+
+/// A value of the control: the K, the f or the index to try (only the knob's own field is read).
+struct WhatIfValue {
+  int64_t window = 0;
+  double scale_factor = 0;
+  deberta::P2CIndex p2c_index = deberta::P2CIndex::Code;
+};
+
 /// One step of the lesson.
 struct LessonStep {
   std::string title;         ///< e.g. "3. Relative distance δ(i, j) (eq. 3)"
@@ -78,6 +110,10 @@ struct LessonStep {
   /// other (distinguishable at the asked precision); a typed number names the nearest one whose
   /// window (lesson_mistake_window) holds it.
   std::vector<LessonMistake> mistakes;
+  /// The paper's passages this step computes (paper_quotes.h), shown beside the equation: one or
+  /// two per step, on every model (also where the step does not apply).
+  std::vector<PaperQuote> quotes;
+  LessonWhatIf what_if;      ///< the step's "what if" control (knob None: it has none here)
 };
 
 /// How far from a mistake's value a typed number still names it: 0.5 % of the value's own size (so a
@@ -122,6 +158,33 @@ struct LessonInput {
 /// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);
 
+/// The control's first value, chosen to differ from the run so that the redrawn row shows a change:
+/// Span K = ⌈k/2⌉ (the run's K − 1 when it is already a window), Scale f = 3 (the paper's) or 1
+/// (BERT's) on a model whose f is 3, P2CIndex the other index.
+WhatIfValue what_if_default(const LessonWhatIf& w);
+
+/// The run's ablation with the one switch of `w` set to `v`: max_relative_positions = K (Span),
+/// ScaleMode::Fixed with factor f (Scale), p2c_index (P2CIndex); every other switch as in `base`.
+deberta::Ablation what_if_ablation(const deberta::Ablation& base, const LessonWhatIf& w, const WhatIfValue& v);
+
+/// The query's softmax row before and after the change.
+struct WhatIfRow {
+  std::vector<double> original;  ///< `[N]` weights of query `w.query`, layer `w.layer`, head `w.head` in the run
+  std::vector<double> changed;   ///< `[N]` the same row under `what_if_ablation(run.ablation, w, v)`
+  int favourite_before = 0, favourite_after = 0;  ///< the key each gives the largest weight (first on ties)
+  double max_change = 0;         ///< max_j |changed − original|
+  int most_changed = 0;          ///< the key where it is reached
+};
+
+/// Recomputes the row through the core: deberta::forward(model, run.inputs, what_if_ablation(…),
+/// TraceLevel::Probs) — every layer under the change, not this layer alone — and reads query
+/// `w.query` of layer `w.layer`, head `w.head`; `original` is the same row of `run` (any trace level:
+/// it holds the probabilities). Cost: one forward pass without the term maps. Errors: a knob None,
+/// indices outside the run, and what resolve_attention refuses (K outside [1, k], f ≤ 0, a p2c index
+/// on a run without p2c) — std::invalid_argument or deberta's Error, naming the problem.
+WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& run, const LessonWhatIf& w,
+                      const WhatIfValue& v);
+
 /// True when `given` answers `step` (within `step.tolerance`; integers exactly).
 bool lesson_answer_ok(const LessonStep& step, double given);
 
@@ -157,6 +220,13 @@ struct LessonState {
   std::string error;         ///< build_lesson's error, if any
   deberta::Matrix map;       ///< the step's index map (rel_pos, rows, delta) as numbers, cached
   std::string map_key;       ///< what `map` holds ("" = nothing yet)
+  /// The step's "what if": the value tried, the row it gave, and for what (result generation, step,
+  /// value) both were made; recomputed only when that changes.
+  WhatIfValue what_if;
+  std::string what_if_for;   ///< the step whose control `what_if` belongs to ("" = not set yet)
+  WhatIfRow what_if_row;
+  std::string what_if_key;   ///< what `what_if_row` was computed for ("" = nothing yet)
+  std::string what_if_error; ///< what_if_row's error for `what_if_key`, if any
 };
 
 }  // namespace viewer

@@ -2,9 +2,12 @@
 // selected layer, head and cell, with the real numbers and the paper's equation numbers as printed
 // in arXiv 2006.03654 v6 (the same steps `deberta explain` prints; Ã unscaled, the score
 // Ã/√(f·d) with the model's own factor, the weights its softmax); the vectors behind each dot product (Q_c[i], K_c[j], K_r[δ],
-// Q_r[δ'] over the d dimensions and their element-wise products); the query's softmax row.
+// Q_r[δ'] over the d dimensions and their element-wise products); the query's softmax row. Each row
+// of the walk-through shows, in its last column, the paper's sentence or display that it computes
+// (paper_quotes.h: quote_for_explain_step), with its section and equation as printed in v6.
 #include "heatmap.h"
 #include "panels.h"
+#include "quote_widget.h"
 
 #include "deberta/explain.h"
 
@@ -12,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace viewer {
 
@@ -48,12 +52,14 @@ void DrawEquationPanel(App& app) {
   if (!r.ablation.is_default()) ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "under the ablation: %s", r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
 
   const auto steps = deberta::explanation_steps(e);
-  if (ImGui::BeginTable("steps", 3,
+  if (ImGui::BeginTable("steps", 4,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("paper", ImGuiTableColumnFlags_WidthFixed, 150);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 130);
     ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("with the numbers", ImGuiTableColumnFlags_WidthStretch, 1.7f);
+    ImGui::TableSetupColumn("with the numbers", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("in the paper's words (v6)", ImGuiTableColumnFlags_WidthStretch, 1.3f);
     ImGui::TableHeadersRow();
+    std::set<const PaperQuote*> shown;  // a passage two rows compute is written once
     for (const auto& st : steps) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
@@ -64,6 +70,13 @@ void DrawEquationPanel(App& app) {
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
       ImGui::TextWrapped("%s", st.numbers.c_str());
       if (app.gfx.mono) ImGui::PopFont();
+      ImGui::TableNextColumn();
+      if (const PaperQuote* q = quote_for_explain_step(st); !q)
+        ImGui::TextDisabled("(no passage recorded for this row)");
+      else if (!shown.insert(q).second)
+        ImGui::TextDisabled("the passage above (%s)", q->cite().c_str());
+      else
+        PaperQuoteText(*q);
     }
     ImGui::EndTable();
   }

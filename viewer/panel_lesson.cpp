@@ -9,6 +9,7 @@
 #include "heatmap.h"
 #include "lesson.h"
 #include "panels.h"
+#include "quote_widget.h"
 
 #include "deberta/equations.h"
 
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
@@ -171,6 +173,132 @@ void draw_step_map(App& app, const LessonStep& st) {
   ColorBar(app, scale, size, index ? "row / position" : t.map == "probs" ? "weight" : emd_map ? "value" : "score");
 }
 
+/// One query's softmax row before and after the "what if" change, on one scale: for each key j the
+/// run's weight (blue, left) and the changed one (orange, right); key j's index under every few
+/// bars, the query's favourite keys marked. Hover: both weights of the key.
+void what_if_bars(ViewerState& s, const WhatIfRow& r, ImVec2 size) {
+  const int n = static_cast<int>(r.original.size());
+  if (n == 0) return;
+  const float line = ImGui::GetTextLineHeight();
+  const float bars_h = std::max(size.y - line - 2, 30.0f), bw = size.x / static_cast<float>(n);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("what_if_bars", ImVec2(size.x, bars_h + line + 2));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + bars_h), IM_COL32(30, 32, 38, 255));
+  double top = 1e-12;
+  for (int j = 0; j < n; ++j) top = std::max({top, r.original[static_cast<size_t>(j)], r.changed[static_cast<size_t>(j)]});
+  const ImU32 before = IM_COL32(90, 150, 230, 255), after = IM_COL32(240, 150, 60, 255);
+  const float gap = bw > 4 ? 1.0f : 0.0f, half = std::max((bw - 2 * gap) * 0.5f, 0.5f);
+  for (int j = 0; j < n; ++j) {
+    const float x = p0.x + static_cast<float>(j) * bw + gap;
+    const float h0 = static_cast<float>(r.original[static_cast<size_t>(j)] / top) * (bars_h - 4);
+    const float h1 = static_cast<float>(r.changed[static_cast<size_t>(j)] / top) * (bars_h - 4);
+    dl->AddRectFilled(ImVec2(x, p0.y + bars_h - h0), ImVec2(x + half, p0.y + bars_h), before);
+    dl->AddRectFilled(ImVec2(x + half, p0.y + bars_h - h1), ImVec2(x + 2 * half, p0.y + bars_h), after);
+  }
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const int every = std::max(1, static_cast<int>(std::ceil(ImGui::CalcTextSize("000").x / std::max(bw, 1e-3f))));
+  for (int j = 0; j < n; j += every) {
+    const std::string l = std::to_string(j);
+    dl->AddText(ImVec2(p0.x + (static_cast<float>(j) + 0.5f) * bw - ImGui::CalcTextSize(l.c_str()).x * 0.5f, p0.y + bars_h + 1), text,
+                l.c_str());
+  }
+  if (hovered) {
+    const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, n - 1);
+    ImGui::SetTooltip("key j = %d '%s'\nweight in this run  %s\nweight with the change  %s", j, token_name(s, j).c_str(),
+                      fmt(r.original[static_cast<size_t>(j)], 5, false).c_str(), fmt(r.changed[static_cast<size_t>(j)], 5, false).c_str());
+  }
+}
+
+/// The step's "what if" control (issue 42, item 6): one core switch (the relative span K, the scale
+/// factor f or the p2c index) set to another value; the query's softmax row is recomputed through the
+/// core (what_if_row: a forward pass under that ablation) as soon as the value changes, and drawn
+/// beside the run's own row.
+void draw_what_if(App& app, const LessonStep& st) {
+  ViewerState& s = app.state;
+  LessonState& L = s.lesson;
+  const Result& r = *s.result;
+  const LessonWhatIf& w = st.what_if;
+  // A new step (or result) starts from the default change.
+  const std::string owner = std::to_string(r.generation) + "/" + std::to_string(L.step) + "/" + std::to_string(static_cast<int>(w.knob));
+  if (L.what_if_for != owner) L.what_if = what_if_default(w), L.what_if_for = owner;
+  WhatIfValue& v = L.what_if;
+  ImGui::Spacing();
+  ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1), "What if");
+  ImGui::SameLine();
+  ImGui::PushID("what_if");
+  std::string now;
+  if (w.knob == WhatIfKnob::Span) {
+    ImGui::TextUnformatted("the table were read through a window K (rows k − K … k + K − 1)?");
+    int K = static_cast<int>(v.window);
+    ImGui::SetNextItemWidth(220);
+    if (ImGui::SliderInt("K", &K, 1, static_cast<int>(w.k))) v.window = K;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("K = k")) v.window = w.k;
+    ImGui::SameLine();
+    ImGui::TextDisabled("this run: K = %lld of k = %lld", static_cast<long long>(w.window), static_cast<long long>(w.k));
+    now = "K = " + std::to_string(v.window);
+  } else if (w.knob == WhatIfKnob::Scale) {
+    ImGui::TextUnformatted("the scores were divided by √(f·d) with another factor f?");
+    float fv = static_cast<float>(v.scale_factor);
+    ImGui::SetNextItemWidth(220);
+    if (ImGui::SliderFloat("f", &fv, 0.25f, 8.0f, "%.2f")) v.scale_factor = std::max(0.25, static_cast<double>(fv));
+    for (const auto& [label, value] : {std::pair<const char*, double>{"1 (BERT)", 1.0}, {"2", 2.0}, {"3 (paper)", 3.0}}) {
+      ImGui::SameLine();
+      if (ImGui::SmallButton(label)) v.scale_factor = value;
+    }
+    ImGui::SameLine();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "this model: f = %g", w.scale_factor);
+    if (ImGui::SmallButton(buf)) v.scale_factor = w.scale_factor;
+    std::snprintf(buf, sizeof buf, "f = %g", v.scale_factor);
+    now = buf;
+  } else {
+    ImGui::TextUnformatted("p2c read the other row?");
+    if (ImGui::RadioButton("released code: Q_r[δ(i, j)]", v.p2c_index == deberta::P2CIndex::Code)) v.p2c_index = deberta::P2CIndex::Code;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("paper, eq. 4: Q_r[δ(j, i)]", v.p2c_index == deberta::P2CIndex::Paper)) v.p2c_index = deberta::P2CIndex::Paper;
+    ImGui::SameLine();
+    ImGui::TextDisabled("this run: %s", w.p2c_index == deberta::P2CIndex::Code ? "the code's δ(i, j)" : "the paper's δ(j, i)");
+    now = v.p2c_index == deberta::P2CIndex::Code ? "p2c index δ(i, j)" : "p2c index δ(j, i)";
+  }
+  ImGui::PopID();
+  // Recomputed through the core when the value (or the step, or the result) changes, not per frame.
+  char key[160];
+  std::snprintf(key, sizeof key, "%s/%d/%d/%d/%lld/%.17g/%d", owner.c_str(), w.layer, w.head, w.query, static_cast<long long>(v.window),
+                v.scale_factor, static_cast<int>(v.p2c_index));
+  if (L.what_if_key != key) {
+    L.what_if_key = key;
+    L.what_if_error.clear();
+    try {
+      L.what_if_row = what_if_row(r.model->model, r.trace, w, v);
+    } catch (const std::exception& e) {
+      L.what_if_row = {};
+      L.what_if_error = e.what();
+    }
+  }
+  if (!L.what_if_error.empty()) {
+    ErrorText("what if: " + L.what_if_error);
+    return;
+  }
+  const WhatIfRow& row = L.what_if_row;
+  ImGui::TextDisabled("softmax row of query i = %d '%s', layer %d, head %d: ", w.query, token_name(s, w.query).c_str(), w.layer, w.head);
+  ImGui::SameLine(0, 0);
+  ImGui::TextColored(ImVec4(0.45f, 0.65f, 1.0f, 1), "this run");
+  ImGui::SameLine();
+  ImGui::TextDisabled("beside");
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.25f, 1), "%s", now.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("(every layer recomputed under it, one scale)");
+  const float wdt = std::min(ImGui::GetContentRegionAvail().x, std::max(240.0f, 24.0f * static_cast<float>(row.original.size())));
+  what_if_bars(s, row, ImVec2(wdt, 110));
+  ImGui::TextDisabled("favourite key %d '%s' → %d '%s'; largest change %s at key %d '%s'", row.favourite_before,
+                      token_name(s, row.favourite_before).c_str(), row.favourite_after, token_name(s, row.favourite_after).c_str(),
+                      fmt(row.max_change, 3, false).c_str(), row.most_changed, token_name(s, row.most_changed).c_str());
+}
+
 void show_me(ViewerState& s, const LessonTarget& t) {
   for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
     if (t.tab == tab_name(static_cast<Tab>(k))) s.tab = static_cast<Tab>(k), s.switch_tab = true;
@@ -237,6 +365,17 @@ void DrawLessonPanel(App& app) {
     ImGui::Unindent(12);
     const ImVec2 p1(p0.x + ImGui::GetContentRegionAvail().x, ImGui::GetCursorScreenPos().y);
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y - 3), ImVec2(p0.x + 4, p1.y - 2), IM_COL32(90, 150, 230, 255));
+  }
+  // The paper's own words for what this step computes (paper_quotes.h), beside the equation.
+  if (!st.quotes.empty()) {
+    ImGui::Spacing();
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::Indent(12);
+    ImGui::TextDisabled("In the paper (arXiv 2006.03654 v6):");
+    for (const PaperQuote& q : st.quotes) PaperQuoteText(q);
+    ImGui::Unindent(12);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y), ImVec2(p0.x + 4, ImGui::GetCursorScreenPos().y - 4),
+                                              IM_COL32(200, 170, 110, 255));
   }
   ImGui::Spacing();
   ImGui::TextWrapped("%s", st.text.c_str());
@@ -320,6 +459,7 @@ void DrawLessonPanel(App& app) {
   Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
        ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
   // Only once the learner has answered right or revealed: the map would give the answer away.
+  if (L.answer_visible(st) && st.applies && st.what_if.knob != WhatIfKnob::None) draw_what_if(app, st);
   if (L.answer_visible(st)) draw_step_map(app, st);
 }
 

@@ -17,8 +17,11 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 
 using namespace deberta;
@@ -738,4 +741,248 @@ TEST_CASE("token links: a term's signed part of the score; the panel's layout; t
   std::string none;
   for (const auto& b : q.boxes) none += b.title;
   CHECK(none.find("Enhanced Mask Decoder") == std::string::npos);
+}
+
+// Issue 42, items 5 and 6: the paper's passage beside every step and Equation-tab row; the "what if"
+// control's row recomputed through the core.
+
+namespace {
+
+/// The models of items 5 and 6: a three-term bucketed model with a tokenizer, the pencil model, a
+/// two-term model, and two c2c-only models (one without relative attention at factor 1, one v1 whose
+/// factor counts pos_att_type).
+struct QuoteCase {
+  const char* dir;
+  const char* text;  // nullptr: run on ids (no tokenizer)
+  int ids;           // with text == nullptr: the number of ids
+};
+const QuoteCase kQuoteCases[] = {
+    {"notebooks_data/models/deberta-tiny", viewer::kDefaultText, 0},
+    {"notebooks_data/models/deberta-toy", "cat sat", 0},
+    {"notebooks_data/golden/v1_basic", nullptr, 12},
+    {"notebooks_data/golden/v1_c2p_only", nullptr, 12},
+    {"notebooks_data/models/zoo/deberta-tiny-c2c-abs", "And God said, Let there be light: and there was [MASK].", 0},
+    {"notebooks_data/golden_extra/v1_norel", nullptr, 12},
+};
+
+Run run_case(const QuoteCase& q) { return q.text ? run_text(source(q.dir), q.text) : run_ids(source(q.dir), q.ids); }
+
+/// Whether `quotes` cite what `title` names: each "eq. N" of the title is some quote's "(N)", and
+/// each "§x.y" or "appendix A.n" of the title is some quote's section.
+void check_title_cited(const std::string& title, const std::vector<viewer::PaperQuote>& quotes) {
+  const auto cited = [&](const std::string& what, bool equation) {
+    for (const auto& q : quotes) {
+      std::string where = equation ? q.equation : q.section;
+      for (char& ch : where) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (has(where, what)) return true;
+    }
+    return false;
+  };
+  for (size_t p = title.find("eq. "); p != std::string::npos; p = title.find("eq. ", p + 1)) {
+    const std::string n = title.substr(p + 4, 1);
+    CAPTURE(n);
+    CHECK(cited("(" + n + ")", true));
+  }
+  for (const char* sec : {"§3.1", "§3.2", "§5.2.1", "a.8", "a.9"}) {
+    std::string lower = title;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!has(lower, sec)) continue;
+    CAPTURE(sec);
+    // §3.2 (the EMD's place) is taught in the step's text; its quotes are the appendix's details.
+    if (std::string(sec) != "§3.2") CHECK(cited(sec, false));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every entry of the paper's table has a section and words; citations read as printed (issue 42, item 5)") {
+  for (int q = 0; q < static_cast<int>(viewer::Quote::Count); ++q) {
+    const viewer::PaperQuote& p = viewer::paper_quote(static_cast<viewer::Quote>(q));
+    CAPTURE(q);
+    CHECK(std::string(p.section).size() > 0);
+    CHECK(std::string(p.text).size() > 10);
+    CHECK((has(p.section, "§") || has(p.section, "Appendix A.")));
+    // An equation is cited as v6 prints it, "(N)", never as "eq. N" without brackets.
+    if (has(p.equation, "eq.")) CHECK(has(p.equation, "eq. ("));
+  }
+  CHECK(viewer::paper_quote(viewer::Quote::Scale).cite() == "§3.1, after eq. (4)");
+  CHECK(viewer::paper_quote(viewer::Quote::K512).cite() == "§3.1.1");
+  CHECK(viewer::paper_quote(viewer::Quote::NoBuckets).paraphrase);  // the buckets are not in the paper
+  CHECK(!viewer::paper_quote(viewer::Quote::P2CIndex).paraphrase);
+}
+
+TEST_CASE("every lesson step and every Equation-tab row shows the paper's passage: 3-term, 2-term, c2c-only (issue 42, item 5)") {
+  int skipped_somewhere = 0, rows_seen = 0;
+  std::set<std::string> labels;
+  for (const QuoteCase& k : kQuoteCases) {
+    CAPTURE(k.dir);
+    const Run r = run_case(k);
+    const int N = static_cast<int>(r.trace.inputs.size());
+    const auto steps = viewer::build_lesson(r.input(0, 0));
+    REQUIRE(steps.size() == 12);
+    for (const auto& s : steps) {
+      CAPTURE(s.title);
+      if (!s.applies) {
+        ++skipped_somewhere;
+        continue;  // a skipped step needs none (it has them anyway)
+      }
+      REQUIRE(!s.quotes.empty());
+      for (const auto& q : s.quotes) {
+        CHECK(std::string(q.section).size() > 0);
+        CHECK(std::string(q.text).size() > 10);
+      }
+      check_title_cited(s.title, s.quotes);
+    }
+    // The Equation tab's rows for a few cells (its walk-through is the core's explanation_steps),
+    // and with p2p switched on where the model has both projections (the "eq. 2 (p2p)" row).
+    std::vector<ForwardTrace> traces;
+    traces.push_back(r.trace);
+    if (r.trace.context.attention.c2p && r.trace.context.attention.p2c) {
+      Ablation p2p;
+      p2p.p2p = true;
+      traces.push_back(forward(r.model, r.trace.inputs, p2p, TraceLevel::Full, false));
+    }
+    for (const ForwardTrace& tr : traces)
+      for (const auto& [i, j] : {std::pair{0, 0}, {N - 1, 0}, {N / 2, N - 1}}) {
+        const CellExplanation e = explain_cell(r.model, tr, 0, 0, i, j);
+        for (const ExplainStep& st : explanation_steps(e)) {
+          CAPTURE(st.equation);
+          CAPTURE(st.formula);
+          const viewer::PaperQuote* q = viewer::quote_for_explain_step(st);
+          REQUIRE(q != nullptr);
+          CHECK(std::string(q->section).size() > 0);
+          CHECK(std::string(q->text).size() > 10);
+          labels.insert(st.equation);
+          ++rows_seen;
+          // Ordinary attention (c2c alone at 1/√d) cites §3.1's display for its scale and softmax;
+          // a model with position terms the scale sentence and eq. 4.
+          const bool plain = !(e.has_c2p || e.has_p2c || e.has_p2p) && e.scale_factor == 1;
+          if (st.equation == "scale")
+            CHECK(q == &viewer::paper_quote(plain ? viewer::Quote::StandardAttention : viewer::Quote::Scale));
+          if (st.equation == "softmax")
+            CHECK(q == &viewer::paper_quote(plain ? viewer::Quote::StandardAttention : viewer::Quote::Eq4Softmax));
+        }
+      }
+  }
+  CHECK(skipped_somewhere > 0);  // the c2c-only models skip steps (no δ, no c2p, no p2c)
+  CHECK(rows_seen > 0);
+  // Every kind of row the walk-through makes was seen (so each was given its passage above).
+  for (const char* l : {"eq. 3", "eq. 4 (p2c index)", "scale", "§3.1 (standard attention)", "eq. 4 (c2c)", "eq. 4 (c2p)",
+                        "eq. 4 (p2c)", "eq. 2 (p2p)", "§3.1 (score)", "eq. 4 (sum)", "softmax"})
+    CHECK_MESSAGE(labels.count(l) == 1, l);
+  // A label the table does not know has no passage (so a new core row fails the loop above).
+  CHECK(viewer::quote_for_explain_step(ExplainStep{"eq. 9 (new)", "x", "y"}) == nullptr);
+}
+
+TEST_CASE("what if: the redrawn row is the core's forward under the change, and moves only when it should (issue 42, item 6)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+  const Run r = run_text(dir, kDefaultText);
+  const int layer = 1, head = 2;
+  const auto steps = viewer::build_lesson(r.input(layer, head));
+  const auto& att = r.trace.context.attention;
+  std::map<viewer::WhatIfKnob, int> knobs;
+  for (const auto& s : steps) {
+    CAPTURE(s.title);
+    const viewer::LessonWhatIf& w = s.what_if;
+    if (w.knob == viewer::WhatIfKnob::None) continue;
+    ++knobs[w.knob];
+    CHECK(w.layer == s.show.layer);
+    CHECK(w.head == s.show.head);
+    CHECK(w.query == s.show.i);
+    // The reference: the core's forward with the switch set here, by hand, not through what_if_ablation.
+    const auto reference = [&](const viewer::WhatIfValue& v) {
+      Ablation a;
+      if (w.knob == viewer::WhatIfKnob::Span) a.max_relative_positions = v.window;
+      if (w.knob == viewer::WhatIfKnob::Scale) a.scale_mode = ScaleMode::Fixed, a.scale_factor = v.scale_factor;
+      if (w.knob == viewer::WhatIfKnob::P2CIndex) a.p2c_index = v.p2c_index;
+      const ForwardTrace t = forward(r.model, r.trace.inputs, a, TraceLevel::Full, false);
+      return Eigen::VectorXd(t.layers[static_cast<size_t>(w.layer)].attention.probs[static_cast<size_t>(w.head)].row(w.query).transpose());
+    };
+    const Eigen::VectorXd run_row = r.trace.layers[static_cast<size_t>(layer)].attention.probs[head].row(w.query).transpose();
+    const auto as_vector = [](const std::vector<double>& v) { return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())); };
+    // The default change: another K, f or index; the row is the core's and it moves.
+    const viewer::WhatIfValue changed = viewer::what_if_default(w);
+    const viewer::WhatIfRow row = viewer::what_if_row(r.model, r.trace, w, changed);
+    const Eigen::VectorXd want = reference(changed);
+    REQUIRE(static_cast<Eigen::Index>(row.changed.size()) == want.size());
+    CHECK((as_vector(row.changed) - want).cwiseAbs().maxCoeff() <= 1e-12);
+    CHECK((as_vector(row.original) - run_row).cwiseAbs().maxCoeff() == 0.0);
+    CHECK(row.max_change > 1e-6);
+    CHECK(std::fabs(row.max_change - (as_vector(row.changed) - run_row).cwiseAbs().maxCoeff()) <= 1e-15);
+    CHECK(std::fabs(as_vector(row.changed).sum() - 1.0) < 1e-12);
+    // The run's own setting: the same row (nothing to redraw).
+    viewer::WhatIfValue same;
+    same.window = att.window, same.scale_factor = att.scale_factor, same.p2c_index = att.p2c_index;
+    const viewer::WhatIfRow unchanged = viewer::what_if_row(r.model, r.trace, w, same);
+    CHECK((as_vector(unchanged.changed) - run_row).cwiseAbs().maxCoeff() <= 1e-12);
+    CHECK(unchanged.max_change <= 1e-12);
+    if (w.knob == viewer::WhatIfKnob::Span) {
+      CHECK(changed.window < att.k);
+      // K = 1 keeps only rows k − 1 and k: every key but the query's neighbours reads one of two rows.
+      viewer::WhatIfValue one;
+      one.window = 1;
+      CHECK((as_vector(viewer::what_if_row(r.model, r.trace, w, one).changed) - reference(one)).cwiseAbs().maxCoeff() <= 1e-12);
+    }
+    if (w.knob == viewer::WhatIfKnob::Scale) CHECK(changed.scale_factor != att.scale_factor);
+    if (w.knob == viewer::WhatIfKnob::P2CIndex) CHECK(changed.p2c_index != att.p2c_index);
+  }
+  // Steps 3, 4, 6 depend on k; 7, 9, 10 on the scale; 8 on the p2c index.
+  CHECK(knobs[viewer::WhatIfKnob::Span] == 3);
+  CHECK(knobs[viewer::WhatIfKnob::Scale] == 3);
+  CHECK(knobs[viewer::WhatIfKnob::P2CIndex] == 1);
+  CHECK(step_titled(steps, "3.").what_if.knob == viewer::WhatIfKnob::Span);
+  CHECK(step_titled(steps, "8.").what_if.knob == viewer::WhatIfKnob::P2CIndex);
+  CHECK(step_titled(steps, "9.").what_if.knob == viewer::WhatIfKnob::Scale);
+
+  // On an ablated run the change is made on top of the run's ablation: the paper's index, switched
+  // back to the code's by the control, is the model as trained.
+  Ablation paper;
+  paper.p2c_index = P2CIndex::Paper;
+  Run ablated = run_text(dir, kDefaultText);
+  ablated.trace = forward(ablated.model, ablated.trace.inputs, paper, TraceLevel::Full, true);
+  const auto& s8 = step_titled(viewer::build_lesson(ablated.input(layer, head)), "8.");
+  REQUIRE(s8.what_if.knob == viewer::WhatIfKnob::P2CIndex);
+  CHECK(s8.what_if.p2c_index == P2CIndex::Paper);
+  const viewer::WhatIfValue back = viewer::what_if_default(s8.what_if);
+  CHECK(back.p2c_index == P2CIndex::Code);
+  const viewer::WhatIfRow row = viewer::what_if_row(ablated.model, ablated.trace, s8.what_if, back);
+  const Eigen::VectorXd trained = r.trace.layers[static_cast<size_t>(layer)].attention.probs[head].row(s8.what_if.query).transpose();
+  CHECK((Eigen::Map<const Eigen::VectorXd>(row.changed.data(), static_cast<Eigen::Index>(row.changed.size())) - trained)
+            .cwiseAbs().maxCoeff() <= 1e-12);
+  CHECK(row.max_change > 1e-6);
+}
+
+TEST_CASE("what if: where the number depends on no switch there is no control; bad values are refused (issue 42, item 6)") {
+  // c2c only without relative attention: no span, no p2c index; the scale still applies.
+  const Run c = run_text(source("notebooks_data/models/zoo/deberta-tiny-c2c-abs"), "And God said, Let there be light: and there was [MASK].");
+  for (const auto& s : viewer::build_lesson(c.input(0, 0))) {
+    CAPTURE(s.title);
+    CHECK(s.what_if.knob != viewer::WhatIfKnob::Span);
+    CHECK(s.what_if.knob != viewer::WhatIfKnob::P2CIndex);
+    if (!s.applies) CHECK(s.what_if.knob == viewer::WhatIfKnob::None);
+  }
+  CHECK(step_titled(viewer::build_lesson(c.input(0, 0)), "9.").what_if.knob == viewer::WhatIfKnob::Scale);
+  // A model without p2c: step 8 has no control.
+  const Run np = run_text(source("notebooks_data/models/zoo/deberta-tiny-no-p2c"), kDefaultText);
+  CHECK(step_titled(viewer::build_lesson(np.input(0, 0)), "8.").what_if.knob == viewer::WhatIfKnob::None);
+  // A masked head: its row is all 0 whatever the switch, so no control.
+  Run masked = run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText);
+  Ablation mask;
+  mask.head_mask = {{1, 2}};
+  masked.trace = forward(masked.model, masked.trace.inputs, mask, TraceLevel::Full, true);
+  for (const auto& s : viewer::build_lesson(masked.input(1, 2)))
+    if (s.show.layer == 1) CHECK(s.what_if.knob == viewer::WhatIfKnob::None);
+  // Values the core refuses: K beyond k, f ≤ 0; a step without a control.
+  const Run r = run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText);
+  const auto& s3 = step_titled(viewer::build_lesson(r.input(0, 0)), "3.");
+  viewer::WhatIfValue v = viewer::what_if_default(s3.what_if);
+  v.window = s3.what_if.k + 1;
+  CHECK_THROWS(viewer::what_if_row(r.model, r.trace, s3.what_if, v));
+  viewer::LessonWhatIf none;
+  CHECK_THROWS_AS(viewer::what_if_row(r.model, r.trace, none, v), std::invalid_argument);
+  const auto& s9 = step_titled(viewer::build_lesson(r.input(0, 0)), "9.");
+  v = viewer::what_if_default(s9.what_if);
+  v.scale_factor = 0;
+  CHECK_THROWS(viewer::what_if_row(r.model, r.trace, s9.what_if, v));
 }
