@@ -20,10 +20,16 @@ Serves SITE_DIR on a free loopback port and checks:
       Hangul / Kana / Han among the predictions, the choice said in #model-note.
   (g) so does a model load: the bundled model opened again; the frames drawn meanwhile see at
       least two values of the load's progress (a load in one call: one at most).
+  (i) typing and pasting reach the sentence boxes through the page's text bridge (issue 40): a
+      Korean sentence composed with an input method (Input.imeSetComposition, Input.insertText)
+      with "[MASK]" typed as key presses, and a Japanese sentence pasted with Ctrl+V from the
+      browser's clipboard, each into the text box; a Korean sentence pasted into the pair box.
+      #tokens spells exactly the entered text (no [UNK]) and #predictions holds Hangul or Kana.
 Exit 0 when all pass; prints what failed otherwise.
 """
 import base64
 import functools
+import re
 import http.server
 import json
 import os
@@ -111,6 +117,39 @@ class Page:
         time.sleep(0.2)
         self.call("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", buttons=0, clickCount=1)
 
+    def frames(self, n):
+        """Waits until the page has begun `n` more animation frames (the main loop runs in them):
+        a key held that long is seen by at least one ImGui frame, however slow the frames are."""
+        self.eval("new Promise(r => { let k = %d; const f = () => (--k > 0 ? requestAnimationFrame(f) : r(1)); "
+                  "requestAnimationFrame(f); })" % n)
+
+    def key(self, key, code, vk, modifiers=0, text=None):
+        """One key pressed and released (Input.dispatchKeyEvent), held for two frames. `text`: the
+        character it types (a keypress and an input event), None for a key that types nothing."""
+        down = dict(type="keyDown" if text else "rawKeyDown", key=key, code=code, windowsVirtualKeyCode=vk,
+                    nativeVirtualKeyCode=vk, modifiers=modifiers)
+        if text:
+            down.update(text=text, unmodifiedText=text)
+        self.call("Input.dispatchKeyEvent", **down)
+        self.frames(2)
+        self.call("Input.dispatchKeyEvent", type="keyUp", key=key, code=code, windowsVirtualKeyCode=vk,
+                  nativeVirtualKeyCode=vk, modifiers=modifiers)
+
+    def chord(self, key, code, vk):
+        """Ctrl+`key`: Control held, the key pressed and released, Control released (each seen by
+        a frame). The browser acts on the chord as on a user's (Ctrl+V pastes its clipboard)."""
+        self.call("Input.dispatchKeyEvent", type="rawKeyDown", key="Control", code="ControlLeft",
+                  windowsVirtualKeyCode=17, nativeVirtualKeyCode=17, modifiers=2)
+        self.frames(2)
+        self.call("Input.dispatchKeyEvent", type="rawKeyDown", key=key, code=code, windowsVirtualKeyCode=vk,
+                  nativeVirtualKeyCode=vk, modifiers=2)
+        self.frames(2)
+        self.call("Input.dispatchKeyEvent", type="keyUp", key=key, code=code, windowsVirtualKeyCode=vk,
+                  nativeVirtualKeyCode=vk, modifiers=2)
+        self.call("Input.dispatchKeyEvent", type="keyUp", key="Control", code="ControlLeft",
+                  windowsVirtualKeyCode=17, nativeVirtualKeyCode=17, modifiers=0)
+        self.frames(2)
+
     def screenshot(self, path):
         data = self.call("Page.captureScreenshot", format="png")["data"]
         with open(path, "wb") as f:
@@ -125,6 +164,155 @@ class Page:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+def spelled(tokens):
+    """The text a list of token labels spells (#tokens: one a line), spaces dropped: byte pieces
+    (<0xE9>) joined back into UTF-8, [CLS], [SEP] and empty lines left out."""
+    out = bytearray()
+    for t in tokens:
+        if re.fullmatch(r"<0x[0-9A-Fa-f]{2}>", t):
+            out.append(int(t[3:5], 16))
+        elif t not in ("[CLS]", "[SEP]"):
+            out += t.encode()
+    return out.decode("utf-8", "replace").replace(" ", "")
+
+
+def typing_check(chromium, base, out, failures):
+    """(i) Typing and pasting into the sentence boxes (issue 40): the page's text bridge, an HTML
+    text field kept over the active ImGui box, takes what the browser gives only to real text
+    fields (an input method's composition, a paste) and hands it to the box."""
+    tokens_js = "document.getElementById('tokens').textContent"
+    predictions = "document.getElementById('predictions').textContent"
+    korean = "나는 도서관에서 [MASK]을 읽었다."
+    japanese = "私は図書館で本を[MASK]。"
+    pair = "고양이가 잔다."
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    # A Korean start text opens the multilingual bundled model (check (h)); the test replaces it.
+    page = Page(chromium, base + "?text=" + urllib.parse.quote("안녕하세요 [MASK]."), profile)
+    try:
+        # A page 900 pixels high: the Model & text panel (46 % of the height) shows both boxes
+        # without scrolling (at 657, headless chromium's height for --window-size=1280,800, the
+        # pair box is below the panel's fold).
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+        page.call("Browser.grantPermissions", origin=base.rstrip("/"),
+                  permissions=["clipboardReadWrite", "clipboardSanitizedWrite"])
+        page.wait_for(predictions, 180, "the first predictions of the start text")
+
+        def open_box(name):
+            """Clicks the sentence box `name` and waits for the bridge to sit over it, focused."""
+            rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], [%s])" % json.dumps(name), 30,
+                                 "the %s box on screen" % name)
+            x0, y0, x1, y1 = (float(v) for v in rect.split())
+            page.click((x0 + x1) / 2, (y0 + y1) / 2)
+            got = page.wait_for("(() => { const b = document.getElementById('text-bridge'); "
+                                "if (document.activeElement !== b) return ''; const r = b.getBoundingClientRect(); "
+                                "return [r.left, r.top, r.right, r.bottom].join(' '); })()", 30,
+                                "the text bridge focused over the %s box (is the box inside its panel?)" % name)
+            b = [float(v) for v in got.split()]
+            if max(abs(b[0] - x0), abs(b[1] - y0), abs(b[2] - x1), abs(b[3] - y1)) > 1.5:
+                failures.append("(i) the bridge %s is not over the %s box %s" % (got, name, rect))
+            page.chord("a", "KeyA", 65)  # select all: the entered text replaces the box's
+
+        # Korean by input method: the first word composed jamo by jamo, as a Korean IME does
+        # (ㄴ → 나 → 난 → 나는), then committed; "[MASK]" as key presses; the rest composed and committed.
+        # The bridge's caret (where the browser opens the IME's window) follows the box's cursor:
+        # at the start of the emptied box, then after the entered text.
+        caret_js = ("(() => { const b = document.getElementById('text-bridge'); "
+                    "return b.classList.contains('composing') ? [b.value, parseFloat(b.style.paddingLeft)] : null; })()")
+        open_box("text")
+        page.key("Backspace", "Backspace", 8)  # the selected start text goes (a key ImGui takes through GLFW)
+        before = page.eval(tokens_js)
+        for step in ("ㄴ", "나", "난", "나는"):
+            page.call("Input.imeSetComposition", text=step, selectionStart=len(step), selectionEnd=len(step))
+        page.frames(2)
+        first = page.eval(caret_js)
+        if not first or first[0] != "나는":
+            failures.append("(i) while composing, the bridge shows %r, not the composition '나는'" % (first,))
+        page.call("Input.insertText", text="나는 도서관에서 ")
+        for c in "[MASK]":
+            page.key(c, {"[": "BracketLeft", "]": "BracketRight"}.get(c, "Key" + c), {"[": 219, "]": 221}.get(c, ord(c)),
+                     modifiers=8 if c.isupper() else 0, text=c)
+        page.call("Input.imeSetComposition", text="을", selectionStart=1, selectionEnd=1)
+        page.frames(2)
+        second = page.eval(caret_js)
+        print("(i) the bridge's caret from the box's left edge: %s at the start, %s after the entered text" % (first, second))
+        if not first or not second or not (first[1] < 10 and second[1] > first[1] + 50):
+            failures.append("(i) the bridge's caret does not follow the box's cursor: %s, then %s" % (first, second))
+        page.call("Input.insertText", text="을 읽었다.")
+        page.frames(2)
+        page.key("Enter", "Enter", 13, text="\r")
+        want = korean.replace(" ", "")
+        got = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (tokens_js, json.dumps(before)), 120,
+                            "#tokens of the Korean sentence")
+        tokens = got.split("\n")
+        words = page.eval(predictions)
+        print("(i) Korean by IME: tokens %s\n%s" % (tokens, words.strip()))
+        if spelled(tokens) != want:
+            failures.append("(i) the Korean entered by IME did not reach the box: #tokens spell %r, not %r"
+                            % (spelled(tokens), want))
+        if "[UNK]" in tokens:
+            failures.append("(i) Korean by IME: [UNK] in #tokens %s" % tokens)
+        if not any(0xAC00 <= ord(c) <= 0xD7A3 for c in words.split("\n", 1)[-1]):
+            failures.append("(i) Korean by IME: no Hangul among the predictions: %r" % words)
+        if page.eval("document.getElementById('text-bridge').style.display") != "none":
+            failures.append("(i) the bridge stays on screen after Enter closed the box")
+
+        # Japanese pasted: written to the browser's clipboard, then Ctrl+V in the box.
+        page.eval("navigator.clipboard.writeText(%s).then(() => 1)" % json.dumps(japanese))
+        open_box("text")
+        before = page.eval(tokens_js)
+        page.chord("v", "KeyV", 86)
+        page.key("Enter", "Enter", 13, text="\r")
+        got = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (tokens_js, json.dumps(before)), 120,
+                            "#tokens of the pasted Japanese sentence")
+        tokens = got.split("\n")
+        page.frames(2)
+        words = page.eval(predictions)
+        print("(i) Japanese pasted: tokens %s\n%s" % (tokens, words.strip()))
+        if spelled(tokens) != japanese.replace(" ", ""):
+            failures.append("(i) the pasted Japanese did not reach the box: #tokens spell %r" % spelled(tokens))
+        if "[UNK]" in tokens:
+            failures.append("(i) Japanese pasted: [UNK] in #tokens %s" % tokens)
+        if not any(0x3040 <= ord(c) <= 0x30FF for c in words.split("\n", 1)[-1]):
+            failures.append("(i) Japanese pasted: no Kana among the predictions: %r" % words)
+
+        # And a copy goes out: Ctrl+A, Ctrl+C in the box put its text on the browser's clipboard
+        # (ImGui's copy, through navigator.clipboard); Escape closes the box and hides the bridge.
+        page.eval("navigator.clipboard.writeText('-').then(() => 1)")
+        open_box("text")
+        page.chord("c", "KeyC", 67)
+        try:  # the write is asynchronous: wait for the clipboard to change from "-"
+            copied = page.wait_for("navigator.clipboard.readText().then(t => t !== '-' ? t : '')", 10, "the copy")
+        except RuntimeError:
+            copied = "-"
+        page.key("Escape", "Escape", 27)
+        page.frames(2)
+        print("(i) Ctrl+C in the box copied %r" % copied)
+        if copied != japanese:
+            failures.append("(i) Ctrl+A, Ctrl+C in the box copied %r, not its text %r" % (copied, japanese))
+        if page.eval("document.getElementById('text-bridge').style.display") != "none":
+            failures.append("(i) the bridge stays on screen after Escape closed the box")
+
+        # The pair box takes a paste too: [CLS] A [SEP] B [SEP].
+        page.eval("navigator.clipboard.writeText(%s).then(() => 1)" % json.dumps(pair))
+        open_box("pair")
+        before = page.eval(tokens_js)
+        page.chord("v", "KeyV", 86)
+        page.key("Enter", "Enter", 13, text="\r")
+        got = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (tokens_js, json.dumps(before)), 120,
+                            "#tokens with the pasted pair")
+        tokens = got.split("\n")
+        seps = [k for k, t in enumerate(tokens) if t == "[SEP]"]
+        print("(i) pair pasted: tokens %s" % tokens)
+        if len(seps) != 2 or spelled(tokens[seps[0] + 1:seps[1]]) != pair.replace(" ", ""):
+            failures.append("(i) the pasted pair did not reach the pair box: #tokens %s" % tokens)
+        page.screenshot(os.path.join(out, "web_typed.png"))
+    except RuntimeError as e:  # a box the bridge never reached, a result that never came
+        failures.append("(i) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def main():
@@ -250,6 +438,8 @@ def main():
         finally:
             page.close()
             shutil.rmtree(profile, ignore_errors=True)
+
+    typing_check(chromium, base, out, failures)
 
     # (f) long work does not freeze the page: a 500-token input on the bundled 512-token model, then
     # c2p off (every layer re-runs). The page keeps drawing while it computes (frames counted with

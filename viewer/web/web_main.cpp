@@ -11,8 +11,11 @@
 //                              load's ("loading the model: 40 %"), "" when idle
 //   web_load_frames()          frames drawn while the last model load ran (the browser test's
 //                              "the page does not freeze during a load": ≥ 2 for a stepped load)
-//   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch) was drawn: the browser
-//                              test clicks it with real mouse events
+//   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch, the "text" box) was
+//                              drawn: the browser test clicks it with real mouse events
+//   web_text_input(utf8)       text typed, composed by an input method or pasted into the page's
+//                              text bridge (index.html's <input id="text-bridge">): it reaches the
+//                              active ImGui text box as typed characters
 // and the page shows the newest predictions in <pre id="predictions"> and the input's tokens, one a
 // line, in <pre id="tokens"> (what the browser test reads; hidden, read by screen readers).
 #include "app.h"
@@ -27,7 +30,9 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // GImGui: which text box is active, where its cursor is (the text bridge)
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -42,6 +47,59 @@ std::unique_ptr<viewer::App> g_app;
 uint64_t g_shown_generation = 0;
 int g_load_frames = 0;  // frames begun while model A's load ran, since the last web_open_model_files
 std::string g_shown_note;
+
+// The text bridge (docs/web.md, issue 40): the browser gives input-method text and pasted text
+// only to a real HTML text field, never to a canvas. While an ImGui text box is active, index.html
+// keeps a nearly invisible <input id="text-bridge"> over it, focused; what lands in that field
+// (typed, composed, pasted) comes back through web_text_input() and is handed to ImGui as typed
+// characters. Keys (Enter, Escape, Tab, arrows, Backspace, Ctrl+A) still reach ImGui through GLFW.
+std::string g_pending_text;  // from web_text_input, not yet given to ImGui
+ImVec2 g_ime_pos(0, 0);      // ImGui's IME hook: the active box's cursor (top of the line), ImGui pixels
+std::array<float, 8> g_bridge_placed{};  // the last placement sent to index.html (sent again on change)
+
+/// ImGui 1.86's platform IME hook (io.ImeSetInputScreenPosFn): where the text cursor of the active
+/// box is; the bridge puts its own caret there, so the browser opens the IME's candidate window at it.
+void ime_set_input_pos(int x, int y) { g_ime_pos = ImVec2(static_cast<float>(x), static_cast<float>(y)); }
+
+/// Hands the bridge's text to ImGui (io.AddInputCharactersUTF8: each character as if typed, so
+/// the active box inserts it at its cursor, replacing a selection). ImGui drops characters that
+/// arrive while Ctrl is held (they are shortcuts), so a Ctrl+V paste waits until Ctrl is released.
+void feed_bridge_text() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (g_pending_text.empty() || (io.KeyCtrl && !io.KeyAlt)) return;
+  io.AddInputCharactersUTF8(g_pending_text.c_str());
+  g_pending_text.clear();
+}
+
+/// Tells index.html where to keep the bridge: over the active, editable ImGui text box (its rect
+/// when it is a named box, "text" or "pair", else a strip from its cursor), with the caret at the
+/// box's cursor, in CSS pixels (ImGui's display is the canvas's CSS size); hidden otherwise.
+void place_text_bridge(const viewer::ViewerState& s) {
+  const ImGuiContext& g = *GImGui;
+  const bool active = g.ActiveId != 0 && g.InputTextState.ID == g.ActiveId &&
+                      !(g.InputTextState.Flags & ImGuiInputTextFlags_ReadOnly);
+  std::array<float, 8> place{};
+  if (active) {
+    const float line = g.FontSize, pad = g.Style.FramePadding.y;
+    place = {1, g_ime_pos.x, g_ime_pos.y - pad, g_ime_pos.x + 240, g_ime_pos.y + line + pad, g_ime_pos.x, line, 0};
+    for (const char* name : {"text", "pair"}) {
+      const auto it = s.widget_rects.find(name);
+      if (it == s.widget_rects.end()) continue;
+      const auto& r = it->second;
+      if (g_ime_pos.x >= r[0] - 1 && g_ime_pos.x <= r[2] && g_ime_pos.y >= r[1] && g_ime_pos.y < r[3])
+        place = {1, r[0], r[1], r[2], r[3], g_ime_pos.x, line, 0};
+    }
+    // The composing text's background: the box's (FrameBg over WindowBg), as 0xRRGGBB.
+    const ImVec4 f = g.Style.Colors[ImGuiCol_FrameBg], w = g.Style.Colors[ImGuiCol_WindowBg];
+    auto channel = [&](float a, float b) { return static_cast<int>(255.0f * (a * f.w + b * (1.0f - f.w)) + 0.5f); };
+    place[7] = static_cast<float>((channel(f.x, w.x) << 16) | (channel(f.y, w.y) << 8) | channel(f.z, w.z));
+  }
+  if (place == g_bridge_placed) return;
+  g_bridge_placed = place;
+  EM_ASM({
+    if (window.debertaTextBridge) window.debertaTextBridge.place($0 !== 0, $1, $2, $3, $4, $5, $6, $7);
+  }, place[0], place[1], place[2], place[3], place[4], place[5], place[6], place[7]);
+}
 
 /// Writes `text` into the element with id `id` (textContent).
 void set_element_text(const char* id, const std::string& text) {
@@ -123,6 +181,7 @@ void frame() {
   viewer::ViewerState& s = app.state;
   fit_canvas();
   glfwPollEvents();
+  feed_bridge_text();
   if (app.jobs.loading.valid() && app.jobs.loading.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     ++g_load_frames;
   // One thread: ~25 ms of a model load's steps (one tensor each; started in an earlier frame, which
@@ -149,6 +208,7 @@ void frame() {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   viewer::build_frame(app);
+  place_text_bridge(s);
   int fb_w = 0, fb_h = 0;
   viewer::render_frame(g_window, &fb_w, &fb_h);
   if (!s.window_png_request.empty()) {  // read before the browser composites the frame
@@ -222,6 +282,14 @@ EMSCRIPTEN_KEEPALIVE const char* web_progress() {
   return stage.c_str();
 }
 
+/// Text from the page's text bridge (index.html: typed, committed by an input method, or pasted;
+/// UTF-8, newlines already turned into spaces): queued, and given to the active ImGui text box at
+/// the next frame as typed characters (feed_bridge_text). Text with no active box is dropped by
+/// ImGui, as keys pressed over no text box are.
+EMSCRIPTEN_KEEPALIVE void web_text_input(const char* utf8) {
+  if (utf8) g_pending_text += utf8;
+}
+
 /// Runs the golden cases bundled in the site; returns "selftest: N passed, M failed".
 EMSCRIPTEN_KEEPALIVE const char* web_selftest() {
   static std::string line;
@@ -249,6 +317,18 @@ int main() {
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
+  ImGuiIO& io = ImGui::GetIO();
+  io.ImeSetInputScreenPosFn = ime_set_input_pos;
+  // Emscripten's GLFW has no clipboard (glfwGetClipboardString returns nothing): pastes come
+  // through the bridge's paste event; ImGui's copies (Ctrl+C, Ctrl+X in a box) go to the system
+  // clipboard when the browser allows it (navigator.clipboard, a secure page such as localhost).
+  io.GetClipboardTextFn = [](void*) -> const char* { return nullptr; };
+  io.SetClipboardTextFn = [](void*, const char* text) {
+    EM_ASM({
+      if (navigator.clipboard && navigator.clipboard.writeText)
+        navigator.clipboard.writeText(UTF8ToString($0)).catch(() => {});
+    }, text);
+  };
   ImGui_ImplOpenGL3_Init("#version 300 es");
   viewer::set_style();
 
