@@ -3,10 +3,10 @@
 // caption naming the model, text, layer, head, term and ablation.
 //
 // No OpenGL here: the figure is drawn with cairo's PDF / SVG surfaces from the same matrices and
-// the same colour maps (heatmap.h's `color_of`) the viewer shows, so a figure and the screen agree.
+// the same colour maps (colormap.h's `color_of`) the viewer shows, so a figure and the screen agree.
 #pragma once
 
-#include "heatmap.h"
+#include "colormap.h"
 #include "state.h"
 #include "worker.h"
 

@@ -1,6 +1,9 @@
 // headless.cpp — the headless driver (see headless.h).
 #include "headless.h"
 
+#include "deberta/backend.h"
+
+#include "exporters.h"
 #include "figure_export.h"
 #include "panels.h"
 
@@ -87,7 +90,8 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     print_state(s);
   }
   if (ready && frames_after_ready_++ == 0 && s.result)
-    std::printf("computed %d tokens in %.1f ms (encoder from layer %lld)%s%s\n", token_count(s), s.result->compute_ms,
+    std::printf("computed %d tokens in %.1f ms on the %s backend (encoder from layer %lld)%s%s\n", token_count(s),
+                s.result->compute_ms, deberta::backend_name(deberta::backend()),
                 static_cast<long long>(s.result->first_layer),
                 ablation_latency_ms_ >= 0 ? (", ablation shown " + std::to_string(static_cast<int>(ablation_latency_ms_)) +
                                              " ms after the switch").c_str() : "",

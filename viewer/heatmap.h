@@ -1,4 +1,5 @@
-// heatmap.h — score maps as OpenGL textures (GL_NEAREST), colour maps and colour bars.
+// heatmap.h — score maps as OpenGL textures (GL_NEAREST) and colour bars, in ImGui. The colour maps
+// themselves are GL-free: colormap.h.
 //
 // A map of N_q × N_k values becomes one RGBA texture of N_k × N_q texels drawn with ImGui::Image,
 // not N² rectangles (under software rendering 12 × 128² rectangles cost ~100 ms a frame, textures
@@ -6,6 +7,7 @@
 #pragma once
 
 #include "app.h"
+#include "colormap.h"
 
 #include <imgui.h>
 
@@ -14,25 +16,6 @@
 #include <vector>
 
 namespace viewer {
-
-/// Perceptual colour maps: viridis for probabilities and other non-negative values, a diverging
-/// blue–white–red map (ColorBrewer RdBu) centred on 0 for signed scores.
-enum class ColorMap { Viridis = 0, Diverging = 1 };
-
-/// How values map to colours: [lo, hi] (diverging maps use lo = −hi so 0 is white).
-struct ColorScale {
-  ColorMap map = ColorMap::Viridis;
-  double lo = 0, hi = 1;
-  /// A diverging scale symmetric around 0 reaching `max_abs` (at least a tiny positive value).
-  static ColorScale diverging(double max_abs);
-  /// Viridis over [lo, hi].
-  static ColorScale sequential(double lo, double hi);
-};
-
-/// RGBA (ImGui's packed ABGR byte order) for value `v` under `scale`.
-uint32_t color_of(const ColorScale& scale, double v);
-/// Colour-mapped pixels of `m`, row-major RGBA bytes (4 per value).
-std::vector<uint8_t> colorize(const deberta::Matrix& m, const ColorScale& scale);
 
 /// What to draw on top of a map.
 struct Overlay {
@@ -82,13 +65,5 @@ void VectorBars(const char* label, const Eigen::VectorXd& v, double max_abs, flo
 
 /// A vertical colour bar of height `height` with tick labels at lo, (0,) hi and a caption.
 void ColorBar(App& app, const ColorScale& scale, float height, const char* caption);
-
-/// Max |value| over the given maps (ignoring nulls); 1e-12 when all are zero.
-double max_abs(const std::vector<const deberta::Matrix*>& maps);
-/// Max value over the given maps.
-double max_value(const std::vector<const deberta::Matrix*>& maps);
-
-/// Text of a number in a compact fixed form ("+0.1234", "−1.2e-05"); `sign` = false drops the "+".
-std::string fmt(double v, int digits = 4, bool sign = true);
 
 }  // namespace viewer

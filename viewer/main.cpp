@@ -74,6 +74,7 @@ struct Args {
   std::string figure_quantity = "probs";  ///< term of the figures: c2c, c2p, p2c, p2p, logits, probs
   int bench_rerun = 0;     ///< --bench-rerun N: time the re-run after an ablation toggle at N tokens (no window)
   int threads = 0;         ///< --threads: the core's thread count (0: the viewer's default)
+  std::string backend;     ///< --backend: fast or reference (empty: DEBERTA_BACKEND, else fast)
 
   // Parsed from the above by parse_args
   bool headless = false;   ///< --screenshot, --bench-frames, --figure or --figure-grid
@@ -192,6 +193,10 @@ int parse_args(int argc, char** argv, Args* out) {
                  "(random weights, real shapes)")->check(CLI::Range(1, 1 << 20));
   cli.add_option("--threads", args.threads, "Threads of the core's forward pass (deberta::set_num_threads; default: "
                                              "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, deberta::kMaxThreads));
+  cli.add_option("--backend", args.backend,
+                 "Engine of the forward pass: 'fast' (packed tiles, threads; default) or 'reference' (one Eigen "
+                 "expression per op, one thread); also DEBERTA_BACKEND. As the CLI's --backend")
+      ->check(CLI::IsMember({"fast", "reference"}));
   CLI11_PARSE(cli, argc, argv);
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
@@ -326,6 +331,7 @@ int main(int argc, char** argv) {
   // OpenMP's default (every core, or OMP_NUM_THREADS).
   Eigen::setNbThreads(1);
   if (args.threads > 0) deberta::set_num_threads(args.threads);
+  if (!args.backend.empty()) deberta::set_backend(deberta::parse_backend(args.backend, "--backend"));
   if (args.bench_rerun > 0) {
     viewer::BenchRerunOptions b;
     b.model = args.model.empty() ? std::string(DEBERTA_DEFAULT_MODEL) : args.model;

@@ -89,19 +89,6 @@ const LayerDetail* DetailOrNote(const ViewerState& s, int layer);
 std::string selection_text(const ViewerState& s);
 /// Layer and head sliders bound to the selection. Returns true on change.
 bool LayerHeadSliders(ViewerState& s);
-// Exports (panel_export.cpp). Each returns one status line: "wrote PATH …" on success, else the
-// format, then the problem (nothing computed yet, a term switched off, the file's error).
-
-/// The selected layer/head's map of `q` (`[N, N]`, query i on the rows) as a colour-mapped PNG,
-/// upscaled by an integer factor to at least 256 pixels. Terms other than the probabilities come
-/// from the layer in full (the worker's detail, or materialized now when it lags).
-std::string export_map_png(const ViewerState& s, Quantity q, const std::string& path);
-/// The same map as CSV: 17 digits, a header of "j token" key labels, "i token" row labels.
-std::string export_map_csv(const ViewerState& s, Quantity q, const std::string& path);
-/// The same map as NumPy .npy (float64, shape (N, N)).
-std::string export_map_npy(const ViewerState& s, Quantity q, const std::string& path);
-/// The shown result's whole trace, every layer in full (`full_trace`: L layers materialized now),
-/// as safetensors with `deberta dump`'s tensor names and numbers.
-std::string export_trace(const ViewerState& s, const std::string& path);
+// The data exporters (export_map_png, …, export_trace): exporters.h.
 
 }  // namespace viewer
