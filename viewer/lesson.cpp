@@ -491,8 +491,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.title = "8. Position-to-content and its index (eq. 4, term (c))";
     s.equation = "p2c(i, j) = K_c[j] Q_r[δ(j, i)]ᵀ   (paper, eq. 4)      K_c[j] Q_r[δ(i, j)]ᵀ   (released code)";
     s.text = "p2c asks the mirror question: given what key j says, how interesting is a query at this distance? The paper "
-             "indexes the table with δ(j, i) (\"Note that we use δ(j, i) rather than δ(i, j) here\", §3.1); the released "
-             "code passes the same rows as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between "
+             "indexes the table with δ(j, i) (its reason is quoted above); the released code passes the same rows as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between "
              "the two.";
     s.show = {"equation", x.layer, x.head, ki, kj, 0, -1, "p2c"};
     s.quotes = {paper_quote(Quote::P2CIndex)};
@@ -527,8 +526,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.title = "9. The scale 1/" + root + " (§3.1, eq. 4)";
     s.equation = "paper (eq. 4):  H_o = softmax(Ã / √(3d)) V_c\nreleased code:  s = 1 / √(f · d),   f = 1 + the number of "
                  "position terms;   this model: f = " + f_text;
-    s.text = "The paper: \"Finally, we apply a scaling factor of 1/√(3d) on Ã. The factor is important for stabilizing "
-             "model training\" (§3.1, after eq. 4). Adding terms adds variance: the sum of three dot products of width d "
+    s.text = "The paper's scale (quoted above) is 1/√(3d). Adding terms adds variance: the sum of three dot products of width d "
              "is about √3 times larger than one, so the paper divides by √(3d) where BERT divides by √d. The released "
              "code counts the position terms the model was built with (v1: the entries of pos_att_type; v2/v3: c2p and "
              "p2c).";
@@ -597,8 +595,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   {
     LessonStep s;
     s.title = "11. The Enhanced Mask Decoder (§3.2; appendix A.8, A.9)";
-    s.equation = "paper, A.8:     EMD(I, H), n = 2 layers sharing weights; \"use absolute position embedding as I of the first EMD layer\"\n"
-                 "paper, A.9:     the absolute position embedding \"is added to the hidden state of content as the query vector\"\n"
+    s.equation = "paper:          EMD(I, H), n = 2 layers sharing weights;  I_0 = P (A.8, literally)  or  H + P (A.9)\n"
                  "released code:  I_0 = H + P,  H = output of layer L − 2,  I_{t+1} = last layer's weights (query I_t, key/value H), twice";
     s.text = "In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks follow the word 'new' "
              "with the same relative positions: relative positions alone cannot tell which one is the subject (§3.2). "
@@ -706,7 +703,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
 
 WhatIfValue what_if_default(const LessonWhatIf& w) {
   WhatIfValue v;
-  v.window = w.window < w.k ? std::max<int64_t>(w.window - 1, 1) : std::max<int64_t>((w.k + 1) / 2, 1);
+  v.window = std::max<int64_t>(1, w.window < w.k ? w.window - 1 : std::min<int64_t>(2, w.k - 1));
   v.scale_factor = w.scale_factor == 3.0 ? 1.0 : 3.0;
   v.p2c_index = w.p2c_index == deberta::P2CIndex::Code ? deberta::P2CIndex::Paper : deberta::P2CIndex::Code;
   return v;

@@ -159,7 +159,8 @@ struct LessonInput {
 std::vector<LessonStep> build_lesson(const LessonInput& in);
 
 /// The control's first value, chosen to differ from the run so that the redrawn row shows a change:
-/// Span K = ⌈k/2⌉ (the run's K − 1 when it is already a window), Scale f = 3 (the paper's) or 1
+/// Span K = 2 (1 when k ≤ 2; the run's K − 1 when it is already a window: every key more than K
+/// away then reads one of the table's two end rows), Scale f = 3 (the paper's) or 1
 /// (BERT's) on a model whose f is 3, P2CIndex the other index.
 WhatIfValue what_if_default(const LessonWhatIf& w);
 

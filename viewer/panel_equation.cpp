@@ -54,15 +54,16 @@ void DrawEquationPanel(App& app) {
   const auto steps = deberta::explanation_steps(e);
   if (ImGui::BeginTable("steps", 4,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 130);
+    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 150);
     ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("with the numbers", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    ImGui::TableSetupColumn("in the paper's words (v6)", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("in the paper's words (v6)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableHeadersRow();
     std::set<const PaperQuote*> shown;  // a passage two rows compute is written once
     for (const auto& st : steps) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
+      ImGui::PushTextWrapPos(0.0f);  // every cell wraps at its column's edge
       ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s", st.equation.c_str());
       ImGui::TableNextColumn();
       ImGui::TextWrapped("%s", st.formula.c_str());
@@ -77,6 +78,7 @@ void DrawEquationPanel(App& app) {
         ImGui::TextDisabled("the passage above (%s)", q->cite().c_str());
       else
         PaperQuoteText(*q);
+      ImGui::PopTextWrapPos();
     }
     ImGui::EndTable();
   }

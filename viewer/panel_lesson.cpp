@@ -126,8 +126,10 @@ void draw_step_map(App& app, const LessonStep& st) {
   ImGui::Spacing();
   const bool emd_map = t.map == "emd_I";
   const int col = emd_map ? t.component : t.j;  // the emd_I map's columns are hidden components, not keys
+  ImGui::PushTextWrapPos(0.0f);  // wraps at the window's edge (the map may stand beside the "what if")
   ImGui::TextDisabled("%s · cell (%s = %d, %s = %d) outlined · wheel zooms, drag pans", what.c_str(), "i", t.i,
                       emd_map ? "component" : "j", col);
+  ImGui::PopTextWrapPos();
   const float label_w = 110;
   const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130 - label_w, ImGui::GetContentRegionAvail().y - 8 - 18),
                                 120.0f, 420.0f);
@@ -211,11 +213,11 @@ void what_if_bars(ViewerState& s, const WhatIfRow& r, ImVec2 size) {
   }
 }
 
-/// The step's "what if" control (issue 42, item 6): one core switch (the relative span K, the scale
-/// factor f or the p2c index) set to another value; the query's softmax row is recomputed through the
-/// core (what_if_row: a forward pass under that ablation) as soon as the value changes, and drawn
-/// beside the run's own row.
-void draw_what_if(App& app, const LessonStep& st) {
+/// The step's "what if" control (issue 42, item 6), in a column `width` pixels wide: one core switch
+/// (the relative span K, the scale factor f or the p2c index) set to another value; the query's
+/// softmax row is recomputed through the core (what_if_row: a forward pass under that ablation) as
+/// soon as the value changes, and drawn beside the run's own row on one scale.
+void draw_what_if(App& app, const LessonStep& st, float width) {
   ViewerState& s = app.state;
   LessonState& L = s.lesson;
   const Result& r = *s.result;
@@ -224,42 +226,44 @@ void draw_what_if(App& app, const LessonStep& st) {
   const std::string owner = std::to_string(r.generation) + "/" + std::to_string(L.step) + "/" + std::to_string(static_cast<int>(w.knob));
   if (L.what_if_for != owner) L.what_if = what_if_default(w), L.what_if_for = owner;
   WhatIfValue& v = L.what_if;
-  ImGui::Spacing();
-  ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1), "What if");
-  ImGui::SameLine();
+  const ImVec4 blue(0.45f, 0.65f, 1.0f, 1), orange(0.95f, 0.6f, 0.25f, 1);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::PushID("what_if");
   std::string now;
+  ImGui::TextColored(orange, "What if");
+  ImGui::SameLine();
   if (w.knob == WhatIfKnob::Span) {
-    ImGui::TextUnformatted("the table were read through a window K (rows k − K … k + K − 1)?");
+    ImGui::TextUnformatted("the table were read through a window K ≤ k (rows k − K … k + K − 1)?");
     int K = static_cast<int>(v.window);
-    ImGui::SetNextItemWidth(220);
+    ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
     if (ImGui::SliderInt("K", &K, 1, static_cast<int>(w.k))) v.window = K;
     ImGui::SameLine();
     if (ImGui::SmallButton("K = k")) v.window = w.k;
     ImGui::SameLine();
-    ImGui::TextDisabled("this run: K = %lld of k = %lld", static_cast<long long>(w.window), static_cast<long long>(w.k));
+    ImGui::TextDisabled("this run: K = %lld, k = %lld", static_cast<long long>(w.window), static_cast<long long>(w.k));
     now = "K = " + std::to_string(v.window);
   } else if (w.knob == WhatIfKnob::Scale) {
     ImGui::TextUnformatted("the scores were divided by √(f·d) with another factor f?");
     float fv = static_cast<float>(v.scale_factor);
-    ImGui::SetNextItemWidth(220);
+    ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
     if (ImGui::SliderFloat("f", &fv, 0.25f, 8.0f, "%.2f")) v.scale_factor = std::max(0.25, static_cast<double>(fv));
-    for (const auto& [label, value] : {std::pair<const char*, double>{"1 (BERT)", 1.0}, {"2", 2.0}, {"3 (paper)", 3.0}}) {
-      ImGui::SameLine();
+    ImGui::SameLine();
+    ImGui::TextDisabled("this model: f = %g", w.scale_factor);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "the model's %g", w.scale_factor);
+    bool first = true;
+    for (const auto& [label, value] : {std::pair<const char*, double>{"1 (BERT)", 1.0}, {"2", 2.0}, {"3 (paper)", 3.0}, {buf, w.scale_factor}}) {
+      if (!first) ImGui::SameLine();
+      first = false;
       if (ImGui::SmallButton(label)) v.scale_factor = value;
     }
-    ImGui::SameLine();
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "this model: f = %g", w.scale_factor);
-    if (ImGui::SmallButton(buf)) v.scale_factor = w.scale_factor;
     std::snprintf(buf, sizeof buf, "f = %g", v.scale_factor);
     now = buf;
   } else {
-    ImGui::TextUnformatted("p2c read the other row?");
-    if (ImGui::RadioButton("released code: Q_r[δ(i, j)]", v.p2c_index == deberta::P2CIndex::Code)) v.p2c_index = deberta::P2CIndex::Code;
+    ImGui::TextUnformatted("p2c read the other row of Q_r?");
+    if (ImGui::RadioButton("released code: δ(i, j)", v.p2c_index == deberta::P2CIndex::Code)) v.p2c_index = deberta::P2CIndex::Code;
     ImGui::SameLine();
-    if (ImGui::RadioButton("paper, eq. 4: Q_r[δ(j, i)]", v.p2c_index == deberta::P2CIndex::Paper)) v.p2c_index = deberta::P2CIndex::Paper;
-    ImGui::SameLine();
+    if (ImGui::RadioButton("paper, eq. 4: δ(j, i)", v.p2c_index == deberta::P2CIndex::Paper)) v.p2c_index = deberta::P2CIndex::Paper;
     ImGui::TextDisabled("this run: %s", w.p2c_index == deberta::P2CIndex::Code ? "the code's δ(i, j)" : "the paper's δ(j, i)");
     now = v.p2c_index == deberta::P2CIndex::Code ? "p2c index δ(i, j)" : "p2c index δ(j, i)";
   }
@@ -280,23 +284,20 @@ void draw_what_if(App& app, const LessonStep& st) {
   }
   if (!L.what_if_error.empty()) {
     ErrorText("what if: " + L.what_if_error);
+    ImGui::PopTextWrapPos();
     return;
   }
   const WhatIfRow& row = L.what_if_row;
-  ImGui::TextDisabled("softmax row of query i = %d '%s', layer %d, head %d: ", w.query, token_name(s, w.query).c_str(), w.layer, w.head);
-  ImGui::SameLine(0, 0);
-  ImGui::TextColored(ImVec4(0.45f, 0.65f, 1.0f, 1), "this run");
+  ImGui::TextDisabled("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):", w.query, token_name(s, w.query).c_str(),
+                      w.layer, w.head);
+  ImGui::TextColored(blue, "this run (blue)");
   ImGui::SameLine();
-  ImGui::TextDisabled("beside");
-  ImGui::SameLine();
-  ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.25f, 1), "%s", now.c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("(every layer recomputed under it, one scale)");
-  const float wdt = std::min(ImGui::GetContentRegionAvail().x, std::max(240.0f, 24.0f * static_cast<float>(row.original.size())));
-  what_if_bars(s, row, ImVec2(wdt, 110));
-  ImGui::TextDisabled("favourite key %d '%s' → %d '%s'; largest change %s at key %d '%s'", row.favourite_before,
+  ImGui::TextColored(orange, "beside %s (orange)", now.c_str());
+  what_if_bars(s, row, ImVec2(width, 80));
+  ImGui::TextDisabled("favourite key %d %s → %d %s; largest change %s, at key %d %s", row.favourite_before,
                       token_name(s, row.favourite_before).c_str(), row.favourite_after, token_name(s, row.favourite_after).c_str(),
                       fmt(row.max_change, 3, false).c_str(), row.most_changed, token_name(s, row.most_changed).c_str());
+  ImGui::PopTextWrapPos();
 }
 
 void show_me(ViewerState& s, const LessonTarget& t) {
@@ -372,7 +373,9 @@ void DrawLessonPanel(App& app) {
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::Indent(12);
     ImGui::TextDisabled("In the paper (arXiv 2006.03654 v6):");
-    for (const PaperQuote& q : st.quotes) PaperQuoteText(q);
+    for (size_t k = 0; k < st.quotes.size(); ++k)  // two passages of one place: cited once, after the second
+      PaperQuoteText(st.quotes[k], k + 1 == st.quotes.size() || st.quotes[k + 1].paraphrase || st.quotes[k].paraphrase ||
+                                       st.quotes[k].cite() != st.quotes[k + 1].cite());
     ImGui::Unindent(12);
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y), ImVec2(p0.x + 4, ImGui::GetCursorScreenPos().y - 4),
                                               IM_COL32(200, 170, 110, 255));
@@ -459,8 +462,23 @@ void DrawLessonPanel(App& app) {
   Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
        ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
   // Only once the learner has answered right or revealed: the map would give the answer away.
-  if (L.answer_visible(st) && st.applies && st.what_if.knob != WhatIfKnob::None) draw_what_if(app, st);
-  if (L.answer_visible(st)) draw_step_map(app, st);
+  // The "what if" beside the step's map (left and right) when the step has both.
+  const bool what_if = L.answer_visible(st) && st.applies && st.what_if.knob != WhatIfKnob::None;
+  if (what_if && !st.show.map.empty()) {
+    ImGui::Spacing();
+    ImGui::BeginGroup();
+    draw_what_if(app, st, std::floor(ImGui::GetContentRegionAvail().x * 0.46f));
+    ImGui::EndGroup();
+    ImGui::SameLine(0, 18);
+    ImGui::BeginGroup();
+    draw_step_map(app, st);
+    ImGui::EndGroup();
+  } else if (what_if) {
+    ImGui::Spacing();
+    draw_what_if(app, st, ImGui::GetContentRegionAvail().x);
+  } else if (L.answer_visible(st)) {
+    draw_step_map(app, st);
+  }
 }
 
 }  // namespace viewer

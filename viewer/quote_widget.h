@@ -11,8 +11,9 @@
 
 namespace viewer {
 
-/// Draws `q` wrapped at the right edge of the current column (or window), in the quote colour.
-inline void PaperQuoteText(const PaperQuote& q) {
+/// Draws `q` wrapped at the right edge of the current column (or window), in the quote colour; with
+/// `cite` false the "— §…" line is left for the next passage of the same place to write.
+inline void PaperQuoteText(const PaperQuote& q, bool cite = true) {
   const ImVec4 words(0.93f, 0.84f, 0.62f, 1), where(0.62f, 0.66f, 0.72f, 1);
   ImGui::PushTextWrapPos(0.0f);
   if (q.paraphrase) {
@@ -24,7 +25,7 @@ inline void PaperQuoteText(const PaperQuote& q) {
     ImGui::PushStyleColor(ImGuiCol_Text, words);
     ImGui::TextUnformatted(("\xE2\x80\x9C" + std::string(q.text) + "\xE2\x80\x9D").c_str());
     ImGui::PopStyleColor();
-    ImGui::TextColored(where, "\xE2\x80\x94 %s", q.cite().c_str());
+    if (cite) ImGui::TextColored(where, "\xE2\x80\x94 %s", q.cite().c_str());
   }
   ImGui::PopTextWrapPos();
 }
