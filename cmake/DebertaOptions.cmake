@@ -5,9 +5,11 @@
 #     because it reports false positives inside Eigen's AVX-512 kernels with -march=native).
 #     Warnings are PRIVATE: they never reach a project that links deberta::core.
 #
-# -march=native (option DEBERTA_NATIVE) is not set here: it is a PUBLIC compile option of
-# deberta::math (core/CMakeLists.txt), because every translation unit that instantiates Eigen
-# templates next to the library must agree with it (see the comment there).
+# -march=native (option DEBERTA_NATIVE) is not set here: core/CMakeLists.txt gives it to every object
+# of the core (the internal deberta_core_build) and, inside this build only (BUILD_INTERFACE), to
+# what links the libraries — the CLI, the viewer, the tests — so that every translation unit that
+# instantiates Eigen templates next to the library agrees with it. The installed package does not
+# carry it (see the comment there).
 include_guard(GLOBAL)
 
 function(deberta_target_defaults target)

@@ -4,6 +4,8 @@ layer or of the layers below it, and the equations layer names no part of the en
 
     tensor < backend < equations < model < analysis, io  (analysis and io do not include each other)
 
+and a layer above the backend includes only its door, backend/ops.h.
+
 Public headers (core/include/deberta/*.h) belong to the layer that defines them (LAYER_OF_HEADER);
 internal headers belong to the folder they sit in. Exits 1 listing every violation; prints one
 line per layer otherwise. Usage: check_layers.py [SOURCE_DIR]
@@ -18,12 +20,16 @@ LAYER_OF_HEADER = {
     "tensor.h": "tensor", "config.h": "tensor", "weights.h": "tensor",
     "backend.h": "backend",
     "equations.h": "equations",
-    "model.h": "model", "ablation.h": "model", "heads.h": "model",
+    "model.h": "model", "ablation.h": "model", "heads.h": "model", "map_weights.h": "model",
     "analysis.h": "analysis", "compare.h": "analysis", "dump.h": "analysis", "explain.h": "analysis",
     "finite.h": "analysis",
     "safetensors.h": "io", "checkpoint.h": "io", "model_io.h": "io", "tokenizer.h": "io", "file_limits.h": "io",
     "inputs.h": "io",
 }
+
+# The layers above the backend reach it through ops.h only (and the public deberta/backend.h, which
+# picks a backend); its other headers (threading.h, parallel.h, gemm_nt.h, ...) are its own.
+BACKEND_DOOR = "backend/ops.h"
 
 # Words of the engine that the paper's layer must not name.
 ENGINE_WORDS = re.compile(r"\b(thread\w*|tile\w*|pack\w*|omp\w*|OpenMP|parallel_\w+|LinearJob|gemm\w*|run_tasks|"
@@ -62,6 +68,10 @@ def main():
                 problems.append(f"{rel}:{line_no}: includes {m.group(1)}, which belongs to no layer")
             elif RANK[target] > RANK[layer] or (RANK[target] == RANK[layer] and target != layer):
                 problems.append(f"{rel}:{line_no}: the {layer} layer includes {m.group(1)} of the {target} layer")
+            elif target == "backend" and layer != "backend" and m.group(1).startswith("backend/") \
+                    and m.group(1) != BACKEND_DOOR:
+                problems.append(f"{rel}:{line_no}: the {layer} layer includes {m.group(1)}, around the backend's "
+                                f"one door {BACKEND_DOOR}")
         if layer == "equations" or path.name == "equations.h":
             code = re.sub(r"//[^\n]*", "", text)  # comments may explain; code may not name the engine
             for word in sorted(set(ENGINE_WORDS.findall(code))):

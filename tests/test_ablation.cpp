@@ -1,6 +1,8 @@
 // The switches of issue 3: each one checked against a direct loop over its definition.
 #include "test_util.h"
 
+#include "deberta/equations.h"
+
 #include "deberta/ablation.h"
 #include "deberta/analysis.h"
 #include "deberta/compare.h"
@@ -41,7 +43,7 @@ bool same_layers(const ForwardTrace& a, const ForwardTrace& b) {
 
 // Q_r / K_r of one head, projected from the whole relative table (independent of row_offset).
 Matrix head_projection(const Linear& lin, const Matrix& table, int64_t h, int64_t d) {
-  return lin.apply(table).middleCols(h * d, d);
+  return linear(lin, table).middleCols(h * d, d);
 }
 
 }  // namespace
@@ -295,6 +297,14 @@ TEST_SUITE("ablation") {
     Model pbi = c.model;
     pbi.config.position_biased_input = true;
     CHECK(!runs_emd(pbi));
+    // ... unless the project key emd_position is false (the zoo's "-EMD, positions at input,
+    // depth-matched" control): then the decoder's two passes run with I_0 = H.
+    Model pbi_depth = pbi;
+    pbi_depth.config.emd_position = false;
+    CHECK(runs_emd(pbi_depth));
+    const ForwardTrace td = forward(pbi_depth, c.inputs, {}, TraceLevel::None, true);
+    REQUIRE(td.emd);
+    CHECK(td.emd->query_states0 == td.layers[td.layers.size() - 2].output);
     // A Hugging Face head (cls.predictions.*) never runs the EMD, table or not.
     Model hf = c.model;
     hf.weights.lm_head->hf_names = true;

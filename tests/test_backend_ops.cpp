@@ -2,9 +2,10 @@
 // test-backend-ops: every op of the fast backend against the reference backend on random shapes
 // chosen to reach each code path — odd sizes, one row, the 32-row boundary of the dot-product
 // kernel, k > 1024 (the packed path's narrower blocks), bias or none, every fused step — and then
-// whole layers with padding masks. The error of an op is max |fast − reference| / max |reference|
-// over its output (normwise relative, so that entries near zero do not dominate); each must be
-// ≤ 1e-12, and the worst per op is printed.
+// whole layers with padding masks. The ops come from the registry (ops.h, DEBERTA_OPS): the test
+// runs the comparison of every listed op and fails for a listed op that has none. The error of an
+// op is max |fast − reference| / max |reference| over its output (normwise relative, so that
+// entries near zero do not dominate); each must be ≤ 1e-12, and the worst per op is printed.
 #include "test_util.h"
 
 #include "backend/ops.h"
@@ -17,10 +18,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -72,105 +75,139 @@ struct Shape {
 const Shape kShapes[] = {{1, 7, 5},     {1, 384, 384},  {3, 17, 29},   {32, 64, 96},   {33, 64, 97},
                          {45, 101, 203}, {128, 384, 1536}, {130, 1536, 384}, {7, 1030, 61}, {64, 1100, 257}};
 
+// One comparison per op of the registry (ops.h, DEBERTA_OPS): each runs the op on both backends for
+// one shape and records the error. The shapes and thread counts come from the registry test below.
+using OpCheck = void (*)(Random&, Worst&, const Shape&);
+
+void check_linear(Random& random, Worst& worst, const Shape& s) {
+  for (bool bias : {true, false}) {
+    const Linear layer{random(s.out, s.in), bias ? random.vector(s.out) : Vector()};
+    const Matrix x = random(s.n, s.in);
+    worst.record("linear", ops::fast::linear(layer, x), ops::reference::linear(layer, x));
+  }
+}
+
+void check_products(Random& random, Worst& worst, const Shape& s) {
+  for (bool bias : {true, false}) {
+    const Linear layer{random(s.out, s.in), bias ? random.vector(s.out) : Vector()};
+    const Matrix x = random(s.n, s.in);
+    for (bool rows_independent : {false, true}) {
+      Matrix yf, yr;
+      ops::Product p{&layer, &x, &yf, rows_independent};
+      ops::fast::products({p});
+      p.y = &yr;
+      ops::reference::products({p});
+      worst.record(rows_independent ? "products (rows independent)" : "products", yf, yr);
+    }
+    // The fused steps: activation, residual, then LayerNorm of finished rows.
+    const Matrix residual = random(s.n, s.out);
+    const LayerNormParams norm{random.vector(s.out), random.vector(s.out), 1e-7};
+    Matrix yf, yr, nf(s.n, s.out), nr(s.n, s.out);
+    ops::Product f{&layer, &x, &yf};
+    f.elementwise = [](Eigen::Ref<Matrix> b) { activation_in_place(b, Activation::GeluErf); };
+    f.residual = &residual;
+    f.rows_done = [&](int64_t a, int64_t b) { layer_norm_rows(yf, a, b, norm, &nf); };
+    ops::fast::products({f});
+    ops::Product r = f;
+    r.y = &yr;
+    r.rows_done = [&](int64_t a, int64_t b) { layer_norm_rows(yr, a, b, norm, &nr); };
+    ops::reference::products({r});
+    worst.record("products + act + residual", yf, yr);
+    worst.record("products ... + LayerNorm", nf, nr);
+  }
+  // Several products in one set, sharing an input (Q_c, K_c, V_c) and not (K_r).
+  const Linear q{random(s.out, s.in), random.vector(s.out)}, k{random(s.out, s.in), random.vector(s.out)};
+  const Matrix x = random(s.n, s.in), table = random(2 * s.n + 1, s.in);
+  Matrix qf, kf, rf, qr, kr, rr;
+  ops::fast::products({{&q, &x, &qf}, {&k, &x, &kf}, {&k, &table, &rf, true}});
+  ops::reference::products({{&q, &x, &qr}, {&k, &x, &kr}, {&k, &table, &rr, true}});
+  worst.record("products (a set of three)", qf, qr);
+  worst.record("products (a set of three)", kf, kr);
+  worst.record("products (a set of three)", rf, rr);
+}
+
+// GELU on entries spread over erf's ranges (|x / √2| up to 7, past where erf rounds to ±1), on the
+// whole matrix and on a block that starts off any vector boundary.
+void check_gelu_erf(Random& random, Worst& worst, const Shape& s) {
+  const Matrix wide = 10.0 * random(s.n, s.out);
+  Matrix gf = wide, gr = wide;
+  ops::fast::gelu_erf(gf);
+  ops::reference::gelu_erf(gr);
+  worst.record("gelu_erf", gf, gr);
+  Matrix block = wide;
+  const int64_t first = std::min<int64_t>(3, s.out - 1);
+  ops::fast::gelu_erf(block.middleCols(0, first));
+  ops::fast::gelu_erf(block.middleCols(first, s.out - first));
+  CHECK(std::memcmp(block.data(), gf.data(), static_cast<size_t>(gf.size()) * sizeof(double)) == 0);
+}
+
+// The tied decoder over a vocabulary of `out · 3 + 1` rows: several slices of E, the last one
+// partial, on both of its paths (1,024-row slices for few or independent rows: up to 5 slices here;
+// 4,096-row slices for more rows: 2 at out = 1536).
+void check_tied_decoder(Random& random, Worst& worst, const Shape& s) {
+  const Matrix x = random(s.n, s.in);
+  const Matrix E = random(s.out * 3 + 1, s.in);
+  const Vector vb = random.vector(E.rows());
+  for (bool rows_independent : {false, true})
+    worst.record("tied_decoder", ops::fast::tied_decoder(x, E, vb, rows_independent),
+                 ops::reference::tied_decoder(x, E, vb));
+}
+
+// for_rows and tasks produce nothing to compare: on both backends they must cover their ranges
+// exactly once (rows from the shape's n and out), and tasks must pass the first exception on.
+void check_for_rows(Random&, Worst&, const Shape& s) {
+  for (Backend b : {Backend::Fast, Backend::Reference}) {
+    test::BackendGuard on(b);
+    for (int64_t rows : {s.n, s.out, s.n * s.out}) {
+      std::vector<int> seen(static_cast<size_t>(rows), 0);
+      ops::for_rows(rows, s.in, [&](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r) ++seen[static_cast<size_t>(r)];
+      });
+      CHECK_MESSAGE(std::count(seen.begin(), seen.end(), 1) == rows, backend_name(b) << ", rows " << rows);
+    }
+  }
+}
+
+void check_tasks(Random&, Worst&, const Shape& s) {
+  for (Backend b : {Backend::Fast, Backend::Reference}) {
+    test::BackendGuard on(b);
+    std::vector<int> ran(static_cast<size_t>(s.out), 0);
+    ops::tasks(s.out, [&](int64_t i) { ++ran[static_cast<size_t>(i)]; });
+    CHECK_MESSAGE(std::count(ran.begin(), ran.end(), 1) == s.out, backend_name(b));
+    CHECK_THROWS_WITH_AS(ops::tasks(5, [](int64_t i) { if (i == 3) throw Error("task 3"); }), "task 3", Error);
+  }
+}
+
+const std::map<std::string, OpCheck> kOpChecks = {
+    {"products", check_products}, {"linear", check_linear},     {"tied_decoder", check_tied_decoder},
+    {"for_rows", check_for_rows}, {"gelu_erf", check_gelu_erf}, {"tasks", check_tasks}};
+
 }  // namespace
 
 TEST_SUITE("backend_ops") {
-  TEST_CASE("every op of the fast backend agrees with the reference backend to 1e-12 (relative)") {
+  TEST_CASE("the op registry: every op of ops.h is compared, fast against reference, to 1e-12 (relative)") {
     ThreadGuard threads;
-    Random random{std::mt19937_64(29)};
     Worst worst;
-    for (int t : {1, 2}) {
-      set_num_threads(t);
-      for (const Shape& s : kShapes) {
-        CAPTURE(s.n);
-        CAPTURE(s.in);
-        CAPTURE(s.out);
-        CAPTURE(t);
-        for (bool bias : {true, false}) {
-          const Linear layer{random(s.out, s.in), bias ? random.vector(s.out) : Vector()};
-          const Matrix x = random(s.n, s.in);
-          worst.record("linear", ops::fast::linear(layer, x), ops::reference::linear(layer, x));
-
-          for (bool rows_independent : {false, true}) {
-            Matrix yf, yr;
-            ops::Product p{&layer, &x, &yf, rows_independent};
-            ops::fast::products({p});
-            p.y = &yr;
-            ops::reference::products({p});
-            worst.record(rows_independent ? "products (rows independent)" : "products", yf, yr);
-          }
-
-          // The fused steps: activation, residual, then LayerNorm of finished rows.
-          const Matrix residual = random(s.n, s.out);
-          const LayerNormParams norm{random.vector(s.out), random.vector(s.out), 1e-7};
-          Matrix yf, yr, nf(s.n, s.out), nr(s.n, s.out);
-          ops::Product f{&layer, &x, &yf};
-          f.elementwise = [](Eigen::Ref<Matrix> b) { activation_in_place(b, Activation::GeluErf); };
-          f.residual = &residual;
-          f.rows_done = [&](int64_t a, int64_t b) { layer_norm_rows(yf, a, b, norm, &nf); };
-          ops::fast::products({f});
-          ops::Product r = f;
-          r.y = &yr;
-          r.rows_done = [&](int64_t a, int64_t b) { layer_norm_rows(yr, a, b, norm, &nr); };
-          ops::reference::products({r});
-          worst.record("products + act + residual", yf, yr);
-          worst.record("products ... + LayerNorm", nf, nr);
+    std::set<std::string> listed;
+    for (const char* op : ops::kOpNames) {
+      listed.insert(op);
+      REQUIRE_MESSAGE(kOpChecks.count(op) == 1, "the op '" << op << "' of DEBERTA_OPS has no comparison in this test");
+      Random random{std::mt19937_64(29)};
+      for (int t : {1, 2, 3}) {
+        set_num_threads(t);
+        for (const Shape& s : kShapes) {
+          CAPTURE(op);
+          CAPTURE(s.n);
+          CAPTURE(s.in);
+          CAPTURE(s.out);
+          CAPTURE(t);
+          kOpChecks.at(op)(random, worst, s);
         }
-        // Several products in one set, sharing an input (Q_c, K_c, V_c) and not (K_r).
-        const Linear q{random(s.out, s.in), random.vector(s.out)}, k{random(s.out, s.in), random.vector(s.out)};
-        const Matrix x = random(s.n, s.in), table = random(2 * s.n + 1, s.in);
-        Matrix qf, kf, rf, qr, kr, rr;
-        ops::fast::products({{&q, &x, &qf}, {&k, &x, &kf}, {&k, &table, &rf, true}});
-        ops::reference::products({{&q, &x, &qr}, {&k, &x, &kr}, {&k, &table, &rr, true}});
-        worst.record("products (a set of three)", qf, qr);
-        worst.record("products (a set of three)", kf, kr);
-        worst.record("products (a set of three)", rf, rr);
-
-        // GELU on entries spread over erf's ranges (|x / √2| up to 7, past where erf rounds to ±1),
-        // on the whole matrix and on a block that starts off any vector boundary.
-        {
-          const Matrix wide = 10.0 * random(s.n, s.out);
-          Matrix gf = wide, gr = wide;
-          ops::fast::gelu_erf(gf);
-          ops::reference::gelu_erf(gr);
-          worst.record("gelu_erf", gf, gr);
-          Matrix block = wide;
-          const int64_t first = std::min<int64_t>(3, s.out - 1);
-          ops::fast::gelu_erf(block.middleCols(0, first));
-          ops::fast::gelu_erf(block.middleCols(first, s.out - first));
-          CHECK(std::memcmp(block.data(), gf.data(), static_cast<size_t>(gf.size()) * sizeof(double)) == 0);
-        }
-
-        // The tied decoder over a vocabulary of `out · 3 + 1` rows: several slices of E, the last
-        // one partial, on both of its paths (1,024-row slices for few or independent rows: up to
-        // 5 slices here; 4,096-row slices for more rows: 2 at out = 1536).
-        const Matrix E = random(s.out * 3 + 1, s.in);
-        const Vector vb = random.vector(E.rows());
-        for (bool rows_independent : {false, true})
-          worst.record("tied_decoder", ops::fast::tied_decoder(x, E, vb, rows_independent),
-                       ops::reference::tied_decoder(x, E, vb));
       }
     }
-  }
-
-  TEST_CASE("for_rows and tasks cover their ranges exactly once on both backends") {
-    ThreadGuard threads;
-    for (Backend b : {Backend::Fast, Backend::Reference})
-      for (int t : {1, 2, 3}) {
-        test::BackendGuard on(b);
-        set_num_threads(t);
-        for (int64_t rows : {1, 7, 100, 5000}) {
-          std::vector<int> seen(static_cast<size_t>(rows), 0);
-          ops::for_rows(rows, 64, [&](int64_t first, int64_t last) {
-            for (int64_t r = first; r < last; ++r) ++seen[static_cast<size_t>(r)];
-          });
-          CHECK_MESSAGE(std::count(seen.begin(), seen.end(), 1) == rows, backend_name(b) << ", rows " << rows);
-          std::vector<int> ran(static_cast<size_t>(rows), 0);
-          ops::tasks(rows, [&](int64_t i) { ++ran[static_cast<size_t>(i)]; });
-          CHECK(std::count(ran.begin(), ran.end(), 1) == rows);
-        }
-        CHECK_THROWS_WITH_AS(ops::tasks(5, [](int64_t i) { if (i == 3) throw Error("task 3"); }), "task 3", Error);
-      }
+    // And no comparison of an op the registry does not list (a renamed op would leave one behind).
+    for (const auto& [op, check] : kOpChecks) CHECK_MESSAGE(listed.count(op) == 1, op << " is not in DEBERTA_OPS");
+    CHECK(listed.size() == std::size(ops::kOpNames));
   }
 
   TEST_CASE("whole layers with padding masks: the fast backend agrees with the reference to 1e-12 (relative)") {
@@ -219,6 +256,31 @@ TEST_SUITE("backend_ops") {
     std::thread again([&] { seen = num_threads(); });
     again.join();
     CHECK(seen == 1);
+  }
+
+  TEST_CASE("BackendScope: one thread's engine, handed to the fast backend's workers, restored at the end") {
+    ThreadGuard threads;
+    set_num_threads(2);
+    test::BackendGuard process(Backend::Reference);
+    {
+      const BackendScope scope(Backend::Fast);
+      CHECK(backend() == Backend::Fast);
+      std::atomic<int> fast_tasks{0}, fast_rows{0};
+      ops::tasks(16, [&](int64_t) { fast_tasks += backend() == Backend::Fast; });
+      ops::for_rows(100000, 8, [&](int64_t, int64_t) { fast_rows += backend() == Backend::Fast ? 0 : 1; });
+      CHECK(fast_tasks == 16);   // every task, on whichever worker thread, computes on the scope's engine
+      CHECK(fast_rows == 0);
+      Backend other = Backend::Fast;
+      std::thread elsewhere([&] { other = backend(); });
+      elsewhere.join();
+      CHECK(other == Backend::Reference);  // another thread keeps the process's choice
+      {
+        const BackendScope inner(Backend::Reference);
+        CHECK(backend() == Backend::Reference);
+      }
+      CHECK(backend() == Backend::Fast);  // nested scopes restore the outer one
+    }
+    CHECK(backend() == Backend::Reference);
   }
 
   TEST_CASE("the backend is chosen by name, and a wrong name is refused with the name") {

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "deberta/model.h"
+#include "backend/ops.h"
 #include "backend/parallel.h"
 #include "deberta/safetensors.h"
 
@@ -73,10 +74,10 @@ TEST_SUITE("bad_inputs") {
 
   TEST_CASE("attention maps that cannot fit are refused before allocating (issue 12)") {
     // 200,000 tokens, 62 maps of 200,000^2 doubles: 19.8 TB, more than any test machine has.
-    const std::string m = deberta::test::error_of([] { deberta::check_attention_memory(200000, 48, 14); });
+    const std::string m = deberta::test::error_of([] { deberta::ops::check_attention_memory(200000, 48, 14); });
     CHECK_MESSAGE(m.find("200000 tokens need 19840.0 GB") != std::string::npos, m);
-    CHECK_NOTHROW(deberta::check_attention_memory(512, 48, 14));  // 130 MB
-    CHECK_NOTHROW(deberta::check_attention_memory(0, 48, 14));
+    CHECK_NOTHROW(deberta::ops::check_attention_memory(512, 48, 14));  // 130 MB
+    CHECK_NOTHROW(deberta::ops::check_attention_memory(0, 48, 14));
   }
 
   TEST_CASE("the memory guard counts the address-space limit, not the machine's memory (issue 44, class 3)") {
@@ -95,11 +96,11 @@ TEST_SUITE("bad_inputs") {
       const rlim_t cap = std::min<rlim_t>(1536ull << 20, r.rlim_max);
       r.rlim_cur = cap;
       if (setrlimit(RLIMIT_AS, &r) != 0) _exit(3);
-      if (deberta::usable_memory_bytes() > cap) _exit(4);
-      if (deberta::physical_memory_bytes() < 4 * static_cast<uint64_t>(cap)) _exit(7);  // the case would be the machine's limit
+      if (deberta::ops::usable_memory_bytes() > cap) _exit(4);
+      if (deberta::ops::physical_memory_bytes() < 4 * static_cast<uint64_t>(cap)) _exit(7);  // the case would be the machine's limit
       const auto n = static_cast<int64_t>(std::sqrt(2.0 * static_cast<double>(cap) / (8.0 * 24.0)));
       try {
-        deberta::check_attention_memory(n, 20, 4);
+        deberta::ops::check_attention_memory(n, 20, 4);
       } catch (const deberta::Error& e) {
         _exit(std::string(e.what()).find("this process may use") != std::string::npos ? 0 : 5);
       }

@@ -5,6 +5,7 @@
 #include "test_util.h"
 
 #include "deberta/checkpoint.h"
+#include "deberta/map_weights.h"
 #include "deberta/dump.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"

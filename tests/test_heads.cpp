@@ -2,7 +2,10 @@
 // golden head tensors (1e-10), which head a folder has, and the errors of incomplete heads.
 #include "test_util.h"
 
+#include "deberta/equations.h"
+
 #include "deberta/analysis.h"
+#include "deberta/map_weights.h"
 #include "deberta/config.h"
 #include "deberta/dump.h"
 #include "deberta/heads.h"
@@ -177,7 +180,7 @@ TEST_SUITE("heads") {
     const RTDHeadWeights& w = *model.weights.rtd_head;
     Matrix s = h;
     s.rowwise() += h.row(0);
-    const Matrix wrong_order = w.classifier.apply(layer_norm(activation(w.dense.apply(s), Activation::GeluErf), w.norm));
+    const Matrix wrong_order = linear(w.classifier, layer_norm(activation(linear(w.dense, s), Activation::GeluErf), w.norm));
     CHECK((wrong_order.col(0) - rtd_logits(model, h)).cwiseAbs().maxCoeff() > 1e-3);
     const HeadOutput out = run_head(model, HeadKind::RTD, trace);
     for (int64_t i = 0; i < h.rows(); ++i) CHECK(std::fabs(out.probs(i, 0) - 1 / (1 + std::exp(-out.logits(i, 0)))) < 1e-15);

@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "deberta/config.h"
+#include "deberta/map_weights.h"
 #include "deberta/equations.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"

@@ -14,6 +14,8 @@
 #include "backend/threading.h"
 #include "test_util.h"
 
+#include "deberta/equations.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -152,7 +154,7 @@ TEST_SUITE("equations") {
         const int64_t in = shape.first, out = shape.second;
         const Linear layer{random(out, in), random(out, 1).col(0)};
         const Matrix x = random(n, in);
-        const Matrix plain = layer.apply(x);
+        const Matrix plain = linear(layer, x);
         for (int threads : {1, 2, 3}) {
           set_num_threads(threads);
           const Matrix split = parallel_linear(layer, x);
@@ -181,15 +183,15 @@ TEST_SUITE("equations") {
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
         Matrix yq, yk, yv, yr, yo;
-        LinearJob position{&r, &rel, &yr};
+        ops::Product position{&r, &rel, &yr};
         position.rows_independent = true;
         parallel_linears({{&q, &x, &yq}, {&k, &x, &yk}, {&o, &wide, &yo}, {&v, &x, &yv}, position});
         for (const auto& [got, want] : std::vector<std::pair<const Matrix*, Matrix>>{
-                 {&yq, q.apply(x)}, {&yk, k.apply(x)}, {&yv, v.apply(x)}, {&yo, o.apply(wide)}})
+                 {&yq, linear(q, x)}, {&yk, linear(k, x)}, {&yv, linear(v, x)}, {&yo, linear(o, wide)}})
           CHECK_MESSAGE(std::memcmp(got->data(), want.data(), want.size() * sizeof(double)) == 0,
                         "N " << n << ", " << threads << " threads");
         Matrix yr_alone;  // the position projection alone: the same bits as inside the set
-        LinearJob alone{&r, &rel, &yr_alone};
+        ops::Product alone{&r, &rel, &yr_alone};
         alone.rows_independent = true;
         parallel_linears({alone});
         CHECK(std::memcmp(yr.data(), yr_alone.data(), yr.size() * sizeof(double)) == 0);
@@ -224,15 +226,15 @@ TEST_SUITE("equations") {
     for (int64_t n : {5, 128}) {  // both kernels (gemm_nt below 33 rows, Eigen above)
       const Linear up{random(1536, 384), random(1536, 1).col(0)}, down{random(384, 1536), random(384, 1).col(0)};
       const Matrix a = random(n, 384);
-      const Matrix inner_want = activation(up.apply(a), Activation::GeluErf);
-      const Matrix out_want = down.apply(inner_want) + a;
+      const Matrix inner_want = activation(linear(up, a), Activation::GeluErf);
+      const Matrix out_want = linear(down, inner_want) + a;
       for (int threads : {1, 2}) {
         set_num_threads(threads);
         Matrix inner, out;
-        LinearJob first{&up, &a, &inner};
+        ops::Product first{&up, &a, &inner};
         first.elementwise = [](Eigen::Ref<Matrix> block) { activation_in_place(block, Activation::GeluErf); };
         parallel_linears({first});
-        LinearJob second{&down, &inner, &out};
+        ops::Product second{&down, &inner, &out};
         second.residual = &a;
         parallel_linears({second});
         CHECK(std::memcmp(inner.data(), inner_want.data(), inner.size() * sizeof(double)) == 0);
@@ -240,7 +242,7 @@ TEST_SUITE("equations") {
       }
       Matrix y;
       const Matrix wrong = random(n, 383);
-      LinearJob bad{&down, &inner_want, &y};
+      ops::Product bad{&down, &inner_want, &y};
       bad.residual = &wrong;
       CHECK_THROWS_WITH_AS(parallel_linears({bad}), doctest::Contains("residual of shape"), Error);
       // The post-LN block's LayerNorm, run per block of rows as they finish (ops::Product::rows_done).
@@ -249,7 +251,7 @@ TEST_SUITE("equations") {
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
         Matrix pre, normed(n, 384);
-        LinearJob post_ln{&down, &inner_want, &pre};
+        ops::Product post_ln{&down, &inner_want, &pre};
         post_ln.residual = &a;
         int64_t rows_normed = 0;
         std::mutex counted;
@@ -266,7 +268,7 @@ TEST_SUITE("equations") {
                           normed.size() * sizeof(double)) == 0);
       }
       // A step that throws: the error reaches the caller once the threads have stopped.
-      LinearJob failing{&down, &inner_want, &y};
+      ops::Product failing{&down, &inner_want, &y};
       failing.rows_done = [](int64_t, int64_t) { throw Error("rows step failed"); };
       CHECK_THROWS_WITH_AS(parallel_linears({failing}), "rows step failed", Error);
     }
@@ -283,7 +285,7 @@ TEST_SUITE("equations") {
         const int64_t in = shape.first, out = shape.second;
         const Linear layer{random(out, in), random(out, 1).col(0)};
         const Matrix x = random(n, in);
-        const Matrix y = layer.apply(x);
+        const Matrix y = linear(layer, x);
         double worst = 0;
         for (int64_t i = 0; i < n; ++i)
           for (int64_t o = 0; o < out; ++o) {
@@ -305,14 +307,14 @@ TEST_SUITE("equations") {
     for (int64_t n : {7, 32}) {
       const Linear layer{random(50, 77), random(50, 1).col(0)};
       const Matrix x = random(n, 77);
-      const Matrix all = layer.apply(x);
+      const Matrix all = linear(layer, x);
       for (int64_t i = 0; i < n; i += 3) {
-        const Matrix one = layer.apply(x.middleRows(i, 1));
+        const Matrix one = linear(layer, x.middleRows(i, 1));
         CHECK_MESSAGE(std::memcmp(one.row(0).data(), all.row(i).data(), 50 * sizeof(double)) == 0, "N " << n << ", row " << i);
       }
     }
     const Linear narrow{random(4, 3), Vector()};
-    CHECK_THROWS_AS(narrow.apply(random(2, 5)), Error);
+    CHECK_THROWS_AS(linear(narrow, random(2, 5)), Error);
   }
 
   TEST_CASE("threads: predictions, log-softmax and KL per masked position are the same at 1, 2 and 3 threads") {

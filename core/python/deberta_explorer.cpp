@@ -22,6 +22,8 @@
 // the weights file again and refuse it, naming it, when it changed on disk since load_model().
 // API reference and examples: docs/python.md.
 #include "deberta/analysis.h"
+#include "deberta/backend.h"
+#include "deberta/map_weights.h"
 #include "deberta/dump.h"
 #include "deberta/inputs.h"
 #include "deberta/finite.h"
@@ -185,6 +187,18 @@ class ModelLock {
   mutable std::shared_mutex rw_;
 };
 
+/// While a call uses a model, on the calling thread: the model's own engine, if it has one
+/// (deberta::BackendScope; the fast backend's worker threads follow it).
+class ModelEngine {
+ public:
+  explicit ModelEngine(const std::optional<deberta::Backend>& backend) {
+    if (backend) scope_.emplace(*backend);
+  }
+
+ private:
+  std::optional<deberta::BackendScope> scope_;
+};
+
 /// A loaded model and, when its folder has one, its tokenizer (loaded once, on first use).
 /// Thread-safe as the module uses it: the member functions take `lock` themselves, and forward,
 /// predict, ablate take it around their use of `model`; every caller releases the GIL before it
@@ -207,6 +221,10 @@ struct PyModel {
 
   /// Tensors replaced by `set_tensor`, by state-dict name, as float64 (under `lock`).
   TensorMap edits;
+
+  /// This model's own engine (`load_model(path, backend=...)`); none: the process's (set_backend,
+  /// DEBERTA_BACKEND). Fixed at load.
+  std::optional<deberta::Backend> backend;
 
   mutable std::mutex index_mutex;                 ///< guards index_cache (file_index)
   mutable std::optional<TensorMap> index_cache;  ///< the weights file's names, dtypes, shapes
@@ -310,6 +328,7 @@ struct PyModel {
   /// `load_model` reads it, only the tensors the model uses. Nothing changes when any check fails.
   void set_tensor(const std::string& name, Tensor value) {
     const auto held = lock.write();
+    const ModelEngine engine(backend);
     Source s = open_source();
     TensorMap index = s.index();
     const auto it = index.find(name);
@@ -584,10 +603,17 @@ void warn(const std::string& message) {
 
 // --- the API ----------------------------------------------------------------------------------
 
-std::shared_ptr<PyModel> load_model(const py::object& path_arg) {
+std::shared_ptr<PyModel> load_model(const py::object& path_arg, const py::object& backend_arg) {
   const std::string path = as_path(path_arg, "load_model(): path");
   auto m = std::make_shared<PyModel>();
+  if (!backend_arg.is_none()) {
+    const std::string name = as_str(backend_arg, "load_model(): backend");
+    if (name != "fast" && name != "reference")
+      throw value_error("load_model(): backend must be 'fast' or 'reference', got '" + name + "'");
+    m->backend = deberta::parse_backend(name, "load_model(): backend");
+  }
   without_gil([&] {
+    const ModelEngine engine(m->backend);  // the position table is projected on the model's engine
     m->model = deberta::load_model(path);
     const std::optional<FileIdentity> id = identity_of(m->model.weights_path);
     if (!id) throw Error(m->model.weights_path + ": cannot stat the weights file after reading it");
@@ -630,6 +656,7 @@ py::dict forward(const py::object& model, const py::object& input_ids, const py:
   std::string warning;
   without_gil([&] {
     const auto held = m.lock.read();
+    const ModelEngine engine(m.backend);
     const deberta::Inputs inputs = deberta::inputs_from_tensors(in, "forward()");
     const std::vector<int64_t> positions = deberta::masked_positions_from_tensors(in, "forward()");
     const Ablation a = deberta::normalized(m.model, requested);
@@ -692,6 +719,7 @@ py::list predict(const py::object& model, const py::object& text_arg, const py::
   std::vector<deberta::MaskPrediction> preds;
   without_gil([&] {
     const auto held = m.lock.read();
+    const ModelEngine engine(m.backend);
     in = text_input(m, text, "predict");
     preds = deberta::predict_masked(m.model, in.inputs, in.positions, deberta::normalized(m.model, requested), top_k);
   });
@@ -713,6 +741,7 @@ py::dict ablate(const py::object& model, const py::object& text_arg, const py::o
   std::string description;
   without_gil([&] {
     const auto held = m.lock.read();
+    const ModelEngine engine(m.backend);
     in = text_input(m, text, "ablate");
     a = deberta::normalized(m.model, requested);
     baseline = deberta::predict_masked(m.model, in.inputs, in.positions, {}, top_k);
@@ -847,6 +876,12 @@ PYBIND11_MODULE(deberta_explorer, mod) {
                                });
                              },
                              "Whether the MLM decoder stage runs the Enhanced Mask Decoder (deberta::runs_emd)")
+      .def_property_readonly("backend",
+                             [](const PyModel& m) {
+                               return std::string(deberta::backend_name(m.backend ? *m.backend : deberta::backend()));
+                             },
+                             "The engine this model's calls compute on: its own (load_model(backend=...)), else the "
+                             "process's at this moment")
       .def_property_readonly("has_tokenizer", [](const PyModel& m) { return deberta::has_tokenizer(m.model.directory); })
       .def("tensor_names",
            [](const PyModel& m) {
@@ -879,10 +914,13 @@ PYBIND11_MODULE(deberta_explorer, mod) {
                             std::to_string(m.model.config.num_hidden_layers) + " layers from " + m.model.directory + ">");
       });
 
-  mod.def("load_model", &load_model, py::arg("path"),
-          "load_model(path) -> Model\n\n"
+  mod.def("load_model", &load_model, py::arg("path"), py::arg("backend") = py::none(),
+          "load_model(path, backend=None) -> Model\n\n"
           "Loads a model directory (config.json + model.safetensors or pytorch_model.bin) or a weights file whose "
-          "folder holds config.json. Raises deberta_explorer.Error naming the file on any problem.");
+          "folder holds config.json. backend: this model's own engine, 'fast' or 'reference' (None: the process's, "
+          "set_backend / DEBERTA_BACKEND); every call on the model computes on it, whatever set_backend says and "
+          "whichever thread calls. Raises deberta_explorer.Error naming the file on any problem, ValueError for "
+          "another backend name.");
   mod.def("tokenize", &tokenize, py::arg("model"), py::arg("text"), py::arg("pair") = py::none(),
           "tokenize(model, text, pair=None) -> dict\n\n"
           "[CLS] text [SEP] (pair [SEP]) with the model's tokenizer: {'tokens': [str], 'input_ids': int64 [N], "

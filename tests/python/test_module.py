@@ -153,6 +153,31 @@ def test_thread_count_does_not_change_numbers(source_dir):
     assert_bitwise_equal(one, many, "1 thread vs default")
 
 
+def test_a_model_computes_on_its_own_backend(source_dir):
+    """load_model(backend=...) (issue 43): every call on the model runs on its engine, whatever the
+    process's is; another model keeps the process's. The two engines differ in the last bits."""
+    case = source_dir / "notebooks_data/golden/v3_emd"
+    inputs = read_safetensors(case / "golden.safetensors")
+    args = (inputs["input_ids"], inputs["attention_mask"], inputs["token_type_ids"])
+    before = dx.backend()
+    try:
+        dx.set_backend("reference")
+        plain = dx.load_model(str(case))
+        by_reference = dx.forward(plain, *args)
+        dx.set_backend("fast")
+        by_fast = dx.forward(plain, *args)
+        own = dx.load_model(str(case), backend="reference")
+        assert own.backend == "reference" and plain.backend == "fast"
+        assert_bitwise_equal(dx.forward(own, *args), by_reference, "backend='reference' vs set_backend('reference')")
+        differs = [n for n in by_fast if not np.array_equal(by_fast[n], by_reference[n])]
+        assert differs, "the fast and reference engines gave the same bits everywhere: the test would not see a mix-up"
+        assert_bitwise_equal(dx.forward(plain, *args), by_fast, "the other model keeps the process's engine")
+        with pytest.raises(ValueError, match="backend must be 'fast' or 'reference', got 'quick'"):
+            dx.load_model(str(case), backend="quick")
+    finally:
+        dx.set_backend(before)
+
+
 # --- errors ---------------------------------------------------------------------------------------
 
 

@@ -18,9 +18,25 @@ enum class Backend { Fast, Reference };
 /// forward already running finishes on the engine it started with for the op in flight.
 void set_backend(Backend backend);
 
-/// The engine in use: the last `set_backend`, else the environment variable DEBERTA_BACKEND
-/// (`fast` or `reference`), else fast. Errors: DEBERTA_BACKEND holds anything else.
+/// The engine in use on the calling thread: its `BackendScope`'s, else the last `set_backend`, else
+/// the environment variable DEBERTA_BACKEND (`fast` or `reference`), else fast. Errors:
+/// DEBERTA_BACKEND holds anything else.
 Backend backend();
+
+/// For the calling thread, until the scope ends: the engine of the forward passes it runs, over the
+/// process's choice (a model's own engine: Python's `load_model(path, backend=...)`). The work the
+/// fast backend hands to other threads runs on the same engine. Scopes nest; the previous choice
+/// returns when one ends. No errors.
+class BackendScope {
+ public:
+  explicit BackendScope(Backend backend);
+  ~BackendScope();
+  BackendScope(const BackendScope&) = delete;
+  BackendScope& operator=(const BackendScope&) = delete;
+
+ private:
+  int saved_;
+};
 
 /// "fast" or "reference".
 const char* backend_name(Backend backend);

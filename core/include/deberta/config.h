@@ -89,7 +89,9 @@ struct ModelConfig {
   bool trained_with_paper_p2c = false;  ///< `"p2c_index": "paper"`: p2c read δ(j, i) in training
   /// `"emd_position": false`: the EMD's query is I_0 = H instead of the paper's H + P (section 3.2);
   /// the decoder's two applications of the last layer run without any absolute position, and the
-  /// model needs no position table (the zoo's depth-matched -EMD control, docs/table4.md).
+  /// model needs no position table (the zoo's depth-matched -EMD control, docs/table4.md). With
+  /// `position_biased_input` as well, the decoder still runs (I_0 = H, the positions having entered
+  /// at the input): the zoo's "-EMD, positions at input, depth-matched" control.
   bool emd_position = true;
 
   /// True if `pos_att_type` lists `term` ("c2p", "p2c", "p2p").

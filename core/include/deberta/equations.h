@@ -20,6 +20,12 @@ namespace deberta {
 // ----------------------------------------------------------------------------------------------
 // Relative positions (eq. 3 and the v2 log buckets)
 
+/// A linear layer on the rows of `x [N, in]`: `[N, out]` = x Wᵀ + b (W `[out, in]`, b `[out]` or
+/// none), PyTorch's `nn.Linear`. Every projection of the model (Q_c, K_c, V_c, Q_r, K_r, the
+/// feed-forward, the heads) is this product; the backend's ops compute it (bitwise the same on any
+/// thread count). Errors: x's width ≠ `in`.
+Matrix linear(const Linear& layer, const Matrix& x);
+
 /// eq. 3: the relative distance δ(i, j) ∈ [0, 2k) from token i to token j:
 /// 0 if i − j ≤ −k; 2k − 1 if i − j ≥ k; i − j + k otherwise. Units: rows of the relative table.
 /// Errors: k < 1.
@@ -87,7 +93,7 @@ void activation_in_place(Eigen::Ref<Matrix> x, Activation act);
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p);
 /// `layer_norm` of x's rows [first, last) into the same rows of `*y` (already `[N, H]`): the one
 /// definition of a row's LayerNorm, so rows normalised in any grouping (threads, the post-LN
-/// blocks' tiles: `LinearJob::norm`) are bitwise those of `layer_norm`. Errors: none.
+/// blocks' tiles: a product's `rows_done` step) are bitwise those of `layer_norm`. Errors: none.
 void layer_norm_rows(const Matrix& x, int64_t first, int64_t last, const LayerNormParams& p, Matrix* y);
 
 // ----------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@
 #include "deberta/config.h"
 #include "deberta/tensor.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +19,7 @@ struct Linear {
   Matrix weight;
   Vector bias;
   bool empty() const { return weight.size() == 0; }
-  /// Applies the map to the rows of `x [N, in]`, giving `[N, out]` = x Wᵀ + b (the product as
-  /// `parallel_linears` computes it: bitwise the same). Errors: x's width ≠ `in`.
-  Matrix apply(const Matrix& x) const;
+  // Applied by `deberta::linear` (equations.h), through the backend's ops: this layer holds data.
 };
 
 /// LayerNorm parameters: gain and bias `[H]`, and epsilon.
@@ -114,26 +111,6 @@ struct ModelWeights {
   std::vector<std::string> warnings;    ///< e.g. "tensor X holds 3 NaN/Inf values"
 };
 
-/// Maps a checkpoint's tensors onto typed weights. Names may carry the task-model prefix
-/// `deberta.`. Tensors are moved out of `tensors`. `source` names the file in errors.
-/// Task heads are read as `task_head_plan` (heads.h) decides from `architectures` and the names
-/// present; a head named by `architectures` whose tensors are missing is an error.
-/// Errors: required tensors missing (all listed by name), a tensor with the wrong shape (name,
-/// expected and found shape), an integer tensor where floats are needed; a pooler whose size is
-/// not hidden_size.
-///
-/// `load`, when given, fills in the values of a tensor of `tensors` that holds only its dtype and
-/// shape (`SafetensorsReader::load`): only the tensors the model uses are then read from the file
-/// (issue 28, class 7), one at a time.
-using TensorLoader = std::function<void(const std::string& name, Tensor* tensor)>;
-ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source,
-                         const TensorLoader& load = {});
-
-/// The keys of `index` (a file's tensors, dtype and shape; values not needed) that `map_weights`
-/// reads for `config`, in the order it reads them: a loader can read them one at a time, in
-/// steps (`ModelLoadSteps`, model_io.h), and skip the rest (issue 28, class 7).
-/// Errors: `map_weights`'s that need no values — missing tensors (listed), wrong shapes, integer
-/// dtypes, names given twice, too few encoder layers, a pooler not of hidden_size.
-std::vector<std::string> tensors_used(const ModelConfig& config, const TensorMap& index, const std::string& source);
+// Filling these structs from a checkpoint's names: map_weights.h (the model layer).
 
 }  // namespace deberta

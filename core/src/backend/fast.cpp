@@ -61,9 +61,13 @@ int num_threads() {
 void run_tasks(int64_t count, const std::function<void(int64_t)>& task) {
   if (count <= 0) return;
   const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
+  const Backend engine = backend();  // the caller's (a BackendScope holds for its tasks too)
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (count > 1 && team > 1)
-  for (int64_t i = 0; i < count; ++i) errors.run([&] { task(i); });
+  for (int64_t i = 0; i < count; ++i) errors.run([&] {
+    const BackendScope same(engine);
+    task(i);
+  });
   errors.rethrow();
   (void)team;
 }
@@ -74,9 +78,13 @@ void for_row_ranges(int64_t rows, const std::function<void(int64_t, int64_t)>& b
   min_rows = std::max<int64_t>(1, min_rows);
   const int64_t ranges = std::clamp<int64_t>(rows / min_rows, 1, threads);
   if (ranges == 1) return body(0, rows);
+  const Backend engine = backend();
   ParallelErrors errors;
 #pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(ranges))
-  for (int64_t r = 0; r < ranges; ++r) errors.run([&] { body(rows * r / ranges, rows * (r + 1) / ranges); });
+  for (int64_t r = 0; r < ranges; ++r) errors.run([&] {
+    const BackendScope same(engine);
+    body(rows * r / ranges, rows * (r + 1) / ranges);
+  });
   errors.rethrow();
 }
 
@@ -110,19 +118,19 @@ ColumnBlocks packed_blocks(int64_t cols, int64_t depth) {
 
 // Whether a job runs on packed operands (Eigen 3.4, more rows than the dot-product kernel takes,
 // and rows free to depend on each other's presence) or as direct column blocks (`linear_columns`).
-bool packed(const LinearJob& j) {
+bool packed(const ops::Product& j) {
   return detail::kPackedGemm && !j.rows_independent && j.x->rows() > detail::kGemmNtMaxRows &&
          j.layer->weight.cols() > 0;
 }
 
-// The elementwise steps of a job on one block of its output (LinearJob::activation, ::residual).
-void finish_block(const LinearJob& j, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+// The elementwise steps of a job on one block of its output (Product::elementwise, ::residual).
+void finish_block(const ops::Product& j, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
   auto block = j.y->block(row0, col0, rows, cols);
   if (j.elementwise) j.elementwise(block);
   if (j.residual) block += j.residual->block(row0, col0, rows, cols);
 }
 
-// What the blocks of one product share: for a post-LN product (LinearJob::norm), how many column
+// What the blocks of one product share: for a post-LN product (Product::rows_done), how many column
 // blocks of each row tile are still to finish; the block that finishes a row tile last normalises
 // its rows.
 struct JobState {
@@ -130,7 +138,7 @@ struct JobState {
   std::unique_ptr<std::atomic<int64_t>[]> pending;  // per row tile: column blocks not yet finished
 
   // Called once a column block has finished rows [row0, row0 + rows) (one tile, or all rows).
-  void finished(const LinearJob& j, int64_t row0, int64_t rows) {
+  void finished(const ops::Product& j, int64_t row0, int64_t rows) {
     if (!j.rows_done) return;
     if (pending[row0 / tile_rows].fetch_sub(1, std::memory_order_acq_rel) == 1) j.rows_done(row0, row0 + rows);
   }
@@ -144,7 +152,7 @@ struct JobState {
 // cache, as Eigen's one packing buffer per product is (fresh memory for every block cost a few
 // per cent of a forward in cache misses on the writes).
 struct Block {
-  const LinearJob* job;
+  const ops::Product* job;
   JobState* shared;
   int64_t col0, cols;
   const detail::PackedOperand* input = nullptr;   // x packed (null: direct)
@@ -166,7 +174,7 @@ struct Block {
       const int64_t row0 = next_row.fetch_add(kTileRows);
       if (row0 >= rows()) return;
       errors.run([&] {
-        const LinearJob& j = *job;
+        const ops::Product& j = *job;
         const int64_t tile_rows = std::min(kTileRows, rows() - row0);
         auto tile = j.y->block(row0, col0, tile_rows, cols);
         if (j.layer->bias.size() > 0)
@@ -183,7 +191,7 @@ struct Block {
 
   // The work of the thread that takes the block; `buffer`: memory for the packed W (may be null).
   void run_owned(ParallelErrors& errors, std::unique_ptr<detail::PackedOperand> buffer) {
-    const LinearJob& j = *job;
+    const ops::Product& j = *job;
     if (!input) {
       errors.run([&] {
         detail::linear_columns(*j.x, j.layer->weight, j.layer->bias, col0, cols, j.y, j.rows_independent);
@@ -212,8 +220,8 @@ struct Block {
 
 }  // namespace
 
-void parallel_linears(const std::vector<LinearJob>& jobs) {
-  for (const LinearJob& j : jobs) {
+void parallel_linears(const std::vector<ops::Product>& jobs) {
+  for (const ops::Product& j : jobs) {
     ops::check_product(j);
     j.y->resize(j.x->rows(), j.layer->weight.rows());
   }
@@ -232,7 +240,7 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   std::vector<std::unique_ptr<Block>> blocks;
   std::vector<JobState> states(jobs.size());
   for (size_t job = 0; job < jobs.size(); ++job) {
-    const LinearJob& j = jobs[job];
+    const ops::Product& j = jobs[job];
     const PackedOperand* input = nullptr;
     if (packed(j)) {
       const size_t i = static_cast<size_t>(std::find(input_of.begin(), input_of.end(), j.x) - input_of.begin());
@@ -269,8 +277,10 @@ void parallel_linears(const std::vector<LinearJob>& jobs) {
   ParallelErrors errors;
   std::atomic<size_t> next_block{0};
   const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
+  const Backend engine = backend();  // the fused steps (an activation, a LayerNorm) dispatch ops too
 #pragma omp parallel num_threads(team) if ((blocks.size() > 1 || input_chunks.size() > 1) && team > 1)
   {
+    const BackendScope same(engine);
     Block* previous = nullptr;  // the last block this thread took (its packed W buffer to reuse)
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i = 0; i < static_cast<int64_t>(input_chunks.size()); ++i)

@@ -30,7 +30,7 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
 /// entries of `bias` (none when empty), with W `[out, in]` and y `[N, out]` already sized. Few rows
 /// (N ≤ kGemmNtMaxRows): `gemm_nt`, then the bias. More: Eigen's GEMM accumulating onto the bias
 /// (`y = b; y += x Wᵀ`: Eigen would otherwise zero y first and a second pass would add b). The one
-/// definition of a linear layer's product (`Linear::apply`, `parallel_linears`). No errors (the
+/// definition of a linear layer's product (`ops::linear`, `parallel_linears`). No errors (the
 /// callers check shapes).
 /// `rows_independent`: the dot-product kernel at any N (a row's bits then never depend on the
 /// other rows).

@@ -11,6 +11,8 @@ namespace {
 
 // -1: not chosen yet (DEBERTA_BACKEND is read at the first use).
 std::atomic<int> g_backend{-1};
+// The calling thread's BackendScope, -1 outside any.
+thread_local int t_backend = -1;
 
 }  // namespace
 
@@ -24,7 +26,11 @@ Backend parse_backend(const std::string& text, const std::string& what) {
 
 void set_backend(Backend b) { g_backend.store(static_cast<int>(b)); }
 
+BackendScope::BackendScope(Backend b) : saved_(t_backend) { t_backend = static_cast<int>(b); }
+BackendScope::~BackendScope() { t_backend = saved_; }
+
 Backend backend() {
+  if (t_backend >= 0) return static_cast<Backend>(t_backend);
   const int chosen = g_backend.load();
   if (chosen >= 0) return static_cast<Backend>(chosen);
   const char* env = std::getenv("DEBERTA_BACKEND");

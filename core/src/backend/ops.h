@@ -1,7 +1,8 @@
 // ops.h — the operations the equations and the model need from an engine, behind one interface
 // (docs/architecture.md). Two backends implement every op:
 //   fast       (fast.cpp)       Eigen's GEMM kernel on packed tiles, shared between threads; the
-//                               results do not depend on the thread count (fast.h)
+//                               results do not depend on the thread count (gemm_nt.h,
+//                               packed_gemm.h, threading.h)
 //   reference  (reference.cpp)  each op one Eigen expression or one straight loop, on one thread
 // `deberta::set_backend` (deberta/backend.h) picks one at run time; DEBERTA_BACKEND sets the
 // starting choice. Both give the same numbers to rounding (tests/test_backend_ops.cpp).
@@ -18,6 +19,17 @@
 #include <vector>
 
 namespace deberta::ops {
+
+/// The registry: every op of this interface, listed once (as ggml's test-backend-ops lists its
+/// ops). Both backends implement each one, and tests/test_backend_ops.cpp compares the fast backend
+/// with the reference on every entry, failing for an entry it has no comparison for: an op added
+/// here cannot skip its test. (`few_rows` and `fast::vector_erf` are queries, not ops.)
+#define DEBERTA_OPS(X) X(products) X(linear) X(tied_decoder) X(for_rows) X(gelu_erf) X(tasks)
+
+#define DEBERTA_OP_NAME(op) #op,
+/// The names of DEBERTA_OPS, in its order.
+inline constexpr const char* kOpNames[] = {DEBERTA_OPS(DEBERTA_OP_NAME)};
+#undef DEBERTA_OP_NAME
 
 /// Elementwise work applied in place to a block of a product's output (an activation): the block
 /// may be any rectangle of y, so the work must treat each entry alone.
@@ -97,6 +109,24 @@ void gelu_erf(Eigen::Ref<Matrix> x);
 /// Whether `gelu_erf` runs on glibc's vector erf in this build (else the scalar erf).
 bool vector_erf();
 }  // namespace fast
+
+// ----------------------------------------------------------------------------------------------
+// What the engine can hold (parallel.cpp): the forward pass sizes its N × N maps before it
+// allocates them.
+
+/// Refuses (Error) a forward pass whose attention maps will not fit in the memory this process may
+/// use (`usable_memory_bytes`):
+/// `kept_maps` N x N double matrices kept in the trace, plus `transient_maps` alive at once while
+/// the heads run. The message gives the token count, the bytes needed and the bytes available.
+void check_attention_memory(int64_t n_tokens, int64_t kept_maps, int64_t transient_maps);
+
+/// Physical memory of this machine in bytes (0 when unknown).
+uint64_t physical_memory_bytes();
+
+/// The memory this process may use, in bytes: the least of the physical memory, the address-space
+/// limit (RLIMIT_AS, as `ulimit -v` / `prlimit --as` set it) and the cgroup's memory limit
+/// (v2 `memory.max`, v1 `memory.limit_in_bytes`); 0 when none is known. Issue 44, class 3.
+uint64_t usable_memory_bytes();
 
 /// The shape checks both backends make before a product. Errors: as `products`.
 void check_product(const Product& p);

@@ -17,7 +17,7 @@
 // the whole (the same k blocking `computeProductBlockingSizes` chooses, the same kernel for every
 // entry: Eigen picks a row's kernel from its distance to the end of a 24-row panel grid, a
 // column's from its distance to the end of the 4-column grid, and tiles on those grids keep both).
-// So `Linear::apply` and the tiled product give the same bits, for any tiling and any thread
+// So `ops::linear` and the tiled product give the same bits, for any tiling and any thread
 // count (tests/test_threads.cpp; checked for the presets' shapes at every N from 2 to 600).
 //
 // Needs Eigen 3.4 (internal interfaces): `kPackedGemm` is false with any other version, and the

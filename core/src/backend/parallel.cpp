@@ -1,5 +1,5 @@
-// parallel.cpp — see parallel.h.
-#include "backend/parallel.h"
+// parallel.cpp — the memory guard of ops.h (check_attention_memory and the memory it may use).
+#include "backend/ops.h"
 
 #include "deberta/tensor.h"
 
@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-namespace deberta {
+namespace deberta::ops {
 
 uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -66,4 +66,4 @@ void check_attention_memory(int64_t n_tokens, int64_t kept_maps, int64_t transie
   }
 }
 
-}  // namespace deberta
+}  // namespace deberta::ops

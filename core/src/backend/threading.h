@@ -54,10 +54,6 @@ struct ColumnBlocks {
 };
 ColumnBlocks column_blocks(int64_t cols);
 
-/// One product for `parallel_linears`: ops.h's `Product` (x Wᵀ + b, then its elementwise step,
-/// residual add and finished-rows step, each run by the task that computed those entries).
-using LinearJob = ops::Product;
-
 /// Runs several products as one set of tasks, e.g. the five projections of an attention
 /// sub-layer (Q_c, K_c, V_c, K_r, Q_r). Above 32 rows (and not `rows_independent`), with Eigen 3.4:
 /// each distinct x is packed once into Eigen's GEMM layout (shared by Q_c, K_c and V_c), each
@@ -69,13 +65,13 @@ using LinearJob = ops::Product;
 /// product of the whole, whichever thread runs it. Otherwise — N ≤ 32 rows, the position
 /// projections, or another Eigen — one task per `column_blocks` block, the dot-product kernel of
 /// core/src/gemm_nt.h (N ≤ 32 or rows_independent) or Eigen's GEMM accumulating onto the bias.
-/// Either way the same operations, in the same order, as `Linear::apply`.
+/// Either way the same operations, in the same order, as `ops::linear`.
 /// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]` (`ops::check_product`);
 /// the first exception of a job's steps.
-void parallel_linears(const std::vector<LinearJob>& jobs);
+void parallel_linears(const std::vector<ops::Product>& jobs);
 
 /// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to
-/// `layer.apply(x)` for the shapes tested. Errors: x's width ≠ the layer's `in`.
+/// `ops::linear(layer, x)` for the shapes tested. Errors: x's width ≠ the layer's `in`.
 Matrix parallel_linear(const Linear& layer, const Matrix& x);
 
 }  // namespace deberta

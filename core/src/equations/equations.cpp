@@ -7,6 +7,9 @@
 
 namespace deberta {
 
+Matrix linear(const Linear& layer, const Matrix& x) { return ops::linear(layer, x); }
+
+
 int64_t relative_distance(int64_t i, int64_t j, int64_t k) {
   if (k < 1) throw Error("relative_distance: k must be >= 1, found " + std::to_string(k));
   const int64_t r = i - j;
@@ -155,7 +158,7 @@ Matrix embed(const ModelConfig& c, const EmbeddingWeights& w, const std::vector<
       x.row(n) += w.token_type.row(t);
     }
   }
-  if (!w.embed_proj.empty()) x = w.embed_proj.apply(x);
+  if (!w.embed_proj.empty()) x = linear(w.embed_proj, x);
   Matrix h = layer_norm(x, w.norm);
   return h.array().colwise() * mask.array();
 }

@@ -1,4 +1,5 @@
 #include "deberta/model_io.h"
+#include "deberta/map_weights.h"
 
 #include "deberta/checkpoint.h"
 #include "deberta/file_limits.h"

@@ -136,15 +136,15 @@ Vector rtd_logits(const Model& model, const Matrix& hidden) {
   Matrix s = hidden;
   s.rowwise() += hidden.row(0);                                      // h_0 + h_i
   s = layer_norm(s, w.norm);                                         // LN_mp
-  const Matrix t = activation(w.dense.apply(s), model.config.hidden_act);  // act(s W_dᵀ + b_d)
-  return w.classifier.apply(t).col(0);                               // t · w_c + b_c
+  const Matrix t = activation(linear(w.dense, s), model.config.hidden_act);  // act(s W_dᵀ + b_d)
+  return linear(w.classifier, t).col(0);                               // t · w_c + b_c
 }
 
 Vector sequence_pooled(const Model& model, const Matrix& hidden) {
   if (!model.weights.seq_classifier) no_head(model, HeadKind::SequenceClassification);
   check_hidden(model, hidden, "sequence_pooled");
   const Matrix h0 = hidden.topRows(1);
-  return activation(model.weights.seq_classifier->pooler.apply(h0), model.config.pooler_hidden_act).row(0).transpose();
+  return activation(linear(model.weights.seq_classifier->pooler, h0), model.config.pooler_hidden_act).row(0).transpose();
 }
 
 Vector sequence_logits(const Model& model, const Vector& pooled) {
@@ -154,13 +154,13 @@ Vector sequence_logits(const Model& model, const Vector& pooled) {
     throw Error("sequence_logits: pooled vector has " + std::to_string(pooled.size()) + " entries, the classifier takes " +
                 std::to_string(c.weight.cols()));
   const Matrix x = pooled.transpose();
-  return c.apply(x).row(0).transpose();
+  return linear(c, x).row(0).transpose();
 }
 
 Matrix token_logits(const Model& model, const Matrix& hidden) {
   if (!model.weights.token_classifier) no_head(model, HeadKind::TokenClassification);
   check_hidden(model, hidden, "token_logits");
-  return model.weights.token_classifier->classifier.apply(hidden);
+  return linear(model.weights.token_classifier->classifier, hidden);
 }
 
 const Matrix& head_hidden_states(const ForwardTrace& trace) {

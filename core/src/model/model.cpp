@@ -1,7 +1,6 @@
 #include "deberta/model.h"
 
 #include "backend/ops.h"
-#include "backend/parallel.h"
 
 #include <algorithm>
 #include <limits>
@@ -340,7 +339,7 @@ ForwardSteps::ForwardSteps(const Model& model, const Inputs& inputs, const Ablat
   // c2c, c2p, p2c, p2p, logits, probs; Probs: probs), plus ~7 alive per running head.
   const int64_t per_head = level == TraceLevel::Full ? 6 : level == TraceLevel::Probs ? 1 : 0;
   const int64_t layers = model.config.num_hidden_layers + (decoder ? 2 : 0), heads = model.config.num_attention_heads;
-  check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
+  ops::check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
   stages_ = 1 + model.config.num_hidden_layers + (decoder ? 1 : 0);
 }
 
@@ -483,7 +482,7 @@ std::string why_no_emd(const Model& model) {
   const auto& lm = model.weights.lm_head;
   if (!lm) return "the model has no masked-LM head";
   if (lm->hf_names) return "a Hugging Face masked-LM head (cls.predictions.*): DebertaForMaskedLM has no EMD";
-  if (c.position_biased_input)
+  if (c.position_biased_input && c.emd_position)
     return "absolute positions are added at the input (position_biased_input): microsoft's emd_context_layer "
            "then decodes from the last layer";
   if (c.emd_position && model.weights.embeddings.position.size() == 0)
@@ -532,7 +531,7 @@ Matrix lm_transform(const Model& model, const Matrix& hidden, const std::vector<
                          std::to_string(hidden.rows()) + ")");
     x.row(static_cast<int64_t>(m)) = hidden.row(positions[m]);
   }
-  return layer_norm(activation(lm.dense.apply(x), model.config.hidden_act), lm.norm);
+  return layer_norm(activation(linear(lm.dense, x), model.config.hidden_act), lm.norm);
 }
 
 void require_lm_head(const Model& model) {

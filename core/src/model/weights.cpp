@@ -1,8 +1,7 @@
+#include "deberta/map_weights.h"
 #include "deberta/weights.h"
 
 #include "deberta/heads.h"
-
-#include "backend/ops.h"
 
 #include <cmath>
 #include <set>
@@ -10,8 +9,6 @@
 #include <algorithm>
 
 namespace deberta {
-
-Matrix Linear::apply(const Matrix& x) const { return ops::linear(*this, x); }
 
 namespace {
 
