@@ -239,10 +239,7 @@ void DrawComparePanel(App& app) {
   if (!s.model_b_error.empty()) ErrorText("model B: " + s.model_b_error);
   if (ImGui::CollapsingHeader("Trained-ablation zoo (mini Table 4)", ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(app);
 
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
+  if (!ResultOrWaiting(app)) return;
   if (!s.model_b) {
     Note("Choose model B: a zoo model above, or any model directory that shares model A's vocabulary.");
     return;

@@ -208,10 +208,7 @@ std::optional<Diagram> current_links(const ViewerState& s, std::string* why) {
 
 void DrawPipelinePanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
+  if (!ResultOrWaiting(app)) return;
   std::string why;
   const std::optional<Diagram> d = current_pipeline(s, &why);
   if (!d) {
@@ -226,10 +223,7 @@ void DrawPipelinePanel(App& app) {
 
 void DrawLinksPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
+  if (!ResultOrWaiting(app)) return;
   LayerHeadSliders(s);
   ImGui::SetNextItemWidth(300);
   const std::string weights = "attention weight " + weights_label(s.result->trace.context.attention.scale_factor);

@@ -33,11 +33,9 @@ std::string row_preview(const deberta::Matrix& table, int64_t row, int64_t offse
 
 void DrawDistancePanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
-  const Result& r = *s.result;
+  const Result* shown = ResultOrWaiting(app);
+  if (!shown) return;
+  const Result& r = *shown;
   const auto& c = r.model->model.config;
   const int N = token_count(s);
   if (!c.relative_attention) {

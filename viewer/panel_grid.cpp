@@ -11,11 +11,9 @@ namespace viewer {
 
 void DrawGridPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
-  const Result& r = *s.result;
+  const Result* shown = ResultOrWaiting(app);
+  if (!shown) return;
+  const Result& r = *shown;
   const auto& c = r.model->model.config;
   const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
 
@@ -31,7 +29,7 @@ void DrawGridPanel(App& app) {
   ImGui::SameLine();
   ImGui::TextDisabled("  %s", quantity_label(s.grid_quantity));
   Note("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
-       "Wheel: zoom all maps, drag: pan, double-click: reset.");
+       "Ctrl+wheel: zoom all maps, drag: pan, double-click: reset.");
 
   const bool prob = s.grid_quantity == Quantity::Probs;
   // Probabilities from the result's trace; any other term needs every layer in full (the worker

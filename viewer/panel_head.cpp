@@ -5,7 +5,7 @@
 // labels are computed from the model, state.h), share one diverging colour scale centred on 0, so
 // the same colour means the same number in every map; the weights softmax(Ã/√(f·d)) use viridis.
 // Hover a cell for each term's value and share of |the terms|; click to select it (arrow keys move
-// the selection). The maps zoom and pan together (wheel, drag, double-click resets).
+// the selection). The maps zoom and pan together (Ctrl+wheel, drag, double-click resets).
 #include "heatmap.h"
 #include "panels.h"
 
@@ -72,11 +72,9 @@ void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const de
 
 void DrawHeadPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
-  const Result& r = *s.result;
+  const Result* shown = ResultOrWaiting(app);
+  if (!shown) return;
+  const Result& r = *shown;
   LayerHeadSliders(s);
   ImGui::SameLine();
   ImGui::TextDisabled("  selected: query i = %d '%s' → key j = %d '%s'", s.qi, token_name(s, s.qi).c_str(), s.kj,

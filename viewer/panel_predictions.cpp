@@ -111,10 +111,7 @@ void DrawHeadOutput(ViewerState& s, const Result& r) {
 
 void DrawPredictionsPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
+  if (!ResultOrWaiting(app)) return;
   const Result& r = *s.result;
   const auto& c = r.model->model.config;
   for (const std::string& w : r.warnings) ErrorText("warning: " + w);

@@ -11,10 +11,7 @@ namespace viewer {
 
 void DrawTokensPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
+  if (!ResultOrWaiting(app)) return;
   const int n = token_count(s);
   const auto& masks = s.result->input.mask_positions;
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;

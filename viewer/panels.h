@@ -78,6 +78,9 @@ void Note(const std::string& text);
 void ErrorText(const std::string& text);
 /// What a panel shows while there is no result: loading, no model, no input, an error, computing.
 void WaitingNote(const App& app);
+/// The one guard of a panel that needs a result: the shown result, or null after drawing
+/// `WaitingNote` (the panel then returns). `const Result* r = ResultOrWaiting(app); if (!r) return;`
+const Result* ResultOrWaiting(const App& app);
 /// `label` in amber and, while the worker computes, a progress bar naming its stage ("layer 3 of 12").
 void ComputeProgress(const App& app, const char* label);
 /// What a panel shows while the worker materializes layer `layer` in full (a few frames at most).

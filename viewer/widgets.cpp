@@ -58,6 +58,12 @@ void ErrorText(const std::string& text) {
   ImGui::PopStyleColor();
 }
 
+const Result* ResultOrWaiting(const App& app) {
+  if (app.state.result) return app.state.result.get();
+  WaitingNote(app);
+  return nullptr;
+}
+
 void WaitingNote(const App& app) {
   const ViewerState& s = app.state;
   if (app.jobs.loading.valid())
