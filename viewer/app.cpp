@@ -150,6 +150,8 @@ bool poll_load(App& app) {
   if (j.loading.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
   try {
     s.model = j.loading.get();
+    // The previous model's maps and comparison go with it: never shown under the new model's name.
+    s.result.reset(), s.detail.reset(), s.compare.reset();
     s.model_error.clear();
     s.model_notice.clear();
     s.model_path = j.loading_path;
@@ -197,7 +199,7 @@ bool poll_compute(App& app) {
     (input_error ? s.input_error : s.compute_error) = error;
     (input_error ? s.compute_error : s.input_error).clear();
   }
-  if (!r) return false;
+  if (!r || r->model != s.model) return false;  // none, or of a model no longer open
   if (r->generation >= error_gen) s.compute_error.clear(), s.input_error.clear();
   s.result = r;
   s.input = r->input;

@@ -87,7 +87,7 @@ void FontAtlas::require_state(const ViewerState& s) {
 }
 
 bool FontAtlas::rebuild_if_needed() {
-  if (extra_ == built_) {
+  if (extra_ == built_ && scale_ == built_scale_) {
     if (over_limit_.size() > over_limit_reported_) {  // nothing to add to the atlas; the report only
       std::fprintf(stderr, "font: %zu characters beyond the atlas's limit of %zu show as U+FFFD\n", over_limit_.size(),
                    kMaxExtraGlyphs);
@@ -125,13 +125,16 @@ void FontAtlas::build() {
         if (exists(fallback)) io.Fonts->AddFontFromFileTTF(fallback, size, &merge, fallback_ranges_.data());
     return f;
   };
-  if (!add(kSans, 15.0f)) {
+  if (!add(kSans, 15.0f * scale_)) {
     std::fprintf(stderr, "deberta-viewer: %s not found (install fonts-dejavu-core); Greek letters will show as '?'\n", kSans);
-    io.Fonts->AddFontDefault();
+    ImFontConfig sized;
+    sized.SizePixels = 13.0f * scale_;
+    io.Fonts->AddFontDefault(&sized);
   }
-  mono_ = add(kMono, 14.0f);
+  mono_ = add(kMono, 14.0f * scale_);
   io.Fonts->Build();
   built_ = extra_;
+  built_scale_ = scale_;
 
   // What no font could give: reported once per character, drawn as U+FFFD.
   std::vector<unsigned> newly;

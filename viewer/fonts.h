@@ -47,6 +47,11 @@ class FontAtlas {
   /// font pointer changes: `mono()`).
   bool rebuild_if_needed();
 
+  /// The fonts' pixel size factor (the interface's size × the screen's pixel ratio; layout.h
+  /// ui_scale): the sans face is 15 px × scale, the monospace 14 px × scale, rasterised at that size
+  /// (sharp, not stretched). A new factor rebuilds the atlas at the next rebuild_if_needed.
+  void set_scale(float scale) { scale_ = scale; }
+
   ImFont* mono() const { return mono_; }
   /// Characters required that no loaded font has (drawn as U+FFFD).
   const std::set<unsigned>& missing() const { return missing_; }
@@ -68,6 +73,7 @@ class FontAtlas {
   std::string seen_text_;
   size_t seen_steps_ = 0;
   ImFont* mono_ = nullptr;
+  float scale_ = 1.0f, built_scale_ = 1.0f;  // set_scale's factor; the current atlas's
 };
 
 }  // namespace viewer

@@ -2,9 +2,10 @@
 """The web edition in a real browser (issue 30): Debian's chromium, headless, software GL, driven
 through the DevTools protocol (python3-websocket). Nothing downloads a browser.
 
-    browser_test.py SITE_DIR OUT_DIR
+    browser_test.py SITE_DIR OUT_DIR [--only a,f,g]
 
-Serves SITE_DIR on a free loopback port and checks:
+--only runs just the named checks (the loaded run, web_browser_loaded, runs the ones whose timing
+the load tests: f and g); without it, every check runs. Serves SITE_DIR on a free loopback port and checks:
   (a) the page draws the bundled model's maps: a screenshot OUT_DIR/web.png (looked at by people;
       here: the page shows predictions and the canvas is not blank);
   (b) index.html?selftest runs the golden cases inside the page: "selftest: N passed, 0 failed";
@@ -25,6 +26,27 @@ Serves SITE_DIR on a free loopback port and checks:
       with "[MASK]" typed as key presses, and a Japanese sentence pasted with Ctrl+V from the
       browser's clipboard, each into the text box; a Korean sentence pasted into the pair box.
       #tokens spells exactly the entered text (no [UNK]) and #predictions holds Hangul or Kana.
+  (j) quiet when idle (issue 41): once the first result is shown, 20 s of an idle page cost all of
+      Chromium's processes (the browser, renderer, GPU, … from /proc) at most 5 % of one core; the
+      page draws again after a mouse move.
+  (k) sharp and sized for the room: at device scale factor 2 the canvas's framebuffer is at device
+      pixels (2560 × 1440 for 1280 × 720) and the fonts are rasterised at 2 × their size; a viewport
+      meta tag (a phone's layout viewport is 390, not 980, CSS pixels wide); Ctrl+= makes the
+      interface "large", the browser's own zoom is not triggered (the key's default is prevented),
+      the size is remembered after a reload; at "large", at 1280 × 720 and 390 × 844, text is at
+      least 14 CSS pixels and every tab lies on screen and opens when clicked. Screenshots
+      OUT_DIR/web_1280x720_large.png, web_390x844_large.png, web_dpr2.png (looked at by people).
+  (l) input as in other pages: one wheel notch (100 pixels) down over a panel scrolls it down by
+      about 3 lines (2–4 font heights); the wheel alone never zooms a map; Ctrl+wheel up zooms the
+      map under the cursor by one step and the browser's page zoom is prevented; Ctrl+O and Ctrl+E
+      keep the browser from acting (default prevented) and open the page's popups.
+  (m) dead ends explained in the page: without WebGL2 and without WebAssembly, a visible message
+      naming what is missing (and no 55 MB download without WebAssembly); with JavaScript off, the
+      <noscript> message; out of memory (the page's abort handler), a message; the download's
+      progress in words ("Downloading the explorer: 12 of 55 MB"); a model folder that fails to load
+      keeps the previous model and says so at the top; a folder without tokenizer.json opens as
+      "token ids only", says so, and the previous model's maps never appear under its name.
+  (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
 import base64
@@ -178,6 +200,349 @@ def spelled(tokens):
     return out.decode("utf-8", "replace").replace(" ", "")
 
 
+def ui(page):
+    """The page's interface state (web_main.cpp web_ui): size, scale, frames drawn, shown page, …"""
+    return json.loads(page.eval("Module.ccall('web_ui', 'string', [], [])"))
+
+
+def process_tree_cpu_seconds(root_pid):
+    """User + system CPU seconds of `root_pid` and all its descendants (from /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append((int(entry), int(fields[11]) + int(fields[12])))
+        except (OSError, IndexError, ValueError):
+            continue
+    ticks = 0
+    with open("/proc/%d/stat" % root_pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks += int(fields[11]) + int(fields[12])
+    todo = [root_pid]
+    while todo:
+        for pid, t in children.get(todo.pop(), []):
+            ticks += t
+            todo.append(pid)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def idle_check(chromium, base, failures):
+    """(j) Quiet when idle: an idle page costs all of Chromium's processes ≤ 5 % of one core."""
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base, profile)
+    try:
+        page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+        page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 1 : 0", 120, "the page idle")
+        time.sleep(3)  # the last frames after the result (and Chromium's own start-up work) settle
+        f0, c0, t0 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
+        time.sleep(20)
+        c1, t1 = process_tree_cpu_seconds(page.proc.pid), time.time()
+        state = ui(page)
+        share = (c1 - c0) / (t1 - t0)
+        print("(j) idle for %.1f s: Chromium's processes used %.1f %% of one core; %d frames drawn meanwhile (paused: %d)"
+              % (t1 - t0, 100 * share, state["frames"] - f0, state["paused"]))
+        if share > 0.05:
+            failures.append("(j) an idle page costs %.1f %% of one core (at most 5 %%)" % (100 * share))
+        # ... and it is not asleep for good: a mouse move draws again.
+        page.call("Input.dispatchMouseEvent", type="mouseMoved", x=600, y=300)
+        page.frames(3)
+        after = ui(page)["frames"]
+        print("(j) a mouse move: %d frames drawn" % (after - state["frames"]))
+        if after <= state["frames"]:
+            failures.append("(j) the page drew nothing after a mouse move")
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def click_widget(page, name, what=None):
+    rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], [%s])" % json.dumps(name), 30,
+                         what or name)
+    x0, y0, x1, y1 = (float(v) for v in rect.split())
+    page.click((x0 + x1) / 2, (y0 + y1) / 2)
+    return x0, y0, x1, y1
+
+
+TABS = ["Attention grid", "Head detail", "Distance δ", "Equation", "EMD & predictions", "Compare", "Export", "Lesson",
+        "Pipeline", "Token links"]
+
+
+def display_check(chromium, base, out, failures):
+    """(k) Sharp and sized for the room."""
+    predictions = "document.getElementById('predictions').textContent"
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base, profile)
+    try:
+        # Device scale factor 2 (a HiDPI screen, or 200 % zoom): the framebuffer at device pixels.
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=2, mobile=False)
+        page.wait_for(predictions, 180, "the first predictions")
+        page.frames(4)
+        time.sleep(1)
+        state = ui(page)
+        canvas = page.eval("[document.getElementById('canvas').width, document.getElementById('canvas').height]")
+        print("(k) device scale factor 2 at 1280 × 720: canvas %s, %s" % (canvas, state))
+        if canvas != [2560, 1440] or state["ratio"] != 2 or abs(state["font"] - 2 * state["font_css"]) > 1e-3:
+            failures.append("(k) at device scale factor 2 the canvas is %s with ratio %s, font %s (want 2560 × 1440, "
+                            "fonts at 2 × their CSS size)" % (canvas, state["ratio"], state["font"]))
+        page.screenshot(os.path.join(out, "web_dpr2.png"))
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
+        page.frames(4)
+        # Ctrl+=: larger, and the browser's zoom does not also act (its default is prevented).
+        page.eval("window.__prevented = []; window.addEventListener('keydown', e => "
+                  "window.__prevented.push(e.key + ':' + e.defaultPrevented), true); 1")
+        page.call("Input.dispatchMouseEvent", type="mouseMoved", x=900, y=400)
+        page.chord("=", "Equal", 187)
+        page.frames(4)
+        state = ui(page)
+        stored = page.eval("localStorage.getItem('deberta-ui-size')")
+        prevented = page.eval("window.__prevented")
+        print("(k) Ctrl+=: size %s, stored %r, keydown events %s" % (state["size"], stored, prevented))
+        if state["size"] != "large" or stored != "large":
+            failures.append("(k) Ctrl+= did not make the interface large (size %s, stored %r)" % (state["size"], stored))
+        if "=:true" not in prevented:
+            failures.append("(k) Ctrl+= also reaches the browser (its default was not prevented): %s" % prevented)
+        # Remembered: a reload opens at the same size.
+        page.call("Page.reload")
+        time.sleep(1)
+        page.wait_for(predictions, 180, "the first predictions after a reload")
+        if ui(page)["size"] != "large":
+            failures.append("(k) the size was not remembered across a reload: %s" % ui(page)["size"])
+        # At "large", 1280 × 720 and a phone's 390 × 844: text ≥ 14 CSS pixels, every tab on screen
+        # and opening when clicked.
+        for w, h, mobile in ((1280, 720, False), (390, 844, True)):
+            page.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=1, mobile=mobile)
+            page.frames(6)
+            time.sleep(0.5)
+            inner = page.eval("[window.innerWidth, window.innerHeight]")
+            state = ui(page)
+            print("(k) %d × %d (layout viewport %s): %s" % (w, h, inner, state))
+            if inner[0] != w:
+                failures.append("(k) at %d × %d the layout viewport is %d CSS pixels wide (no viewport meta tag?)" % (w, h, inner[0]))
+            if state["font_css"] < 14:
+                failures.append("(k) at %d × %d, size large, the text is %.1f CSS pixels (at least 14)" % (w, h, state["font_css"]))
+            names = TABS + (["Model & text", "Ablations", "Tokens"] if w < 600 else [])
+            for name in names:
+                try:
+                    x0, y0, x1, y1 = click_widget(page, "tab: " + name)
+                except RuntimeError:
+                    failures.append("(k) at %d × %d the tab %r is not drawn" % (w, h, name))
+                    continue
+                if x0 < 0 or y0 < 0 or x1 > w or y1 > h or x1 - x0 < 20:
+                    failures.append("(k) at %d × %d the tab %r lies off screen or shrunk: %.0f %.0f %.0f %.0f"
+                                    % (w, h, name, x0, y0, x1, y1))
+                page.frames(3)
+                shown = ui(page)["page"]
+                if shown != name:
+                    failures.append("(k) at %d × %d a click on the tab %r shows %r" % (w, h, name, shown))
+            click_widget(page, "tab: " + ("Model & text" if w < 600 else "Attention grid"))
+            page.frames(4)
+            time.sleep(0.5)
+            page.screenshot(os.path.join(out, "web_%dx%d_large.png" % (w, h)))
+        page.call("Emulation.clearDeviceMetricsOverride")
+    except RuntimeError as e:
+        failures.append("(k) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def input_check(chromium, base, failures):
+    """(l) The wheel and the shortcuts as in other pages."""
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base, profile)
+    try:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
+        page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+        page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 1 : 0", 120, "the page idle")
+        page.eval("window.__wheel = []; window.addEventListener('wheel', e => "
+                  "window.__wheel.push(e.ctrlKey + ':' + e.defaultPrevented), {capture: true}); 1")
+
+        def wheel(x, y, dy, modifiers=0):
+            """One wheel event at (x, y); with modifiers=2, Control held down as a key around it (as a user does)."""
+            if modifiers:
+                page.call("Input.dispatchKeyEvent", type="rawKeyDown", key="Control", code="ControlLeft",
+                          windowsVirtualKeyCode=17, nativeVirtualKeyCode=17, modifiers=2)
+            page.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y, modifiers=modifiers)
+            page.frames(2)
+            page.call("Input.dispatchMouseEvent", type="mouseWheel", x=x, y=y, deltaX=0, deltaY=dy, modifiers=modifiers)
+            page.frames(4)
+            if modifiers:
+                page.call("Input.dispatchKeyEvent", type="keyUp", key="Control", code="ControlLeft",
+                          windowsVirtualKeyCode=17, nativeVirtualKeyCode=17, modifiers=0)
+                page.frames(2)
+
+        # One notch down over the Model & text panel: it scrolls down about 3 lines.
+        before = ui(page)
+        wheel(150, 200, 100)
+        after = ui(page)
+        moved = after["model_scroll"] - before["model_scroll"]
+        print("(l) one notch down over Model & text: scrolled %.1f units (font %.1f)" % (moved, after["font"]))
+        if not 2 * after["font"] <= moved <= 4 * after["font"]:
+            failures.append("(l) one wheel notch down scrolled the panel %.1f units, not about 3 lines (font %.1f)"
+                            % (moved, after["font"]))
+        # Over a map of the grid: the wheel alone does not zoom; Ctrl+wheel up zooms one step.
+        rect = page.eval("Module.ccall('web_widget_rect', 'string', ['string'], ['tab: Attention grid'])")
+        gx, gy = float(rect.split()[0]), float(rect.split()[3])
+        x, y = gx + 150, gy + 160  # inside the first map (layer 0, head 0) of the grid
+        wheel(x, y, 100)
+        wheel(x, y, -100)
+        plain = ui(page)["zoom"]
+        wheel(x, y, -100, modifiers=2)
+        zoomed = ui(page)["zoom"]
+        events = page.eval("window.__wheel")
+        print("(l) over a map: zoom %.3f after the wheel alone, %.3f after Ctrl+wheel up; wheel events %s"
+              % (plain, zoomed, events))
+        if plain != 1:
+            failures.append("(l) the wheel alone zoomed a map (zoom %.3f)" % plain)
+        if not 1.05 < zoomed < 1.5:
+            failures.append("(l) one Ctrl+wheel notch up zoomed the map to %.3f (want one step, 1.05–1.5)" % zoomed)
+        if not events or any(not e.endswith(":true") for e in events):
+            failures.append("(l) a wheel event over the page kept the browser's default (scroll or page zoom): %s" % events)
+        # Ctrl+O and Ctrl+E: the page's popups, and not the browser's dialog or address bar.
+        page.eval("window.__prevented = []; window.addEventListener('keydown', e => "
+                  "window.__prevented.push(e.key + ':' + e.defaultPrevented), true); 1")
+        page.chord("o", "KeyO", 79)
+        page.key("Escape", "Escape", 27)
+        page.chord("e", "KeyE", 69)
+        page.key("Escape", "Escape", 27)
+        prevented = page.eval("window.__prevented")
+        print("(l) Ctrl+O, Ctrl+E: keydown events %s" % prevented)
+        for k in ("o", "e"):
+            if k + ":true" not in prevented:
+                failures.append("(l) Ctrl+%s also reaches the browser (default not prevented): %s" % (k.upper(), prevented))
+    except RuntimeError as e:
+        failures.append("(l) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def visible_text(page, element_id):
+    """The text of #element_id when it is displayed inside the viewport (its top on screen), else ''."""
+    return page.eval("(() => { const e = document.getElementById(%s); if (!e) return ''; const r = e.getBoundingClientRect(); "
+                     "return getComputedStyle(e).display !== 'none' && r.height > 0 && r.top >= 0 && r.top < innerHeight "
+                     "? e.textContent : ''; })()" % json.dumps(element_id))
+
+
+def dead_ends_check(chromium, base, failures):
+    """(m) Each dead end says in the page what is missing and what to do."""
+    def fresh(script=None, no_js=False):
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, "about:blank", profile)
+        if script:
+            page.call("Page.addScriptToEvaluateOnNewDocument", source=script)
+        if no_js:
+            page.call("Emulation.setScriptExecutionDisabled", value=True)
+        page.call("Page.navigate", url=base)
+        return page, profile
+
+    cases = [("no WebGL2", "HTMLCanvasElement.prototype.getContext = function () { return null; };", "WebGL2"),
+             ("no WebAssembly", "delete window.WebAssembly;", "WebAssembly")]
+    for what, script, word in cases:
+        page, profile = fresh(script)
+        try:
+            text = page.wait_for("(() => { const e = document.getElementById('fatal'); "
+                                 "return e && getComputedStyle(e).display !== 'none' ? e.textContent : ''; })()", 60, what)
+            print("(m) %s: %r" % (what, text))
+            if word not in text or "reload" not in text:
+                failures.append("(m) %s: the message does not name %s or what to do: %r" % (what, word, text))
+            if what == "no WebAssembly":
+                time.sleep(2)
+                fetched = page.eval("performance.getEntriesByType('resource').map(r => r.name)"
+                                    ".filter(n => /\.(data|wasm)$/.test(n)).length")
+                if fetched:
+                    failures.append("(m) without WebAssembly the page still downloaded the explorer")
+        except RuntimeError as e:
+            failures.append("(m) %s: %s" % (what, e))
+        finally:
+            page.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+    # JavaScript off: the <noscript> message (read through the DOM domain: no script runs).
+    page, profile = fresh(no_js=True)
+    try:
+        time.sleep(2)
+        root = page.call("DOM.getDocument", depth=-1)["root"]["nodeId"]
+        node = page.call("DOM.querySelector", nodeId=root, selector="#noscript")["nodeId"]
+        html = page.call("DOM.getOuterHTML", nodeId=node)["outerHTML"] if node else ""
+        print("(m) JavaScript off: %r" % html[:160])
+        if "needs JavaScript" not in html:
+            failures.append("(m) with JavaScript off there is no <noscript> message: %r" % html)
+    except RuntimeError as e:
+        failures.append("(m) JavaScript off: %s" % e)
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+    # The download in words, then a failed load and a folder without a tokenizer.
+    watch = ("window.__progress = []; new MutationObserver(() => { const e = document.getElementById('progress'); "
+             "if (e) window.__progress.push(e.textContent); }).observe(document, {subtree: true, childList: true, "
+             "characterData: true});")
+    page, profile = fresh(watch)
+    try:
+        page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+        lines = [l for l in page.eval("window.__progress") if l]
+        print("(m) progress lines: %s … %s (%d)" % (lines[:2], lines[-2:], len(lines)))
+        words = [l for l in lines if re.fullmatch(r"Downloading the explorer: [0-9.]+ of [0-9.]+ MB", l)]
+        if not words or any(re.search(r"\(\d+/\d+\)", l) for l in lines):
+            failures.append("(m) the download's progress is not in words: %s" % lines[:5])
+        page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 1 : 0", 120, "the page idle")
+        first = ui(page)
+        before = page.eval("document.getElementById('predictions').textContent")
+
+        # A folder whose weights do not load (config.json only): the previous model stays, the top says why.
+        page.eval("FS.mkdirTree('/test/broken'); FS.writeFile('/test/broken/config.json', '{\"hidden_size\": 4}'); "
+                  "Module.ccall('web_open_model_files', null, ['string'], ['/test/broken']); 1")
+        notice = page.wait_for("(() => { const e = document.getElementById('notice'); return e.style.display !== 'none' "
+                               "&& e.getBoundingClientRect().top <= 1 ? e.textContent : ''; })()", 60, "a notice at the top")
+        state = ui(page)
+        print("(m) a failed load: %r; %s" % (notice.strip(), state))
+        if "Could not open" not in notice or state["model"] != first["model"] or state["result_model"] != first["model"]:
+            failures.append("(m) a failed load did not keep the previous model or say so at the top: %r, %s" % (notice, state))
+        if page.eval("document.getElementById('predictions').textContent") != before:
+            failures.append("(m) a failed load changed the shown predictions")
+
+        # A folder without tokenizer.json (a zoo model's weights): open as token ids only; while and
+        # after it loads, no map of the previous model is shown under the new model's name.
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "notebooks_data", "models", "zoo",
+                           "deberta-tiny-no-c2p")
+        files = {f: base64.b64encode(open(os.path.join(src, f), "rb").read()).decode() for f in ("config.json", "model.safetensors")}
+        page.eval("(() => { FS.mkdirTree('/test/ids-only'); const f = %s; for (const n in f) "
+                  "FS.writeFile('/test/ids-only/' + n, Uint8Array.from(atob(f[n]), c => c.charCodeAt(0))); "
+                  "window.__mixed = []; (function look() { const u = JSON.parse(Module.ccall('web_ui', 'string', [], [])); "
+                  "if (u.model === '/test/ids-only' && u.result_model && u.result_model !== u.model) window.__mixed.push(u.result_model); "
+                  "if (!window.__stop) requestAnimationFrame(look); })(); "
+                  "Module.ccall('web_open_model_files', null, ['string'], ['/test/ids-only']); return 1; })()" % json.dumps(files))
+        notice = page.wait_for("(() => { const e = document.getElementById('notice'); return e.style.display !== 'none' "
+                               "&& /token ids only/.test(e.textContent) ? e.textContent : ''; })()", 60, "the token-ids-only notice")
+        page.frames(6)
+        page.eval("window.__stop = true; 1")
+        state = ui(page)
+        mixed = page.eval("window.__mixed")
+        print("(m) a folder without tokenizer.json: %r; %s" % (notice.strip(), state))
+        if state["model"] != "/test/ids-only" or state["tokenizer"] != 0:
+            failures.append("(m) the folder without tokenizer.json did not open as token ids only: %s" % state)
+        if mixed or state["result_model"] not in ("", "/test/ids-only"):
+            failures.append("(m) the previous model's maps were shown under the new model's name: %s %s" % (mixed, state))
+        if page.eval("document.getElementById('predictions').textContent") == before:
+            failures.append("(m) the previous model's predictions stay in #predictions under the new model")
+
+        # Out of memory: the page's abort handler (what emscripten calls when memory cannot grow).
+        page.eval("Module.onAbort('OOM'); 1")
+        text = visible_text(page, "fatal")
+        print("(m) out of memory: %r" % text)
+        if "out of memory" not in text or "reload" not in text:
+            failures.append("(m) out of memory: no visible message saying what to do: %r" % text)
+    except RuntimeError as e:
+        failures.append("(m) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def typing_check(chromium, base, out, failures):
     """(i) Typing and pasting into the sentence boxes (issue 40): the page's text bridge, an HTML
     text field kept over the active ImGui box, takes what the browser gives only to real text
@@ -316,7 +681,19 @@ def typing_check(chromium, base, out, failures):
 
 
 def main():
-    site, out = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    only = None
+    if "--only" in args:
+        at = args.index("--only")
+        only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
+        del args[at:at + 2]
+        unknown = only - set("abcdefghijklm")
+        if unknown or not only:
+            sys.exit("browser_test.py: --only takes check letters a…m separated by commas, not %r" % ",".join(sorted(unknown)))
+    if len(args) != 2:
+        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g]")
+    site, out = args
+    run = lambda *checks: only is None or any(c in only for c in checks)
     os.makedirs(out, exist_ok=True)
     chromium = shutil.which("chromium") or sys.exit("chromium not found (apt-get install chromium)")
     port = free_port()
@@ -330,180 +707,199 @@ def main():
     failures = []
     predictions = "document.getElementById('predictions').textContent"
 
-    # (a) and (c): the page, its maps, then c2p off.
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base, profile)
-    try:
-        before = page.wait_for(predictions, 180, "the bundled model's first predictions")
-        time.sleep(1.0)  # a few more frames: the maps are drawn
-        page.screenshot(os.path.join(out, "web.png"))
-        print("(a) first result:\n" + before.strip())
-        # A blank or unpainted canvas compresses to a few KB; the maps, labels and panels do not.
-        shot = os.path.getsize(os.path.join(out, "web.png"))
-        print("(a) screenshot %s: %d bytes" % (os.path.join(out, "web.png"), shot))
-        if shot < 60000:
-            failures.append("(a) the screenshot looks blank (%d bytes)" % shot)
-        if "generation" not in before or ":" not in before.split("\n", 1)[1]:
-            failures.append("(a) no predictions shown: %r" % before)
-        # (c) a user's click: the page says where the c2p switch was drawn, the click is real
-        # mouse events at its centre (browser → GLFW → ImGui → the Ablations panel).
-        rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], ['c2p'])", 30, "the c2p switch on screen")
-        x0, y0, x1, y1 = (float(v) for v in rect.split())
-        page.click((x0 + x1) / 2, (y0 + y1) / 2)
-        print("(c) clicked the c2p switch at (%.0f, %.0f)" % ((x0 + x1) / 2, (y0 + y1) / 2))
-        after = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (predictions, json.dumps(before)),
-                              120, "the predictions after switching c2p off")
-        print("(c) with c2p off:\n" + after.strip())
-        if after.split("\n", 1)[1] == before.split("\n", 1)[1]:
-            failures.append("(c) switching c2p off left the predictions unchanged")
-        page.screenshot(os.path.join(out, "web_no_c2p.png"))
-
-        # (d) an export reaches the user's disk: the Export tab, then "PNG of the map", both
-        # clicked; the page offers the file as a download, which chromium saves into OUT_DIR/downloads.
-        downloads = os.path.join(out, "downloads")
-        shutil.rmtree(downloads, ignore_errors=True)
-        os.makedirs(downloads)
+    if run("a", "c", "d"):
+        # (a) and (c): the page, its maps, then c2p off.
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, base, profile)
         try:
-            page.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=downloads)
-        except RuntimeError:
-            page.call("Page.setDownloadBehavior", behavior="allow", downloadPath=downloads)
-        for name in ("tab: Export", "export: PNG of the map"):
-            rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], [%s])" % json.dumps(name), 30, name)
+            before = page.wait_for(predictions, 180, "the bundled model's first predictions")
+            time.sleep(1.0)  # a few more frames: the maps are drawn
+            page.screenshot(os.path.join(out, "web.png"))
+            print("(a) first result:\n" + before.strip())
+            # A blank or unpainted canvas compresses to a few KB; the maps, labels and panels do not.
+            shot = os.path.getsize(os.path.join(out, "web.png"))
+            print("(a) screenshot %s: %d bytes" % (os.path.join(out, "web.png"), shot))
+            if shot < 60000:
+                failures.append("(a) the screenshot looks blank (%d bytes)" % shot)
+            if "generation" not in before or ":" not in before.split("\n", 1)[1]:
+                failures.append("(a) no predictions shown: %r" % before)
+            # (c) a user's click: the page says where the c2p switch was drawn, the click is real
+            # mouse events at its centre (browser → GLFW → ImGui → the Ablations panel).
+            rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], ['c2p'])", 30, "the c2p switch on screen")
             x0, y0, x1, y1 = (float(v) for v in rect.split())
             page.click((x0 + x1) / 2, (y0 + y1) / 2)
-            time.sleep(0.5)
-        deadline = time.time() + 30
-        pngs = []
-        while time.time() < deadline and not pngs:
-            pngs = [f for f in os.listdir(downloads) if f.endswith(".png")]
-            time.sleep(0.5)
-        if not pngs:
-            failures.append("(d) clicking \"PNG of the map\" downloaded nothing (%s)" % os.listdir(downloads))
-        else:
-            with open(os.path.join(downloads, pngs[0]), "rb") as f:
-                magic = f.read(8)
-            print("(d) downloaded %s (%d bytes)" % (pngs[0], os.path.getsize(os.path.join(downloads, pngs[0]))))
-            if magic != b"\x89PNG\r\n\x1a\n":
-                failures.append("(d) the download is not a PNG: %r" % magic)
-    finally:
-        page.close()
-        shutil.rmtree(profile, ignore_errors=True)
+            print("(c) clicked the c2p switch at (%.0f, %.0f)" % ((x0 + x1) / 2, (y0 + y1) / 2))
+            after = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (predictions, json.dumps(before)),
+                                  120, "the predictions after switching c2p off")
+            print("(c) with c2p off:\n" + after.strip())
+            if after.split("\n", 1)[1] == before.split("\n", 1)[1]:
+                failures.append("(c) switching c2p off left the predictions unchanged")
+            page.screenshot(os.path.join(out, "web_no_c2p.png"))
 
-    # (e) Korean, Japanese and Chinese: index.html?text=… with mixed scripts, then the CJK fixture
-    # model (pieces in Hangul, Kana and Han; notebooks_data/fixtures/cjk_model) opened as a user's
-    # files: its token labels and predictions show those scripts, every character from a loaded
-    # font (no "font: N characters have no glyph" line on the console). OUT_DIR/web_cjk.png is
-    # looked at by people.
-    cjk_text = "나는 책을 [MASK]. 私は本を読みます。我在看书。 Привет"
-    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "notebooks_data", "fixtures", "cjk_model")
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?text=" + urllib.parse.quote(cjk_text), profile)
-    try:
-        page.wait_for(predictions, 180, "the first predictions of the CJK text")
-        files = {f: base64.b64encode(open(os.path.join(fixture, f), "rb").read()).decode()
-                 for f in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")}
-        page.eval("(() => { FS.mkdirTree('/test/cjk_model'); const f = %s; for (const n in f) "
-                  "FS.writeFile('/test/cjk_model/' + n, Uint8Array.from(atob(f[n]), c => c.charCodeAt(0))); "
-                  "Module.ccall('web_open_model_files', null, ['string'], ['/test/cjk_model']); return 1; })()" % json.dumps(files))
-        hangul = page.wait_for("(() => { const t = %s; return /[\uac00-\ud7af]/.test(t) ? t : ''; })()" % predictions, 120,
-                               "predictions in Hangul from the CJK model")
-        time.sleep(1.0)
-        page.screenshot(os.path.join(out, "web_cjk.png"))
-        print("(e) CJK model, text %r:\n%s" % (cjk_text, hangul.strip()))
-        missing = [l for l in page.console if l.startswith("font:")]
-        if missing:
-            failures.append("(e) " + "; ".join(missing))
-        if not any(0x3040 <= ord(c) <= 0x30ff or 0x4e00 <= ord(c) <= 0x9fff for c in hangul):
-            print("(e) note: no Kana or Han among the top predictions (the labels are in the screenshot)")
-    finally:
-        page.close()
-        shutil.rmtree(profile, ignore_errors=True)
-
-    # (h) Korean and Japanese text opens the multilingual bundled model (issue 40): the page says so,
-    # #tokens lists the input's tokens with no [UNK], and #predictions holds Hangul or Kana.
-    for lang_text in ("나는 도서관에서 [MASK]을 읽었다.", "私は図書館で本を[MASK]。"):
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, base + "?text=" + urllib.parse.quote(lang_text), profile)
-        try:
-            got = page.wait_for(predictions, 180, "the first predictions of %r" % lang_text)
-            tokens = page.eval("document.getElementById('tokens').textContent")
-            note = page.eval("document.getElementById('model-note').textContent")
-            print("(h) %r: tokens %s; %s\n%s" % (lang_text, tokens.split(), note, got.strip()))
-            if "multilingual" not in note:
-                failures.append("(h) %r did not open the multilingual model (note: %r)" % (lang_text, note))
-            if not tokens.strip() or "[UNK]" in tokens:
-                failures.append("(h) %r: #tokens is empty or has [UNK]: %r" % (lang_text, tokens))
-            if not any(0xAC00 <= ord(c) <= 0xD7A3 or 0x3040 <= ord(c) <= 0x30FF or 0x4E00 <= ord(c) <= 0x9FFF for c in got):
-                failures.append("(h) %r: no Hangul, Kana or Han among the predictions: %r" % (lang_text, got))
+            # (d) an export reaches the user's disk: the Export tab, then "PNG of the map", both
+            # clicked; the page offers the file as a download, which chromium saves into OUT_DIR/downloads.
+            downloads = os.path.join(out, "downloads")
+            shutil.rmtree(downloads, ignore_errors=True)
+            os.makedirs(downloads)
+            try:
+                page.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=downloads)
+            except RuntimeError:
+                page.call("Page.setDownloadBehavior", behavior="allow", downloadPath=downloads)
+            for name in ("tab: Export", "export: PNG of the map"):
+                rect = page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], [%s])" % json.dumps(name), 30, name)
+                x0, y0, x1, y1 = (float(v) for v in rect.split())
+                page.click((x0 + x1) / 2, (y0 + y1) / 2)
+                time.sleep(0.5)
+            deadline = time.time() + 30
+            pngs = []
+            while time.time() < deadline and not pngs:
+                pngs = [f for f in os.listdir(downloads) if f.endswith(".png")]
+                time.sleep(0.5)
+            if not pngs:
+                failures.append("(d) clicking \"PNG of the map\" downloaded nothing (%s)" % os.listdir(downloads))
+            else:
+                with open(os.path.join(downloads, pngs[0]), "rb") as f:
+                    magic = f.read(8)
+                print("(d) downloaded %s (%d bytes)" % (pngs[0], os.path.getsize(os.path.join(downloads, pngs[0]))))
+                if magic != b"\x89PNG\r\n\x1a\n":
+                    failures.append("(d) the download is not a PNG: %r" % magic)
         finally:
             page.close()
             shutil.rmtree(profile, ignore_errors=True)
 
-    typing_check(chromium, base, out, failures)
+    if run("e"):
+        # (e) Korean, Japanese and Chinese: index.html?text=… with mixed scripts, then the CJK fixture
+        # model (pieces in Hangul, Kana and Han; notebooks_data/fixtures/cjk_model) opened as a user's
+        # files: its token labels and predictions show those scripts, every character from a loaded
+        # font (no "font: N characters have no glyph" line on the console). OUT_DIR/web_cjk.png is
+        # looked at by people.
+        cjk_text = "나는 책을 [MASK]. 私は本を読みます。我在看书。 Привет"
+        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "notebooks_data", "fixtures", "cjk_model")
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(cjk_text), profile)
+        try:
+            page.wait_for(predictions, 180, "the first predictions of the CJK text")
+            files = {f: base64.b64encode(open(os.path.join(fixture, f), "rb").read()).decode()
+                     for f in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")}
+            page.eval("(() => { FS.mkdirTree('/test/cjk_model'); const f = %s; for (const n in f) "
+                      "FS.writeFile('/test/cjk_model/' + n, Uint8Array.from(atob(f[n]), c => c.charCodeAt(0))); "
+                      "Module.ccall('web_open_model_files', null, ['string'], ['/test/cjk_model']); return 1; })()" % json.dumps(files))
+            hangul = page.wait_for("(() => { const t = %s; return /[\uac00-\ud7af]/.test(t) ? t : ''; })()" % predictions, 120,
+                                   "predictions in Hangul from the CJK model")
+            time.sleep(1.0)
+            page.screenshot(os.path.join(out, "web_cjk.png"))
+            print("(e) CJK model, text %r:\n%s" % (cjk_text, hangul.strip()))
+            missing = [l for l in page.console if l.startswith("font:")]
+            if missing:
+                failures.append("(e) " + "; ".join(missing))
+            if not any(0x3040 <= ord(c) <= 0x30ff or 0x4e00 <= ord(c) <= 0x9fff for c in hangul):
+                print("(e) note: no Kana or Han among the top predictions (the labels are in the screenshot)")
+        finally:
+            page.close()
+            shutil.rmtree(profile, ignore_errors=True)
 
-    # (f) long work does not freeze the page: a 500-token input on the bundled 512-token model, then
-    # c2p off (every layer re-runs). The page keeps drawing while it computes (frames counted with
-    # requestAnimationFrame until the new predictions appear), and its progress bar names the stage.
-    long_text = " ".join(["the"] * 240 + ["[MASK]"] + ["earth"] * 240)
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?text=" + urllib.parse.quote(long_text), profile)
-    try:
-        before = page.wait_for(predictions, 300, "the first predictions of the 483-token input")
-        # Once a frame, the stage the page's progress bar shows: a page that draws between the
-        # stages sees several of them; one that computes in a single call sees none (or one).
-        page.eval("window.__stages = new Set(); window.__frames = 0; window.__loading_frames = 0; "
-                  "(function look() { window.__frames++; "
-                  "const st = Module.ccall('web_progress', 'string', [], []); if (st) window.__stages.add(st); "
-                  "if (st.startsWith('loading')) window.__loading_frames++; "
-                  "requestAnimationFrame(look); })(); 1")
-        t0 = time.time()
-        page.eval("Module.ccall('web_ablate', 'string', ['string'], ['--terms c2c,p2c']); 1")
-        time.sleep(0.4)
-        page.screenshot(os.path.join(out, "web_progress.png"))  # mid-computation: the progress bar
-        page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (predictions, json.dumps(before)),
-                      300, "the predictions of the long input with c2p off")
-        seconds = time.time() - t0
-        stages = page.eval("Array.from(window.__stages)")
-        print("(f) 483 tokens, c2p off: done within %.2f s; stages seen by the frames drawn meanwhile: %s" % (seconds, stages))
-        if len(stages) < 3:
-            failures.append("(f) the page drew frames in only %d stage(s) of the computation (it froze): %s" % (len(stages), stages))
-        # (g) a model load does not freeze the page either: the bundled model opened again (as a
-        # user's folder is: web_open_model_files) loads one tensor a step, ~25 ms of steps a frame;
-        # the frames drawn meanwhile see the progress rise through more than one value.
-        page.eval("window.__stages = new Set(); window.__loading_frames = 0; 1")
-        t0 = time.time()
-        page.eval("Module.ccall('web_open_model_files', null, ['string'], ['/models/deberta-tiny-512']); 1")
-        time.sleep(0.5)  # the load starts in the next frame
-        page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 'idle' : ''", 120,
-                      "the bundled model loaded again (and its first computation)")
-        loads = [x for x in page.eval("Array.from(window.__stages)") if x.startswith("loading")]
-        loading_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
-        print("(g) bundled model opened again: loaded within %.2f s; %d frames drawn while it loaded (progress seen: %s)"
-              % (time.time() - t0, loading_frames, loads))
-        # The property, not a speed (issue 44): frames are drawn while the load runs, counted by
-        # the page itself (web_load_frames: frames begun while the load was unfinished). A load
-        # run in one call is seen by one frame; a stepped load does ~25 ms of steps a frame, so
-        # its ~0.1 s of work spans several frames, and more when the machine is busy. Before, the
-        # distinct progress values seen by a requestAnimationFrame probe were counted: on a busy
-        # machine (another Chromium drawing) that probe saw one value although the page drew on.
-        if loading_frames < 2:
-            failures.append("(g) the page drew %d frame(s) while the model loaded (it froze): %s" % (loading_frames, loads))
-    finally:
-        page.close()
-        shutil.rmtree(profile, ignore_errors=True)
+    if run("h"):
+        # (h) Korean and Japanese text opens the multilingual bundled model (issue 40): the page says so,
+        # #tokens lists the input's tokens with no [UNK], and #predictions holds Hangul or Kana.
+        for lang_text in ("나는 도서관에서 [MASK]을 읽었다.", "私は図書館で本を[MASK]。"):
+            profile = tempfile.mkdtemp(prefix="deberta-web-")
+            page = Page(chromium, base + "?text=" + urllib.parse.quote(lang_text), profile)
+            try:
+                got = page.wait_for(predictions, 180, "the first predictions of %r" % lang_text)
+                tokens = page.eval("document.getElementById('tokens').textContent")
+                note = page.eval("document.getElementById('model-note').textContent")
+                print("(h) %r: tokens %s; %s\n%s" % (lang_text, tokens.split(), note, got.strip()))
+                if "multilingual" not in note:
+                    failures.append("(h) %r did not open the multilingual model (note: %r)" % (lang_text, note))
+                if not tokens.strip() or "[UNK]" in tokens:
+                    failures.append("(h) %r: #tokens is empty or has [UNK]: %r" % (lang_text, tokens))
+                if not any(0xAC00 <= ord(c) <= 0xD7A3 or 0x3040 <= ord(c) <= 0x30FF or 0x4E00 <= ord(c) <= 0x9FFF for c in got):
+                    failures.append("(h) %r: no Hangul, Kana or Han among the predictions: %r" % (lang_text, got))
+            finally:
+                page.close()
+                shutil.rmtree(profile, ignore_errors=True)
 
-    # (b) the golden cases inside the page.
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?selftest", profile)
-    try:
-        line = page.wait_for("document.getElementById('selftest').textContent", 300, "the selftest line")
-        print("(b) " + line)
-        parts = line.replace(",", "").split()
-        if len(parts) != 5 or parts[0] != "selftest:" or int(parts[1]) < 1 or parts[3] != "0":
-            failures.append("(b) " + line)
-    finally:
-        page.close()
-        shutil.rmtree(profile, ignore_errors=True)
+    if run("i"):
+        typing_check(chromium, base, out, failures)
+
+    if run("f", "g"):
+        # (f) long work does not freeze the page: a 500-token input on the bundled 512-token model, then
+        # c2p off (every layer re-runs). The page keeps drawing while it computes (frames counted with
+        # requestAnimationFrame until the new predictions appear), and its progress bar names the stage.
+        long_text = " ".join(["the"] * 240 + ["[MASK]"] + ["earth"] * 240)
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(long_text), profile)
+        try:
+            before = page.wait_for(predictions, 300, "the first predictions of the 483-token input")
+            # Once a frame, the stage the page's progress bar shows: a page that draws between the
+            # stages sees several of them; one that computes in a single call sees none (or one).
+            page.eval("window.__stages = new Set(); window.__frames = 0; window.__loading_frames = 0; "
+                      "(function look() { window.__frames++; "
+                      "const st = Module.ccall('web_progress', 'string', [], []); if (st) window.__stages.add(st); "
+                      "if (st.startsWith('loading')) window.__loading_frames++; "
+                      "requestAnimationFrame(look); })(); 1")
+            t0 = time.time()
+            page.eval("Module.ccall('web_ablate', 'string', ['string'], ['--terms c2c,p2c']); 1")
+            time.sleep(0.4)
+            page.screenshot(os.path.join(out, "web_progress.png"))  # mid-computation: the progress bar
+            page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (predictions, json.dumps(before)),
+                          300, "the predictions of the long input with c2p off")
+            seconds = time.time() - t0
+            stages = page.eval("Array.from(window.__stages)")
+            print("(f) 483 tokens, c2p off: done within %.2f s; stages seen by the frames drawn meanwhile: %s" % (seconds, stages))
+            if len(stages) < 3:
+                failures.append("(f) the page drew frames in only %d stage(s) of the computation (it froze): %s" % (len(stages), stages))
+            # (g) a model load does not freeze the page either: the bundled model opened again (as a
+            # user's folder is: web_open_model_files) loads one tensor a step, ~25 ms of steps a frame;
+            # the frames drawn meanwhile see the progress rise through more than one value.
+            page.eval("window.__stages = new Set(); window.__loading_frames = 0; 1")
+            t0 = time.time()
+            page.eval("Module.ccall('web_open_model_files', null, ['string'], ['/models/deberta-tiny-512']); 1")
+            time.sleep(0.5)  # the load starts in the next frame
+            page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 'idle' : ''", 120,
+                          "the bundled model loaded again (and its first computation)")
+            loads = [x for x in page.eval("Array.from(window.__stages)") if x.startswith("loading")]
+            loading_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
+            print("(g) bundled model opened again: loaded within %.2f s; %d frames drawn while it loaded (progress seen: %s)"
+                  % (time.time() - t0, loading_frames, loads))
+            # The property, not a speed (issue 44): frames are drawn while the load runs, counted by
+            # the page itself (web_load_frames: frames begun while the load was unfinished). A load
+            # run in one call is seen by one frame; a stepped load does ~25 ms of steps a frame, so
+            # its ~0.1 s of work spans several frames, and more when the machine is busy. Before, the
+            # distinct progress values seen by a requestAnimationFrame probe were counted: on a busy
+            # machine (another Chromium drawing) that probe saw one value although the page drew on.
+            if loading_frames < 2:
+                failures.append("(g) the page drew %d frame(s) while the model loaded (it froze): %s" % (loading_frames, loads))
+        finally:
+            page.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+    if run("j"):
+        idle_check(chromium, base, failures)
+    if run("k"):
+        display_check(chromium, base, out, failures)
+    if run("l"):
+        input_check(chromium, base, failures)
+    if run("m"):
+        dead_ends_check(chromium, base, failures)
+
+    if run("b"):
+        # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, base + "?selftest", profile)
+        try:
+            line = page.wait_for("document.getElementById('selftest').textContent", 300, "the selftest line")
+            print("(b) " + line)
+            parts = line.replace(",", "").split()
+            if len(parts) != 5 or parts[0] != "selftest:" or int(parts[1]) < 1 or parts[3] != "0":
+                failures.append("(b) " + line)
+            shown = visible_text(page, "selftest-box")
+            print("(b) on the page: %r" % shown)
+            if line not in shown:
+                failures.append("(b) the selftest line is not visible on the page: %r" % shown)
+        finally:
+            page.close()
+            shutil.rmtree(profile, ignore_errors=True)
     server.shutdown()
 
     for f in failures:

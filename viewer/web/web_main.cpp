@@ -16,8 +16,20 @@
 //   web_text_input(utf8)       text typed, composed by an input method or pasted into the page's
 //                              text bridge (index.html's <input id="text-bridge">): it reaches the
 //                              active ImGui text box as typed characters
+//   web_wake(frames)           an input event (index.html's listeners): draw the next `frames` frames
+//   web_wheel(dx, dy)          the wheel, in notches (index.html normalises the browser's pixels, lines
+//                              or pages; up and left positive, as GLFW's desktop wheel)
+//   web_ui()                   the interface's size and scale, the frames drawn, the shown model, as
+//                              JSON (the browser test's checks of size, sharpness and idle drawing)
 // and the page shows the newest predictions in <pre id="predictions"> and the input's tokens, one a
-// line, in <pre id="tokens"> (what the browser test reads; hidden, read by screen readers).
+// line, in <pre id="tokens"> (what the browser test reads; hidden, read by screen readers); what a
+// load could not do, at the top (#notice).
+//
+// Quiet when idle (issue 41): emscripten's main loop runs once an animation frame, but a frame is
+// drawn only while something changes: an input event (web_wake), a running load, computation or
+// comparison, a resize, and a few frames after each (kSettleFrames: ImGui's hover and layout settle).
+// When nothing does, the loop pauses (no animation frames are requested at all) until the next
+// web_wake; a text box with the keyboard focus wakes twice a second for its blinking cursor.
 #include "app.h"
 #include "layout.h"
 #include "panels.h"
@@ -34,7 +46,9 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -47,6 +61,14 @@ std::unique_ptr<viewer::App> g_app;
 uint64_t g_shown_generation = 0;
 int g_load_frames = 0;  // frames begun while model A's load ran, since the last web_open_model_files
 std::string g_shown_note;
+std::string g_shown_notice;
+
+// Quiet when idle (see the top of the file).
+constexpr int kSettleFrames = 4;  // frames drawn after the last event or job
+int g_dirty = kSettleFrames;      // frames still to draw
+bool g_paused = false;            // the main loop is paused (emscripten_pause_main_loop)
+long g_frames_drawn = 0;          // ImGui frames drawn since the page started
+int g_ui_size_saved = -1;         // the size step last written to localStorage
 
 // The text bridge (docs/web.md, issue 40): the browser gives input-method text and pasted text
 // only to a real HTML text field, never to a canvas. While an ImGui text box is active, index.html
@@ -73,7 +95,7 @@ void feed_bridge_text() {
 
 /// Tells index.html where to keep the bridge: over the active, editable ImGui text box (its rect
 /// when it is a named box, "text" or "pair", else a strip from its cursor), with the caret at the
-/// box's cursor, in CSS pixels (ImGui's display is the canvas's CSS size); hidden otherwise.
+/// box's cursor, in CSS pixels (ImGui's units divided by the pixel ratio); hidden otherwise.
 void place_text_bridge(const viewer::ViewerState& s) {
   const ImGuiContext& g = *GImGui;
   const bool active = g.ActiveId != 0 && g.InputTextState.ID == g.ActiveId &&
@@ -94,6 +116,9 @@ void place_text_bridge(const viewer::ViewerState& s) {
     auto channel = [&](float a, float b) { return static_cast<int>(255.0f * (a * f.w + b * (1.0f - f.w)) + 0.5f); };
     place[7] = static_cast<float>((channel(f.x, w.x) << 16) | (channel(f.y, w.y) << 8) | channel(f.z, w.z));
   }
+  // ImGui's units are device pixels of the canvas (fit_canvas): the page's CSS pixels are those / ratio.
+  const float ratio = viewer::pixel_ratio();
+  for (int k = 1; k <= 6; ++k) place[static_cast<size_t>(k)] /= ratio;
   if (place == g_bridge_placed) return;
   g_bridge_placed = place;
   EM_ASM({
@@ -168,18 +193,70 @@ bool mostly_not_latin(const std::string& utf8) {
   return other > latin;
 }
 
-void fit_canvas() {
-  const int w = EM_ASM_INT({ return window.innerWidth; });
-  const int h = EM_ASM_INT({ return window.innerHeight; });
+/// Sizes the canvas's framebuffer to its CSS size × devicePixelRatio (device pixels: sharp text on
+/// HiDPI screens and under browser zoom) and tells the layout the ratio. Browser.setCanvasSize
+/// sets canvas.width/height (its CSS size stays 100vw × 100vh) and GLFW's window size through its
+/// resize listener; the mouse positions GLFW reports are then in the same device pixels.
+/// Returns true when the size or the ratio changed.
+bool fit_canvas() {
+  const double ratio = emscripten_get_device_pixel_ratio();
+  const int w = static_cast<int>(std::lround(EM_ASM_DOUBLE({ return window.innerWidth; }) * ratio));
+  const int h = static_cast<int>(std::lround(EM_ASM_DOUBLE({ return window.innerHeight; }) * ratio));
   int cw = 0, ch = 0;
   glfwGetWindowSize(g_window, &cw, &ch);
-  if (w > 0 && h > 0 && (w != cw || h != ch)) glfwSetWindowSize(g_window, w, h);
+  const bool resized = w > 0 && h > 0 && (w != cw || h != ch);
+  if (resized) EM_ASM({ Browser.setCanvasSize($0, $1); }, w, h);
+  const bool new_ratio = static_cast<float>(ratio) != viewer::pixel_ratio();
+  viewer::set_pixel_ratio(static_cast<float>(ratio));
+  return resized || new_ratio;
+}
+
+/// The interface's size step, remembered per browser (localStorage "deberta-ui-size": its name).
+void load_ui_size() {
+  char name[32] = {0};
+  EM_ASM({
+    let v = null;
+    try { v = window.localStorage.getItem('deberta-ui-size'); } catch (e) {}
+    stringToUTF8(v || "", $0, 32);
+  }, name);
+  const int step = viewer::ui_size_from_name(name);
+  if (step >= 0) viewer::set_ui_size(step);
+  g_ui_size_saved = viewer::ui_size();
+}
+
+void save_ui_size() {
+  if (viewer::ui_size() == g_ui_size_saved) return;
+  g_ui_size_saved = viewer::ui_size();
+  EM_ASM({
+    try { window.localStorage.setItem('deberta-ui-size', UTF8ToString($0)); } catch (e) {}
+  }, viewer::ui_size_name(g_ui_size_saved));
+}
+
+/// What the top of the page says (#notice): a load that failed (the previous model stays), a model
+/// loaded as token ids only (its tokenizer could not be read). "" when all is well.
+std::string notice_text(const viewer::ViewerState& s) {
+  auto name = [](const std::string& path) {
+    if (path.rfind("/upload/", 0) == 0) return "the model you opened (" + path + ")";
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  if (!s.model_error.empty())
+    return "Could not open the model: " + s.model_error +
+           (s.model ? ". The previous model, " + name(s.model_path) + ", stays open." : ".");
+  if (s.model && !s.model->tokenizer)
+    return "Open as token ids only: " + name(s.model_path) + ", because " +
+           (s.model->tokenizer_error.empty()
+                ? std::string("its folder has no tokenizer file the page can read (tokenizer.json)")
+                                              : "its tokenizer could not be read (" + s.model->tokenizer_error + ")") +
+           ". Type token ids, such as 1, 17, 4, 2, in the Model & text panel; or open the folder with its "
+           "tokenizer.json.";
+  return "";
 }
 
 void frame() {
   viewer::App& app = *g_app;
   viewer::ViewerState& s = app.state;
-  fit_canvas();
+  if (fit_canvas()) g_dirty = kSettleFrames;
   glfwPollEvents();
   feed_bridge_text();
   if (app.jobs.loading.valid() && app.jobs.loading.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
@@ -200,8 +277,34 @@ void frame() {
     for (const std::string& name : s.result->input.names) tokens += name + "\n";
     set_element_text("tokens", tokens);
   }
+  if (!s.result && g_shown_generation != 0) {  // a new model: the previous one's words go too
+    g_shown_generation = 0;
+    set_element_text("predictions", "");
+    set_element_text("tokens", "");
+  }
   const std::string note = s.model_error.empty() ? std::string() : "model: " + s.model_error;
   if (note != g_shown_note) set_element_text("status", g_shown_note = note);
+  const std::string notice = notice_text(s);
+  if (notice != g_shown_notice) {
+    g_shown_notice = notice;
+    EM_ASM({ if (window.debertaNotice) window.debertaNotice(UTF8ToString($0)); }, notice.c_str());
+  }
+  save_ui_size();
+
+  // Draw only while something changes (the top of the file).
+  const viewer::Jobs& j = app.jobs;
+  const bool busy = j.loading.valid() || !j.steppers.empty() || j.worker.busy() || viewer::compare_busy(app) ||
+                    !viewer::settled(app) || !g_pending_text.empty() || !s.window_png_request.empty();
+  if (busy) g_dirty = kSettleFrames;
+  if (g_dirty <= 0) {
+    g_paused = true;
+    emscripten_pause_main_loop();
+    // A focused text box: its cursor blinks (one frame every half second).
+    if (ImGui::GetIO().WantTextInput) EM_ASM({ setTimeout(() => Module._web_wake(1), 500); });
+    return;
+  }
+  --g_dirty;
+  ++g_frames_drawn;
 
   app.gfx.fonts.require_state(s);
   if (app.gfx.fonts.rebuild_if_needed()) app.gfx.mono = app.gfx.fonts.mono();
@@ -225,13 +328,17 @@ void frame() {
 
 extern "C" {
 
+EMSCRIPTEN_KEEPALIVE void web_wake(int frames);
+
 /// Opens the model folder `dir` of the page's file system (written there by index.html from the
-/// files the user picked or dropped): the same background load as the model panel's "open".
+/// files the user picked or dropped): the same background load as the model panel's "open". The
+/// shown model, its name and its maps stay until the new one has loaded; a load that fails keeps
+/// them and says why at the top of the page.
 EMSCRIPTEN_KEEPALIVE void web_open_model_files(const char* dir) {
   if (!g_app) return;
-  g_app->state.model_path = dir;
   g_load_frames = 0;
   viewer::start_load(*g_app, dir);
+  web_wake(kSettleFrames);
 }
 
 /// Frames begun while the model load started by the last `web_open_model_files` ran: a load done
@@ -247,6 +354,7 @@ EMSCRIPTEN_KEEPALIVE const char* web_ablate(const char* flags) {
   try {
     g_app->state.ablation = deberta::parse_ablation_flags(flags);
     viewer::request_compute(*g_app);
+    web_wake(kSettleFrames);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -254,7 +362,7 @@ EMSCRIPTEN_KEEPALIVE const char* web_ablate(const char* flags) {
 }
 
 /// Where the widget `name` (e.g. "c2p") was drawn in the last frame, as "x0 y0 x1 y1" in CSS
-/// pixels of the canvas, or "" when it was not drawn: the browser test clicks its centre with
+/// pixels of the canvas (ImGui's device pixels / the pixel ratio), or "" when it was not drawn: the browser test clicks its centre with
 /// real mouse events (DevTools Input.dispatchMouseEvent), through GLFW and ImGui like a user's.
 EMSCRIPTEN_KEEPALIVE const char* web_widget_rect(const char* name) {
   static std::string out;
@@ -263,7 +371,9 @@ EMSCRIPTEN_KEEPALIVE const char* web_widget_rect(const char* name) {
   const auto it = g_app->state.widget_rects.find(name);
   if (it == g_app->state.widget_rects.end()) return "";
   const auto& r = it->second;
-  out = std::to_string(r[0]) + " " + std::to_string(r[1]) + " " + std::to_string(r[2]) + " " + std::to_string(r[3]);
+  const float k = viewer::pixel_ratio();
+  out = std::to_string(r[0] / k) + " " + std::to_string(r[1] / k) + " " + std::to_string(r[2] / k) + " " +
+        std::to_string(r[3] / k);
   return out.c_str();
 }
 
@@ -288,6 +398,61 @@ EMSCRIPTEN_KEEPALIVE const char* web_progress() {
 /// ImGui, as keys pressed over no text box are.
 EMSCRIPTEN_KEEPALIVE void web_text_input(const char* utf8) {
   if (utf8) g_pending_text += utf8;
+  web_wake(kSettleFrames);
+}
+
+/// Something the page must show happened (an input event, a resize; index.html): draws at least
+/// the next `frames` frames, resuming the paused main loop.
+EMSCRIPTEN_KEEPALIVE void web_wake(int frames) {
+  g_dirty = std::max(g_dirty, frames);
+  if (g_paused) {
+    g_paused = false;
+    emscripten_resume_main_loop();
+  }
+}
+
+/// The wheel turned by `dx`, `dy` notches (index.html: the browser's pixels / 100, lines / 3 or
+/// pages; up and left positive, as GLFW's wheel on the desktop). ImGui scrolls 3 lines a notch
+/// (layout.h kWheelPerNotch); Ctrl+wheel zooms a map.
+EMSCRIPTEN_KEEPALIVE void web_wheel(double dx, double dy) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.MouseWheelH += static_cast<float>(dx);
+  io.MouseWheel += static_cast<float>(dy);
+  web_wake(kSettleFrames);
+}
+
+/// The interface's state as JSON: {"size": "large", "scale": 2.5, "ratio": 2, "font_css": 18.75,
+/// "display": [w, h] (ImGui units = device pixels), "frames": frames drawn, "paused": 0|1,
+/// "zoom": the most zoomed map's zoom, "model_scroll": the Model & text window's scroll (ImGui
+/// units), "font": the font size (ImGui units), "page": the tab shown (layout.h shown_page),
+/// "model": the shown model's folder, "result_model": the folder of the model the shown maps are
+/// of ("" without maps), "tokenizer": 0|1}. Read by the browser test.
+EMSCRIPTEN_KEEPALIVE const char* web_ui() {
+  static std::string out;
+  if (!g_app) return "";
+  const viewer::ViewerState& s = g_app->state;
+  const ImGuiIO& io = ImGui::GetIO();
+  auto quoted = [](const std::string& v) {
+    std::string q = "\"";
+    for (char c : v) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+  };
+  char nums[256];
+  std::snprintf(nums, sizeof nums, "\"scale\": %.4f, \"ratio\": %.4f, \"font_css\": %.3f, \"display\": [%.0f, %.0f], "
+                "\"frames\": %ld, \"paused\": %d, \"tokenizer\": %d", viewer::ui_scale(), viewer::pixel_ratio(),
+                ImGui::GetFontSize() / viewer::pixel_ratio(), io.DisplaySize.x, io.DisplaySize.y, g_frames_drawn,
+                g_paused ? 1 : 0, s.model && s.model->tokenizer ? 1 : 0);
+  float zoom = 1.0f;  // the most zoomed map
+  for (const auto& [id, v] : s.map_views) zoom = std::max(zoom, v.zoom);
+  const ImGuiWindow* model_window = ImGui::FindWindowByName("Model & text");
+  std::snprintf(nums + std::strlen(nums), sizeof nums - std::strlen(nums),
+                ", \"zoom\": %.4f, \"model_scroll\": %.2f, \"font\": %.3f", zoom,
+                model_window ? model_window->Scroll.y : -1.0f, ImGui::GetFontSize());
+  out = std::string("{\"size\": ") + quoted(viewer::ui_size_name(viewer::ui_size())) + ", " + nums +
+        ", \"page\": " + quoted(viewer::shown_page()) +
+        ", \"model\": " + quoted(s.model ? s.model_path : "") +
+        ", \"result_model\": " + quoted(s.result && s.result->model ? s.result->model->model.directory : "") + "}";
+  return out.c_str();
 }
 
 /// Runs the golden cases bundled in the site; returns "selftest: N passed, M failed".
@@ -335,6 +500,7 @@ int main() {
   g_app = std::make_unique<viewer::App>();
   viewer::App& app = *g_app;
   app.gfx.mono = app.gfx.fonts.init();
+  load_ui_size();  // the size this browser chose last time
   viewer::ViewerState& s = app.state;
   s.text = "In the beginning God created the heaven and the [MASK].";
   // index.html?text=…: the input to start with (a link from a blog note or a slide can carry its sentence).
@@ -361,7 +527,11 @@ int main() {
   viewer::start_load(app, s.model_path);
 
   const bool selftest = EM_ASM_INT({ return new URLSearchParams(window.location.search).has("selftest") ? 1 : 0; });
-  if (selftest) set_element_text("selftest", web_selftest());
+  if (selftest) {
+    const std::string line = web_selftest();
+    EM_ASM({ if (window.debertaSelftest) window.debertaSelftest(UTF8ToString($0)); }, line.c_str());
+    set_element_text("selftest", line);
+  }
   emscripten_set_main_loop(frame, 0, false);
   return 0;
 }
