@@ -58,9 +58,12 @@ UnknownTokens count_unknown_tokens(const Tokenizer& tokenizer, const std::vector
 constexpr double kUnknownTokenWarnShare = 0.10;
 
 /// The note the CLI (stderr), the viewer and the page show beside the input when more than
-/// kUnknownTokenWarnShare of its tokens are [UNK] or byte pieces, else "": the share, and what to do
-/// (the multilingual bundled model, or a model of the text's language). One line, English (the
-/// viewer translates its own copy).
+/// kUnknownTokenWarnShare of its tokens are [UNK] or byte pieces, else "": the share, and advice that
+/// fits the model in use. Mostly [UNK] (a vocabulary without byte fallback, such as the English
+/// bundled model's): open the multilingual bundled model, or a model of the text's language. Mostly
+/// byte pieces (a vocabulary with byte fallback: the multilingual model itself): the characters are
+/// spelled as UTF-8 bytes, which the model knows only from bytes. One line, English (the viewer
+/// translates its own copy).
 std::string unknown_tokens_note(const UnknownTokens& counts);
 
 }  // namespace deberta

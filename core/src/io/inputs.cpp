@@ -81,9 +81,16 @@ std::string unknown_tokens_note(const UnknownTokens& counts) {
   std::string what;
   if (counts.unknown) what = std::to_string(counts.unknown) + " [UNK]";
   if (counts.bytes) what += (what.empty() ? "" : " and ") + std::to_string(counts.bytes) + " byte pieces";
-  return std::to_string(percent) + " % of the input's tokens are unknown to this model (" + what + " of " +
-         std::to_string(counts.total) + "): it has not learned this text's language. Open the multilingual bundled "
-         "model (notebooks_data/models/deberta-tiny-multilingual) or a model of that language.";
+  const std::string share = std::to_string(percent) + " % of the input's tokens are unknown to this model (" + what +
+                            " of " + std::to_string(counts.total) + "): ";
+  // Byte pieces exist only in a vocabulary with byte fallback (the multilingual bundled model's):
+  // the model is open already, and spells what it has no piece for in bytes.
+  if (counts.bytes > counts.unknown)
+    return share + "it spells the characters it has no piece for as UTF-8 bytes (<0xE9>), and knows them only "
+                   "from those bytes, so its predictions here are weak. A model trained on more text of this "
+                   "language would know them as whole pieces.";
+  return share + "it has not learned this text's language. Open the multilingual bundled model "
+                 "(notebooks_data/models/deberta-tiny-multilingual) or a model of that language.";
 }
 
 }  // namespace deberta
