@@ -660,8 +660,8 @@ class DebertaV2(nn.Module):
         """microsoft's emd_context_layer: the EMD runs when the model has an LM head, an absolute
         position table and no absolute positions at the input; otherwise the LM head reads the
         last encoder layer."""
-        if not self.cfg.emd_position:   # the depth-matched control: EMD layers, I_0 = H
-            return self.cfg.with_lm_head and not self.cfg.position_biased_input
+        if not self.cfg.emd_position:   # the depth-matched controls: EMD layers, I_0 = H, with or
+            return self.cfg.with_lm_head  # without absolute positions at the input
         return (self.cfg.with_lm_head and not self.cfg.position_biased_input
                 and hasattr(self.embeddings, "position_embeddings"))
 

@@ -85,6 +85,7 @@ def write_card(out, variant, seed, steps):
         "weights_sha256": sha256_file(os.path.join(out, "model.safetensors")),
         "train_seconds": log["train_seconds"],
         "openblas_core": log.get("openblas_core"),  # None: trained before it was recorded
+        "torch_version": log.get("torch_version"),  # None: likewise (rerun_zoo_start.py fills both in)
         "command": "/usr/bin/python3 notebooks_data/make_zoo.py --variant %s --seed %d%s" %
                    (variant, seed, "" if steps == STEPS else " --steps %d" % steps),
     }

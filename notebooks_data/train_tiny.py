@@ -109,6 +109,10 @@ VARIANTS = {
     # the last layer with I_0 = H instead of H + P; no position table).
     "no-emd-abs": {"config": {"position_biased_input": True}},
     "no-emd-depth": {"no_position_table": True, "project": {"emd_position": False}},
+    # Both at once (issue 42): absolute positions at the input as BERT does, and the EMD's two
+    # applications of the last layer with I_0 = H, so the baseline's depth: where the absolute
+    # positions enter, with the number of layer applications held equal.
+    "no-emd-abs-depth": {"config": {"position_biased_input": True}, "project": {"emd_position": False}},
 }
 
 
@@ -367,7 +371,7 @@ def save_model(model, out, cfg_dict, dtype=np.float32):
 
 def resume_args(args):
     """The arguments a resumed run must share with the run that wrote the checkpoint."""
-    skip = {"resumable", "exit_after_checkpoint", "test"}
+    skip = {"resumable", "exit_after_checkpoint", "test", "stop_after"}
     return {k: v for k, v in sorted(vars(args).items()) if k not in skip}
 
 
@@ -410,6 +414,9 @@ def main():
                          "ends with the bits of an uninterrupted one; removed when the run finishes")
     ap.add_argument("--exit-after-checkpoint", type=int, default=0,
                     help="(testing the resume) exit right after writing the checkpoint of this step")
+    ap.add_argument("--stop-after", type=int, default=0,
+                    help="stop after this many steps (logged and evaluated as usual), keeping the schedule of "
+                         "--max-steps: the first steps of a run exactly (rerun_zoo_start.py)")
     ap.add_argument("--test", action="store_true",
                     help="after training, evaluate the saved weights in float64 on the held-out sentences "
                          "after the first --eval-sentences (the test split; the curves use the first ones)")
@@ -478,7 +485,8 @@ def main():
            "init_own_tensors": own_init, "eval_seed": eval_seed,
            "train_sentences": len(train), "train_tokens": int(sum(len(s) for s in train)),
            "heldout_sentences_eval": len(held[:args.eval_sentences]),
-           "loss_curve": [], "heldout_curve": [], "openblas_core": openblas_core()}
+           "loss_curve": [], "heldout_curve": [], "openblas_core": openblas_core(),
+           "torch_version": torch.__version__}
     os.makedirs(args.out, exist_ok=True)
 
     step, epoch, t_train0 = 0, 0, time.time()
@@ -536,7 +544,8 @@ def main():
                 print("step %6d ep %d  %.0fs  lr %.2e  loss %.4f" %
                       (step, epoch, elapsed, lr, run_loss / run_n), flush=True)
                 run_loss, run_n = 0.0, 0
-            stop = step >= args.max_steps or (args.time_budget > 0 and elapsed >= args.time_budget)
+            stop = step >= args.max_steps or (args.time_budget > 0 and elapsed >= args.time_budget) or \
+                (args.stop_after > 0 and step >= args.stop_after)
             if step % args.eval_every == 0 or stop:
                 ev = evaluate(model, held_eval)
                 ev.update({"step": step, "seconds": round(elapsed, 1)})
@@ -563,7 +572,8 @@ def main():
                         print("exit after the checkpoint of step %d (--exit-after-checkpoint)" % step, flush=True)
                         return
             if stop:
-                log["stopped_by"] = "max_steps" if step >= args.max_steps else "time_budget"
+                log["stopped_by"] = ("max_steps" if step >= args.max_steps else
+                                     "stop_after" if args.stop_after > 0 and step >= args.stop_after else "time_budget")
                 done = True
                 break
         else:

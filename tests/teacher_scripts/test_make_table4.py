@@ -3,7 +3,7 @@ cards end in one line "make_table4: <path>: <problem>" before anything is writte
 class 7).
 
 make_table4.py runs from a temporary copy of the repository's layout (conftest.py) holding made-up
-run cards (baseline, -c2p and -p2c, seeds 1-3, and a long baseline run) and the two caches it
+run cards (baseline, -c2p, -p2c and two -EMD variants, seeds 1-3, and a long baseline run) and the two caches it
 reads (unigram.json, inference.json keyed by the made-up baseline's weights), so it computes
 nothing with torch and never writes the committed table."""
 import hashlib
@@ -16,7 +16,8 @@ import pytest
 
 from conftest import NOTEBOOKS, assert_one_line_error, copy_script, import_script, run, tree_digest
 
-CE = {"baseline": [4.60, 4.62, 4.61], "no-c2p": [4.70, 4.69, 4.73], "no-p2c": [4.61, 4.60, 4.64]}
+CE = {"baseline": [4.60, 4.62, 4.61], "no-c2p": [4.70, 4.69, 4.73], "no-p2c": [4.61, 4.60, 4.64],
+      "no-emd": [4.64, 4.63, 4.66], "no-emd-depth": [4.60, 4.63, 4.61]}
 
 
 def sha(text):
@@ -31,7 +32,7 @@ def make_card(variant, seed, ce, steps=1000):
     return dict(m, variant=variant, seed=seed, steps=steps, recipe_steps=steps, init_sha256=sha("init %d" % seed),
                 init_sha256_tensors=72, init_own_tensors=[], test=dict(m, masked_tokens=100),
                 validation_curve=curve, weights_sha256=sha("%s %d %d" % (variant, seed, steps)),
-                train_seconds=1.0, openblas_core=None, command="(made up)")
+                train_seconds=1.0, openblas_core="SkylakeX", torch_version="1.13.1", command="(made up)")
 
 
 def folder(seed, steps):
@@ -64,7 +65,7 @@ def t4(tmp_path):
     with open(os.path.join(zoo, "unigram.json"), "w") as f:
         json.dump({"source": "made up", "masked_tokens": 100, "cross_entropy": 7.0, "top1": 0.03, "top5": 0.1}, f)
     with open(os.path.join(zoo, "inference.json"), "w") as f:
-        json.dump({"baseline_weights_sha256": sha("baseline 1 1000"), "as_trained": {}, "variants": {}}, f)
+        json.dump({"baseline_weights_sha256": sha("baseline 1 1000"), "as_trained": {}, "switches": {}}, f)
     os.makedirs(docs)
     with open(os.path.join(docs, "table4-notes.md"), "w") as f:
         f.write("## Notes\n\nmade-up notes\n")
@@ -104,6 +105,31 @@ def test_table_from_the_default_folders(t4):
     assert [s["seed"] for s in table["long"]["baseline"]] == [1]
     with open(os.path.join(t4["docs"], "table4.md")) as f:
         assert f.read().rstrip().endswith("made-up notes")
+
+
+def test_contrasts_and_one_holm_family(t4):
+    """Issue 42: the contrasts between variants are paired tests of their own (A minus B over the
+    seeds both have), and every p_holm of "paired" and "contrasts" is Holm over the one family."""
+    p = run(t4["script"])
+    assert p.returncode == 0, p.stderr
+    with open(os.path.join(t4["zoo"], "table4.json")) as f:
+        table = json.load(f)
+    c = table["contrasts"]["no-emd vs no-emd-depth"]
+    d = [a - b for a, b in zip(CE["no-emd"], CE["no-emd-depth"])]
+    assert c["seeds"] == [1, 2, 3] and abs(c["mean_diff"] - sum(d) / 3) <= 1e-14
+    # Contrasts whose variants have no runs are absent, not made up.
+    assert "no-emd-abs vs no-emd" not in table["contrasts"]
+    family = [("paired", k, t) for k, t in table["paired"].items()] + \
+             [("contrasts", k, t) for k, t in table["contrasts"].items()]
+    assert table["recipe"]["family_size"] == len(family) == 4 + 2   # no-emd vs no-emd-depth, no-c2p vs no-emd
+    ps = import_script(t4["root"] + "-stats", "paired_stats")
+    adjusted = ps.holm({(g, k): t["p"] for g, k, t in family})
+    for g, k, t in family:
+        assert abs(t["p_holm"] - adjusted[(g, k)]) <= 1e-15, (g, k)
+        assert t["beyond_noise"] == (t["p_holm"] < 0.05)
+    # Holm over 5 is not Holm over the 4 variants alone: the family is one.
+    alone = ps.holm({k: t["p"] for k, t in table["paired"].items()})
+    assert any(abs(alone[k] - t["p_holm"]) > 1e-12 for k, t in table["paired"].items())
 
 
 def test_folder_options_read_and_write_only_there(t4, tmp_path):
@@ -162,6 +188,9 @@ def corrupt(how):
         "variant_of_another_folder": (edit(lambda c: c.update(variant="no-p2c")),
                                       'variant is "no-p2c", but the card is in the folder of no-c2p'),
         "bad_hash": (edit(lambda c: c.update(init_sha256="abc")), "init_sha256 is \"abc\", not 64 lower-case hex"),
+        "null_kernels": (edit(lambda c: c.update(openblas_core=None)),
+                         'openblas_core is null, not a non-empty string (a name, or "unknown")'),
+        "no_torch_version": (edit(lambda c: c.pop("torch_version")), "missing key 'torch_version'"),
         "truncated": (text(lambda b: b[:len(b) // 2]), "not valid JSON ("),
         "empty": (text(b""), "not valid JSON (Expecting value at line 1 column 1)"),
         "not_an_object": (text(b"[1, 2]"), "a run card is a JSON object, this is list"),
@@ -170,7 +199,7 @@ def corrupt(how):
     }[how]
 
 
-CASES = ["nan", "infinity_in_curve", "missing_key", "missing_curve_key", "string_seed", "bool_seed", "float_seed",
+CASES = ["nan", "infinity_in_curve", "missing_key", "null_kernels", "no_torch_version", "missing_curve_key", "string_seed", "bool_seed", "float_seed",
          "string_metric", "top1_above_top5", "probability_above_1", "seed_of_another_folder",
          "variant_of_another_folder", "bad_hash", "truncated", "empty", "not_an_object", "not_utf8", "a_directory"]
 

@@ -32,7 +32,8 @@ if __name__ == "__main__":
     out = a[a.index("--out") + 1]
     m = {"cross_entropy": 5.0 + seed / 100.0, "top1": 0.25, "top5": 0.5}
     log = {"steps": steps, "init_sha256": "%%064x" %% seed, "init_sha256_tensors": 72, "init_own_tensors": [],
-           "test": dict(m, masked_tokens=10), "heldout_curve": [dict(m, step=steps)], "train_seconds": 1.0}
+           "test": dict(m, masked_tokens=10), "heldout_curve": [dict(m, step=steps)], "train_seconds": 1.0,
+           "openblas_core": "SkylakeX", "torch_version": "1.13.1"}
     with open(os.path.join(out, "training_log.json"), "w") as f:
         json.dump(log, f)
     with open(os.path.join(out, "model.safetensors"), "wb") as f:
