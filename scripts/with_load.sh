@@ -4,13 +4,14 @@
 # edition open in another headless Chromium, drawing beside the command. Everything it started is
 # stopped when the command ends; the command's exit code is returned.
 #
-# The busy processes run in a session of their own (setsid), as another program on the machine
-# does. Where the kernel groups a session's processes for scheduling (CONFIG_SCHED_AUTOGROUP,
-# /proc/sys/kernel/sched_autogroup_enabled = 1, the default of Debian's kernels), nice −10 then
-# ranks them among themselves, and the command's session still gets its fair share: on 2 cores,
-# half the machine. --same-session keeps them in the command's session instead, where nice −10
-# takes ~95 % of the CPU from the command (measured: a 0.6 s Python loop takes 11 s): a harsher
-# load than a second program gives, for a single test rather than the whole suite.
+# Each busy process runs in a session of its own (setsid), as separate programs on the machine do.
+# Where the kernel groups a session's processes for scheduling (CONFIG_SCHED_AUTOGROUP,
+# /proc/sys/kernel/sched_autogroup_enabled = 1, the default of Debian's kernels), nice −10 ranks
+# processes only within their session, and sessions share the CPU evenly: the command's session
+# gets one share among the 2 × cores busy ones (on 2 cores, a fifth of the machine; measured: a
+# 0.6 s Python loop takes 2.3 s). --same-session puts them in the command's session instead, where
+# nice −10 takes ~95 % of the CPU from the command (the same loop takes 11 s): for a single test
+# rather than the whole suite.
 #   scripts/with_load.sh [--page SITE_DIR] [--same-session] -- COMMAND [ARGS…]
 #   e.g. scripts/with_load.sh --page build-web/site -- bash scripts/test.sh
 set -u
