@@ -4,14 +4,14 @@
 # edition open in another headless Chromium, drawing beside the command. Everything it started is
 # stopped when the command ends; the command's exit code is returned.
 #
-# Each busy process runs in a session of its own (setsid), as separate programs on the machine do.
-# Where the kernel groups a session's processes for scheduling (CONFIG_SCHED_AUTOGROUP,
-# /proc/sys/kernel/sched_autogroup_enabled = 1, the default of Debian's kernels), nice −10 ranks
-# processes only within their session, and sessions share the CPU evenly: the command's session
-# gets one share among the 2 × cores busy ones (on 2 cores, a fifth of the machine; measured: a
-# 0.6 s Python loop takes 2.3 s). --same-session puts them in the command's session instead, where
-# nice −10 takes ~95 % of the CPU from the command (the same loop takes 11 s): for a single test
-# rather than the whole suite.
+# The busy processes run together in one session of their own (setsid), as another program with
+# several processes (a browser) does. Where the kernel groups a session's processes for scheduling
+# (CONFIG_SCHED_AUTOGROUP, /proc/sys/kernel/sched_autogroup_enabled = 1, the default of Debian's
+# kernels), nice −10 ranks processes only within their session and sessions share the CPU evenly:
+# the command's session keeps about half the machine (measured on 2 cores: a 0.6 s Python loop
+# takes 1.2 s). --same-session puts them in the command's session instead, where nice −10 takes
+# ~95 % of the CPU from the command (the same loop takes 11 s): for a single test rather than the
+# whole suite.
 #   scripts/with_load.sh [--page SITE_DIR] [--same-session] -- COMMAND [ARGS…]
 #   e.g. scripts/with_load.sh --page build-web/site -- bash scripts/test.sh
 set -u
@@ -30,17 +30,24 @@ done
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -- "$p" 2>/dev/null; done
+  [[ -n "${loops:-}" ]] && pkill -P "$loops" 2>/dev/null  # had setsid forked: the loops are its children
   wait 2>/dev/null
   [[ -n "${profile:-}" ]] && rm -rf "$profile"
 }
 trap cleanup EXIT INT TERM
 
 busy=$(( 2 * $(nproc) ))
-for _ in $(seq 1 "$busy"); do
-  # exec: the recorded pid is the loop itself (setsid would otherwise fork it away from $!).
-  $session nice -n -10 bash -c 'exec bash -c "while :; do :; done"' &
-  pids+=($!)
-done
+if [[ -n "$session" ]]; then
+  # One session for all of them; killing its process group stops every loop.
+  setsid bash -c 'for _ in $(seq 1 '"$busy"'); do nice -n -10 bash -c "while :; do :; done" & done; wait' &
+  loops=$!
+  pids+=("-$loops")  # the session's process group (setsid execs in place: $! leads it)
+else
+  for _ in $(seq 1 "$busy"); do
+    nice -n -10 bash -c 'while :; do :; done' &
+    pids+=($!)
+  done
+fi
 echo "with_load.sh: $busy busy processes at nice -10 ($([[ -n $session ]] && echo "in a session of their own" || echo "in the same session as the command"))"
 if [[ -n "$site" ]]; then
   [[ -f "$site/index.html" ]] || { echo "with_load.sh: $site/index.html not found (build the site: scripts/web.sh --build-only)" >&2; exit 2; }
