@@ -21,11 +21,9 @@ namespace viewer {
 
 void DrawEquationPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
-  const Result& r = *s.result;
+  const Result* shown = ResultOrWaiting(app);
+  if (!shown) return;
+  const Result& r = *shown;
   const int N = token_count(s);
   LayerHeadSliders(s);
   ImGui::SameLine();

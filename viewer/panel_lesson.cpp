@@ -127,7 +127,7 @@ void draw_step_map(App& app, const LessonStep& st) {
   const bool emd_map = t.map == "emd_I";
   const int col = emd_map ? t.component : t.j;  // the emd_I map's columns are hidden components, not keys
   ImGui::PushTextWrapPos(0.0f);  // wraps at the window's edge (the map may stand beside the "what if")
-  ImGui::TextDisabled("%s · cell (%s = %d, %s = %d) outlined · wheel zooms, drag pans", what.c_str(), "i", t.i,
+  ImGui::TextDisabled("%s · cell (%s = %d, %s = %d) outlined · Ctrl+wheel zooms, drag pans", what.c_str(), "i", t.i,
                       emd_map ? "component" : "j", col);
   ImGui::PopTextWrapPos();
   const float label_w = 110;
@@ -313,10 +313,7 @@ void show_me(ViewerState& s, const LessonTarget& t) {
 
 void DrawLessonPanel(App& app) {
   ViewerState& s = app.state;
-  if (!s.result) {
-    WaitingNote(app);
-    return;
-  }
+  if (!ResultOrWaiting(app)) return;
   if (!refresh_lesson(s)) {
     DetailNote(s.layer);
     return;
