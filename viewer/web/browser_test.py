@@ -623,15 +623,18 @@ def typing_check(chromium, base, out, failures):
         if page.eval("document.getElementById('text-bridge').style.display") != "none":
             failures.append("(i) the bridge stays on screen after Enter closed the box")
 
+        def paste_into(box, text, what):
+            """TEXT written to the browser's clipboard, Ctrl+V in BOX, Enter: the new #tokens."""
+            page.eval("navigator.clipboard.writeText(%s).then(() => 1)" % json.dumps(text))
+            open_box(box)
+            before = page.eval(tokens_js)
+            page.chord("v", "KeyV", 86)
+            page.key("Enter", "Enter", 13, text="\r")
+            return page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (tokens_js, json.dumps(before)),
+                                 120, what).split("\n")
+
         # Japanese pasted: written to the browser's clipboard, then Ctrl+V in the box.
-        page.eval("navigator.clipboard.writeText(%s).then(() => 1)" % json.dumps(japanese))
-        open_box("text")
-        before = page.eval(tokens_js)
-        page.chord("v", "KeyV", 86)
-        page.key("Enter", "Enter", 13, text="\r")
-        got = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (tokens_js, json.dumps(before)), 120,
-                            "#tokens of the pasted Japanese sentence")
-        tokens = got.split("\n")
+        tokens = paste_into("text", japanese, "#tokens of the pasted Japanese sentence")
         page.frames(2)
         words = page.eval(predictions)
         print("(i) Japanese pasted: tokens %s\n%s" % (tokens, words.strip()))
@@ -660,14 +663,7 @@ def typing_check(chromium, base, out, failures):
             failures.append("(i) the bridge stays on screen after Escape closed the box")
 
         # The pair box takes a paste too: [CLS] A [SEP] B [SEP].
-        page.eval("navigator.clipboard.writeText(%s).then(() => 1)" % json.dumps(pair))
-        open_box("pair")
-        before = page.eval(tokens_js)
-        page.chord("v", "KeyV", 86)
-        page.key("Enter", "Enter", 13, text="\r")
-        got = page.wait_for("(() => { const t = %s; return t !== %s ? t : ''; })()" % (tokens_js, json.dumps(before)), 120,
-                            "#tokens with the pasted pair")
-        tokens = got.split("\n")
+        tokens = paste_into("pair", pair, "#tokens with the pasted pair")
         seps = [k for k, t in enumerate(tokens) if t == "[SEP]"]
         print("(i) pair pasted: tokens %s" % tokens)
         if len(seps) != 2 or spelled(tokens[seps[0] + 1:seps[1]]) != pair.replace(" ", ""):
