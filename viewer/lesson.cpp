@@ -9,6 +9,8 @@
 // those of arXiv 2006.03654 v6.
 #include "lesson.h"
 
+#include "i18n.h"
+
 #include "deberta/ablation.h"
 
 #include "deberta/equations.h"
@@ -60,7 +62,7 @@ int decimals_for(double v, int most) {
 void ask_precision(LessonStep& s, int decimals, double slack) {
   s.decimals = decimals;
   s.tolerance = 0.5 * std::pow(10.0, -decimals) + slack + 1e-9 * std::max(1.0, std::fabs(s.answer));
-  s.question += " Give it to " + std::to_string(decimals) + " decimal places.";
+  s.question += " " + trf("Give it to {decimals} decimal places.", arg("decimals", decimals));
 }
 
 struct Ctx {
@@ -75,7 +77,6 @@ struct Ctx {
                                                                               : "#" + std::to_string(p);
     return "'" + name + "'";
   }
-  std::string where() const { return "layer " + std::to_string(layer) + ", head " + std::to_string(head); }
   const deberta::AttentionTrace& att() const { return f.layers[static_cast<size_t>(layer)].attention; }
   const deberta::Matrix* term(const std::vector<deberta::Matrix>& v) const {
     return head < static_cast<int>(v.size()) && v[static_cast<size_t>(head)].size() ? &v[static_cast<size_t>(head)] : nullptr;
@@ -112,13 +113,13 @@ int argmax_row(const deberta::Matrix& m, int i) {
 }  // namespace
 
 std::vector<LessonStep> build_lesson(const LessonInput& in) {
-  if (!in.model || !in.trace) throw std::invalid_argument("lesson: no model or no trace to build the lesson from");
+  if (!in.model || !in.trace) throw std::invalid_argument(tr("lesson: no model or no trace to build the lesson from"));
   const deberta::ForwardTrace& t = *in.trace;
   const deberta::ForwardTrace& f = in.full ? *in.full : t;
   const auto t_masked = [&](int l, int h) { return t.context.head_mask.count({l, h}) > 0; };
   if (f.level != deberta::TraceLevel::Full)
-    throw std::invalid_argument("lesson: the trace must be TraceLevel::Full (it has no c2c/c2p/p2c maps)");
-  if (t.inputs.size() < 1 || t.layers.empty()) throw std::invalid_argument("lesson: the trace has no tokens or no layers");
+    throw std::invalid_argument(tr("lesson: the trace must be TraceLevel::Full (it has no c2c/c2p/p2c maps)"));
+  if (t.inputs.size() < 1 || t.layers.empty()) throw std::invalid_argument(tr("lesson: the trace has no tokens or no layers"));
   const auto& c = in.model->config;
   Ctx x{in, c, t, f, static_cast<int>(t.inputs.size()), static_cast<int>(t.layers.size()),
         static_cast<int>(c.num_attention_heads), 0, 0};
@@ -126,7 +127,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   x.head = std::clamp(in.head, 0, x.H - 1);
   for (int l : {x.layer, 0})
     if (static_cast<int>(f.layers.size()) <= l || f.layers[static_cast<size_t>(l)].attention.logits.empty())
-      throw std::invalid_argument("lesson: the full trace lacks layer " + std::to_string(l) + " (materialize it first)");
+      throw std::invalid_argument(trf("lesson: the full trace lacks layer {layer} (materialize it first)", arg("layer", l)));
   const int N = x.N;
   const auto& ctx = t.context;
   const deberta::ResolvedAttention& att = ctx.attention;
@@ -145,7 +146,8 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   std::string active;
   for (const auto& [on, name] : {std::pair{att.c2c, "c2c"}, {att.c2p, "c2p"}, {att.p2c, "p2c"}, {att.p2p, "p2p"}})
     if (on) active += std::string(active.empty() ? "" : " + ") + name;
-  if (active.empty()) active = "no term";
+  // TRANSLATORS: stands where the lesson lists the active terms ("c2c + c2p + p2c") when there is none.
+  if (active.empty()) active = tr("no term");
   std::vector<LessonStep> steps;
 
   // The query most steps look at: the middle token; its favourite key.
@@ -172,43 +174,65 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 1. §3.1: standard self-attention, a softmax over the keys of each query
   {
     LessonStep s;
-    s.title = "1. Self-attention (§3.1)";
-    s.equation = "Q = H W_q,   K = H W_k,   V = H W_v,   A = Q Kᵀ / √d,   H_o = softmax(A) V        (§3.1, unnumbered)";
-    s.text = "Each token (a query, row i) spreads one unit of attention over all tokens (keys, columns j): row i of "
-             "softmax(A) is non-negative and sums to 1. In this display A is the score, QKᵀ/√d, before the softmax (the "
-             "paper prints it without a number; its eq. 1 is the masked-language-model objective of §2.2).";
-    if (pos_terms)
-      s.text += " DeBERTa keeps this shape and changes how the score is made: eq. 4 sums the terms (" + active +
-                " in this model) into Ã and scales the sum, so this model's weights are softmax(Ã/" + root +
-                "), the map of that name in Head detail" +
-                (f_scale != 3.0 ? " (the paper writes √(3d) for its three terms; this model's factor is f = " + f_text + ", step 9)"
-                                : std::string()) +
-                ".";
+    // TRANSLATORS: a lesson step's title (the step's number is written before it); §3.1 is the paper's section.
+    s.title = "1. " + std::string(tr("Self-attention (§3.1)"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the
+    // words "§3.1, unnumbered" (the paper gives this display no equation number); keep every symbol.
+    s.equation = tr("Q = H W_q,   K = H W_k,   V = H W_v,   A = Q Kᵀ / √d,   H_o = softmax(A) V        (§3.1, unnumbered)");
+    s.text = tr("Each token (a query, row i) spreads one unit of attention over all tokens (keys, columns j): row i of "
+                "softmax(A) is non-negative and sums to 1. In this display A is the score, QKᵀ/√d, before the softmax (the "
+                "paper prints it without a number; its eq. 1 is the masked-language-model objective of §2.2).");
+    if (pos_terms && f_scale == 3.0)
+      // TRANSLATORS: {terms} lists the model's active terms ("c2c + c2p + p2c", or "no term"); {root} is the
+      // scale's root as the paper writes it (√(3d), √(2d), …). "Head detail" is the tab of that name.
+      s.text += " " + trf("DeBERTa keeps this shape and changes how the score is made: eq. 4 sums the terms ({terms} in this "
+                          "model) into Ã and scales the sum, so this model's weights are softmax(Ã/{root}), the map of that "
+                          "name in Head detail.",
+                          arg("terms", active), arg("root", root));
+    else if (pos_terms)
+      // TRANSLATORS: as the sentence above, for a model whose scale factor {f} (2, 1.5, …) is not the paper's 3.
+      s.text += " " + trf("DeBERTa keeps this shape and changes how the score is made: eq. 4 sums the terms ({terms} in this "
+                          "model) into Ã and scales the sum, so this model's weights are softmax(Ã/{root}), the map of that "
+                          "name in Head detail (the paper writes √(3d) for its three terms; this model's factor is f = {f}, "
+                          "step 9).",
+                          arg("terms", active), arg("root", root), arg("f", f_text));
+    else if (f_scale != 1.0)
+      // TRANSLATORS: {root} is the scale's root (√(2d), …), {f} the model's scale factor.
+      s.text += " " + trf("This model (or run) has no position term: its score is this display's A made from the content "
+                          "projections alone, Q_c K_cᵀ / {root} (the model's scale factor f = {f} although only c2c is "
+                          "active, step 9), and its weights are the softmax of that score.",
+                          arg("root", root), arg("f", f_text));
     else
-      s.text += " This model (or run) has no position term: its score is this display's A made from the content "
-                "projections alone, Q_c K_cᵀ / " + root +
-                (f_scale != 1.0 ? " (the model's scale factor f = " + f_text + " although only c2c is active, step 9)"
-                                : std::string(" — BERT's attention")) +
-                ", and its weights are the softmax of that score.";
+      // TRANSLATORS: {root} is the scale's root (here √d).
+      s.text += " " + trf("This model (or run) has no position term: its score is this display's A made from the content "
+                          "projections alone, Q_c K_cᵀ / {root} — BERT's attention, and its weights are the softmax of that "
+                          "score.",
+                          arg("root", root));
     s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "probs"};
     s.quotes = {paper_quote(Quote::StandardAttention)};
     if (x.masked()) {
-      steps.push_back(skip(s, "head " + std::to_string(x.head) + " of layer " + std::to_string(x.layer) +
-                                  " is masked in this run: its weights are all 0. Unmask it or pick another head."));
+      steps.push_back(skip(s, trf("head {head} of layer {layer} is masked in this run: its weights are all 0. Unmask it or "
+                                  "pick another head.",
+                                  arg("head", x.head), arg("layer", x.layer))));
     } else {
-      s.question = "In " + x.where() + ", which key j does query i = " + std::to_string(qi) + " " + x.tok(qi) +
-                   " attend to most (the largest weight in row i)? Type j.";
+      // TRANSLATORS: {token} is the token's text in single quotes ('God').
+      s.question = trf("In layer {layer}, head {head}, which key j does query i = {i} {token} attend to most (the largest "
+                       "weight in row i)? Type j.",
+                       arg("layer", x.layer), arg("head", x.head), arg("i", qi), arg("token", x.tok(qi)));
       s.answer = qj;
       s.integer = true;
-      s.explanation = "weight[" + std::to_string(qi) + ", " + std::to_string(qj) + "] = " + num(probs(qi, qj)) +
-                      " is the largest of row " + std::to_string(qi) + " (key " + x.tok(qj) + "); the row sums to " +
-                      num(probs.row(qi).sum(), 6) + ".";
+      // TRANSLATORS: {weight} and {sum} are numbers; {token} is the key's text in single quotes.
+      s.explanation = trf("weight[{i}, {j}] = {weight} is the largest of row {i} (key {token}); the row sums to {sum}.",
+                          arg("i", qi), arg("j", qj), arg("weight", num(probs(qi, qj))), arg("token", x.tok(qj)),
+                          arg("sum", num(probs.row(qi).sum(), 6)));
       // Reading column i instead of row i: the query that gives key i the most weight.
       int col_best = 0;
       for (int q = 1; q < N; ++q)
         if (probs(q, qi) > probs(col_best, qi)) col_best = q;
-      add_mistake(s, col_best, "softmax over the wrong axis: you read column " + std::to_string(qi) +
-                                   "; query i's weights are its row (the softmax normalises over the keys j)");
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+      add_mistake(s, col_best, trf("softmax over the wrong axis: you read column {i}; query i's weights are its row (the "
+                                   "softmax normalises over the keys j)",
+                                   arg("i", qi)));
       steps.push_back(s);
     }
   }
@@ -216,15 +240,18 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 2. eq. 2 → eq. 4: the score is a sum of disentangled terms (unscaled)
   {
     LessonStep s;
-    s.title = "2. Content and position, disentangled (eq. 2, eq. 4)";
+    s.title = "2. " + std::string(tr("Content and position, disentangled (eq. 2, eq. 4)"));
     s.equation = "A_ij = H_i H_jᵀ + H_i P_j|iᵀ + P_i|j H_jᵀ + P_i|j P_j|iᵀ                    (eq. 2)\n"
                  "Ã_ij = Q_c[i] K_c[j]ᵀ + Q_c[i] K_r[δ(i,j)]ᵀ + K_c[j] Q_r[δ(j,i)]ᵀ          (eq. 4)\n"
                  "     =  (a) c2c      +   (b) c2p          +   (c) p2c";
-    s.text = "DeBERTa represents each token by two vectors, its content H_i and its relative position P_i|j. The score of "
-             "a pair is the sum of content-to-content (a), content-to-position (b) and position-to-content (c) terms; "
-             "the paper drops position-to-position (§3.1: it \"does not provide much additional information\"). Ã of "
-             "eq. 4 is this unscaled sum; the scale 1/" + root + " comes only in the softmax (step 9). This run adds " +
-             active + ". The maps of Head detail show each term times the scale.";
+    // TRANSLATORS: {root} is the scale's root as the paper writes it (√(3d), √(2d), …); {terms} lists the active
+    // terms ("c2c + c2p + p2c"). The words in quotation marks are the paper's own (§3.1). "Head detail" is a tab.
+    s.text = trf("DeBERTa represents each token by two vectors, its content H_i and its relative position P_i|j. The score "
+                 "of a pair is the sum of content-to-content (a), content-to-position (b) and position-to-content (c) "
+                 "terms; the paper drops position-to-position (§3.1: it \"does not provide much additional information\"). "
+                 "Ã of eq. 4 is this unscaled sum; the scale 1/{root} comes only in the softmax (step 9). This run adds "
+                 "{terms}. The maps of Head detail show each term times the scale.",
+                 arg("root", root), arg("terms", active));
     s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "logits"};
     s.quotes = {paper_quote(Quote::FourTerms), paper_quote(Quote::Eq4Scores)};
     const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
@@ -246,58 +273,79 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       ++on;
     }
     if (on == 0) {
-      steps.push_back(skip(s, "every term is switched off in this run: there is no score to decompose."));
+      steps.push_back(skip(s, tr("every term is switched off in this run: there is no score to decompose.")));
     } else if (!pos_terms) {
-      steps.push_back(skip(s, "this run has no position term (" + active + " only): Ã of eq. 4 is the content term "
-                              "alone, the standard attention of step 1, with nothing to add. A model with c2p or p2c "
-                              "(or the Ablations panel) has terms to add."));
+      // TRANSLATORS: {terms} lists the active terms (here "c2c"); "Ablations" is the panel of that name.
+      steps.push_back(skip(s, trf("this run has no position term ({terms} only): Ã of eq. 4 is the content term alone, "
+                                  "the standard attention of step 1, with nothing to add. A model with c2p or p2c (or the "
+                                  "Ablations panel) has terms to add.",
+                                  arg("terms", active))));
     } else {
-      s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " has the terms " +
-                   parts + " (unscaled dot products). What is Ã_ij of eq. 4?";
+      // TRANSLATORS: {terms} lists each term with its value ("c2c = 1.2345, c2p = -0.5000").
+      s.question = trf("In layer {layer}, head {head}, cell i = {i}, j = {j} has the terms {terms} (unscaled dot products). "
+                       "What is Ã_ij of eq. 4?",
+                       arg("layer", x.layer), arg("head", x.head), arg("i", qi), arg("j", qj), arg("terms", parts));
       s.answer = sum;
       ask_precision(s, decimals_for(sum, 4), slack);
-      s.explanation = "Ã = " + sum_text + " = " + num(sum) + ". The score the softmax sees is Ã/" + root + " = " + num(sum) +
-                      " × " + num(e.scale, 6) + " = " + num(e.logit) + " (explain_cell).";
-      add_mistake(s, sum * e.scale, "applied the scale: Ã of eq. 4 is the unscaled sum; 1/" + root + " comes in the softmax");
+      // TRANSLATORS: {sum_terms} is the sum written out ("(1.2) + (-0.5)"); the others are numbers, {root} the
+      // scale's root; explain_cell is a function's name.
+      s.explanation = trf("Ã = {sum_terms} = {sum}. The score the softmax sees is Ã/{root} = {sum} × {scale} = {score} "
+                          "(explain_cell).",
+                          arg("sum_terms", sum_text), arg("sum", num(sum)), arg("root", root), arg("scale", num(e.scale, 6)),
+                          arg("score", num(e.logit)));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {root} is the scale's root (√(3d), …).
+      add_mistake(s, sum * e.scale, trf("applied the scale: Ã of eq. 4 is the unscaled sum; 1/{root} comes in the softmax",
+                                        arg("root", root)));
       if (on > 1)
         for (const Term& term : terms)
-          if (term.on) add_mistake(s, sum - term.raw, std::string("left out ") + term.name + ": Ã is the sum of every active term");
+          // TRANSLATORS: a named mistake; {term} is c2c, c2p, p2c or p2p.
+          if (term.on) add_mistake(s, sum - term.raw, trf("left out {term}: Ã is the sum of every active term", arg("term", term.name)));
       steps.push_back(s);
     }
   }
 
-  const std::string no_relative = "this model has no relative attention (relative_attention = false): there is no δ";
-  const std::string unread = pos_terms || !c.relative_attention ? std::string()
-                                                                : " (No term of this run reads the table: c2p and p2c are off.)";
+  // Appended to steps 3, 4 and 6 on a run whose terms read no table row.
+  const std::string unread =
+      pos_terms || !c.relative_attention ? std::string()
+                                         : " " + std::string(tr("(No term of this run reads the table: c2p and p2c are off.)"));
 
   // ---- 3. eq. 3: relative distance inside the window, with this model's k
   const int ki = std::min(5, N - 1), kj = std::max(ki - static_cast<int>(std::min<int64_t>(2, std::max<int64_t>(k - 1, 0))), 0);
   {
     LessonStep s;
-    s.title = "3. Relative distance δ(i, j) (eq. 3)";
-    s.equation = "δ(i, j) = 0 if i − j ≤ −k;   2k − 1 if i − j ≥ k;   i − j + k otherwise";
-    s.text = "Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
-             "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
-             "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k." + unread;
+    s.title = "3. " + std::string(tr("Relative distance δ(i, j) (eq. 3)"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words
+    // ("if", "otherwise"); keep every symbol and the spacing.
+    s.equation = tr("δ(i, j) = 0 if i − j ≤ −k;   2k − 1 if i − j ≥ k;   i − j + k otherwise");
+    // TRANSLATORS: max_relative_positions and position_buckets are configuration keys (keep them); "Distance δ" is a tab.
+    s.text = tr("Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
+                "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
+                "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k.") +
+             unread;
     s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), -1, "delta"};
     s.quotes = {paper_quote(Quote::Eq3)};
     s.what_if = knob(WhatIfKnob::Span, s.show);
     if (!c.relative_attention) {
       s.show.map.clear();  // no δ: no δ map
-      steps.push_back(skip(s, no_relative + "."));
+      // TRANSLATORS: relative_attention = false is a configuration key and value (keep them).
+      steps.push_back(skip(s, tr("this model has no relative attention (relative_attention = false): there is no δ.")));
     } else if (N < 2) {
-      steps.push_back(skip(s, "the input has one token: there is no distance to measure. Type a longer text."));
+      steps.push_back(skip(s, tr("the input has one token: there is no distance to measure. Type a longer text.")));
     } else {
       const int64_t dd = deberta::relative_distance(ki, kj, k);
-      s.question = "This model has k = " + integer(k) + ". By eq. 3, what is δ(i, j) for i = " + std::to_string(ki) + ", j = " +
-                   std::to_string(kj) + "?";
+      s.question = trf("This model has k = {k}. By eq. 3, what is δ(i, j) for i = {i}, j = {j}?", arg("k", k), arg("i", ki),
+                       arg("j", kj));
       s.answer = static_cast<double>(dd);
       s.integer = true;
-      s.explanation = "i − j = " + integer(ki - kj) + " lies inside (−" + integer(k) + ", " + integer(k) + "), so δ = i − j + k = " +
-                      integer(ki - kj) + " + " + integer(k) + " = " + integer(dd) + " (deberta::relative_distance).";
+      // TRANSLATORS: {diff} is i − j, {delta} the result; deberta::relative_distance is a function's name.
+      s.explanation = trf("i − j = {diff} lies inside (−{k}, {k}), so δ = i − j + k = {diff} + {k} = {delta} "
+                          "(deberta::relative_distance).",
+                          arg("diff", ki - kj), arg("k", k), arg("delta", dd));
       add_mistake(s, static_cast<double>(deberta::relative_distance(kj, ki, k)),
-                  "used j − i: δ(i, j) starts from i − j (query minus key)");
-      add_mistake(s, ki - kj, "forgot to add k: the rows start at 0, so δ = i − j + k");
+                  // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+                  tr("used j − i: δ(i, j) starts from i − j (query minus key)"));
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, ki - kj, tr("forgot to add k: the rows start at 0, so δ = i − j + k"));
       steps.push_back(s);
     }
   }
@@ -309,62 +357,93 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     const bool long_enough = k >= 1 && N - 1 >= k + 1;
     const int64_t kk = long_enough ? k : std::max(1, (N - 1) / 2);
     const int ci = 0, cj = static_cast<int>(std::min<int64_t>(N - 1, kk + 2));
-    s.title = "4. Far away is all the same: the clamp of eq. 3";
-    s.equation = "δ(i, j) = 0 if i − j ≤ −k,   2k − 1 if i − j ≥ k";
-    s.text = "In eq. 3, beyond k tokens the distance stops mattering: every key k or more to the right of the query shares "
-             "row 0, every key k or more to the left shares row 2k − 1. So the table needs only 2k rows, whatever the "
-             "length of the text." + unread;
+    s.title = "4. " + std::string(tr("Far away is all the same: the clamp of eq. 3"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words
+    // ("if"); keep every symbol and the spacing.
+    s.equation = tr("δ(i, j) = 0 if i − j ≤ −k,   2k − 1 if i − j ≥ k");
+    s.text = tr("In eq. 3, beyond k tokens the distance stops mattering: every key k or more to the right of the query "
+                "shares row 0, every key k or more to the left shares row 2k − 1. So the table needs only 2k rows, whatever "
+                "the length of the text.") +
+             unread;
     if (c.relative_attention && c.log_buckets() && N >= 2) {
       // What the buckets of this input do, read from the run's own relative positions (never assumed).
       int64_t widest = 0;
       for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j) widest = std::max<int64_t>(widest, std::llabs(ctx.rel_pos(i, j)));
-      s.text += " This model buckets i − j first (step 5) and clamps the bucket, not i − j. ";
-      s.text += widest >= k ? "In this input the buckets reach the table's ends: the largest, " + integer(widest) +
-                                  ", is k = " + integer(k) + " or more (distances of m = max_relative_positions = " +
-                                  integer(c.max_relative_positions) + " or more grow past k − 1), so the clamp acts on them."
-                            : "In this input every bucket stays inside (−k, k) (the largest is " + integer(widest) + " < k = " +
-                                  integer(k) + "): the clamp does not act here.";
+      s.text += " " + std::string(tr("This model buckets i − j first (step 5) and clamps the bucket, not i − j.")) + " ";
+      // TRANSLATORS: {widest} is the largest bucket of the input, {k} and {m} the model's k and m;
+      // max_relative_positions is a configuration key.
+      s.text += widest >= k ? trf("In this input the buckets reach the table's ends: the largest, {widest}, is k = {k} or "
+                                  "more (distances of m = max_relative_positions = {m} or more grow past k − 1), so the "
+                                  "clamp acts on them.",
+                                  arg("widest", widest), arg("k", k), arg("m", c.max_relative_positions))
+                            : trf("In this input every bucket stays inside (−k, k) (the largest is {widest} < k = {k}): the "
+                                  "clamp does not act here.",
+                                  arg("widest", widest), arg("k", k));
     }
     s.show = {"distance", x.layer, x.head, ci, cj, static_cast<int>(kk), -1, "delta"};
     s.quotes = {paper_quote(Quote::Truncate)};
     s.what_if = knob(WhatIfKnob::Span, s.show);
     if (!c.relative_attention) {
       s.show.map.clear();
-      steps.push_back(skip(s, no_relative + " to clamp."));
+      // TRANSLATORS: relative_attention = false is a configuration key and value (keep them).
+      steps.push_back(skip(s, tr("this model has no relative attention (relative_attention = false): there is no δ to clamp.")));
     } else if (N < 2) {
-      steps.push_back(skip(s, "the input has one token: there is no distance to clamp. Type a longer text."));
+      steps.push_back(skip(s, tr("the input has one token: there is no distance to clamp. Type a longer text.")));
     } else {
       const int64_t dd = deberta::relative_distance(ci, cj, kk);
-      s.question = (long_enough ? "This model has k = " + integer(k) + "."
-                                : "No two tokens of this input are more than k = " + integer(k) + " apart, so take k = " +
-                                      integer(kk) + " here (type more than " + integer(k + 1) + " tokens to use the model's own k).") +
-                   " By eq. 3 as the paper writes it (on i − j itself), which row δ(i, j) is read for i = " + std::to_string(ci) +
-                   ", j = " + std::to_string(cj) + "?";
+      // TRANSLATORS: {k} is the model's k, {kk} the smaller k this question uses, {more} = k + 1.
+      s.question = (long_enough ? trf("This model has k = {k}.", arg("k", k))
+                                : trf("No two tokens of this input are more than k = {k} apart, so take k = {kk} here (type "
+                                      "more than {more} tokens to use the model's own k).",
+                                      arg("k", k), arg("kk", kk), arg("more", k + 1))) +
+                   " " +
+                   trf("By eq. 3 as the paper writes it (on i − j itself), which row δ(i, j) is read for i = {i}, j = {j}?",
+                       arg("i", ci), arg("j", cj));
       s.answer = static_cast<double>(dd);
       s.integer = true;
-      s.explanation = "i − j = " + integer(ci - cj) + " ≤ −k = −" + integer(kk) + ", so eq. 3 clamps δ to " + integer(dd) +
-                      ": with k = " + integer(kk) + ", eq. 3 gives every key from j = " + integer(kk) + " on this same row.";
+      // TRANSLATORS: {diff} is i − j, {delta} the clamped row.
+      s.explanation = trf("i − j = {diff} ≤ −k = −{k}, so eq. 3 clamps δ to {delta}: with k = {k}, eq. 3 gives every key "
+                          "from j = {k} on this same row.",
+                          arg("diff", ci - cj), arg("k", kk), arg("delta", dd));
       if (long_enough) {
         // What this run reads along row 0, from its own table rows: where the rows stop changing.
         const int64_t last = ctx.c2p_row(ci, N - 1);
         int from = N - 1;
         while (from > 0 && ctx.c2p_row(ci, from - 1) == last) --from;
         const int64_t here = ctx.c2p_row(ci, cj);
-        if (from <= cj && here == last)
-          s.explanation += " This run reads row " + integer(here) + " here too: key " + std::to_string(cj) + " " + x.tok(cj) +
-                           " reads the same row as every key further right (from key " + std::to_string(from) + " on, row " +
-                           integer(last) + ").";
-        else
-          s.explanation += " This run does not read row " + integer(dd) + " here: it " +
-                           (c.log_buckets() ? "buckets i − j first (step 5)" : "reads through a window K = " + integer(att.window)) +
-                           ", so cell (0, " + std::to_string(cj) + ") reads row " + integer(here) + " (step 6), and the rows " +
-                           (from < N - 1 ? "keep changing to the right; only from key " + std::to_string(from) + " on does every key read one row, row " +
-                                               integer(last) + (last == 0 ? " (the table's end: there the clamp acts)." : " (one bucket).")
-                                         : "keep changing up to the last key of this input.");
+        if (from <= cj && here == last) {
+          // TRANSLATORS: {token} is the key's text in single quotes; {from} a key index; {row}, {last} table rows.
+          s.explanation += " " + trf("This run reads row {row} here too: key {j} {token} reads the same row as every key "
+                                     "further right (from key {from} on, row {last}).",
+                                     arg("row", here), arg("j", cj), arg("token", x.tok(cj)), arg("from", from),
+                                     arg("last", last));
+        } else {
+          // TRANSLATORS: {delta} is the row of eq. 3, {here} the row this run reads for cell (0, {j}).
+          s.explanation += " " + (c.log_buckets() ? trf("This run does not read row {delta} here: it buckets i − j first "
+                                                        "(step 5), so cell (0, {j}) reads row {here} (step 6).",
+                                                        arg("delta", dd), arg("j", cj), arg("here", here))
+                                                  // TRANSLATORS: K is the ablation's window ({window}).
+                                                  : trf("This run does not read row {delta} here: it reads through a window "
+                                                        "K = {window}, so cell (0, {j}) reads row {here} (step 6).",
+                                                        arg("delta", dd), arg("window", att.window), arg("j", cj),
+                                                        arg("here", here)));
+          // TRANSLATORS: {from} is a key index, {last} a table row; "the rows" are those this run reads along the query's row.
+          s.explanation += " " + (from >= N - 1 ? std::string(tr("The rows it reads keep changing up to the last key of this input."))
+                                  : last == 0   ? trf("The rows it reads keep changing to the right; only from key {from} on "
+                                                      "does every key read one row, row {last} (the table's end: there the "
+                                                      "clamp acts).",
+                                                      arg("from", from), arg("last", last))
+                                                : trf("The rows it reads keep changing to the right; only from key {from} on "
+                                                      "does every key read one row, row {last} (one bucket).",
+                                                      arg("from", from), arg("last", last)));
+        }
       }
-      add_mistake(s, ci - cj + kk, "did not clamp: i − j + k = " + integer(ci - cj + kk) + " is not a row of the table [0, 2k − 1]");
-      add_mistake(s, 2 * kk - 1, "clamped to the wrong end: a key k or more to the right (i − j ≤ −k) shares row 0");
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {value} is i − j + k.
+      add_mistake(s, ci - cj + kk, trf("did not clamp: i − j + k = {value} is not a row of the table [0, 2k − 1]",
+                                       arg("value", ci - cj + kk)));
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, 2 * kk - 1, tr("clamped to the wrong end: a key k or more to the right (i − j ≤ −k) shares row 0"));
       steps.push_back(s);
     }
   }
@@ -373,44 +452,64 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   const int bi = N - 1, bj = 0;
   {
     LessonStep s;
-    s.title = "5. Log buckets (released code, v2/v3; not in the paper)";
-    s.equation = "bucket(r) = r if |r| ≤ b/2,  else sign(r)·(⌈log(|r|/(b/2)) / log((m−1)/(b/2)) · (b/2 − 1)⌉ + b/2)";
-    s.text = "v2 and v3 keep nearby distances exact and squeeze far ones logarithmically before eq. 3: with "
-             "position_buckets b and max_relative_positions m, distances up to b/2 keep their own row, distances between "
-             "b/2 and m share rows, farther ones more coarsely. The paper's eq. 3 has no buckets "
-             "(docs/paper-vs-code.md). The curve under the Distance δ maps shows them.";
+    s.title = "5. " + std::string(tr("Log buckets (released code, v2/v3; not in the paper)"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words
+    // ("if", "else"); keep every symbol and the spacing.
+    s.equation = tr("bucket(r) = r if |r| ≤ b/2,  else sign(r)·(⌈log(|r|/(b/2)) / log((m−1)/(b/2)) · (b/2 − 1)⌉ + b/2)");
+    // TRANSLATORS: position_buckets and max_relative_positions are configuration keys; docs/paper-vs-code.md is a file
+    // name; "Distance δ" is a tab.
+    s.text = tr("v2 and v3 keep nearby distances exact and squeeze far ones logarithmically before eq. 3: with "
+                "position_buckets b and max_relative_positions m, distances up to b/2 keep their own row, distances between "
+                "b/2 and m share rows, farther ones more coarsely. The paper's eq. 3 has no buckets "
+                "(docs/paper-vs-code.md). The curve under the Distance δ maps shows them.");
     s.show = {"distance", x.layer, x.head, bi, bj, 0, -1, "rel_pos"};
     s.quotes = {paper_quote(Quote::K512), paper_quote(Quote::NoBuckets)};
     const int64_t mid = c.position_buckets / 2;
     if (!c.relative_attention || !c.log_buckets()) {
       s.show.map.clear();
-      steps.push_back(skip(s, c.relative_attention ? "this model does not bucket its relative positions (v1, or "
-                                                     "position_buckets ≤ 0): i − j is used as it is."
-                                                   : "this model has no relative attention: there is nothing to bucket."));
+      steps.push_back(skip(s, c.relative_attention ? tr("this model does not bucket its relative positions (v1, or "
+                                                        "position_buckets ≤ 0): i − j is used as it is.")
+                                                   : tr("this model has no relative attention: there is nothing to bucket.")));
     } else if (N - 1 <= mid) {
-      steps.push_back(skip(s, "the input is too short to reach the buckets: its longest distance is N − 1 = " +
-                                  integer(N - 1) + ", and distances up to b/2 = " + integer(mid) +
-                                  " stay exact. Type a text of more than " + integer(mid + 1) + " tokens."));
+      // TRANSLATORS: {longest} is N − 1, {mid} is b/2, {more} is b/2 + 1.
+      steps.push_back(skip(s, trf("the input is too short to reach the buckets: its longest distance is N − 1 = {longest}, "
+                                  "and distances up to b/2 = {mid} stay exact. Type a text of more than {more} tokens.",
+                                  arg("longest", N - 1), arg("mid", mid), arg("more", mid + 1))));
     } else {
       const int64_t r = bi - bj;
       const int64_t b = ctx.rel_pos(bi, bj);
       const deberta::LogBucketWorking w = deberta::log_bucket_working(r, c.position_buckets, c.max_relative_positions);
-      s.question = "This model has b = " + integer(c.position_buckets) + ", m = " + integer(c.max_relative_positions) +
-                   ". For i = " + std::to_string(bi) + " " + x.tok(bi) + " and j = 0 " + x.tok(0) + " (i − j = " + integer(r) +
-                   "), which relative position does the model use instead of " + integer(r) + "?";
+      // TRANSLATORS: {token_i} and {token_j} are tokens' texts in single quotes; {diff} is i − j.
+      s.question = trf("This model has b = {b}, m = {m}. For i = {i} {token_i} and j = 0 {token_j} (i − j = {diff}), which "
+                       "relative position does the model use instead of {diff}?",
+                       arg("b", c.position_buckets), arg("m", c.max_relative_positions), arg("i", bi), arg("token_i", x.tok(bi)),
+                       arg("token_j", x.tok(0)), arg("diff", r));
       s.answer = static_cast<double>(b);
       s.integer = true;
-      s.explanation = "|r| = " + integer(r) + " > b/2 = " + integer(w.mid) + ": ⌈log(" + integer(r) + "/" + integer(w.mid) + ") / log(" +
-                      integer(c.max_relative_positions - 1) + "/" + integer(w.mid) + ") · " + integer(w.mid - 1) + "⌉ + " +
-                      integer(w.mid) + " = ⌈" + num(w.scaled, 3) + "⌉ + " + integer(w.mid) + " = " + integer(w.bucket) +
-                      (w.bucket == b ? std::string(" (deberta::log_bucket_working; the trace's rel_pos is the same)")
-                                     : " (the formula; this run's rel_pos is " + integer(b) + ": microsoft's rule clamps |r| to m − 1 first)") + "." +
-                      (std::llabs(b) >= k ? " The bucket is k = " + integer(k) + " or more, outside (−k, k): eq. 3's clamp (step 4) "
-                                                "sends it to the table's end, row " + integer(ctx.c2p_row(bi, bj)) + "."
-                                          : std::string());
-      add_mistake(s, static_cast<double>(r), "used i − j as it is: beyond b/2 the distance is log-bucketed");
-      add_mistake(s, std::floor(w.scaled) + static_cast<double>(w.mid), "rounded down: the formula takes the ceiling ⌈·⌉");
-      add_mistake(s, std::ceil(w.scaled), "forgot to add b/2 after the ceiling");
+      // The formula with this cell's numbers (notation only), then what it says.
+      const std::string formula = "|r| = " + integer(r) + " > b/2 = " + integer(w.mid) + ": ⌈log(" + integer(r) + "/" +
+                                  integer(w.mid) + ") / log(" + integer(c.max_relative_positions - 1) + "/" + integer(w.mid) +
+                                  ") · " + integer(w.mid - 1) + "⌉ + " + integer(w.mid) + " = ⌈" + num(w.scaled, 3) + "⌉ + " +
+                                  integer(w.mid) + " = " + integer(w.bucket);
+      // TRANSLATORS: {formula} is the bucket's computation in symbols ("|r| = 20 > b/2 = 16: … = 17");
+      // deberta::log_bucket_working is a function's name, rel_pos a tensor's name.
+      s.explanation = w.bucket == b ? trf("{formula} (deberta::log_bucket_working; the trace's rel_pos is the same).",
+                                          arg("formula", formula))
+                                    // TRANSLATORS: {bucket} is this run's rel_pos; "microsoft's rule" is the released code's.
+                                    : trf("{formula} (the formula; this run's rel_pos is {bucket}: microsoft's rule clamps |r| "
+                                          "to m − 1 first).",
+                                          arg("formula", formula), arg("bucket", b));
+      if (std::llabs(b) >= k)
+        // TRANSLATORS: {k} is the model's k, {row} a table row.
+        s.explanation += " " + trf("The bucket is k = {k} or more, outside (−k, k): eq. 3's clamp (step 4) sends it to the "
+                                   "table's end, row {row}.",
+                                   arg("k", k), arg("row", ctx.c2p_row(bi, bj)));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+      add_mistake(s, static_cast<double>(r), tr("used i − j as it is: beyond b/2 the distance is log-bucketed"));
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, std::floor(w.scaled) + static_cast<double>(w.mid), tr("rounded down: the formula takes the ceiling ⌈·⌉"));
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, std::ceil(w.scaled), tr("forgot to add b/2 after the ceiling"));
       steps.push_back(s);
     }
   }
@@ -419,68 +518,105 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   const int ri = std::min(1, N - 1), rj = N - 1;
   {
     LessonStep s;
-    s.title = "6. The row this model reads (eq. 3 after the buckets)";
+    s.title = "6. " + std::string(tr("The row this model reads (eq. 3 after the buckets)"));
     s.equation = "row(i, j) = clamp(rel_pos(i, j) + k, 0, 2k − 1)";
-    s.text = "Putting steps 3–5 together: the model takes i − j (bucketed in v2), adds its own k and clamps to the 2k "
-             "rows of its table. This is the right-hand map of the Distance δ tab. An ablation with a window "
-             "K < k clamps the position to [−K, K − 1] first." + unread;
+    // TRANSLATORS: "Distance δ" is a tab.
+    s.text = tr("Putting steps 3–5 together: the model takes i − j (bucketed in v2), adds its own k and clamps to the 2k "
+                "rows of its table. This is the right-hand map of the Distance δ tab. An ablation with a window "
+                "K < k clamps the position to [−K, K − 1] first.") +
+             unread;
     s.show = {"distance", x.layer, x.head, ri, rj, 0, -1, "rows"};
     s.quotes = {paper_quote(Quote::DeltaMatrix)};
     s.what_if = knob(WhatIfKnob::Span, s.show);
     if (!c.relative_attention) {
       s.show.map.clear();
-      steps.push_back(skip(s, "this model has no relative attention: it reads no table rows."));
+      steps.push_back(skip(s, tr("this model has no relative attention: it reads no table rows.")));
     } else {
       const int64_t rel = ctx.rel_pos(ri, rj), row = ctx.c2p_row(ri, rj);
-      s.question = "This model has k = " + integer(k) + " (a table of " + integer(2 * k) + " rows)" +
-                   (att.window != k ? ", read through a window K = " + integer(att.window) : std::string()) +
-                   ". Which row of K_r does c2p read for i = " + std::to_string(ri) + ", j = " + std::to_string(rj) + "?";
+      // TRANSLATORS: {rows} is 2k; K_r is the paper's symbol.
+      s.question = att.window == k ? trf("This model has k = {k} (a table of {rows} rows). Which row of K_r does c2p read "
+                                         "for i = {i}, j = {j}?",
+                                         arg("k", k), arg("rows", 2 * k), arg("i", ri), arg("j", rj))
+                                   // TRANSLATORS: {window} is the ablation's window K.
+                                   : trf("This model has k = {k} (a table of {rows} rows), read through a window "
+                                         "K = {window}. Which row of K_r does c2p read for i = {i}, j = {j}?",
+                                         arg("k", k), arg("rows", 2 * k), arg("window", att.window), arg("i", ri),
+                                         arg("j", rj));
       s.answer = static_cast<double>(row);
       s.integer = true;
-      s.explanation = "i − j = " + integer(ri - rj) + (c.log_buckets() ? " is bucketed to " + integer(rel) : std::string()) +
-                      "; " + integer(rel) + " + k = " + integer(rel + k) + ", clamped to [0, " + integer(2 * k - 1) +
-                      "]" + (att.window != k ? " (after the window K)" : std::string()) + ": row " + integer(row) + ".";
-      add_mistake(s, static_cast<double>(rel + k), "did not clamp: rel_pos + k = " + integer(rel + k) + " is outside [0, 2k − 1]");
-      if (c.log_buckets()) add_mistake(s, static_cast<double>(std::clamp<int64_t>(ri - rj + k, 0, 2 * k - 1)),
-                                       "forgot the log buckets of step 5: this model buckets i − j before adding k");
-      if (N >= 2) add_mistake(s, static_cast<double>(ctx.c2p_row(rj, ri)), "used j − i: the row starts from i − j (query minus key)");
+      // TRANSLATORS: {diff} is i − j, {rel} the relative position used, {sum} = rel + k, {top} = 2k − 1.
+      const char* working = c.log_buckets()
+                                ? (att.window != k ? N_("i − j = {diff} is bucketed to {rel}; {rel} + k = {sum}, clamped to "
+                                                        "[0, {top}] (after the window K): row {row}.")
+                                                   : N_("i − j = {diff} is bucketed to {rel}; {rel} + k = {sum}, clamped to "
+                                                        "[0, {top}]: row {row}."))
+                                : (att.window != k ? N_("i − j = {diff}; {rel} + k = {sum}, clamped to [0, {top}] (after the "
+                                                        "window K): row {row}.")
+                                                   : N_("i − j = {diff}; {rel} + k = {sum}, clamped to [0, {top}]: row {row}."));
+      s.explanation = trf(working, arg("diff", ri - rj), arg("rel", rel), arg("sum", rel + k), arg("top", 2 * k - 1),
+                          arg("row", row));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {value} is rel_pos + k.
+      add_mistake(s, static_cast<double>(rel + k), trf("did not clamp: rel_pos + k = {value} is outside [0, 2k − 1]",
+                                                       arg("value", rel + k)));
+      if (c.log_buckets())
+        // TRANSLATORS: a named mistake.
+        add_mistake(s, static_cast<double>(std::clamp<int64_t>(ri - rj + k, 0, 2 * k - 1)),
+                    tr("forgot the log buckets of step 5: this model buckets i − j before adding k"));
+      if (N >= 2)
+        // TRANSLATORS: a named mistake.
+        add_mistake(s, static_cast<double>(ctx.c2p_row(rj, ri)), tr("used j − i: the row starts from i − j (query minus key)"));
       steps.push_back(s);
     }
   }
 
   // Mistakes about the scale, shared by steps 7 and 9: BERT's √d, the paper's √(3d) on a model
   // whose factor is not 3.
-  const std::string paper_3 = "used the paper's 1/√(3d): this model's factor is f = " + f_text + " (" + active +
-                              "), so it divides by " + root;
+  // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {f} is the model's scale factor, {terms} its active
+  // terms ("c2c + c2p"), {root} the scale's root (√(2d), …).
+  const std::string paper_3 = trf("used the paper's 1/√(3d): this model's factor is f = {f} ({terms}), so it divides by {root}",
+                                  arg("f", f_text), arg("terms", active), arg("root", root));
 
   // ---- 7. eq. 4, the c2p term and the scale it enters the softmax with
   {
     LessonStep s;
-    s.title = "7. Content-to-position (eq. 4, term (b))";
-    s.equation = "c2p(i, j) = Q_c[i] K_r[δ(i, j)]ᵀ,   Q_c = H W_q,c,   K_r = P W_k,r;   it enters softmax(Ã / " + root + ")";
-    s.text = "c2p asks: given what token i says, how interesting is a key at this distance? The query's content "
-             "vector meets the projected table row picked by δ. The reference computes all N × 2k products Q_c K_rᵀ at "
-             "once and then gathers the needed row for each pair (§3.1.1 and Algorithm 1).";
+    s.title = "7. " + std::string(tr("Content-to-position (eq. 4, term (b))"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words ("it
+    // enters"); keep every symbol and the spacing. {root} is the scale's root (√(3d), …).
+    s.equation = trf("c2p(i, j) = Q_c[i] K_r[δ(i, j)]ᵀ,   Q_c = H W_q,c,   K_r = P W_k,r;   it enters softmax(Ã / {root})",
+                     arg("root", root));
+    // TRANSLATORS: "Algorithm 1" is the paper's algorithm of that number.
+    s.text = tr("c2p asks: given what token i says, how interesting is a key at this distance? The query's content "
+                "vector meets the projected table row picked by δ. The reference computes all N × 2k products Q_c K_rᵀ at "
+                "once and then gathers the needed row for each pair (§3.1.1 and Algorithm 1).");
     s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "c2p"};
     s.quotes = {paper_quote(Quote::C2PRow)};
     s.what_if = knob(WhatIfKnob::Scale, s.show);
     const deberta::Matrix* c2p = x.term(a.c2p);
     if (!c2p) {
-      steps.push_back(skip(s, "c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
+      steps.push_back(skip(s, tr("c2p is off in this run (the model was trained without it, or the ablation switched it off).")));
     } else {
       const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
-      s.question = "In " + x.where() + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(qj) + " reads row " +
-                   integer(e.c2p_row) + ": c2p = Q_c[i] · K_r[" + integer(e.c2p_row) + "] = " + num(e.q_kr, 6) +
-                   ". Heads have width d = " + integer(d_head) + " and the scale is 1/√(f·d) with f = " + f_text +
-                   ". How much does c2p add to the score Ã_ij / " + root + " that enters the softmax?";
+      // TRANSLATORS: {row} is a table row, {c2p} a number, {d} the head width, {f} the scale factor, {root} the
+      // scale's root (√(3d), …).
+      s.question = trf("In layer {layer}, head {head}, cell i = {i}, j = {j} reads row {row}: c2p = Q_c[i] · K_r[{row}] = "
+                       "{c2p}. Heads have width d = {d} and the scale is 1/√(f·d) with f = {f}. How much does c2p add to "
+                       "the score Ã_ij / {root} that enters the softmax?",
+                       arg("layer", x.layer), arg("head", x.head), arg("i", qi), arg("j", qj), arg("row", e.c2p_row),
+                       arg("c2p", num(e.q_kr, 6)), arg("d", d_head), arg("f", f_text), arg("root", root));
       s.answer = (*c2p)(qi, qj);
       ask_precision(s, decimals_for(s.answer, 6), printed_error(e.q_kr, 6) * e.scale);
-      s.explanation = "s · c2p = " + num(e.q_kr, 6) + " / √(" + f_text + " × " + integer(d_head) + ") = " + num(e.q_kr, 6) +
-                      " × " + num(e.scale, 6) + " = " + num(s.answer, 6) + " (the trace's c2p map).";
-      add_mistake(s, e.q_kr, "forgot the scale: the softmax sees Ã / " + root + ", so each term is divided by " + root);
-      if (f_scale != 1.0) add_mistake(s, e.q_kr / std::sqrt(d), "used BERT's 1/√d: this model divides by " + root);
+      s.explanation = trf("s · c2p = {c2p} / √({f} × {d}) = {c2p} × {scale} = {value} (the trace's c2p map).",
+                          arg("c2p", num(e.q_kr, 6)), arg("f", f_text), arg("d", d_head), arg("scale", num(e.scale, 6)),
+                          arg("value", num(s.answer, 6)));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {root} is the scale's root (√(3d), …).
+      add_mistake(s, e.q_kr, trf("forgot the scale: the softmax sees Ã / {root}, so each term is divided by {root}",
+                                 arg("root", root)));
+      if (f_scale != 1.0)
+        // TRANSLATORS: a named mistake; {root} is the scale's root.
+        add_mistake(s, e.q_kr / std::sqrt(d), trf("used BERT's 1/√d: this model divides by {root}", arg("root", root)));
       if (f_scale != 3.0) add_mistake(s, e.q_kr / std::sqrt(3 * d), paper_3);
-      add_mistake(s, e.q_kr / (d * f_scale), "forgot the square root: the scale is 1/√(f·d)");
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, e.q_kr / (d * f_scale), tr("forgot the square root: the scale is 1/√(f·d)"));
       steps.push_back(s);
     }
   }
@@ -488,34 +624,48 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 8. eq. 4, the p2c term and its index
   {
     LessonStep s;
-    s.title = "8. Position-to-content and its index (eq. 4, term (c))";
-    s.equation = "p2c(i, j) = K_c[j] Q_r[δ(j, i)]ᵀ   (paper, eq. 4)      K_c[j] Q_r[δ(i, j)]ᵀ   (released code)";
-    s.text = "p2c asks the mirror question: given what key j says, how interesting is a query at this distance? The paper "
-             "indexes the table with δ(j, i) (its reason is quoted above); the released code passes the same rows as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between "
-             "the two.";
+    s.title = "8. " + std::string(tr("Position-to-content and its index (eq. 4, term (c))"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words ("paper",
+    // "released code": the authors' code, microsoft/DeBERTa); keep every symbol and the spacing.
+    s.equation = tr("p2c(i, j) = K_c[j] Q_r[δ(j, i)]ᵀ   (paper, eq. 4)      K_c[j] Q_r[δ(i, j)]ᵀ   (released code)");
+    // TRANSLATORS: docs/paper-vs-code.md is a file name.
+    s.text = tr("p2c asks the mirror question: given what key j says, how interesting is a query at this distance? The "
+                "paper indexes the table with δ(j, i) (its reason is quoted above); the released code passes the same rows "
+                "as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between the two.");
     s.show = {"equation", x.layer, x.head, ki, kj, 0, -1, "p2c"};
     s.quotes = {paper_quote(Quote::P2CIndex)};
     s.what_if = knob(WhatIfKnob::P2CIndex, s.show);
     if (!x.term(a.p2c)) {
-      steps.push_back(skip(s, "p2c is off in this run (the model was trained without it, or the ablation switched it off)."));
+      steps.push_back(skip(s, tr("p2c is off in this run (the model was trained without it, or the ablation switched it off).")));
     } else if (N < 2) {
-      steps.push_back(skip(s, "the input has one token: δ(i, j) and δ(j, i) are the same. Type a longer text."));
+      steps.push_back(skip(s, tr("the input has one token: δ(i, j) and δ(j, i) are the same. Type a longer text.")));
     } else {
       const bool paper = att.p2c_index == deberta::P2CIndex::Paper;
       const int64_t row = ctx.p2c_row(ki, kj);
-      s.question = "This run uses the " + std::string(paper ? "paper's index δ(j, i)" : "released code's index δ(i, j)") +
-                   " and k = " + integer(k) + ". Which row of Q_r does p2c read for i = " + std::to_string(ki) + ", j = " +
-                   std::to_string(kj) + "?";
+      s.question = paper ? trf("This run uses the paper's index δ(j, i) and k = {k}. Which row of Q_r does p2c read for "
+                               "i = {i}, j = {j}?",
+                               arg("k", k), arg("i", ki), arg("j", kj))
+                         : trf("This run uses the released code's index δ(i, j) and k = {k}. Which row of Q_r does p2c "
+                               "read for i = {i}, j = {j}?",
+                               arg("k", k), arg("i", ki), arg("j", kj));
       s.answer = static_cast<double>(row);
       s.integer = true;
-      s.explanation = "rows for (i, j) = (" + std::to_string(ki) + ", " + std::to_string(kj) + "): δ(i, j) = " +
-                      integer(ctx.c2p_row(ki, kj)) + ", δ(j, i) = " + integer(ctx.c2p_row(kj, ki)) + "; this run reads row " +
-                      integer(row) + (paper ? " (paper)." : " (code: the same row as c2p).");
+      // TRANSLATORS: {ij} and {ji} are the rows δ(i, j) and δ(j, i); {row} the row this run reads.
+      s.explanation = paper ? trf("rows for (i, j) = ({i}, {j}): δ(i, j) = {ij}, δ(j, i) = {ji}; this run reads row {row} "
+                                  "(paper).",
+                                  arg("i", ki), arg("j", kj), arg("ij", ctx.c2p_row(ki, kj)), arg("ji", ctx.c2p_row(kj, ki)),
+                                  arg("row", row))
+                            : trf("rows for (i, j) = ({i}, {j}): δ(i, j) = {ij}, δ(j, i) = {ji}; this run reads row {row} "
+                                  "(code: the same row as c2p).",
+                                  arg("i", ki), arg("j", kj), arg("ij", ctx.c2p_row(ki, kj)), arg("ji", ctx.c2p_row(kj, ki)),
+                                  arg("row", row));
       if (paper)
-        add_mistake(s, static_cast<double>(ctx.c2p_row(ki, kj)), "used the code's δ(i, j): this run follows the paper's δ(j, i)");
+        // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+        add_mistake(s, static_cast<double>(ctx.c2p_row(ki, kj)), tr("used the code's δ(i, j): this run follows the paper's δ(j, i)"));
       else
         add_mistake(s, static_cast<double>(ctx.c2p_row(kj, ki)),
-                    "used the paper's p2c index δ(j, i): the released code reads δ(i, j), the same row as c2p");
+                    // TRANSLATORS: a named mistake.
+                    tr("used the paper's p2c index δ(j, i): the released code reads δ(i, j), the same row as c2p"));
       steps.push_back(s);
     }
   }
@@ -523,45 +673,60 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 9. the scale
   {
     LessonStep s;
-    s.title = "9. The scale 1/" + root + " (§3.1, eq. 4)";
-    s.equation = "paper (eq. 4):  H_o = softmax(Ã / √(3d)) V_c\nreleased code:  s = 1 / √(f · d),   f = 1 + the number of "
-                 "position terms;   this model: f = " + f_text;
-    s.text = "The paper's scale (quoted above) is 1/√(3d). Adding terms adds variance: the sum of three dot products of width d "
-             "is about √3 times larger than one, so the paper divides by √(3d) where BERT divides by √d. The released "
-             "code counts the position terms the model was built with (v1: the entries of pos_att_type; v2/v3: c2p and "
-             "p2c).";
+    // TRANSLATORS: a lesson step's title (its number is written before it); {root} is the scale's root (√(3d), …).
+    s.title = "9. " + trf("The scale 1/{root} (§3.1, eq. 4)", arg("root", root));
+    // TRANSLATORS: equations in the paper's notation on two lines, drawn in a monospace font: translate only the words
+    // ("paper", "released code", "the number of position terms", "this model"); keep every symbol, the line break and the
+    // spacing. {f} is the model's scale factor.
+    s.equation = trf("paper (eq. 4):  H_o = softmax(Ã / √(3d)) V_c\nreleased code:  s = 1 / √(f · d),   f = 1 + the number of "
+                     "position terms;   this model: f = {f}",
+                     arg("f", f_text));
+    // TRANSLATORS: pos_att_type is a configuration key.
+    s.text = tr("The paper's scale (quoted above) is 1/√(3d). Adding terms adds variance: the sum of three dot products of "
+                "width d is about √3 times larger than one, so the paper divides by √(3d) where BERT divides by √d. The "
+                "released code counts the position terms the model was built with (v1: the entries of pos_att_type; v2/v3: "
+                "c2p and p2c).");
     if (f_scale == 3.0)
-      s.text += " This model's factor is f = 3: its scale is the paper's 1/√(3d).";
+      s.text += " " + std::string(tr("This model's factor is f = 3: its scale is the paper's 1/√(3d)."));
     else if (f_scale == 1.0 && !pos_terms)
-      s.text += " This model has no position term: f = 1, BERT's 1/√d of the standard attention (step 1). The paper's 3 "
-                "counts three terms this model does not have.";
+      s.text += " " + std::string(tr("This model has no position term: f = 1, BERT's 1/√d of the standard attention (step 1). "
+                                     "The paper's 3 counts three terms this model does not have."));
     else
-      s.text += " This model's factor is f = " + f_text + " (" + active + "), so it divides by " + root +
-                ", not by the paper's √(3d).";
+      // TRANSLATORS: {f} is the model's scale factor, {terms} its active terms ("c2c + c2p"), {root} the scale's root.
+      s.text += " " + trf("This model's factor is f = {f} ({terms}), so it divides by {root}, not by the paper's √(3d).",
+                          arg("f", f_text), arg("terms", active), arg("root", root));
     s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "logits"};
     s.quotes = {paper_quote(Quote::Scale)};
     s.what_if = knob(WhatIfKnob::Scale, s.show);
-    s.question = "This model has heads of width d = " + integer(d_head) + " and its scale factor is f = " + f_text +
-                 ". What is s = 1/√(f·d)?";
+    s.question = trf("This model has heads of width d = {d} and its scale factor is f = {f}. What is s = 1/√(f·d)?",
+                     arg("d", d_head), arg("f", f_text));
     s.answer = s_scale;
     ask_precision(s, decimals_for(s_scale, 6), 0);
     s.explanation = "s = 1/√(" + integer(d_head) + " × " + f_text + ") = 1/√" + factor(d * f_scale) + " = 1/" + root + " = " +
                     num(s_scale, 6) + ".";
-    if (f_scale != 1.0) add_mistake(s, 1.0 / std::sqrt(d), "used BERT's 1/√d: this model's factor f counts its position terms");
+    if (f_scale != 1.0)
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+      add_mistake(s, 1.0 / std::sqrt(d), tr("used BERT's 1/√d: this model's factor f counts its position terms"));
     if (f_scale != 3.0) add_mistake(s, 1.0 / std::sqrt(3 * d), paper_3);
-    add_mistake(s, 1.0 / (d * f_scale), "forgot the square root");
-    add_mistake(s, std::sqrt(d * f_scale), "inverted it: the scores are divided by √(f·d)");
+    // TRANSLATORS: a named mistake.
+    add_mistake(s, 1.0 / (d * f_scale), tr("forgot the square root"));
+    // TRANSLATORS: a named mistake.
+    add_mistake(s, std::sqrt(d * f_scale), tr("inverted it: the scores are divided by √(f·d)"));
     steps.push_back(s);
   }
 
   // ---- 10. the softmax: ratios are exponentials of differences
   {
     LessonStep s;
-    s.title = "10. The softmax in one line (eq. 4)";
-    s.equation = "w_ij = exp(Ã_ij / " + root + ") / ∑_j' exp(Ã_ij' / " + root + "),   so   w_ij / w_ij' = exp((Ã_ij − Ã_ij') / " +
-                 root + ")";
-    s.text = "Only differences of scores matter within a row: adding a constant to every score of query i changes "
-             "nothing. A key whose score (Ã/" + root + ") is larger by 1 gets e ≈ 2.72 times more attention.";
+    s.title = "10. " + std::string(tr("The softmax in one line (eq. 4)"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the word "so"; keep
+    // every symbol and the spacing. {root} is the scale's root (√(3d), …).
+    s.equation = trf("w_ij = exp(Ã_ij / {root}) / ∑_j' exp(Ã_ij' / {root}),   so   w_ij / w_ij' = exp((Ã_ij − Ã_ij') / {root})",
+                     arg("root", root));
+    // TRANSLATORS: {root} is the scale's root (√(3d), …).
+    s.text = trf("Only differences of scores matter within a row: adding a constant to every score of query i changes "
+                 "nothing. A key whose score (Ã/{root}) is larger by 1 gets e ≈ 2.72 times more attention.",
+                 arg("root", root));
     // The favourite key against the key of median weight.
     std::vector<int> order(static_cast<size_t>(N));
     for (int j = 0; j < N; ++j) order[static_cast<size_t>(j)] = j;
@@ -571,22 +736,31 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.quotes = {paper_quote(Quote::Eq4Softmax), paper_quote(Quote::ScoreElement)};
     s.what_if = knob(WhatIfKnob::Scale, s.show);
     if (x.masked()) {
-      steps.push_back(skip(s, "this head is masked in this run: its weights are all 0."));
+      steps.push_back(skip(s, tr("this head is masked in this run: its weights are all 0.")));
     } else if (N < 2 || j2 == qj || !(probs(qi, j2) > 0)) {
-      steps.push_back(skip(s, "query " + std::to_string(qi) + " has no second key with a positive weight to compare."));
+      steps.push_back(skip(s, trf("query {i} has no second key with a positive weight to compare.", arg("i", qi))));
     } else {
       const double w1 = probs(qi, qj), w2 = probs(qi, j2);
-      s.question = "In " + x.where() + ", query i = " + std::to_string(qi) + " gives key " + std::to_string(qj) + " " + x.tok(qj) +
-                   " the weight " + num(w1, 6) + " and key " + std::to_string(j2) + " " + x.tok(j2) + " the weight " +
-                   num(w2, 6) + ". By how much is the score Ã/" + root + " of key " + std::to_string(qj) + " larger?";
+      // TRANSLATORS: {token_j} and {token_j2} are the keys' texts in single quotes; {w1}, {w2} their weights; {root}
+      // the scale's root (√(3d), …).
+      s.question = trf("In layer {layer}, head {head}, query i = {i} gives key {j} {token_j} the weight {w1} and key {j2} "
+                       "{token_j2} the weight {w2}. By how much is the score Ã/{root} of key {j} larger?",
+                       arg("layer", x.layer), arg("head", x.head), arg("i", qi), arg("j", qj), arg("token_j", x.tok(qj)),
+                       arg("w1", num(w1, 6)), arg("j2", j2), arg("token_j2", x.tok(j2)), arg("w2", num(w2, 6)),
+                       arg("root", root));
       s.answer = logits(qi, qj) - logits(qi, j2);
       // ln of the printed weights: off by at most the relative rounding of each.
       ask_precision(s, decimals_for(s.answer, 4), printed_error(w1, 6) / w1 + printed_error(w2, 6) / w2);
-      s.explanation = "ln(" + num(w1, 6) + " / " + num(w2, 6) + ") = " + num(std::log(w1 / w2), 5) + "; the trace's scores: " +
-                      num(logits(qi, qj)) + " − (" + num(logits(qi, j2)) + ") = " + num(s.answer, 5) + ".";
-      add_mistake(s, w1 / w2, "forgot the logarithm: the ratio of the weights is exp of the difference");
-      add_mistake(s, s.answer / s_scale, "gave the difference of the unscaled Ã: the softmax sees Ã / " + root);
-      add_mistake(s, w1 - w2, "subtracted the weights: the softmax relates their ratio to the scores");
+      // TRANSLATORS: {ln} is the logarithm of the ratio, {s1} and {s2} the trace's two scores, {diff} their difference.
+      s.explanation = trf("ln({w1} / {w2}) = {ln}; the trace's scores: {s1} − ({s2}) = {diff}.", arg("w1", num(w1, 6)),
+                          arg("w2", num(w2, 6)), arg("ln", num(std::log(w1 / w2), 5)), arg("s1", num(logits(qi, qj))),
+                          arg("s2", num(logits(qi, j2))), arg("diff", num(s.answer, 5)));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+      add_mistake(s, w1 / w2, tr("forgot the logarithm: the ratio of the weights is exp of the difference"));
+      // TRANSLATORS: a named mistake; {root} is the scale's root.
+      add_mistake(s, s.answer / s_scale, trf("gave the difference of the unscaled Ã: the softmax sees Ã / {root}", arg("root", root)));
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, w1 - w2, tr("subtracted the weights: the softmax relates their ratio to the scores"));
       steps.push_back(s);
     }
   }
@@ -594,18 +768,23 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 11. the Enhanced Mask Decoder: the paper's two sentences and the released code
   {
     LessonStep s;
-    s.title = "11. The Enhanced Mask Decoder (§3.2; appendix A.8, A.9)";
-    s.equation = "paper:          EMD(I, H), n = 2 layers sharing weights;  I_0 = P (A.8, literally)  or  H + P (A.9)\n"
-                 "released code:  I_0 = H + P,  H = output of layer L − 2,  I_{t+1} = last layer's weights (query I_t, key/value H), twice";
-    s.text = "In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks follow the word 'new' "
-             "with the same relative positions: relative positions alone cannot tell which one is the subject (§3.2). "
-             "DeBERTa adds the absolute positions P only at the end, just before the softmax layer that predicts the "
-             "masked tokens. Appendix A.8 gives the EMD two inputs, I and H (\"the hidden states from the previous "
-             "Transformer layer\"), and says it uses the absolute position embedding as I of the first EMD layer; read "
-             "literally, I = P. A.9 says the absolute position embedding is added to the hidden state as the query: "
-             "I = H + P. The released code (microsoft/DeBERTa, which this model runs) does the second, in its own "
-             "arrangement: H is the output of layer L − 2, and the last encoder layer's weights run twice inside the EMD, "
-             "in place of that layer. Neither L − 2 nor the reuse of the last layer is written in the paper.";
+    s.title = "11. " + std::string(tr("The Enhanced Mask Decoder (§3.2; appendix A.8, A.9)"));
+    // TRANSLATORS: equations in the paper's notation on two lines, drawn in a monospace font: translate only the words
+    // ("paper", "layers sharing weights", "literally", "or", "released code", "output of layer", "last layer's weights",
+    // "query", "key/value", "twice"); keep every symbol, the line break and the alignment of the two lines.
+    s.equation = tr("paper:          EMD(I, H), n = 2 layers sharing weights;  I_0 = P (A.8, literally)  or  H + P (A.9)\n"
+                    "released code:  I_0 = H + P,  H = output of layer L − 2,  I_{t+1} = last layer's weights (query I_t, key/value H), twice");
+    // TRANSLATORS: 'a new store opened beside the new mall' is the paper's example sentence (§3.2): translate it, or keep it
+    // and translate it in parentheses; the words in quotation marks are the paper's own (appendix A.8).
+    s.text = tr("In 'a new store opened beside the new mall' with 'store' and 'mall' masked, both masks follow the word 'new' "
+                "with the same relative positions: relative positions alone cannot tell which one is the subject (§3.2). "
+                "DeBERTa adds the absolute positions P only at the end, just before the softmax layer that predicts the "
+                "masked tokens. Appendix A.8 gives the EMD two inputs, I and H (\"the hidden states from the previous "
+                "Transformer layer\"), and says it uses the absolute position embedding as I of the first EMD layer; read "
+                "literally, I = P. A.9 says the absolute position embedding is added to the hidden state as the query: "
+                "I = H + P. The released code (microsoft/DeBERTa, which this model runs) does the second, in its own "
+                "arrangement: H is the output of layer L − 2, and the last encoder layer's weights run twice inside the EMD, "
+                "in place of that layer. Neither L − 2 nor the reuse of the last layer is written in the paper.");
     int mi = qi;
     for (int p = 0; p < N; ++p)
       if (p < static_cast<int>(in.tokens.size()) && in.tokens[static_cast<size_t>(p)] == "[MASK]") {
@@ -616,7 +795,7 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
     s.quotes = {paper_quote(Quote::EMDInput), paper_quote(Quote::EMDQuery)};
     if (!in.emd) {
       s.show.map.clear();
-      steps.push_back(skip(s, in.emd_note.empty() ? "this model has no Enhanced Mask Decoder." : in.emd_note));
+      steps.push_back(skip(s, in.emd_note.empty() ? std::string(tr("this model has no Enhanced Mask Decoder.")) : in.emd_note));
     } else {
       const deberta::EMDTrace& emd = *in.emd;
       int found = -1;
@@ -637,27 +816,35 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
         s.show.j = argmax_row(emd.passes[0].attention.probs[static_cast<size_t>(x.head)], mi);
       const double h = emd.kv_states(mi, comp), p = emd.position_embeddings(mi, comp);
       const double last = t.layers.back().output(mi, comp);
-      s.question = "Take token i = " + std::to_string(mi) + " " + x.tok(mi) + ", hidden component " + std::to_string(comp) +
-                   ". The output of layer " + integer(x.L - 2) + " (= L − 2) there is H = " + num(h, 6) +
-                   ", the absolute position embedding of position " + std::to_string(mi) + " is P = " + num(p, 6) +
-                   ", and the last layer's output is " + num(last, 6) +
-                   ". What is the first query input I_0 of the EMD as the released code (this model) computes it?";
+      // TRANSLATORS: {token} is the token's text in single quotes ('[MASK]'); {component} an index of the hidden vector;
+      // {layer} = L − 2; {h}, {p} and {last} are numbers.
+      s.question = trf("Take token i = {i} {token}, hidden component {component}. The output of layer {layer} (= L − 2) "
+                       "there is H = {h}, the absolute position embedding of position {i} is P = {p}, and the last layer's "
+                       "output is {last}. What is the first query input I_0 of the EMD as the released code (this model) "
+                       "computes it?",
+                       arg("i", mi), arg("token", x.tok(mi)), arg("component", comp), arg("layer", x.L - 2),
+                       arg("h", num(h, 6)), arg("p", num(p, 6)), arg("last", num(last, 6)));
       s.answer = emd.query_states0(mi, comp);
       ask_precision(s, decimals_for(s.answer, 6), printed_error(h, 6) + printed_error(p, 6));
-      s.explanation = "I_0 = H + P = " + num(h, 6) + " + (" + num(p, 6) + ") = " + num(s.answer, 6) +
-                      " (the EMD trace's query input). H is the output of layer " +
-                      (found >= 0 ? integer(found) : std::string("L − 2")) +
-                      ": the two passes use the last layer's weights in its place, so they replace that layer rather than "
-                      "add one (the released code's arrangement).";
-      add_mistake(s, h, "took I = H without the position: that is BERT's decoder (A.8: with I = H and one layer the EMD is "
-                        "the BERT decoder layer); DeBERTa's EMD adds the absolute position P");
-      add_mistake(s, p, "I = P is the paper's literal reading of A.8 (\"use absolute position embedding as I of the first EMD "
-                        "layer\"), not a mistake; this model runs the released code, which adds P to H as A.9 describes: "
-                        "I_0 = H + P", true);
+      // TRANSLATORS: {layer} is a layer's number, or "L − 2" when the trace does not show which layer it is.
+      s.explanation = trf("I_0 = H + P = {h} + ({p}) = {value} (the EMD trace's query input). H is the output of layer "
+                          "{layer}: the two passes use the last layer's weights in its place, so they replace that layer "
+                          "rather than add one (the released code's arrangement).",
+                          arg("h", num(h, 6)), arg("p", num(p, 6)), arg("value", num(s.answer, 6)),
+                          arg("layer", found >= 0 ? integer(found) : std::string("L − 2")));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+      add_mistake(s, h, tr("took I = H without the position: that is BERT's decoder (A.8: with I = H and one layer the EMD is "
+                           "the BERT decoder layer); DeBERTa's EMD adds the absolute position P"));
+      // TRANSLATORS: another reading of the paper (not a mistake), shown after "Another reading of the paper, not a
+      // mistake:"; the words in quotation marks are the paper's own (appendix A.8).
+      add_mistake(s, p, tr("I = P is the paper's literal reading of A.8 (\"use absolute position embedding as I of the first EMD "
+                           "layer\"), not a mistake; this model runs the released code, which adds P to H as A.9 describes: "
+                           "I_0 = H + P"), true);
       if (x.L >= 2)
-        add_mistake(s, last + p, "H = the last layer's output is a natural reading of A.8 (\"the hidden states from the previous "
-                                 "Transformer layer\"); the released code takes H from layer L − 2 and runs the last layer's "
-                                 "weights inside the EMD", true);
+        // TRANSLATORS: another reading of the paper (not a mistake); the words in quotation marks are the paper's own (A.8).
+        add_mistake(s, last + p, tr("H = the last layer's output is a natural reading of A.8 (\"the hidden states from the previous "
+                                    "Transformer layer\"); the released code takes H from layer L − 2 and runs the last layer's "
+                                    "weights inside the EMD"), true);
       steps.push_back(s);
     }
   }
@@ -665,18 +852,20 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   // ---- 12. ablations
   {
     LessonStep s;
-    s.title = "12. Ablations: take a term away (§5.2.1, Table 4)";
-    s.equation = "Ã_ij without c2p = c2c + p2c (+ p2p)";
-    s.text = "The paper's Table 4 retrains without each term (the model zoo does too); the viewer can also switch a term "
-             "off at inference (the Ablations panel). In layer 0 the input does not depend on the attention, so removing "
-             "c2p there changes the score by exactly its own contribution; later layers then see different inputs and "
-             "everything moves.";
+    s.title = "12. " + std::string(tr("Ablations: take a term away (§5.2.1, Table 4)"));
+    // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the word "without".
+    s.equation = tr("Ã_ij without c2p = c2c + p2c (+ p2p)");
+    // TRANSLATORS: "Ablations" is the panel of that name; the model zoo is the set of small models trained for the explorer.
+    s.text = tr("The paper's Table 4 retrains without each term (the model zoo does too); the viewer can also switch a term "
+                "off at inference (the Ablations panel). In layer 0 the input does not depend on the attention, so removing "
+                "c2p there changes the score by exactly its own contribution; later layers then see different inputs and "
+                "everything moves.");
     s.show = {"head", 0, x.head, qi, qj, 0, -1, "logits"};
     s.quotes = {paper_quote(Quote::Ablation)};
     const deberta::AttentionTrace& a0 = f.layers[0].attention;
     const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
     if (!has) {
-      steps.push_back(skip(s, "c2p is off in this run already (model or ablation). Reset the ablation to ask this question."));
+      steps.push_back(skip(s, tr("c2p is off in this run already (model or ablation). Reset the ablation to ask this question.")));
     } else {
       // The key whose c2p term matters most for the query: the largest |c2p| of its row in layer 0.
       const deberta::Matrix& c2p0 = a0.c2p[static_cast<size_t>(x.head)];
@@ -685,16 +874,21 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
         if (std::fabs(c2p0(qi, j)) > std::fabs(c2p0(qi, kj0))) kj0 = j;
       s.show.j = kj0;
       const double lg = a0.logits[static_cast<size_t>(x.head)](qi, kj0), c2p = c2p0(qi, kj0);
-      s.question = "In layer 0, head " + std::to_string(x.head) + ", cell i = " + std::to_string(qi) + ", j = " + std::to_string(kj0) +
-                   " has the score Ã/" + root + " = " + num(lg) + ", of which c2p contributes " + num(c2p) +
-                   ". What is the score there when c2p is switched off (same scale)?";
+      // TRANSLATORS: {root} is the scale's root (√(3d), …); {score} and {c2p} are numbers.
+      s.question = trf("In layer 0, head {head}, cell i = {i}, j = {j} has the score Ã/{root} = {score}, of which c2p "
+                       "contributes {c2p}. What is the score there when c2p is switched off (same scale)?",
+                       arg("head", x.head), arg("i", qi), arg("j", kj0), arg("root", root), arg("score", num(lg)),
+                       arg("c2p", num(c2p)));
       s.answer = lg - c2p;
       ask_precision(s, decimals_for(s.answer, 4), printed_error(lg, 4) + printed_error(c2p, 4));
-      s.explanation = num(lg) + " − (" + num(c2p) + ") = " + num(s.answer) +
-                      ". Switch c2p off in the Ablations panel (the scale stays the model's) and read the score of this cell in "
-                      "layer 0 to see it.";
-      add_mistake(s, lg + c2p, "added c2p instead of removing it");
-      add_mistake(s, lg - c2p / s_scale, "removed the unscaled c2p: the score holds c2p times the scale");
+      // TRANSLATORS: {score}, {c2p} and {value} are numbers; "Ablations" is the panel of that name.
+      s.explanation = trf("{score} − ({c2p}) = {value}. Switch c2p off in the Ablations panel (the scale stays the model's) "
+                          "and read the score of this cell in layer 0 to see it.",
+                          arg("score", num(lg)), arg("c2p", num(c2p)), arg("value", num(s.answer)));
+      // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+      add_mistake(s, lg + c2p, tr("added c2p instead of removing it"));
+      // TRANSLATORS: a named mistake.
+      add_mistake(s, lg - c2p / s_scale, tr("removed the unscaled c2p: the score holds c2p times the scale"));
       steps.push_back(s);
     }
   }
@@ -725,13 +919,13 @@ deberta::Ablation what_if_ablation(const deberta::Ablation& base, const LessonWh
 
 WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& run, const LessonWhatIf& w,
                       const WhatIfValue& v) {
-  if (w.knob == WhatIfKnob::None) throw std::invalid_argument("what if: this step has no control");
+  if (w.knob == WhatIfKnob::None) throw std::invalid_argument(tr("what if: this step has no control"));
   if (w.layer < 0 || w.layer >= static_cast<int>(run.layers.size()))
-    throw std::invalid_argument("what if: layer " + std::to_string(w.layer) + " is not in the run");
+    throw std::invalid_argument(trf("what if: layer {layer} is not in the run", arg("layer", w.layer)));
   const auto& before = run.layers[static_cast<size_t>(w.layer)].attention.probs;
   if (w.head < 0 || w.head >= static_cast<int>(before.size()) || w.query < 0 || w.query >= before[static_cast<size_t>(w.head)].rows())
-    throw std::invalid_argument("what if: head " + std::to_string(w.head) + ", query " + std::to_string(w.query) +
-                                " is not in the run's weights");
+    throw std::invalid_argument(
+        trf("what if: head {head}, query {i} is not in the run's weights", arg("head", w.head), arg("i", w.query)));
   const deberta::ForwardTrace changed =
       deberta::forward(model, run.inputs, what_if_ablation(run.ablation, w, v), deberta::TraceLevel::Probs, false);
   const deberta::Matrix& after = changed.layers[static_cast<size_t>(w.layer)].attention.probs[static_cast<size_t>(w.head)];
