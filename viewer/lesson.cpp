@@ -544,15 +544,16 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
                                          arg("j", rj));
       s.answer = static_cast<double>(row);
       s.integer = true;
-      // TRANSLATORS: {diff} is i − j, {rel} the relative position used, {sum} = rel + k, {top} = 2k − 1.
-      const char* working = c.log_buckets()
-                                ? (att.window != k ? N_("i − j = {diff} is bucketed to {rel}; {rel} + k = {sum}, clamped to "
-                                                        "[0, {top}] (after the window K): row {row}.")
-                                                   : N_("i − j = {diff} is bucketed to {rel}; {rel} + k = {sum}, clamped to "
-                                                        "[0, {top}]: row {row}."))
-                                : (att.window != k ? N_("i − j = {diff}; {rel} + k = {sum}, clamped to [0, {top}] (after the "
-                                                        "window K): row {row}.")
-                                                   : N_("i − j = {diff}; {rel} + k = {sum}, clamped to [0, {top}]: row {row}."));
+      // TRANSLATORS: step 6's working: {diff} is i − j, {rel} the relative position used, {sum} = rel + k, {top} = 2k − 1.
+      const char* plain = N_("i − j = {diff}; {rel} + k = {sum}, clamped to [0, {top}]: row {row}.");
+      // TRANSLATORS: as "i − j = {diff}; …", read through the ablation's window K.
+      const char* windowed = N_("i − j = {diff}; {rel} + k = {sum}, clamped to [0, {top}] (after the window K): row {row}.");
+      // TRANSLATORS: as "i − j = {diff}; …", on a model with log buckets ({rel} is the bucket).
+      const char* bucketed = N_("i − j = {diff} is bucketed to {rel}; {rel} + k = {sum}, clamped to [0, {top}]: row {row}.");
+      // TRANSLATORS: as "i − j = {diff}; …", with log buckets and the ablation's window K.
+      const char* bucketed_windowed = N_("i − j = {diff} is bucketed to {rel}; {rel} + k = {sum}, clamped to [0, {top}] "
+                                         "(after the window K): row {row}.");
+      const char* working = c.log_buckets() ? (att.window != k ? bucketed_windowed : bucketed) : (att.window != k ? windowed : plain);
       s.explanation = trf(working, arg("diff", ri - rj), arg("rel", rel), arg("sum", rel + k), arg("top", 2 * k - 1),
                           arg("row", row));
       // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {value} is rel_pos + k.

@@ -7,6 +7,7 @@
 // with the computation behind it, and "show me" opens the tab, layer, head and cell the step
 // talks about.
 #include "heatmap.h"
+#include "i18n.h"
 #include "lesson.h"
 #include "panels.h"
 #include "quote_widget.h"
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -89,13 +91,14 @@ void draw_step_map(App& app, const LessonStep& st) {
     m = r.emd() ? &r.emd()->query_states0 : nullptr;
     if (!m || m->size() == 0) return;
     scale = ColorScale::diverging(max_abs({m}));
-    what = "the EMD's query input I_0 = H + P (rows: tokens, columns: hidden components)";
+    what = tr("the EMD's query input I_0 = H + P (rows: tokens, columns: hidden components)");
   } else if (const auto q = terms.find(t.map); q != terms.end()) {
     m = shown_map(s, t.layer, t.head, q->second);
     if (!m || m->size() == 0) return;
     scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
-    what = quantity_label(q->second, r.trace.context.attention.scale_factor) + " — layer " + std::to_string(t.layer) +
-           ", head " + std::to_string(t.head);
+    // TRANSLATORS: {quantity} names the map with its formula ("score Ã/√(3d) = s·(c2c + …)").
+    what = trf("{quantity} — layer {layer}, head {head}", arg("quantity", quantity_label(q->second, r.trace.context.attention.scale_factor, true)),
+               arg("layer", t.layer), arg("head", t.head));
   } else {
     // Index maps, converted once per (result, map, k) and kept in the lesson state.
     const std::string key = std::to_string(r.generation) + "/" + t.map + "/" + std::to_string(t.distance_k);
@@ -114,21 +117,24 @@ void draw_step_map(App& app, const LessonStep& st) {
     m = &L.map;
     if (m->size() == 0) {  // a model without relative attention has no rel_pos or table rows
       ImGui::Spacing();
-      ImGui::TextDisabled("no map to show: this model has no relative positions (relative_attention = false)");
+      // TRANSLATORS: relative_attention = false is a configuration key and value (keep them).
+      ImGui::TextDisabled("%s", tr("no map to show: this model has no relative positions (relative_attention = false)"));
       return;
     }
     index = true;
     scale = ColorScale::sequential(m->minCoeff(), m->maxCoeff());
-    what = t.map == "rel_pos" ? "relative position i − j as the model uses it (bucketed in v2)"
-           : t.map == "rows"  ? "table row c2p reads, clamp(rel_pos + k, 0, 2k − 1), k = " + std::to_string(ctx.attention.k)
-                              : "δ(i, j) of eq. 3 with k = " + std::to_string(t.distance_k);
+    what = t.map == "rel_pos" ? std::string(tr("relative position i − j as the model uses it (bucketed in v2)"))
+           : t.map == "rows"  ? trf("table row c2p reads, clamp(rel_pos + k, 0, 2k − 1), k = {k}", arg("k", ctx.attention.k))
+                              : trf("δ(i, j) of eq. 3 with k = {k}", arg("k", t.distance_k));
   }
   ImGui::Spacing();
   const bool emd_map = t.map == "emd_I";
   const int col = emd_map ? t.component : t.j;  // the emd_I map's columns are hidden components, not keys
   ImGui::PushTextWrapPos(0.0f);  // wraps at the window's edge (the map may stand beside the "what if")
-  ImGui::TextDisabled("%s · cell (%s = %d, %s = %d) outlined · Ctrl+wheel zooms, drag pans", what.c_str(), "i", t.i,
-                      emd_map ? "component" : "j", col);
+  // TRANSLATORS: the map's caption: the map's name, then the outlined cell ("i = 3, j = 5" or "i = 3, component = 7").
+  ImGui::TextDisabled(tr("%s · cell (%s = %d, %s = %d) outlined · Ctrl+wheel zooms, drag pans"), what.c_str(), "i", t.i,
+                      // TRANSLATORS: a column of the EMD's map: an index of the hidden vector.
+                      emd_map ? tr("component") : "j", col);
   ImGui::PopTextWrapPos();
   const float label_w = 110;
   const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130 - label_w, ImGui::GetContentRegionAvail().y - 8 - 18),
@@ -143,7 +149,7 @@ void draw_step_map(App& app, const LessonStep& st) {
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const std::string top = emd_map ? "component " + std::to_string(col)
+    const std::string top = emd_map ? trf("component {c}", arg("c", col))
                                     : "j = " + std::to_string(col) + " " + token_name(s, col);
     const float top_x = std::clamp(p0.x + label_w + (static_cast<float>(col) + 0.5f) * cw - ImGui::CalcTextSize(top.c_str()).x * 0.5f,
                                    p0.x + label_w, p0.x + label_w + size);
@@ -168,11 +174,13 @@ void draw_step_map(App& app, const LessonStep& st) {
                                                     std::to_string(t.distance_k)) ^ r.generation;
   const HeatmapEvent ev = Heatmap(app, "lesson/" + t.map, *m, scale, ImVec2(size, size), version, ov);
   if (ev.hovered)
-    ImGui::SetTooltip("i = %d '%s', %s\nvalue %s", ev.i, token_name(s, ev.i).c_str(),
-                      emd_map ? ("component " + std::to_string(ev.j)).c_str() : ("j = " + std::to_string(ev.j) + " '" + token_name(s, ev.j) + "'").c_str(),
+    // TRANSLATORS: a map's tooltip: the row (i = 3 'God'), the column ("j = 5 'the'" or "component 7"), the value.
+    ImGui::SetTooltip(tr("i = %d '%s', %s\nvalue %s"), ev.i, token_name(s, ev.i).c_str(),
+                      emd_map ? trf("component {c}", arg("c", ev.j)).c_str() : ("j = " + std::to_string(ev.j) + " '" + token_name(s, ev.j) + "'").c_str(),
                       index ? std::to_string(static_cast<long long>((*m)(ev.i, ev.j))).c_str() : fmt((*m)(ev.i, ev.j), 5).c_str());
   ImGui::SameLine();
-  ColorBar(app, scale, size, index ? "row / position" : t.map == "probs" ? "weight" : emd_map ? "value" : "score");
+  // TRANSLATORS: the colour bar's caption (a few words: a table row or a relative position; an attention weight; …).
+  ColorBar(app, scale, size, index ? tr("row / position") : t.map == "probs" ? tr("weight") : emd_map ? tr("value") : tr("score"));
 }
 
 /// One query's softmax row before and after the "what if" change, on one scale: for each key j the
@@ -208,7 +216,8 @@ void what_if_bars(ViewerState& s, const WhatIfRow& r, ImVec2 size) {
   }
   if (hovered) {
     const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, n - 1);
-    ImGui::SetTooltip("key j = %d '%s'\nweight in this run  %s\nweight with the change  %s", j, token_name(s, j).c_str(),
+    // TRANSLATORS: the "what if" bars' tooltip: the key, its weight in the run and under the change (two spaces align the numbers).
+    ImGui::SetTooltip(tr("key j = %d '%s'\nweight in this run  %s\nweight with the change  %s"), j, token_name(s, j).c_str(),
                       fmt(r.original[static_cast<size_t>(j)], 5, false).c_str(), fmt(r.changed[static_cast<size_t>(j)], 5, false).c_str());
   }
 }
@@ -230,42 +239,55 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::PushID("what_if");
   std::string now;
-  ImGui::TextColored(orange, "What if");
+  // TRANSLATORS: starts a question continued beside it ("What if" + "the scores were divided by … ?").
+  ImGui::TextColored(orange, "%s", tr("What if"));
   ImGui::SameLine();
   if (w.knob == WhatIfKnob::Span) {
-    ImGui::TextUnformatted("the table were read through a window K ≤ k (rows k − K … k + K − 1)?");
+    // TRANSLATORS: continues "What if" (shown before it).
+    ImGui::TextUnformatted(tr("the table were read through a window K ≤ k (rows k − K … k + K − 1)?"));
     int K = static_cast<int>(v.window);
     ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
     if (ImGui::SliderInt("K", &K, 1, static_cast<int>(w.k))) v.window = K;
     ImGui::SameLine();
     if (ImGui::SmallButton("K = k")) v.window = w.k;
     ImGui::SameLine();
-    ImGui::TextDisabled("this run: K = %lld, k = %lld", static_cast<long long>(w.window), static_cast<long long>(w.k));
+    ImGui::TextDisabled(tr("this run: K = %lld, k = %lld"), static_cast<long long>(w.window), static_cast<long long>(w.k));
     now = "K = " + std::to_string(v.window);
   } else if (w.knob == WhatIfKnob::Scale) {
-    ImGui::TextUnformatted("the scores were divided by √(f·d) with another factor f?");
+    // TRANSLATORS: continues "What if" (shown before it).
+    ImGui::TextUnformatted(tr("the scores were divided by √(f·d) with another factor f?"));
     float fv = static_cast<float>(v.scale_factor);
     ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
     if (ImGui::SliderFloat("f", &fv, 0.25f, 8.0f, "%.2f")) v.scale_factor = std::max(0.25, static_cast<double>(fv));
     ImGui::SameLine();
-    ImGui::TextDisabled("this model: f = %g", w.scale_factor);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "the model's %g", w.scale_factor);
+    ImGui::TextDisabled(tr("this model: f = %g"), w.scale_factor);
+    char buf[128];
+    // TRANSLATORS: a button that sets the scale factor f back to this model's own (%g is the factor).
+    std::snprintf(buf, sizeof buf, tr("the model's %g"), w.scale_factor);
     bool first = true;
-    for (const auto& [label, value] : {std::pair<const char*, double>{"1 (BERT)", 1.0}, {"2", 2.0}, {"3 (paper)", 3.0}, {buf, w.scale_factor}}) {
+    // TRANSLATORS: buttons setting the scale factor f: BERT's 1 and the paper's 3.
+    const std::pair<const char*, double> choices[] = {{tr("1 (BERT)"), 1.0}, {"2", 2.0}, {tr("3 (paper)"), 3.0}, {buf, w.scale_factor}};
+    for (size_t c = 0; c < std::size(choices); ++c) {
       if (!first) ImGui::SameLine();
       first = false;
-      if (ImGui::SmallButton(label)) v.scale_factor = value;
+      // A fixed ID per button: the same in every language.
+      if (ImGui::SmallButton((std::string(choices[c].first) + "###f" + std::to_string(c)).c_str())) v.scale_factor = choices[c].second;
     }
     std::snprintf(buf, sizeof buf, "f = %g", v.scale_factor);
     now = buf;
   } else {
-    ImGui::TextUnformatted("p2c read the other row of Q_r?");
-    if (ImGui::RadioButton("released code: δ(i, j)", v.p2c_index == deberta::P2CIndex::Code)) v.p2c_index = deberta::P2CIndex::Code;
+    // TRANSLATORS: continues "What if" (shown before it).
+    ImGui::TextUnformatted(tr("p2c read the other row of Q_r?"));
+    if (ImGui::RadioButton((std::string(tr("released code: δ(i, j)")) + "###code").c_str(), v.p2c_index == deberta::P2CIndex::Code))
+      v.p2c_index = deberta::P2CIndex::Code;
     ImGui::SameLine();
-    if (ImGui::RadioButton("paper, eq. 4: δ(j, i)", v.p2c_index == deberta::P2CIndex::Paper)) v.p2c_index = deberta::P2CIndex::Paper;
-    ImGui::TextDisabled("this run: %s", w.p2c_index == deberta::P2CIndex::Code ? "the code's δ(i, j)" : "the paper's δ(j, i)");
-    now = v.p2c_index == deberta::P2CIndex::Code ? "p2c index δ(i, j)" : "p2c index δ(j, i)";
+    if (ImGui::RadioButton((std::string(tr("paper, eq. 4: δ(j, i)")) + "###paper").c_str(), v.p2c_index == deberta::P2CIndex::Paper))
+      v.p2c_index = deberta::P2CIndex::Paper;
+    if (w.p2c_index == deberta::P2CIndex::Code)
+      ImGui::TextDisabled("%s", tr("this run: the code's δ(i, j)"));
+    else
+      ImGui::TextDisabled("%s", tr("this run: the paper's δ(j, i)"));
+    now = v.p2c_index == deberta::P2CIndex::Code ? tr("p2c index δ(i, j)") : tr("p2c index δ(j, i)");
   }
   ImGui::PopID();
   // Recomputed through the core when the value (or the step, or the result) changes, not per frame.
@@ -283,18 +305,21 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
     }
   }
   if (!L.what_if_error.empty()) {
-    ErrorText("what if: " + L.what_if_error);
+    // TRANSLATORS: {error} is the reason the row could not be recomputed.
+    ErrorText(trf("what if: {error}", arg("error", L.what_if_error)));
     ImGui::PopTextWrapPos();
     return;
   }
   const WhatIfRow& row = L.what_if_row;
-  ImGui::TextDisabled("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):", w.query, token_name(s, w.query).c_str(),
-                      w.layer, w.head);
-  ImGui::TextColored(blue, "this run (blue)");
+  ImGui::TextDisabled(tr("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):"), w.query,
+                      token_name(s, w.query).c_str(), w.layer, w.head);
+  ImGui::TextColored(blue, "%s", tr("this run (blue)"));
   ImGui::SameLine();
-  ImGui::TextColored(orange, "beside %s (orange)", now.c_str());
+  // TRANSLATORS: %s is the value tried ("K = 2", "f = 3", "p2c index δ(j, i)").
+  ImGui::TextColored(orange, tr("beside %s (orange)"), now.c_str());
   what_if_bars(s, row, ImVec2(width, 80));
-  ImGui::TextDisabled("favourite key %d %s → %d %s; largest change %s, at key %d %s", row.favourite_before,
+  // TRANSLATORS: the key the query favours before → after the change (index and token), then the largest change of a weight.
+  ImGui::TextDisabled(tr("favourite key %d %s → %d %s; largest change %s, at key %d %s"), row.favourite_before,
                       token_name(s, row.favourite_before).c_str(), row.favourite_after, token_name(s, row.favourite_after).c_str(),
                       fmt(row.max_change, 3, false).c_str(), row.most_changed, token_name(s, row.most_changed).c_str());
   ImGui::PopTextWrapPos();
@@ -320,7 +345,8 @@ void DrawLessonPanel(App& app) {
   }
   LessonState& L = s.lesson;
   if (!L.error.empty()) {
-    ErrorText("The lesson cannot be built for this run: " + L.error);
+    // TRANSLATORS: {error} says why (an error message).
+    ErrorText(trf("The lesson cannot be built for this run: {error}", arg("error", L.error)));
     return;
   }
   const int n = static_cast<int>(L.steps.size());
@@ -335,15 +361,17 @@ void DrawLessonPanel(App& app) {
   if (ImGui::BeginCombo("##steps", st.title.c_str())) {
     for (int k = 0; k < n; ++k) {
       const LessonStep& o = L.steps[static_cast<size_t>(k)];
-      const std::string label = o.title + (o.applies ? "" : "   (does not apply here)");
+      const std::string label = o.title + (o.applies ? "" : "   " + std::string(tr("(does not apply here)"))) + "###step" + std::to_string(k);
       if (ImGui::Selectable(label.c_str(), k == L.step)) go_to(L, k);
     }
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("step %d of %d · %s", L.step + 1, n, s.result->model->model.config.summary().c_str());
+  // TRANSLATORS: the step's number, the number of steps, then the model's configuration in short.
+  ImGui::TextDisabled(tr("step %d of %d · %s"), L.step + 1, n, s.result->model->model.config.summary().c_str());
   if (!s.result->ablation.is_default())
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "The numbers below are from the ablated run (%s).",
+    // TRANSLATORS: %s describes the ablation (the switches changed).
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("The numbers below are from the ablated run (%s)."),
                        s.result->ablation.describe(&s.result->model->model.config).c_str());
   ImGui::Separator();
 
@@ -369,7 +397,7 @@ void DrawLessonPanel(App& app) {
     ImGui::Spacing();
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::Indent(12);
-    ImGui::TextDisabled("In the paper (arXiv 2006.03654 v6):");
+    ImGui::TextDisabled("%s", tr("In the paper (arXiv 2006.03654 v6):"));
     for (size_t k = 0; k < st.quotes.size(); ++k)  // two passages of one place: cited once, after the second
       PaperQuoteText(st.quotes[k], k + 1 == st.quotes.size() || st.quotes[k + 1].paraphrase || st.quotes[k].paraphrase ||
                                        st.quotes[k].cite() != st.quotes[k + 1].cite());
@@ -383,11 +411,12 @@ void DrawLessonPanel(App& app) {
   ImGui::Separator();
 
   if (!st.applies) {
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "Not with this model or input:");
+    // TRANSLATORS: heads the reason a lesson step does not apply (shown below it).
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s", tr("Not with this model or input:"));
     ImGui::TextWrapped("%s", st.skip_reason.c_str());
-    if (L.step + 1 < n && ImGui::Button("next step")) go_to(L, L.step + 1);
+    if (L.step + 1 < n && ImGui::Button((std::string(tr("next step")) + "###next step").c_str())) go_to(L, L.step + 1);
   } else {
-    ImGui::TextUnformatted("Question");
+    ImGui::TextUnformatted(tr("Question"));
     ImGui::TextWrapped("%s", st.question.c_str());
     ImGui::SetNextItemWidth(160);
     // The keyboard goes to the answer box on a new step and after a wrong answer: type, Enter, retype.
@@ -397,10 +426,11 @@ void DrawLessonPanel(App& app) {
     }
     // The value applies as it is typed (so "check" sees it); Enter also checks.
     // Text, not a number field: a blank or unparsable entry must not count as "0".
-    ImGui::InputText("your answer", L.given, sizeof L.given, ImGuiInputTextFlags_AutoSelectAll);  // refocused after a wrong answer: typing replaces it
+    ImGui::InputText((std::string(tr("your answer")) + "###your answer").c_str(), L.given, sizeof L.given, ImGuiInputTextFlags_AutoSelectAll);  // refocused after a wrong answer: typing replaces it
     const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
     ImGui::SameLine();
-    if (ImGui::Button("check") || enter) {
+    // TRANSLATORS: the button that checks the typed answer.
+    if (ImGui::Button((std::string(trc("lesson", "check")) + "###check").c_str()) || enter) {
       const LessonVerdict v = judge_lesson_answer(st, L.given);
       L.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
       if (v.kind != LessonVerdict::NotAnswer) ++L.attempts;
@@ -411,44 +441,60 @@ void DrawLessonPanel(App& app) {
     const bool attempted = L.attempts > 0;
     ImGui::BeginDisabled(!attempted);
     ImGui::SameLine();
-    if (ImGui::Button(L.revealed ? "hide the working" : "show the working")) L.revealed = !L.revealed;
+    // One ID for both labels, so the button keeps its ID when it toggles (and in every language).
+    if (ImGui::Button((std::string(L.revealed ? tr("hide the working") : tr("show the working")) + "###working").c_str()))
+      L.revealed = !L.revealed;
     ImGui::SameLine();
-    if (ImGui::Button("show me") || (L.press_show_me && attempted)) show_me(s, st.show);
+    // TRANSLATORS: the button that opens the tab, layer, head and cell the step talks about.
+    if (ImGui::Button((std::string(tr("show me")) + "###show me").c_str()) || (L.press_show_me && attempted)) show_me(s, st.show);
     ImGui::EndDisabled();
     L.press_show_me = false;
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip(attempted ? "opens the %s tab at layer %d, head %d, query i = %d, key j = %d"
-                                  : "answer first: predict, then observe (opens the %s tab at layer %d, head %d, i = %d, j = %d)",
+      // TRANSLATORS: the first %s is a tab's short name (head, distance, equation, predictions, grid).
+      ImGui::SetTooltip(attempted ? tr("opens the %s tab at layer %d, head %d, query i = %d, key j = %d")
+                                  // TRANSLATORS: as above, before the learner has answered.
+                                  : tr("answer first: predict, then observe (opens the %s tab at layer %d, head %d, i = %d, j = %d)"),
                         st.show.tab.c_str(), st.show.layer, st.show.head, st.show.i, st.show.j);
-    if (!attempted) ImGui::TextDisabled("Commit a number first: the answer, its working and the map open after your attempt.");
+    if (!attempted) ImGui::TextDisabled("%s", tr("Commit a number first: the answer, its working and the map open after your attempt."));
     if (L.checked > 0)
-      ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "Right.");
+      // TRANSLATORS: the verdict on a right answer.
+      ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "%s", tr("Right."));
     else if (L.checked == -2)
       ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s",
                          std::string(L.given).find_first_not_of(" \t") == std::string::npos
-                             ? "Type a number first: an empty box is not an answer."
-                             : ("'" + std::string(L.given) + "' is not a number: type one, e.g. 3 or -0.25.").c_str());
+                             ? tr("Type a number first: an empty box is not an answer.")
+                             // TRANSLATORS: {given} is what the learner typed.
+                             : trf("'{given}' is not a number: type one, e.g. 3 or -0.25.", arg("given", std::string(L.given))).c_str());
     else if (L.checked < 0) {
       // A number that is another reading of the paper (step 11: I = P) is not called a mistake.
       bool reading = false;
       for (const LessonMistake& m : st.mistakes)
         if (m.name == L.mistake) reading = m.reading;
+      // TRANSLATORS: {decimals} is the number of decimal places asked for, {tolerance} the margin ("±0.00005").
+      const std::string precision = trf("Not the number asked for ({decimals} decimal places, right within {tolerance}).",
+                                        arg("decimals", st.decimals), arg("tolerance", lesson_tolerance_text(st)));
+      // TRANSLATORS: the verdict on a wrong answer; {decimals} and {tolerance} as in "Not the number asked for …".
+      const std::string not_quite = trf("Not quite ({decimals} decimal places, right within {tolerance}).",
+                                        arg("decimals", st.decimals), arg("tolerance", lesson_tolerance_text(st)));
       if (reading)
-        ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "Not the number asked for%s.",
-                           (" (" + std::to_string(st.decimals) + " decimal places, right within " + lesson_tolerance_text(st) + ")").c_str());
+        ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s", precision.c_str());
       else
-        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "Not quite%s.",
-                           st.integer ? "" : (" (" + std::to_string(st.decimals) + " decimal places, right within " + lesson_tolerance_text(st) + ")").c_str());
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.integer ? tr("Not quite.") : not_quite.c_str());
       ImGui::PushTextWrapPos(0);
-      if (!L.mistake.empty())
-        ImGui::TextColored(reading ? ImVec4(0.7f, 0.85f, 1.0f, 1) : ImVec4(1, 0.7f, 0.6f, 1), "%s %s.",
-                           reading ? "Another reading of the paper, not a mistake:" : "Likely mistake:", L.mistake.c_str());
+      if (!L.mistake.empty()) {
+        // TRANSLATORS: {mistake} is another reading of the paper ("I = P is the paper's literal reading of A.8 …").
+        const std::string other = trf("Another reading of the paper, not a mistake: {mistake}.", arg("mistake", L.mistake));
+        // TRANSLATORS: {mistake} is a named mistake ("forgot the square root").
+        const std::string likely = trf("Likely mistake: {mistake}.", arg("mistake", L.mistake));
+        ImGui::TextColored(reading ? ImVec4(0.7f, 0.85f, 1.0f, 1) : ImVec4(1, 0.7f, 0.6f, 1), "%s", (reading ? other : likely).c_str());
+      }
       ImGui::PopTextWrapPos();
-      ImGui::TextUnformatted("Try again, or press \"show the working\".");
+      // TRANSLATORS: "show the working" is the button of that name: use its translation.
+      ImGui::TextUnformatted(tr("Try again, or press \"show the working\"."));
     }
     if (L.revealed && attempted) {
       ImGui::Spacing();
-      ImGui::Text("Answer: %s", lesson_answer_text(st).c_str());
+      ImGui::Text(tr("Answer: %s"), lesson_answer_text(st).c_str());
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
       ImGui::TextWrapped("%s", st.explanation.c_str());
       if (app.gfx.mono) ImGui::PopFont();
@@ -456,8 +502,9 @@ void DrawLessonPanel(App& app) {
   }
   ImGui::Spacing();
   ImGui::Separator();
-  Note("Answers are computed from the loaded model's own numbers (the trace of layer " + std::to_string(s.layer) +
-       ", head " + std::to_string(s.head) + "). Change the layer or head in any tab and the questions follow.");
+  Note(trf("Answers are computed from the loaded model's own numbers (the trace of layer {layer}, head {head}). Change the "
+           "layer or head in any tab and the questions follow.",
+           arg("layer", s.layer), arg("head", s.head)));
   // Only once the learner has answered right or revealed: the map would give the answer away.
   // The "what if" beside the step's map (left and right) when the step has both.
   const bool what_if = L.answer_visible(st) && st.applies && st.what_if.knob != WhatIfKnob::None;

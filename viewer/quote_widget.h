@@ -3,6 +3,7 @@
 // paraphrase says so and goes without quotation marks. One look for both tabs.
 #pragma once
 
+#include "i18n.h"
 #include "paper_quotes.h"
 
 #include <imgui.h>
@@ -17,7 +18,8 @@ inline void PaperQuoteText(const PaperQuote& q, bool cite = true) {
   const ImVec4 words(0.93f, 0.84f, 0.62f, 1), where(0.62f, 0.66f, 0.72f, 1);
   ImGui::PushTextWrapPos(0.0f);
   if (q.paraphrase) {
-    ImGui::TextColored(where, "Paraphrase, not the paper's words (%s):", q.cite().c_str());
+    // TRANSLATORS: heads a paraphrase of the paper; %s is where it is in the paper ("§3.1, after eq. (4)").
+    ImGui::TextColored(where, tr("Paraphrase, not the paper's words (%s):"), q.cite().c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, words);
     ImGui::TextUnformatted(q.text);
     ImGui::PopStyleColor();
