@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake pkg-config ninja-build
-  libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev gettext
   libzip-dev libsentencepiece-dev libpcre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum
   xvfb xauth libgl1-mesa-dri

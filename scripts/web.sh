@@ -29,7 +29,7 @@ if [[ ${#need_pkgs[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need_pkgs[@]}"
 fi
 # Header-only libraries the core compiles with (the desktop setup installs them too).
-for p in libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev; do
+for p in libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev libfmt-dev gettext; do
   dpkg -s "$p" >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "$p"
 done
 
@@ -62,7 +62,7 @@ unset EM_CACHE
 # emscripten's sysroot).
 INC=$OUT/include
 mkdir -p "$INC"
-for d in nlohmann doctest; do ln -sfn "/usr/include/$d" "$INC/$d"; done
+for d in nlohmann doctest fmt; do ln -sfn "/usr/include/$d" "$INC/$d"; done
 ln -sfn /usr/include/stb/stb_image_write.h "$INC/stb_image_write.h"
 
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
@@ -74,6 +74,8 @@ SITE=$OUT/site
 rm -rf "$SITE" && mkdir -p "$SITE"
 cp "$OUT/cmake/deberta-explorer.js" "$OUT/cmake/deberta-explorer.wasm" "$OUT/cmake/deberta-explorer.data" "$SITE/"
 cp viewer/web/index.html "$SITE/index.html"
+# The page's own strings (loading line, dead ends, Open button) from the explorer's catalogues.
+/usr/bin/python3 viewer/web/page_catalogues.py viewer/po "$SITE/page_catalogues.js"
 du -sh "$SITE" | sed 's/^/web.sh: site size /'
 size=$(du -sb "$SITE" | cut -f1)
 # At most 60 MB with the multilingual bundled model beside the English one (issues 40 and 41).

@@ -1,6 +1,7 @@
 // fonts.cpp — see fonts.h.
 #include "fonts.h"
 
+#include "i18n.h"
 #include "state.h"
 
 #include <backends/imgui_impl_opengl3.h>
@@ -68,6 +69,12 @@ void FontAtlas::require(std::string_view s) {
 }
 
 void FontAtlas::require_state(const ViewerState& s) {
+  // The interface's own text in the current language (i18n.h): every translated string's
+  // characters, read once per language.
+  if (seen_language_ != i18n::generation() + 1) {
+    seen_language_ = i18n::generation() + 1;
+    require(i18n::all_text());
+  }
   const uint64_t generation = s.result ? s.result->generation : 0;
   if (generation == seen_generation_ && s.text == seen_text_ && s.lesson.steps.size() == seen_steps_) return;
   seen_generation_ = generation, seen_text_ = s.text, seen_steps_ = s.lesson.steps.size();

@@ -38,7 +38,8 @@ class FontAtlas {
   /// Adds the characters of `utf8` (invalid bytes are skipped) to those the atlas must hold.
   void require(std::string_view utf8);
 
-  /// Adds every text the state shows: input, tokens, predictions, lesson. Reads them only when
+  /// Adds every text the state shows: input, tokens, predictions, lesson, and the current
+  /// language's catalogue (i18n.h) when the language changed. Reads them only when
   /// the text, the result or the lesson changed since the last call (cheap to call every frame).
   void require_state(const ViewerState& s);
 
@@ -72,6 +73,7 @@ class FontAtlas {
   uint64_t seen_generation_ = ~uint64_t{0};
   std::string seen_text_;
   size_t seen_steps_ = 0;
+  unsigned seen_language_ = 0;  // i18n::generation() + 1 when the catalogue was last read (0: never)
   ImFont* mono_ = nullptr;
   float scale_ = 1.0f, built_scale_ = 1.0f;  // set_scale's factor; the current atlas's
 };

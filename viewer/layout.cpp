@@ -1,6 +1,7 @@
 // layout.cpp — see layout.h.
 #include "layout.h"
 
+#include "i18n.h"
 #include "panels.h"
 
 #ifdef __EMSCRIPTEN__
@@ -13,6 +14,7 @@
 #include <imgui_internal.h>  // the Tokens window's title bar rectangle (the size buttons sit in it)
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -83,20 +85,27 @@ struct Page {
   void (*draw)(App&);
 };
 // The Explorer's tabs, in order (Tab's order).
-constexpr Page kTabs[] = {{"Attention grid", DrawGridPanel},   {"Head detail", DrawHeadPanel},
-                          {"Distance δ", DrawDistancePanel},   {"Equation", DrawEquationPanel},
-                          {"EMD & predictions", DrawPredictionsPanel}, {"Compare", DrawComparePanel},
-                          {"Export", DrawExportPanel},         {"Lesson", DrawLessonPanel},
-                          {"Pipeline", DrawPipelinePanel},     {"Token links", DrawLinksPanel}};
+// The titles are the English keys the tests record ("tab: Head detail"); they are drawn translated.
+constexpr Page kTabs[] = {{N_("Attention grid"), DrawGridPanel},   {N_("Head detail"), DrawHeadPanel},
+                          {N_("Distance δ"), DrawDistancePanel},   {N_("Equation"), DrawEquationPanel},
+                          {N_("EMD & predictions"), DrawPredictionsPanel}, {N_("Compare"), DrawComparePanel},
+                          {N_("Export"), DrawExportPanel},         {N_("Lesson"), DrawLessonPanel},
+                          {N_("Pipeline"), DrawPipelinePanel},     {N_("Token links"), DrawLinksPanel}};
 static_assert(sizeof kTabs / sizeof kTabs[0] == static_cast<size_t>(Tab::Count), "one page per Tab");
 // The left column's and the Tokens strip's windows, which a narrow display shows as tabs too.
-constexpr Page kSidePages[] = {{"Model & text", DrawModelPanel}, {"Ablations", DrawAblationPanel}, {"Tokens", DrawTokensPanel}};
+constexpr Page kSidePages[] = {
+    {N_("Model & text"), DrawModelPanel}, {N_("Ablations"), DrawAblationPanel}, {N_("Tokens"), DrawTokensPanel}};
 int g_side_page = -1;  // narrow display: the side page shown instead of the Explorer's tab (−1: none)
 const char* g_shown_page = "";
 
+/// A label drawn in the current language whose ImGui ID stays the English key's ("###key"), so that
+/// a window, a tab or a button keeps its state when the language changes.
+std::string translated_id(const char* key) { return std::string(tr(key)) + "###" + key; }
+
 /// One button of the tab strip, wrapped onto a new row when the row has no room for it; drawn in
 /// the tab colours (the others dimmer), `selected` as the active tab. Returns true when clicked.
-bool strip_button(const char* label, bool selected, bool first, float right) {
+bool strip_button(const std::string& label_text, bool selected, bool first, float right) {
+  const char* label = label_text.c_str();
   const ImGuiStyle& st = ImGui::GetStyle();
   const float w = ImGui::CalcTextSize(label, nullptr, true).x + 2 * st.FramePadding.x;
   if (!first && ImGui::GetItemRectMax().x + st.ItemInnerSpacing.x + w <= right) ImGui::SameLine(0, st.ItemInnerSpacing.x);
@@ -110,18 +119,40 @@ bool strip_button(const char* label, bool selected, bool first, float right) {
   return clicked;
 }
 
+/// The language of the interface and the lesson (issue 40): a button with the current language's
+/// code that opens a list of the languages by their own names; recorded as "language" and each
+/// entry as "language: CODE". Follows the last item on the same row.
+void language_button(ViewerState& s) {
+  std::string code = i18n::language();
+  for (auto& ch : code) ch = static_cast<char>(ch == '_' ? '-' : std::toupper(static_cast<unsigned char>(ch)));
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  if (ImGui::Button((code + "###language").c_str())) ImGui::OpenPopup("language menu");
+  RecordWidget(s, "language");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Language of the interface and the lesson"));
+  if (ImGui::BeginPopup("language menu")) {
+    for (const auto& l : i18n::languages()) {
+      if (ImGui::MenuItem(l.native_name.c_str(), nullptr, l.code == i18n::language())) i18n::set_language(l.code);
+      RecordWidget(s, "language: " + l.code);
+    }
+    ImGui::EndPopup();
+  }
+}
+
 /// The interface's size: "A-" smaller, "A+" larger (Ctrl+- and Ctrl+= do the same), recorded as
 /// "size: smaller" / "size: larger". `first`: they begin a row; else they follow the last item,
 /// wrapped when the row (up to screen x `right`) has no room.
 void size_buttons(ViewerState& s, bool first, float right) {
-  const std::string tip = std::string("Size of the interface: ") + ui_size_name(ui_size()) +
-                          ". Ctrl+= larger, Ctrl+- smaller, Ctrl+0 normal.";
+  const char* size_names[kUiSizeCount] = {N_("small"), N_("normal"), N_("large"), N_("larger"), N_("largest")};
+  // TRANSLATORS: {size} is one of small, normal, large, larger, largest (translated).
+  const std::string tip = trf("Size of the interface: {size}. Ctrl+= larger, Ctrl+- smaller, Ctrl+0 normal.",
+                              arg("size", tr(size_names[ui_size()])));
   if (strip_button("A-##size", false, first, right)) set_ui_size(ui_size() - 1);
   RecordWidget(s, "size: smaller");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip.c_str());
   if (strip_button("A+##size", false, false, right)) set_ui_size(ui_size() + 1);
   RecordWidget(s, "size: larger");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip.c_str());
+  language_button(s);
 }
 
 /// The size buttons at the right end of the current window's title bar (the Tokens window's).
@@ -129,7 +160,7 @@ void size_buttons_in_title_bar(ViewerState& s) {
   ImGuiWindow* w = ImGui::GetCurrentWindow();
   const ImRect bar = w->TitleBarRect();
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float width = ImGui::CalcTextSize("A-A+").x + 4 * st.FramePadding.x + st.ItemInnerSpacing.x;
+  const float width = ImGui::CalcTextSize("A-A+ZH-CN").x + 6 * st.FramePadding.x + 2 * st.ItemInnerSpacing.x;
   const ImVec2 keep = ImGui::GetCursorScreenPos();
   ImGui::PushClipRect(bar.Min, bar.Max, false);
   ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(st.FramePadding.x, 0));
@@ -152,12 +183,12 @@ void draw_pages(App& app, bool side) {
   bool first = true;
   if (side)
     for (int k = 0; k < 3; ++k) {
-      if (strip_button(kSidePages[k].title, g_side_page == k, first, right)) g_side_page = k;
+      if (strip_button(translated_id(kSidePages[k].title), g_side_page == k, first, right)) g_side_page = k;
       RecordWidget(s, std::string("tab: ") + kSidePages[k].title);
       first = false;
     }
   for (int k = 0; k < static_cast<int>(Tab::Count); ++k) {
-    if (strip_button(kTabs[k].title, g_side_page < 0 && s.tab == static_cast<Tab>(k), first, right))
+    if (strip_button(translated_id(kTabs[k].title), g_side_page < 0 && s.tab == static_cast<Tab>(k), first, right))
       s.tab = static_cast<Tab>(k), g_side_page = -1;
     RecordWidget(s, std::string("tab: ") + kTabs[k].title);
     first = false;
@@ -205,17 +236,17 @@ void draw_layout(App& app) {
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(ImVec2(left_w, model_h));
-  if (ImGui::Begin("Model & text", nullptr, fixed)) remember_rect("Model & text"), DrawModelPanel(app);
+  if (ImGui::Begin(translated_id("Model & text").c_str(), nullptr, fixed)) remember_rect("Model & text"), DrawModelPanel(app);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(0, model_h));
   ImGui::SetNextWindowSize(ImVec2(left_w, full.y - model_h));
-  if (ImGui::Begin("Ablations", nullptr, fixed)) remember_rect("Ablations"), DrawAblationPanel(app);
+  if (ImGui::Begin(translated_id("Ablations").c_str(), nullptr, fixed)) remember_rect("Ablations"), DrawAblationPanel(app);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(left_w, 0));
   ImGui::SetNextWindowSize(ImVec2(full.x - left_w, tokens_h));
-  if (ImGui::Begin("Tokens", nullptr, fixed)) {
+  if (ImGui::Begin(translated_id("Tokens").c_str(), nullptr, fixed)) {
     remember_rect("Tokens");
     size_buttons_in_title_bar(app.state);
     DrawTokensPanel(app);

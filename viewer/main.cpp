@@ -12,6 +12,7 @@
 #include "bench_rerun.h"
 #include "figure_export.h"
 #include "headless.h"
+#include "i18n.h"
 #include "layout.h"
 #include "panels.h"
 
@@ -47,6 +48,7 @@ using viewer::ViewerState;
 
 struct Args {
   std::string model, text, ids;
+  std::string lang;  ///< --lang: the interface's language (i18n.h); "" = from the environment
   std::string pair, token_types;  // a sentence pair (segment B) / token types for --ids
   int mask_id = -1;
   std::string screenshot;
