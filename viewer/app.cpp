@@ -3,6 +3,7 @@
 #include "app.h"
 
 #include "file_writers.h"
+#include "i18n.h"
 
 #include <GL/gl.h>
 #include <imgui.h>
@@ -28,9 +29,10 @@ std::shared_ptr<const CompareResult> run_compare(std::shared_ptr<const Result> a
     const auto& in = a->input;
     // Model A's token ids feed both models: they must share a vocabulary (the zoo's models do).
     if (mb.config.vocab_size != a->model->model.config.vocab_size)
-      throw deberta::Error("model B has vocab_size " + std::to_string(mb.config.vocab_size) + ", model A " +
-                           std::to_string(a->model->model.config.vocab_size) +
-                           ": the two models do not share a vocabulary, so one input cannot feed both");
+      // TRANSLATORS: vocab_size is the config key (keep it); {b} and {a} are the two models' sizes.
+      throw deberta::Error(trf("model B has vocab_size {b}, model A {a}: the two models do not share a vocabulary, so one "
+                               "input cannot feed both",
+                               arg("b", mb.config.vocab_size), arg("a", a->model->model.config.vocab_size)));
     const bool lm = a->model->model.weights.lm_head && mb.weights.lm_head;
     const std::vector<int64_t> positions = lm ? in.mask_positions : std::vector<int64_t>{};
     out->trace_b = deberta::forward(mb, in.inputs, {}, deberta::TraceLevel::Probs, !positions.empty());
@@ -163,7 +165,8 @@ bool poll_load(App& app) {
     if (s.model->tokenizer && s.text.empty()) s.text = kDefaultText;
     if (s.model->tokenizer && s.mask_id < 0) s.mask_id = static_cast<int>(s.model->tokenizer->mask_id());
     // The weights loaded but the tokenizer did not: said in red at once, not only when text is typed.
-    if (!s.model->tokenizer_error.empty()) s.model_notice = "tokenizer not loaded: " + s.model->tokenizer_error;
+    if (!s.model->tokenizer_error.empty())
+      s.model_notice = trf("tokenizer not loaded: {error}", arg("error", s.model->tokenizer_error));
     request_compute(app);
   } catch (const std::exception& e) {
     s.model_error = e.what();

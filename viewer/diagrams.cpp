@@ -1,4 +1,6 @@
-// diagrams.cpp — the pipeline and token-link layouts (see diagrams.h).
+// diagrams.cpp — the pipeline and token-link layouts (see diagrams.h). Their labels are English in
+// every language (not marked for translation): the same layout is the slide figure (figure_export.h),
+// which keeps the paper's words and notation; the tabs translate what they draw around it.
 #include "diagrams.h"
 
 #include "deberta/explain.h"

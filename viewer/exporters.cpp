@@ -1,5 +1,7 @@
 // exporters.cpp — the data exporters of exporters.h: GL-free and ImGui-free, so the Export panel,
-// the headless driver and the web edition share them.
+// the headless driver and the web edition share them. Their reports are English in every language
+// (not marked for translation): the headless mode prints them for scripts, and it and ExportDone read
+// the prefix "wrote " as success.
 #include "exporters.h"
 
 #include "colormap.h"

@@ -1,4 +1,5 @@
 // file_writers.cpp — PNG through stb_image_write (implementation in Debian's libstb), CSV and .npy by hand.
+// The error messages are English (the exporters' reports, exporters.cpp).
 #include "file_writers.h"
 
 #include <stb_image_write.h>

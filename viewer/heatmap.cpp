@@ -1,6 +1,8 @@
 // heatmap.cpp — texture upload, the heatmap widget and colour bars (the colour maps: colormap.cpp).
 #include "heatmap.h"
 
+#include "i18n.h"
+
 #include <GL/gl.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel (imgui 1.86)
 
@@ -315,7 +317,8 @@ int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& p
   int clicked = -1;
   if (hovered) {
     const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, n - 1);
-    ImGui::SetTooltip("key j = %d '%s'\nA = %s\nclick: select this key", j, token_name(s, j).c_str(),
+    // TRANSLATORS: A is the attention weight (the paper's symbol); j the key's position.
+    ImGui::SetTooltip(tr("key j = %d '%s'\nA = %s\nclick: select this key"), j, token_name(s, j).c_str(),
                       fmt(probs[static_cast<size_t>(j)], 5, false).c_str());
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) clicked = j;
   }
@@ -345,7 +348,8 @@ void VectorBars(const char* label, const Eigen::VectorXd& v, double max_abs, flo
   }
   if (hovered && ImGui::GetIO().MousePos.x >= x0) {
     const int k = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - x0) / bw), 0, d - 1);
-    ImGui::SetTooltip("%s, dimension %d: %s", label, k, fmt(v(k), 5).c_str());
+    // TRANSLATORS: a vector's name (Q_c[i], K_r[δ], …), the dimension index, its value.
+    ImGui::SetTooltip(tr("%s, dimension %d: %s"), label, k, fmt(v(k), 5).c_str());
   }
 }
 

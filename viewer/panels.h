@@ -18,6 +18,7 @@
 
 #include "app.h"
 #include "diagrams.h"
+#include "i18n.h"
 
 #include <optional>
 #include <string>
@@ -55,8 +56,10 @@ void DrawLinksPanel(App& app);
 /// input or run).
 std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why);
 /// The Token links tab's diagram (needs s.result and, for a term's contribution, the selected layer
-/// in full); nullopt with the reason in `why` when it cannot be drawn.
-std::optional<Diagram> current_links(const ViewerState& s, std::string* why);
+/// in full); nullopt with the reason in `why` when it cannot be drawn. `why` is English (the
+/// headless mode prints it) unless `translated` (the tab shows it). The diagram's own labels stay
+/// English: the same layout is the slide figure (figure_export.h), which keeps the paper's words.
+std::optional<Diagram> current_links(const ViewerState& s, std::string* why, bool translated = false);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.
 void DrawPopups(App& app);

@@ -2,6 +2,8 @@
 // layers the shown panels need in full.
 #include "state.h"
 
+#include "i18n.h"
+
 #include "deberta/explain.h"
 
 #include <algorithm>
@@ -26,26 +28,37 @@ const char* quantity_name(Quantity q) {
 
 const char* quantity_label(Quantity q) {
   switch (q) {
-    case Quantity::C2C: return "c2c: content→content  s·Q_c[i]·K_c[j]";
-    case Quantity::C2P: return "c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]";
-    case Quantity::P2C: return "p2c: position→content  s·K_c[j]·Q_r[δ]";
-    case Quantity::P2P: return "p2p: position→position  s·Q_r·K_r";
-    case Quantity::Logits: return "score s·Ã = s·(c2c + c2p + p2c (+ p2p)), s the model's scale";
-    case Quantity::Probs: return "attention weights softmax_j(s·Ã)";
+    // English here (figures, tests); the panels show tr(quantity_label(q)).
+    case Quantity::C2C: return N_("c2c: content→content  s·Q_c[i]·K_c[j]");
+    case Quantity::C2P: return N_("c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]");
+    case Quantity::P2C: return N_("p2c: position→content  s·K_c[j]·Q_r[δ]");
+    case Quantity::P2P: return N_("p2p: position→position  s·Q_r·K_r");
+    case Quantity::Logits: return N_("score s·Ã = s·(c2c + c2p + p2c (+ p2p)), s the model's scale");
+    case Quantity::Probs: return N_("attention weights softmax_j(s·Ã)");
   }
   return "?";
 }
 
-std::string score_label(double scale_factor) { return "score Ã/" + deberta::scale_root(scale_factor); }
+std::string score_label(double scale_factor, bool translated) {
+  const std::string root = deberta::scale_root(scale_factor);
+  // TRANSLATORS: {root} is the scale's root, e.g. √(3d); Ã is the paper's symbol.
+  return translated ? trf("score Ã/{root}", arg("root", root)) : "score Ã/" + root;
+}
 
 std::string weights_label(double scale_factor) { return "softmax(Ã/" + deberta::scale_root(scale_factor) + ")"; }
 
-std::string quantity_label(Quantity q, double scale_factor) {
+std::string quantity_label(Quantity q, double scale_factor, bool translated) {
   const std::string root = deberta::scale_root(scale_factor);
   switch (q) {
-    case Quantity::Logits: return "score Ã/" + root + " = s·(c2c + c2p + p2c (+ p2p)), s = 1/" + root;
-    case Quantity::Probs: return "attention weights softmax_j(Ã/" + root + ")";
-    default: return quantity_label(q);
+    case Quantity::Logits:
+      // TRANSLATORS: {root} is the scale's root, e.g. √(3d); keep the formula as written.
+      return translated ? trf("score Ã/{root} = s·(c2c + c2p + p2c (+ p2p)), s = 1/{root}", arg("root", root))
+                        : "score Ã/" + root + " = s·(c2c + c2p + p2c (+ p2p)), s = 1/" + root;
+    case Quantity::Probs:
+      // TRANSLATORS: {root} is the scale's root, e.g. √(3d).
+      return translated ? trf("attention weights softmax_j(Ã/{root})", arg("root", root))
+                        : "attention weights softmax_j(Ã/" + root + ")";
+    default: return translated ? tr(quantity_label(q)) : quantity_label(q);
   }
 }
 
@@ -75,9 +88,10 @@ std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& sca
   };
   std::string out;
   for (const auto& [name, value] : scaled_terms) out += (out.empty() ? "" : " + ") + name + " " + v(value);
-  out += (out.empty() ? "" : " = ") + score_label(scale_factor) + " " + v(score);
+  out += (out.empty() ? "" : " = ") + score_label(scale_factor, true) + " " + v(score);
   if (scale > 0) out += " (Ã = " + v(score / scale) + ")";
-  return out + "  →  weight " + v(weight, false);
+  // TRANSLATORS: the end of a cell's sum in Head detail: "… (Ã = 33.3392)  →  weight 0.1727".
+  return out + "  →  " + trf("weight {weight}", arg("weight", v(weight, false)));
 }
 
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q) {

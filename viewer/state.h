@@ -129,7 +129,8 @@ struct CompareResult {
 enum class Quantity { C2C, C2P, P2C, P2P, Logits, Probs };
 const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file and --panel names)
 /// The quantity with its formula, without naming the scale's factor ("score s·Ã = s·(c2c + …)"):
-/// for places that do not know the model. `quantity_label(q, f)` names it.
+/// for places that do not know the model. `quantity_label(q, f)` names it. English (figures,
+/// tests); marked for translation: the panels show `tr(quantity_label(q))`.
 const char* quantity_label(Quantity q);
 
 // ----------------------------------------------------------------------------------------------
@@ -138,13 +139,15 @@ const char* quantity_label(Quantity q);
 // unscaled sum of the active terms, the score is Ã/√(f·d) (the paper's Ã/√(3d)), the attention
 // weights are softmax_j of the score. deberta::scale_root writes the root.
 
-/// "score Ã/√(3d)" (factor 3), "score Ã/√(2d)", "score Ã/√d".
-std::string score_label(double scale_factor);
+/// "score Ã/√(3d)" (factor 3), "score Ã/√(2d)", "score Ã/√d". English (figures, tests) unless
+/// `translated`: then in the interface's language (i18n.h), as the panels show it.
+std::string score_label(double scale_factor, bool translated = false);
 /// "softmax(Ã/√(3d))": the attention weights.
 std::string weights_label(double scale_factor);
 /// The quantity with its formula and the model's scale: "score Ã/√(2d) = s·(c2c + c2p + p2c (+ p2p))",
 /// "attention weights softmax_j(Ã/√(2d))", "c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]".
-std::string quantity_label(Quantity q, double scale_factor);
+/// English (figures, tests) unless `translated`.
+std::string quantity_label(Quantity q, double scale_factor, bool translated = false);
 /// The quantity in words, for figure titles: "Attention weights", "Attention scores",
 /// "Content-to-content term (c2c)", "Content-to-position term (c2p)", …
 std::string quantity_words(Quantity q);
@@ -152,8 +155,9 @@ std::string quantity_words(Quantity q);
 /// "layer 1 (of 0–3), head 2 (of 0–3)".
 std::string layer_head_words(int layer, int layers, int head, int heads);
 /// Head detail's selected cell as a sum, in the notation above: "c2c +0.1234 + c2p −0.5 = score
-/// Ã/√(3d) +2.7783 (Ã = 33.3392) → weight 0.1727". `scaled_terms`: (name, s·term) of the active
-/// terms; `scale` s; `score` the logit; `weight` the softmax weight.
+/// Ã/√(3d) +2.7783 (Ã = 33.3392) → weight 0.1727", in the interface's language (Head detail shows
+/// it). `scaled_terms`: (name, s·term) of the active terms; `scale` s; `score` the logit; `weight`
+/// the softmax weight.
 std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& scaled_terms, double scale, double score,
                           double weight, double scale_factor);
 /// The map of quantity `q` of `head` in `a` (`[N_q, N_k]`), or null when `a` does not hold it
@@ -222,6 +226,7 @@ struct ViewerState {
     int layer = -1, head = -1, weight = -1;
     std::optional<Diagram> diagram;
     std::string why;  ///< why there is no diagram
+    unsigned language = 0;  ///< i18n::generation() it was built at (`why` is in the interface's language)
   } links_cache;
   int distance_k = 4;                  ///< k of the δ(i, j) illustration
   int emd_head = 0;

@@ -26,6 +26,7 @@ bool InputString(const char* label, std::string* str, int flags) {
 
 void ExportDone(ViewerState& s, const std::string& status, const std::string& path) {
   s.export_status = status;
+  // The exporters' reports stay English (the headless mode prints them): "wrote " means success.
   if (status.rfind("wrote ", 0) == 0) s.written_files.push_back(path);
 }
 
@@ -67,19 +68,20 @@ const Result* ResultOrWaiting(const App& app) {
 void WaitingNote(const App& app) {
   const ViewerState& s = app.state;
   if (app.jobs.loading.valid())
-    Note("Loading the model…");
+    Note(tr("Loading the model…"));
   else if (!s.model)
-    Note("No model loaded: choose a model directory in the Model & text panel (or press Ctrl+O).");
+    Note(tr("No model loaded: choose a model directory in the Model & text panel (or press Ctrl+O)."));
   else if (!s.input_error.empty())
-    ErrorText("The input could not be used: " + s.input_error);
+    ErrorText(trf("The input could not be used: {error}", arg("error", tr(s.input_error.c_str()))));
   else if (s.input.inputs.input_ids.empty() && !app.jobs.worker.busy() && s.compute_error.empty())
-    Note("No input yet: type the text (or token ids) in the Model & text panel and press Enter.");
+    Note(tr("No input yet: type the text (or token ids) in the Model & text panel and press Enter."));
   else if (!s.compute_error.empty())
-    ErrorText("Could not run the model: " + s.compute_error);
+    ErrorText(trf("Could not run the model: {error}", arg("error", s.compute_error)));
   else if (std::string stage; app.jobs.worker.progress(&stage) >= 0)
-    Note("Computing: " + stage + "…");
+    // TRANSLATORS: {stage} is the worker's stage, e.g. "layer 3 of 12" (translated too).
+    Note(trf("Computing: {stage}…", arg("stage", tr(stage.c_str()))));
   else
-    Note("Computing…");
+    Note(tr("Computing…"));
 }
 
 void ComputeProgress(const App& app, const char* label) {
@@ -87,12 +89,12 @@ void ComputeProgress(const App& app, const char* label) {
   std::string stage;
   if (const double done = app.jobs.worker.progress(&stage); done >= 0) {
     ImGui::SameLine();
-    ImGui::ProgressBar(static_cast<float>(done), ImVec2(std::max(ImGui::GetContentRegionAvail().x, 60.0f), 0), stage.c_str());
+    ImGui::ProgressBar(static_cast<float>(done), ImVec2(std::max(ImGui::GetContentRegionAvail().x, 60.0f), 0), tr(stage.c_str()));
   }
 }
 
 void DetailNote(int layer) {
-  Note("Computing the terms of layer " + std::to_string(layer) + " (c2c, c2p, p2c, logits: deberta::materialize_layer)…");
+  Note(trf("Computing the terms of layer {layer} (c2c, c2p, p2c, logits: deberta::materialize_layer)…", arg("layer", layer)));
 }
 
 const LayerDetail* DetailOrNote(const ViewerState& s, int layer) {
@@ -102,9 +104,9 @@ const LayerDetail* DetailOrNote(const ViewerState& s, int layer) {
 }
 
 std::string selection_text(const ViewerState& s) {
-  return "layer " + std::to_string(s.layer) + ", head " + std::to_string(s.head) + ",  query i = " +
-         std::to_string(s.qi) + " '" + token_name(s, s.qi) + "'  →  key j = " + std::to_string(s.kj) + " '" +
-         token_name(s, s.kj) + "'";
+  // TRANSLATORS: i and j are the paper's indices; {query} and {key} are token texts.
+  return trf("layer {layer}, head {head},  query i = {i} '{query}'  →  key j = {j} '{key}'", arg("layer", s.layer),
+             arg("head", s.head), arg("i", s.qi), arg("query", token_name(s, s.qi)), arg("j", s.kj), arg("key", token_name(s, s.kj)));
 }
 
 bool LayerHeadSliders(ViewerState& s) {
@@ -112,47 +114,50 @@ bool LayerHeadSliders(ViewerState& s) {
   const auto& c = s.result->model->model.config;
   bool changed = false;
   ImGui::SetNextItemWidth(140);
-  changed |= ImGui::SliderInt("layer", &s.layer, 0, static_cast<int>(c.num_hidden_layers) - 1);
+  changed |= ImGui::SliderInt((std::string(tr("layer")) + "###layer").c_str(), &s.layer, 0, static_cast<int>(c.num_hidden_layers) - 1);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(140);
-  changed |= ImGui::SliderInt("head", &s.head, 0, static_cast<int>(c.num_attention_heads) - 1);
+  changed |= ImGui::SliderInt((std::string(tr("head")) + "###head").c_str(), &s.head, 0, static_cast<int>(c.num_attention_heads) - 1);
   return changed;
 }
 
 void DrawPopups(App& app) {
   ViewerState& s = app.state;
+  // The popups' IDs stay fixed ("###open_model", "###export") while their titles follow the language.
+  const std::string open_model = std::string(tr("Open model")) + "###open_model";
+  const std::string export_title = std::string(tr("Export")) + "###export";
   if (s.open_model_popup) {
-    ImGui::OpenPopup("Open model");
+    ImGui::OpenPopup(open_model.c_str());
     s.open_model_popup = false;
   }
   if (s.open_export_popup) {
-    ImGui::OpenPopup("Export");
+    ImGui::OpenPopup(export_title.c_str());
     s.open_export_popup = false;
   }
   ImGui::SetNextWindowSize(ImVec2(620, 0), ImGuiCond_Appearing);
-  if (ImGui::BeginPopupModal("Open model", nullptr, ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::TextUnformatted("Model directory (config.json + model.safetensors or pytorch_model.bin):");
+  if (ImGui::BeginPopupModal(open_model.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::TextUnformatted(tr("Model directory (config.json + model.safetensors or pytorch_model.bin):"));
     ImGui::SetNextItemWidth(-1);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     const bool enter = InputString("##path", &s.model_path, ImGuiInputTextFlags_EnterReturnsTrue);
     if (!s.recent.empty()) {
-      ImGui::TextUnformatted("Recent:");
+      ImGui::TextUnformatted(tr("Recent:"));
       for (const auto& r : s.recent)
         if (ImGui::Selectable(r.c_str())) s.model_path = r;
     }
-    if (ImGui::Button("Open") || enter) {
+    if (ImGui::Button((std::string(tr("Open")) + "###open").c_str()) || enter) {
       start_load(app, s.model_path);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+    if (ImGui::Button((std::string(tr("Cancel")) + "###cancel").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();
   }
   ImGui::SetNextWindowSize(ImVec2(640, 0), ImGuiCond_Appearing);
-  if (ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_NoSavedSettings)) {
+  if (ImGui::BeginPopupModal(export_title.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) {
     DrawExportPanel(app);
     ImGui::Separator();
-    if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+    if (ImGui::Button((std::string(tr("Close")) + "###close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();
   }
 }

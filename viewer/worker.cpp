@@ -1,6 +1,8 @@
 // worker.cpp — tokenizing, computing and materializing results, and the compute thread.
 #include "worker.h"
 
+#include "i18n.h"
+
 #include "deberta/inputs.h"
 
 #include "deberta/ablation.h"
@@ -76,10 +78,12 @@ bool LoadJob::step() {
     if (deberta::has_tokenizer(lm->model.directory))
       lm->tokenizer = deberta::load_tokenizer_for_model(lm->model.directory, lm->model.config.vocab_size);
     else
-      lm->tokenizer_note = "no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
-                           "type token ids instead; tokens show as #id";
+      // English here (the tests read it); the Model & text panel shows tr(tokenizer_note).
+      lm->tokenizer_note = N_("no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
+                              "type token ids instead; tokens show as #id");
   } catch (const std::exception& e) {
     lm->tokenizer_error = e.what();
+    // The Model & text panel shows this in the reader's language from tokenizer_error (panel_model.cpp).
     lm->tokenizer_note = "tokenizer not loaded: " + lm->tokenizer_error + " (type token ids instead)";
   }
   lm->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -102,15 +106,16 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path, const std
 
 TokenInput tokenize_fields(const LoadedModel& lm, const InputFields& f) {
   // The fields as a request for the core's one input resolver (deberta/inputs.h): the same rules and
-  // messages as the CLI and the Python module.
+  // messages as the CLI and the Python module. The viewer's own two messages are English here (the
+  // headless mode prints them) and marked: the panels show tr(input_error).
   deberta::InputRequest q;
   if (f.ids_text.empty()) {
-    if (f.text.empty()) throw deberta::Error("type a text and press Enter");
+    if (f.text.empty()) throw deberta::Error(N_("type a text and press Enter"));
     q.text = f.text;
     if (!f.pair.empty()) q.pair = f.pair;
   } else {
     if (!f.pair.empty() && !lm.tokenizer)
-      throw deberta::Error("a sentence pair needs a tokenizer; give the pair as ids with token types instead");
+      throw deberta::Error(N_("a sentence pair needs a tokenizer; give the pair as ids with token types instead"));
     q.ids = deberta::parse_int_list(f.ids_text, "ids");
     if (!f.token_types_text.empty()) q.token_types = deberta::parse_int_list(f.token_types_text, "token types");
   }
@@ -158,8 +163,9 @@ double ComputeJob::fraction() const {
 }
 
 std::string ComputeJob::stage() const {
-  if (done_) return "done";
-  return steps_->finished() ? std::string("predictions") : steps_->next_stage();
+  // English (the tests read it); the progress bars show tr(stage), the core's stages stay English.
+  if (done_) return N_("done");
+  return steps_->finished() ? std::string(N_("predictions")) : steps_->next_stage();
 }
 
 bool ComputeJob::step() {
@@ -223,11 +229,12 @@ void ComputeJob::finish() {
   if (kind != deberta::HeadKind::MLM) {
     out->predict_note.clear();
   } else if (pos.empty()) {
-    out->predict_note = "no [MASK] in the input: put [MASK] in the text (or give --mask-id) to see predictions";
+    // The notes are English here (the page's test bridge reads them) and marked: the panels show tr(note).
+    out->predict_note = N_("no [MASK] in the input: put [MASK] in the text (or give --mask-id) to see predictions");
   } else if (!m.weights.lm_head) {
-    out->predict_note = heads.empty() ? "this model is a bare encoder (no output head): the maps show everything it computes, "
-                                        "there is nothing to predict"
-                                      : "this model has no masked-LM head (lm_predictions.*): no predictions";
+    out->predict_note = heads.empty() ? N_("this model is a bare encoder (no output head): the maps show everything it computes, "
+                                           "there is nothing to predict")
+                                      : N_("this model has no masked-LM head (lm_predictions.*): no predictions");
   } else {
     try {
       // Two hidden states at most: the EMD output and the last layer. decoder_output() is one of
@@ -485,7 +492,7 @@ bool Worker::run_one(bool wait, double budget_seconds) {
     try {
       bool finished = false;
       do {
-        set_progress(0.0, "terms of the shown layers");
+        set_progress(0.0, N_("terms of the shown layers"));
         finished = detail_job_->step();
       } while (!finished && in_budget() && !newer_request());
       if (finished) d = detail_job_->take(), over = true;
