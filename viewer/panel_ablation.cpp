@@ -38,8 +38,13 @@ bool term_checkbox(ViewerState& s, const deberta::Model& m, deberta::Ablation& a
   const bool changed = ImGui::Checkbox(label, &v);
   RecordWidget(s, label);
   if (!can) ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("%s%s%s", help, can ? "" : "\n\nnot available: ", can ? "" : why.c_str());
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    if (can)
+      ImGui::SetTooltip("%s", help);
+    else
+      // TRANSLATORS: the switch's help, then why it cannot be flipped (English, from the core).
+      ImGui::SetTooltip(tr("%s\n\nnot available: %s"), help, why.c_str());
+  }
   if (changed) set(a, v);
   return changed;
 }
@@ -49,7 +54,7 @@ bool term_checkbox(ViewerState& s, const deberta::Model& m, deberta::Ablation& a
 void DrawAblationPanel(App& app) {
   ViewerState& s = app.state;
   if (!s.model) {
-    Note("Load a model first.");
+    Note(tr("Load a model first."));
     return;
   }
   const deberta::Model& m = s.model->model;
@@ -57,87 +62,89 @@ void DrawAblationPanel(App& app) {
   deberta::Ablation& a = s.ablation;
   bool changed = false;
 
-  ImGui::TextDisabled("inference-time ablations");
-  HelpMarker("Each switch changes the trained model at inference: it shows how much the model depends on a "
-             "component. Models trained without a component (the paper's Table 4): the Compare models tab.");
-  ImGui::TextDisabled("attention terms summed into Ã (eq. 2 / eq. 4)");
+  ImGui::TextDisabled("%s", tr("inference-time ablations"));
+  HelpMarker(tr("Each switch changes the trained model at inference: it shows how much the model depends on a "
+                "component. Models trained without a component (the paper's Table 4): the Compare models tab."));
+  ImGui::TextDisabled("%s", tr("attention terms summed into Ã (eq. 2 / eq. 4)"));
   const bool c2p = a.c2p.value_or(c.has_c2p()), p2c = a.p2c.value_or(c.has_p2c());
   changed |= term_checkbox(s, m, a, "c2c", a.c2c, [](deberta::Ablation& x, bool v) { x.c2c = v; },
-                           "content→content: Q_c[i]·K_c[j], the ordinary attention");
+                           tr("content→content: Q_c[i]·K_c[j], the ordinary attention"));
   ImGui::SameLine();
   changed |= term_checkbox(s, m, a, "c2p", c2p, [](deberta::Ablation& x, bool v) { x.c2p = v; },
-                           "content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at "
-                           "relative distance i−j");
+                           tr("content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at "
+                              "relative distance i−j"));
   ImGui::SameLine();
   changed |= term_checkbox(s, m, a, "p2c", p2c, [](deberta::Ablation& x, bool v) { x.p2c = v; },
-                           "position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position");
+                           tr("position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position"));
   ImGui::SameLine();
   changed |= term_checkbox(s, m, a, "p2p", a.p2p.value_or(c.trained_with_p2p), [](deberta::Ablation& x, bool v) { x.p2p = v; },
-                           "position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model "
-                           "was never trained with it)");
+                           tr("position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model "
+                              "was never trained with it)"));
 
   if (c.has_p2c() || a.p2c.value_or(false)) {
-    ImGui::TextDisabled("p2c index");
-    HelpMarker("The released code makes p2c read Q_r at the row of i − j (δ(i,j)); eq. 4 of the paper writes "
-               "δ(j,i). The model was trained with the code's choice.");
+    ImGui::TextDisabled("%s", tr("p2c index"));
+    HelpMarker(tr("The released code makes p2c read Q_r at the row of i − j (δ(i,j)); eq. 4 of the paper writes "
+                  "δ(j,i). The model was trained with the code's choice."));
     ImGui::SameLine();
     const bool paper = a.p2c_index.value_or(c.trained_with_paper_p2c ? deberta::P2CIndex::Paper
                                                                     : deberta::P2CIndex::Code) == deberta::P2CIndex::Paper;
-    if (ImGui::RadioButton("code δ(i,j)", !paper)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
+    if (ImGui::RadioButton((std::string(tr("code δ(i,j)")) + "###p2c_code").c_str(), !paper)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
     ImGui::SameLine();
-    if (ImGui::RadioButton("paper δ(j,i)", paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
+    if (ImGui::RadioButton((std::string(tr("paper δ(j,i)")) + "###p2c_paper").c_str(), paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
   }
 
-  ImGui::TextDisabled("scale s = 1/√(d·f)");
-  HelpMarker("auto: the factor the model was trained with (the code uses 1 + number of position terms); "
-             "√(3d): the paper's factor 3; active terms: 1 + the number of position terms switched on now.");
+  ImGui::TextDisabled("%s", tr("scale s = 1/√(d·f)"));
+  HelpMarker(tr("auto: the factor the model was trained with (the code uses 1 + number of position terms); "
+                "√(3d): the paper's factor 3; active terms: 1 + the number of position terms switched on now."));
   ImGui::SameLine();
-  if (ImGui::RadioButton("auto", a.scale_mode == deberta::ScaleMode::Auto)) a.scale_mode = deberta::ScaleMode::Auto, changed = true;
+  if (ImGui::RadioButton((std::string(tr("auto")) + "###scale_auto").c_str(), a.scale_mode == deberta::ScaleMode::Auto)) a.scale_mode = deberta::ScaleMode::Auto, changed = true;
   ImGui::SameLine();
   if (ImGui::RadioButton("√(3d)", a.scale_mode == deberta::ScaleMode::Fixed))
     a.scale_mode = deberta::ScaleMode::Fixed, a.scale_factor = 3, changed = true;
   ImGui::SameLine();
-  if (ImGui::RadioButton("active terms", a.scale_mode == deberta::ScaleMode::Rescale))
+  if (ImGui::RadioButton((std::string(tr("active terms")) + "###scale_active").c_str(), a.scale_mode == deberta::ScaleMode::Rescale))
     a.scale_mode = deberta::ScaleMode::Rescale, changed = true;
 
   if (c.relative_attention) {
     const int k = static_cast<int>(c.relative_span());
     int K = a.max_relative_positions > 0 ? static_cast<int>(a.max_relative_positions) : k;
     ImGui::SetNextItemWidth(150);
-    if (ImGui::SliderInt("K (distance seen)", &K, 1, k)) {
+    if (ImGui::SliderInt((std::string(tr("K (distance seen)")) + "###window_K").c_str(), &K, 1, k)) {
       a.max_relative_positions = K >= k ? 0 : K;
       changed = true;
     }
-    HelpMarker("Read only the central 2K rows of the relative table: tokens further apart than K look "
-               "equally far. K = k is the model as trained.");
+    HelpMarker(tr("Read only the central 2K rows of the relative table: tokens further apart than K look "
+                  "equally far. K = k is the model as trained."));
   }
   if (c.log_buckets()) {  // the two references differ only for log-bucketed models
     const bool ms = a.relative_positions == deberta::RelativePositionRule::Microsoft;
-    ImGui::TextDisabled("relative positions");
+    ImGui::TextDisabled("%s", tr("relative positions"));
     ImGui::SameLine();
     if (ImGui::RadioButton("Hugging Face", !ms)) a.relative_positions = deberta::RelativePositionRule::HuggingFace, changed = true;
     ImGui::SameLine();
     if (ImGui::RadioButton("microsoft", ms)) a.relative_positions = deberta::RelativePositionRule::Microsoft, changed = true;
-    const std::string help = "microsoft/DeBERTa clamps i - j to ±(m - 1) = ±" + std::to_string(c.max_relative_positions - 1) +
-                             " before the log buckets; Hugging Face does not. They differ only where |i - j| >= m = " +
-                             std::to_string(c.max_relative_positions) + " (docs/paper-vs-code.md §4).";
+    // TRANSLATORS: {clamp} is m − 1 and {m} is m (max_relative_positions); keep microsoft/DeBERTa and Hugging Face.
+    const std::string help = trf("microsoft/DeBERTa clamps i - j to ±(m - 1) = ±{clamp} before the log buckets; Hugging Face "
+                                 "does not. They differ only where |i - j| >= m = {m} (docs/paper-vs-code.md §4).",
+                                 arg("clamp", c.max_relative_positions - 1), arg("m", c.max_relative_positions));
     HelpMarker(help.c_str());
   }
   {
     const bool can_emd = deberta::runs_emd(m);  // the one rule the CLI follows too
     bool emd = a.emd && can_emd;
     if (!can_emd) ImGui::BeginDisabled();
-    if (ImGui::Checkbox("Enhanced Mask Decoder", &emd)) a.emd = emd, changed = true;
+    if (ImGui::Checkbox((std::string(tr("Enhanced Mask Decoder")) + "###emd").c_str(), &emd)) a.emd = emd, changed = true;
     if (!can_emd) ImGui::EndDisabled();
-    const std::string why = "This model decodes without the EMD: " + deberta::why_no_emd(m) + ".";
-    HelpMarker(can_emd ? "Off: the MLM head reads the last encoder layer directly (no absolute positions)."
+    // TRANSLATORS: {reason} is the core's reason (English).
+    const std::string why = trf("This model decodes without the EMD: {reason}.", arg("reason", deberta::why_no_emd(m)));
+    HelpMarker(can_emd ? tr("Off: the MLM head reads the last encoder layer directly (no absolute positions).")
                        : why.c_str());
   }
 
-  ImGui::TextDisabled("masked heads (right-click a map in the grid)");
+  ImGui::TextDisabled("%s", tr("masked heads (right-click a map in the grid)"));
   if (a.head_mask.empty()) {
     ImGui::SameLine();
-    ImGui::TextDisabled(": none");
+    ImGui::TextDisabled(": %s", trc("masked heads", "none"));
   } else {
     std::pair<int64_t, int64_t> remove{-1, -1};
     for (const auto& [l, h] : a.head_mask) {
@@ -148,10 +155,10 @@ void DrawAblationPanel(App& app) {
     if (remove.first >= 0) a.head_mask.erase(remove), changed = true;
   }
   if (!a.is_default()) {
-    if (ImGui::Button("Reset: the model as trained")) a = {}, changed = true;
+    if (ImGui::Button((std::string(tr("Reset: the model as trained")) + "###reset_ablation").c_str())) a = {}, changed = true;
   }
   if (changed) request_compute(app);
-  if (!s.compute_error.empty()) ErrorText("This ablation cannot run: " + s.compute_error);
+  if (!s.compute_error.empty()) ErrorText(trf("This ablation cannot run: {error}", arg("error", s.compute_error)));
 
   // --- baseline vs ablated
   ImGui::Separator();
@@ -159,27 +166,28 @@ void DrawAblationPanel(App& app) {
   const Result& r = *s.result;
   const bool stale = app.jobs.worker.busy();
   if (stale) {
-    ComputeProgress(app, "recomputing…");
+    ComputeProgress(app, tr("recomputing…"));
   } else if (r.ablation.is_default()) {
-    ImGui::TextWrapped("Baseline: the model as trained. Flip a switch above to see what changes.");
+    ImGui::TextWrapped("%s", tr("Baseline: the model as trained. Flip a switch above to see what changes."));
   } else {
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "ablation: %s", r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
-    ImGui::TextDisabled("re-ran from layer %lld in %.1f ms", static_cast<long long>(r.first_layer), r.compute_ms);
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("ablation: %s"), r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
+    ImGui::TextDisabled(tr("re-ran from layer %lld in %.1f ms"), static_cast<long long>(r.first_layer), r.compute_ms);
   }
   if (!r.predict_note.empty()) {
-    Note(r.predict_note);
+    Note(tr(r.predict_note.c_str()));  // English in the result (worker.cpp), marked there
     return;
   }
   if (r.baseline.empty()) return;
-  ImGui::Text("mean KL %s nats · top-1 changed at %lld of %lld", fmt(r.effect.mean_kl, 4, false).c_str(),
+  ImGui::Text(tr("mean KL %s nats · top-1 changed at %lld of %lld"), fmt(r.effect.mean_kl, 4, false).c_str(),
               static_cast<long long>(r.effect.top1_changes), static_cast<long long>(r.effect.positions));
-  HelpMarker("KL(baseline ‖ ablated): how far the ablated distribution over the vocabulary is from the "
-             "model as trained, at each [MASK]. 0 = unchanged.");
+  HelpMarker(tr("KL(baseline ‖ ablated): how far the ablated distribution over the vocabulary is from the "
+                "model as trained, at each [MASK]. 0 = unchanged."));
   const LoadedModel* lm = r.model.get();
   if (ImGui::BeginTable("ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("pos", ImGuiTableColumnFlags_WidthFixed, 30);
-    ImGui::TableSetupColumn("baseline");
-    ImGui::TableSetupColumn("ablated");
+    // TRANSLATORS: column header: the [MASK]'s position (narrow).
+    ImGui::TableSetupColumn(tr("pos"), ImGuiTableColumnFlags_WidthFixed, 30);
+    ImGui::TableSetupColumn(tr("baseline"));
+    ImGui::TableSetupColumn(tr("ablated"));
     ImGui::TableSetupColumn("KL", ImGuiTableColumnFlags_WidthFixed, 50);
     ImGui::TableHeadersRow();
     for (size_t p = 0; p < r.baseline.size() && p < r.current.size(); ++p) {

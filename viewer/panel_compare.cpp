@@ -68,7 +68,7 @@ void zoo_table(App& app) {
   static std::string zoo_read_from;
   if (zoo_read_from != s.zoo_dir) zoo = read_zoo(s.zoo_dir), zoo_read_from = s.zoo_dir;
   if (zoo.empty()) {
-    Note("No trained-ablation zoo found at '" + s.zoo_dir + "' (notebooks_data/models/zoo).");
+    Note(trf("No trained-ablation zoo found at '{dir}' (notebooks_data/models/zoo).", arg("dir", s.zoo_dir)));
     return;
   }
   const auto find = [&](const char* name) -> const ZooEntry* {
@@ -78,24 +78,24 @@ void zoo_table(App& app) {
   };
   const ZooEntry* base = find("deberta-tiny-baseline");
   const ZooEntry* no_c2p = find("deberta-tiny-no-c2p");
-  if (base && no_c2p && ImGui::Button("Baseline  vs  trained without c2p")) {
+  if (base && no_c2p && ImGui::Button((std::string(tr("Baseline  vs  trained without c2p")) + "###zoo_pair").c_str())) {
     start_load(app, base->path);
     start_load_b(app, no_c2p->path);
   }
   ImGui::SameLine();
-  HelpMarker("Loads the zoo's baseline as model A and the model trained without c2p as model B: the paper's "
-             "Table 4 question (what does c2p contribute?) answered by training, not by switching a term off.");
+  HelpMarker(tr("Loads the zoo's baseline as model A and the model trained without c2p as model B: the paper's "
+                "Table 4 question (what does c2p contribute?) answered by training, not by switching a term off."));
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("zoo", 6, flags)) {
     // The numbers and buttons keep their width; the long "trained with" text takes what is left
     // and wraps (before, it pushed the number columns down to one letter at 1280 px).
     const float number = ImGui::CalcTextSize("100.0 %").x;
-    ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("trained with", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("model"), ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn(tr("trained with"), ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("top-1", ImGuiTableColumnFlags_WidthFixed, number);
     ImGui::TableSetupColumn("top-5", ImGuiTableColumnFlags_WidthFixed, number);
     ImGui::TableSetupColumn("CE", ImGuiTableColumnFlags_WidthFixed, number);
-    ImGui::TableSetupColumn("open", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn(tr("open"), ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     for (const auto& z : zoo) {
       ImGui::PushID(z.name.c_str());
@@ -111,30 +111,30 @@ void zoo_table(App& app) {
       ImGui::TableNextColumn();
       z.ce >= 0 ? ImGui::Text("%.3f", z.ce) : ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
-      if (ImGui::SmallButton("as A")) start_load(app, z.path);
+      if (ImGui::SmallButton((std::string(tr("as A")) + "###as_a").c_str())) start_load(app, z.path);
       ImGui::SameLine();
-      if (ImGui::SmallButton("as B")) start_load_b(app, z.path);
+      if (ImGui::SmallButton((std::string(tr("as B")) + "###as_b").c_str())) start_load_b(app, z.path);
       ImGui::PopID();
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("Held-out test numbers of the shipped run (seed 1) of each variant; docs/table4.md has every seed and the paired tests.");
+  ImGui::TextDisabled("%s", tr("Held-out test numbers of the shipped run (seed 1) of each variant; docs/table4.md has every seed and the paired tests."));
 }
 
 void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
   const auto& cmp = c.cmp;
   if (cmp.predictions_a.empty()) {
-    Note(s.result->input.mask_positions.empty() ? "Put [MASK] in the text to compare predictions."
-                                                : "No predictions: a model has no masked-LM head.");
+    Note(s.result->input.mask_positions.empty() ? tr("Put [MASK] in the text to compare predictions.")
+                                                : tr("No predictions: a model has no masked-LM head."));
     return;
   }
-  ImGui::Text("mean KL(A || B) = %.4f nats, top-1 agrees at %lld of %zu [MASK] positions", cmp.mean_kl,
+  ImGui::Text(tr("mean KL(A || B) = %.4f nats, top-1 agrees at %lld of %zu [MASK] positions"), cmp.mean_kl,
               static_cast<long long>(cmp.top1_agree), cmp.predictions_a.size());
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("cmp_preds", 4, flags)) return;
-  ImGui::TableSetupColumn("position");
-  ImGui::TableSetupColumn("A top-5");
-  ImGui::TableSetupColumn("B top-5");
+  ImGui::TableSetupColumn(tr("position"));
+  ImGui::TableSetupColumn(tr("A top-5"));
+  ImGui::TableSetupColumn(tr("B top-5"));
   ImGui::TableSetupColumn("KL(A||B)");
   ImGui::TableHeadersRow();
   const LoadedModel* lm = s.result->model.get();
@@ -156,7 +156,7 @@ void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
     ImGui::Text("%.4f", cmp.kl[m]);
   }
   ImGui::EndTable();
-  ImGui::TextDisabled("Orange: B's most probable token differs from A's.");
+  ImGui::TextDisabled("%s", tr("Orange: B's most probable token differs from A's."));
 }
 
 /// Attention mass by relative offset i − j of both models (deberta::attention_mass_by_offset):
@@ -165,14 +165,14 @@ void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
 void offset_profile(const deberta::ModelComparison& cmp, const std::string& name_a, const std::string& name_b) {
   static int which = 0;  // 0: pooled; l + 1: layer l
   const int layers = static_cast<int>(std::min(cmp.offsets_a.per_layer.size(), cmp.offsets_b.per_layer.size()));
-  ImGui::TextUnformatted("Attention mass by relative offset i − j (mean over heads and queries)");
+  ImGui::TextUnformatted(tr("Attention mass by relative offset i − j (mean over heads and queries)"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(140);
   which = std::clamp(which, 0, layers);
-  const std::string preview = which == 0 ? "pooled over layers" : "layer " + std::to_string(which - 1);
+  const std::string preview = which == 0 ? std::string(tr("pooled over layers")) : trf("layer {layer}", arg("layer", which - 1));
   if (ImGui::BeginCombo("##offset_layer", preview.c_str())) {
     for (int k = 0; k <= layers; ++k)
-      if (ImGui::Selectable(k == 0 ? "pooled over layers" : ("layer " + std::to_string(k - 1)).c_str(), k == which))
+      if (ImGui::Selectable(k == 0 ? tr("pooled over layers") : trf("layer {layer}", arg("layer", k - 1)).c_str(), k == which))
         which = k;
     ImGui::EndCombo();
   }
@@ -205,8 +205,10 @@ void offset_profile(const deberta::ModelComparison& cmp, const std::string& name
   }
   if (hover_o <= K) {
     ImGui::BeginTooltip();
-    ImGui::Text("offset i − j = %lld (%s)", static_cast<long long>(hover_o),
-                hover_o > 0 ? "key to the left of the query" : hover_o < 0 ? "key to the right" : "the token itself");
+    ImGui::Text(hover_o > 0   ? tr("offset i − j = %lld (key to the left of the query)")
+                : hover_o < 0 ? tr("offset i − j = %lld (key to the right)")
+                              : tr("offset i − j = %lld (the token itself)"),
+                static_cast<long long>(hover_o));
     ImGui::TextColored(ImVec4(0.31f, 0.59f, 1, 1), "A %s: %s", name_a.c_str(), fmt(cmp.offsets_a.at(hover_o, layer), 4, false).c_str());
     ImGui::TextColored(ImVec4(1, 0.63f, 0.2f, 1), "B %s: %s", name_b.c_str(), fmt(cmp.offsets_b.at(hover_o, layer), 4, false).c_str());
     ImGui::EndTooltip();
@@ -216,9 +218,9 @@ void offset_profile(const deberta::ModelComparison& cmp, const std::string& name
   ImGui::TextColored(ImVec4(1, 0.63f, 0.2f, 1), "B");
   ImGui::SameLine();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Offsets beyond ±%lld are in `deberta compare --json`. The per-head |ΔP| table above compares "
-                     "head h of A with head h of B; heads of separately trained models are not aligned, so it mixes "
-                     "'attends differently' with 'the same heads in another order'. This profile has no heads.",
+  ImGui::TextWrapped(tr("Offsets beyond ±%lld are in `deberta compare --json`. The per-head |ΔP| table above compares "
+                        "head h of A with head h of B; heads of separately trained models are not aligned, so it mixes "
+                        "'attends differently' with 'the same heads in another order'. This profile has no heads."),
                      static_cast<long long>(K));
   ImGui::PopStyleColor();
 }
@@ -227,26 +229,26 @@ void offset_profile(const deberta::ModelComparison& cmp, const std::string& name
 
 void DrawComparePanel(App& app) {
   ViewerState& s = app.state;
-  ImGui::TextDisabled("model B (compare with…)");
+  ImGui::TextDisabled("%s", tr("model B (compare with…)"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 260));
   static std::string field;
   if (field.empty()) field = s.model_b_path;
   const bool enter = InputString("##model_b", &field, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if ((ImGui::Button("Load as B") || enter) && !field.empty()) start_load_b(app, field);
-  if (app.jobs.loading_b.valid()) ImGui::TextDisabled("loading %s …", app.jobs.loading_b_path.c_str());
-  if (!s.model_b_error.empty()) ErrorText("model B: " + s.model_b_error);
-  if (ImGui::CollapsingHeader("Trained-ablation zoo (mini Table 4)", ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(app);
+  if ((ImGui::Button((std::string(tr("Load as B")) + "###load_b").c_str()) || enter) && !field.empty()) start_load_b(app, field);
+  if (app.jobs.loading_b.valid()) ImGui::TextDisabled(tr("loading %s …"), app.jobs.loading_b_path.c_str());
+  if (!s.model_b_error.empty()) ErrorText(trf("model B: {error}", arg("error", s.model_b_error)));
+  if (ImGui::CollapsingHeader((std::string(tr("Trained-ablation zoo (mini Table 4)")) + "###zoo").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(app);
 
   if (!ResultOrWaiting(app)) return;
   if (!s.model_b) {
-    Note("Choose model B: a zoo model above, or any model directory that shares model A's vocabulary.");
+    Note(tr("Choose model B: a zoo model above, or any model directory that shares model A's vocabulary."));
     return;
   }
   const std::shared_ptr<const CompareResult> c = s.compare;
   if (!c || c->model_b != s.model_b) {
-    Note("comparing …");
+    Note(tr("comparing …"));
     return;
   }
   if (!c->error.empty()) {
@@ -256,10 +258,10 @@ void DrawComparePanel(App& app) {
   const auto& a_model = s.result->model->model;
   ImGui::Text("A: %s    B: %s", short_name(a_model.directory).c_str(), short_name(s.model_b->model.directory).c_str());
   if (!s.result->ablation.is_default())
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "A is shown under the inference-time ablation %s; B as trained",
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("A is shown under the inference-time ablation %s; B as trained"),
                        s.result->ablation.describe(&a_model.config).c_str());
   if (!c->cmp.note.empty()) Note(c->cmp.note);
-  if (c->generation != s.result->generation) ImGui::TextDisabled("(updating …)");
+  if (c->generation != s.result->generation) ImGui::TextDisabled("%s", tr("(updating …)"));
 
   LayerHeadSliders(s);
   const int layer = std::min<int>(s.layer, static_cast<int>(c->cmp.layers) - 1);
@@ -286,10 +288,10 @@ void DrawComparePanel(App& app) {
     const deberta::Matrix* m;
     const ColorScale* scale;
   } maps[] = {{"cmp/a", name_a, "softmax A", &pa, &vir}, {"cmp/b", name_b, "softmax B", &pb, &vir},
-              {"cmp/diff", "A − B", "difference of the probabilities", &diff, &div}};
+              {"cmp/diff", "A − B", tr("difference of the probabilities"), &diff, &div}};
   for (int k = 0; k < 3; ++k) {
     if (k == 2) {
-      ColorBar(app, vir, size + title_h, "probability");
+      ColorBar(app, vir, size + title_h, trc("colour bar", "probability"));
       ImGui::SameLine();
     }
     ImGui::BeginGroup();
@@ -307,16 +309,16 @@ void DrawComparePanel(App& app) {
   ColorBar(app, div, size + title_h, "A − B");
   if (hover_i >= 0) {
     ImGui::BeginTooltip();
-    ImGui::Text("%s  query %d '%s' → key %d '%s'", maps[hover_map].title.c_str(), hover_i, token_name(s, hover_i).c_str(),
+    ImGui::Text(tr("%s  query %d '%s' → key %d '%s'"), maps[hover_map].title.c_str(), hover_i, token_name(s, hover_i).c_str(),
                 hover_j, token_name(s, hover_j).c_str());
     ImGui::Text("P_A %s   P_B %s   A − B %s", fmt(pa(hover_i, hover_j), 4, false).c_str(),
                 fmt(pb(hover_i, hover_j), 4, false).c_str(), fmt(diff(hover_i, hover_j), 4).c_str());
     ImGui::EndTooltip();
   }
-  ImGui::TextDisabled("layer %d, head %d. A and B share one probability scale; A − B: blue < 0 < red.", layer, head);
+  ImGui::TextDisabled(tr("layer %d, head %d. A and B share one probability scale; A − B: blue < 0 < red."), layer, head);
 
   ImGui::Separator();
-  ImGui::TextUnformatted("mean |P_A − P_B| over valid pairs, per layer (rows) and head (columns); click to select");
+  ImGui::TextUnformatted(tr("mean |P_A − P_B| over valid pairs, per layer (rows) and head (columns); click to select"));
   const double worst = [&] {
     double w = 1e-12;
     for (const auto& row : c->cmp.mean_abs_prob_diff)
@@ -329,7 +331,7 @@ void DrawComparePanel(App& app) {
     for (int64_t l = 0; l < c->cmp.layers; ++l) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("layer %lld", static_cast<long long>(l));
+      ImGui::Text(tr("layer %lld"), static_cast<long long>(l));
       for (int64_t h = 0; h < c->cmp.heads; ++h) {
         ImGui::TableNextColumn();
         const double v = c->cmp.mean_abs_prob_diff[l][h];

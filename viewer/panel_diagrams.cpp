@@ -21,8 +21,8 @@ namespace viewer {
 namespace {
 
 /// The "line weight" choices: the weights, or one term's signed contribution to the score.
-const char* kLinkTerms[] = {"c2c: its part of the score (signed)", "c2p: its part of the score (signed)",
-                            "p2c: its part of the score (signed)", "p2p: its part of the score (signed)"};
+const char* kLinkTerms[] = {N_("c2c: its part of the score (signed)"), N_("c2p: its part of the score (signed)"),
+                            N_("p2c: its part of the score (signed)"), N_("p2p: its part of the score (signed)")};
 
 void open_target(ViewerState& s, const DiagramBox& b) {
   for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
@@ -74,7 +74,8 @@ int DrawBoxes(const Diagram& d) {
   if (hit >= 0) {
     const DiagramBox& b = d.boxes[static_cast<size_t>(hit)];
     dl->AddRect(P(b.x, b.y), P(b.x + b.w, b.y + b.h), IM_COL32(255, 140, 0, 255), 3, 0, 2.5f);
-    ImGui::SetTooltip("%s\nclick: open the %s tab", b.title.c_str(), b.target.c_str());
+    // TRANSLATORS: a pipeline box's title (English: the figure's label), then the tab's short name (grid, head, …).
+    ImGui::SetTooltip(tr("%s\nclick: open the %s tab"), b.title.c_str(), b.target.c_str());
   }
   for (const DiagramArrow& a : d.arrows) {
     const ImVec2 u = P(a.x0, a.y0), v = P(a.x1, a.y1);
@@ -122,8 +123,9 @@ int DrawLinks(const Diagram& d, bool* hover_left) {
     if (r >= 0 && r < n) hover_row = r, *hover_left = mp.x < p0.x + (lay.left_px + lay.right_px) / 2;
   }
   const ImU32 dim = IM_COL32(90, 90, 90, 255);
-  dl->AddText(font, fs, ImVec2(p0.x + lay.left_px - font->CalcTextSizeA(fs, FLT_MAX, 0, "query i").x, p0.y + fs * 0.5f), dim, "query i");
-  dl->AddText(font, fs, ImVec2(p0.x + lay.right_px + 6, p0.y + fs * 0.5f), dim, "key j");
+  const char* query_i = tr("query i");
+  dl->AddText(font, fs, ImVec2(p0.x + lay.left_px - font->CalcTextSizeA(fs, FLT_MAX, 0, query_i).x, p0.y + fs * 0.5f), dim, query_i);
+  dl->AddText(font, fs, ImVec2(p0.x + lay.right_px + 6, p0.y + fs * 0.5f), dim, tr("key j"));
   auto Y = [&](int r) { return row_y0 + (static_cast<float>(r) + 0.5f) * lay.row_px; };
   for (const DiagramLink& l : d.links) {
     const bool mine = hover_row >= 0 && (*hover_left ? l.from == hover_row : l.to == hover_row);
@@ -151,7 +153,8 @@ int DrawLinks(const Diagram& d, bool* hover_left) {
 void ExportButtons(ViewerState& s, const Diagram& d, const std::string& stem) {
   for (const char* ext : {".svg", ".pdf"}) {
     ImGui::SameLine();
-    if (ImGui::Button((std::string("export ") + (ext + 1)).c_str())) {
+    // TRANSLATORS: {format} is svg or pdf.
+    if (ImGui::Button((trf("export {format}", arg("format", ext + 1)) + "###export_" + (ext + 1)).c_str())) {
       const std::string path = s.export_dir + "/" + stem + ext;
       ExportDone(s, write_diagram(d, path), path);
     }
@@ -163,6 +166,7 @@ void ExportButtons(ViewerState& s, const Diagram& d, const std::string& stem) {
 }
 
 /// Why the shown state has no result to draw, in one sentence (the same facts WaitingNote shows).
+/// English: the panels never show it (they draw WaitingNote first); the headless mode prints it.
 std::string why_nothing(const ViewerState& s) {
   if (!s.model) return s.model_error.empty() ? "no model loaded" : "no model loaded (" + s.model_error + ")";
   // A model without a tokenizer and no ids: the text field cannot help, say what can.
@@ -175,6 +179,13 @@ std::string why_nothing(const ViewerState& s) {
   return "nothing computed yet";
 }
 
+/// `msgid` with {layer} / {term} filled: translated for the Token links tab, English for the
+/// headless mode (its messages stay English for scripts).
+template <class... A>
+std::string say(bool translated, const char* msgid, const A&... args) {
+  return translated ? trf(msgid, args...) : fmt::format(fmt::runtime(msgid), args...);
+}
+
 }  // namespace
 
 std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why) {
@@ -184,12 +195,13 @@ std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why) 
   return pipeline_diagram(m.config, r.trace.context.attention, token_count(s), r.emd() != nullptr, m.weights.lm_head.has_value());
 }
 
-std::optional<Diagram> current_links(const ViewerState& s, std::string* why) {
+std::optional<Diagram> current_links(const ViewerState& s, std::string* why, bool translated) {
   if (!s.result) return *why = why_nothing(s), std::nullopt;
   const Result& r = *s.result;
   const int l = s.layer, h = s.head;
   const deberta::Matrix* probs = shown_map(s, l, h, Quantity::Probs);
-  if (!probs || probs->size() == 0) return *why = "no attention weights for layer " + std::to_string(l), std::nullopt;
+  if (!probs || probs->size() == 0)
+    return *why = say(translated, "no attention weights for layer {layer}", arg("layer", l)), std::nullopt;
   std::vector<std::string> names = r.input.names;
   names.resize(static_cast<size_t>(probs->rows()), "?");
   const int L = static_cast<int>(r.trace.layers.size()), H = static_cast<int>(r.model->model.config.num_attention_heads);
@@ -199,8 +211,10 @@ std::optional<Diagram> current_links(const ViewerState& s, std::string* why) {
   const Quantity qs[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P};
   const Quantity q = qs[std::min(s.links_weight, 4) - 1];
   const deberta::Matrix* t = shown_map(s, l, h, q);
-  if (!computed(r, q)) return *why = std::string(quantity_name(q)) + " is off in this run", std::nullopt;
-  if (!t || t->size() == 0) return *why = "the terms of layer " + std::to_string(l) + " are not computed yet", std::nullopt;
+  // TRANSLATORS: {term} is c2c, c2p, p2c or p2p.
+  if (!computed(r, q)) return *why = say(translated, "{term} is off in this run", arg("term", quantity_name(q))), std::nullopt;
+  if (!t || t->size() == 0)
+    return *why = say(translated, "the terms of layer {layer} are not computed yet", arg("layer", l)), std::nullopt;
   return signed_links_diagram(names, *t,
                               "Token links: " + std::string(quantity_name(q)) + "'s signed part of the score " + score_label(f) +
                                   " (the term × s), " + where);
@@ -215,7 +229,7 @@ void DrawPipelinePanel(App& app) {
     Note(why);
     return;
   }
-  ImGui::TextDisabled("Click a box to open its view.");
+  ImGui::TextDisabled("%s", tr("Click a box to open its view."));
   ExportButtons(s, *d, "pipeline");
   const int clicked = DrawBoxes(*d);
   if (clicked >= 0) open_target(s, d->boxes[static_cast<size_t>(clicked)]);
@@ -226,22 +240,25 @@ void DrawLinksPanel(App& app) {
   if (!ResultOrWaiting(app)) return;
   LayerHeadSliders(s);
   ImGui::SetNextItemWidth(300);
-  const std::string weights = "attention weight " + weights_label(s.result->trace.context.attention.scale_factor);
-  const char* items[] = {weights.c_str(), kLinkTerms[0], kLinkTerms[1], kLinkTerms[2], kLinkTerms[3]};
-  ImGui::Combo("line weight", &s.links_weight, items, IM_ARRAYSIZE(items));
-  HelpMarker("A term's line shows its signed part of query i's score for key j: the term times the scale s, in logit "
-             "units. Orange raises the score (more attention to key j), blue lowers it; opacity is its size against "
-             "the largest. The terms add up to the score, not to the weight: the softmax is not additive. Hover a "
-             "token to see only its links.");
+  // TRANSLATORS: {formula} is the weights' formula, e.g. softmax(Ã/√(3d)).
+  const std::string weights = trf("attention weight {formula}", arg("formula", weights_label(s.result->trace.context.attention.scale_factor)));
+  const char* items[] = {weights.c_str(), tr(kLinkTerms[0]), tr(kLinkTerms[1]), tr(kLinkTerms[2]), tr(kLinkTerms[3])};
+  ImGui::Combo((std::string(tr("line weight")) + "###line_weight").c_str(), &s.links_weight, items, IM_ARRAYSIZE(items));
+  HelpMarker(tr("A term's line shows its signed part of query i's score for key j: the term times the scale s, in logit "
+                "units. Orange raises the score (more attention to key j), blue lowers it; opacity is its size against "
+                "the largest. The terms add up to the score, not to the weight: the softmax is not additive. Hover a "
+                "token to see only its links."));
   if (s.links_weight > 0 && !detail_for(s, s.layer)) {
     DetailNote(s.layer);
     return;
   }
   ViewerState::LinksCache& c = s.links_cache;
-  if (c.result != s.result || c.detail != s.detail || c.layer != s.layer || c.head != s.head || c.weight != s.links_weight) {
+  if (c.result != s.result || c.detail != s.detail || c.layer != s.layer || c.head != s.head || c.weight != s.links_weight ||
+      c.language != i18n::generation()) {
     c.why.clear();
-    c.diagram = current_links(s, &c.why);
+    c.diagram = current_links(s, &c.why, true);
     c.result = s.result, c.detail = s.detail, c.layer = s.layer, c.head = s.head, c.weight = s.links_weight;
+    c.language = i18n::generation();
   }
   if (!c.diagram) {
     Note(c.why);

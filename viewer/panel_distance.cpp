@@ -23,7 +23,7 @@ deberta::Matrix as_double(const deberta::IndexMatrix& m) { return m.cast<double>
 
 std::string row_preview(const deberta::Matrix& table, int64_t row, int64_t offset, int64_t head, int64_t d) {
   const int64_t r = row - offset;
-  if (table.size() == 0 || r < 0 || r >= table.rows()) return "(not projected)";
+  if (table.size() == 0 || r < 0 || r >= table.rows()) return tr("(not projected)");
   std::string out = "[";
   for (int64_t t = 0; t < std::min<int64_t>(d, 4); ++t) out += (t ? ", " : "") + fmt(table(r, head * d + t), 3);
   return out + (d > 4 ? ", …]" : "]");
@@ -39,21 +39,23 @@ void DrawDistancePanel(App& app) {
   const auto& c = r.model->model.config;
   const int N = token_count(s);
   if (!c.relative_attention) {
-    Note("This model has no relative attention (relative_attention = false): there is no δ(i, j).");
+    Note(tr("This model has no relative attention (relative_attention = false): there is no δ(i, j)."));
     return;
   }
   const auto& ctx = r.trace.context;
   const int model_k = static_cast<int>(ctx.attention.k);
 
-  ImGui::TextWrapped("eq. 3:  δ(i, j) = 0 if i − j ≤ −k,  2k − 1 if i − j ≥ k,  else i − j + k.   "
-                     "δ picks a row of the 2k-row relative table; c2p reads K_r[δ(i, j)] and p2c reads Q_r[δ].");
+  ImGui::TextWrapped("%s", tr("eq. 3:  δ(i, j) = 0 if i − j ≤ −k,  2k − 1 if i − j ≥ k,  else i − j + k.   "
+                              "δ picks a row of the 2k-row relative table; c2p reads K_r[δ(i, j)] and p2c reads Q_r[δ]."));
   ImGui::SetNextItemWidth(260);
-  ImGui::SliderInt("k (illustration)", &s.distance_k, 1, std::max(N, 2));
-  HelpMarker("k of the left map only. The model's own k is fixed by training; to make the model see less "
-             "distance, use the K slider of the Ablations panel.");
-  ImGui::TextDisabled("this model: k = %d%s, relative table of 2k = %d rows", model_k,
-                      c.log_buckets() ? (", log buckets (position_buckets = " + std::to_string(c.position_buckets) + ")").c_str() : "",
-                      2 * model_k);
+  ImGui::SliderInt((std::string(tr("k (illustration)")) + "###distance_k").c_str(), &s.distance_k, 1, std::max(N, 2));
+  HelpMarker(tr("k of the left map only. The model's own k is fixed by training; to make the model see less "
+                "distance, use the K slider of the Ablations panel."));
+  if (c.log_buckets())
+    ImGui::TextDisabled(tr("this model: k = %d, log buckets (position_buckets = %lld), relative table of 2k = %d rows"), model_k,
+                        static_cast<long long>(c.position_buckets), 2 * model_k);
+  else
+    ImGui::TextDisabled(tr("this model: k = %d, relative table of 2k = %d rows"), model_k, 2 * model_k);
 
   // Left: eq. 3 for the slider's k. Right: the rows the model reads (c2p_row), bucketed in v2.
   deberta::IndexMatrix delta(N, N);
@@ -71,7 +73,7 @@ void DrawDistancePanel(App& app) {
   int hi = -1, hj = -1;
 
   ImGui::BeginGroup();
-  ImGui::Text("δ(i, j) with k = %d", s.distance_k);
+  ImGui::Text(tr("δ(i, j) with k = %d"), s.distance_k);
   Overlay ov;
   ov.highlight = s.hover_token;
   ov.sel_i = s.qi, ov.sel_j = s.kj;
@@ -85,15 +87,14 @@ void DrawDistancePanel(App& app) {
   ColorBar(app, sc1, size, "δ");
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text(c.log_buckets() ? "rows the model reads: δ of the log-bucketed i − j (k = %d)"
-                              : "rows the model reads (k = %d%s)",
-              model_k, "");
+  ImGui::Text(c.log_buckets() ? tr("rows the model reads: δ of the log-bucketed i − j (k = %d)") : tr("rows the model reads (k = %d)"),
+              model_k);
   HeatmapEvent e2 = Heatmap(app, "distance/rows", rows_d, sc2, ImVec2(size, size), r.generation, ov);
   if (e2.hovered) hi = e2.i, hj = e2.j;
   if (e2.clicked) s.qi = e2.i, s.kj = e2.j;
   ImGui::EndGroup();
   ImGui::SameLine();
-  ColorBar(app, sc2, size, "row");
+  ColorBar(app, sc2, size, trc("colour bar", "row"));
 
   // The bucket function as a curve: i − j → bucketed position.
   if (c.log_buckets()) {
@@ -104,7 +105,7 @@ void DrawDistancePanel(App& app) {
     int64_t ymax = 1;
     for (int64_t b : curve) ymax = std::max<int64_t>(ymax, std::abs(b));
     const int mid = static_cast<int>(c.position_buckets / 2);
-    ImGui::Text("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)", mid,
+    ImGui::Text(tr("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)"), mid,
                 static_cast<long long>(c.max_relative_positions), N - 1);
     // Axes: x = i − j, y = the bucketed position; ticks at the ends, ±b/2 and the input's ±(N − 1).
     const float W = std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), Hc = 130, pad_l = 40, pad_b = 18;
@@ -145,15 +146,16 @@ void DrawDistancePanel(App& app) {
     dl->AddCircleFilled(ImVec2(X(sel), Y(static_cast<double>(sb))), 4, IM_COL32(255, 255, 255, 255));
     if (hovered) {
       const int r = std::clamp(static_cast<int>(std::lround((ImGui::GetIO().MousePos.x - x0) / (x1 - x0) * 2 * span - span)), -span, span);
-      ImGui::SetTooltip("i − j = %d → bucketed position %lld → table row %lld", r,
+      ImGui::SetTooltip(tr("i − j = %d → bucketed position %lld → table row %lld"), r,
                         static_cast<long long>(curve[static_cast<size_t>(r + span)]),
                         static_cast<long long>(std::clamp<int64_t>(curve[static_cast<size_t>(r + span)] + model_k, 0, 2 * model_k - 1)));
     }
-    ImGui::TextDisabled("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses", sel,
+    ImGui::TextDisabled(tr("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses"), sel,
                         static_cast<long long>(sb));
   } else {
-    ImGui::TextDisabled("v1 models do not bucket: the right map is δ(i, j) with the model's k%s.",
-                        ctx.attention.window != ctx.attention.k ? " and the ablation's window K" : "");
+    ImGui::TextDisabled("%s", ctx.attention.window != ctx.attention.k
+                                  ? tr("v1 models do not bucket: the right map is δ(i, j) with the model's k and the ablation's window K.")
+                                  : tr("v1 models do not bucket: the right map is δ(i, j) with the model's k."));
   }
 
   if (hi >= 0) {
@@ -164,11 +166,11 @@ void DrawDistancePanel(App& app) {
     ImGui::Text("i − j = %d", hi - hj);
     ImGui::Text("δ(i,j) = %lld,  δ(j,i) = %lld   (k = %d)", static_cast<long long>(delta(hi, hj)),
                 static_cast<long long>(delta(hj, hi)), s.distance_k);
-    if (c.log_buckets()) ImGui::Text("log bucket of i − j: %lld", static_cast<long long>(ctx.rel_pos(hi, hj)));
+    if (c.log_buckets()) ImGui::Text(tr("log bucket of i − j: %lld"), static_cast<long long>(ctx.rel_pos(hi, hj)));
     ImGui::Separator();
-    ImGui::Text("model (k = %d): c2p reads K_r row %lld, p2c reads Q_r row %lld", model_k,
+    ImGui::Text(tr("model (k = %d): c2p reads K_r row %lld, p2c reads Q_r row %lld"), model_k,
                 static_cast<long long>(ctx.c2p_row(hi, hj)), static_cast<long long>(ctx.p2c_row(hi, hj)));
-    ImGui::TextDisabled("layer %d head %d:", s.layer, s.head);
+    ImGui::TextDisabled(tr("layer %d head %d:"), s.layer, s.head);
     if (detail) {
       const auto& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
       ImGui::Text("K_r[%lld] = %s", static_cast<long long>(ctx.c2p_row(hi, hj)),
@@ -176,7 +178,7 @@ void DrawDistancePanel(App& app) {
       ImGui::Text("Q_r[%lld] = %s", static_cast<long long>(ctx.p2c_row(hi, hj)),
                   row_preview(a.Q_r, ctx.p2c_row(hi, hj), a.row_offset, s.head, d).c_str());
     } else {
-      ImGui::TextDisabled("K_r, Q_r: computing layer %d …", s.layer);
+      ImGui::TextDisabled(tr("K_r, Q_r: computing layer %d …"), s.layer);
     }
     ImGui::EndTooltip();
   }

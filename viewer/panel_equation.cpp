@@ -28,11 +28,11 @@ void DrawEquationPanel(App& app) {
   LayerHeadSliders(s);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(120);
-  ImGui::SliderInt("query i", &s.qi, 0, N - 1);
+  ImGui::SliderInt((std::string(tr("query i")) + "###query_i").c_str(), &s.qi, 0, N - 1);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(120);
-  ImGui::SliderInt("key j", &s.kj, 0, N - 1);
-  ImGui::TextDisabled("Arrow keys move the cell; click a cell in Head detail to pick it.");
+  ImGui::SliderInt((std::string(tr("key j")) + "###key_j").c_str(), &s.kj, 0, N - 1);
+  ImGui::TextDisabled("%s", tr("Arrow keys move the cell; click a cell in Head detail to pick it."));
 
   const LayerDetail* detail = DetailOrNote(s, s.layer);
   if (!detail) return;
@@ -44,18 +44,18 @@ void DrawEquationPanel(App& app) {
     return;
   }
   ImGui::Separator();
-  ImGui::Text("Attention score of query i = %d '%s' for key j = %d '%s' in layer %d, head %d (N = %lld)", s.qi,
+  ImGui::Text(tr("Attention score of query i = %d '%s' for key j = %d '%s' in layer %d, head %d (N = %lld)"), s.qi,
               token_name(s, static_cast<int>(e.i)).c_str(), s.kj, token_name(s, static_cast<int>(e.j)).c_str(), s.layer,
               s.head, static_cast<long long>(e.n));
-  if (!r.ablation.is_default()) ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "under the ablation: %s", r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
+  if (!r.ablation.is_default()) ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("under the ablation: %s"), r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
 
   const auto steps = deberta::explanation_steps(e);
   if (ImGui::BeginTable("steps", 4,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthFixed, 150);
-    ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("with the numbers", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    ImGui::TableSetupColumn("in the paper's words (v6)", ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn(tr("step"), ImGuiTableColumnFlags_WidthFixed, 150);
+    ImGui::TableSetupColumn(tr("formula"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn(tr("with the numbers"), ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn(tr("in the paper's words (v6)"), ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableHeadersRow();
     std::set<const PaperQuote*> shown;  // a passage two rows compute is written once
     for (const auto& st : steps) {
@@ -71,9 +71,9 @@ void DrawEquationPanel(App& app) {
       if (app.gfx.mono) ImGui::PopFont();
       ImGui::TableNextColumn();
       if (const PaperQuote* q = quote_for_explain_step(st); !q)
-        ImGui::TextDisabled("(no passage recorded for this row)");
+        ImGui::TextDisabled("%s", tr("(no passage recorded for this row)"));
       else if (!shown.insert(q).second)
-        ImGui::TextDisabled("the passage above (%s)", q->cite().c_str());
+        ImGui::TextDisabled(tr("the passage above (%s)"), q->cite().c_str());
       else
         PaperQuoteText(*q);
       ImGui::PopTextWrapPos();
@@ -84,7 +84,8 @@ void DrawEquationPanel(App& app) {
   // The vectors behind the dot products: each term is the sum of an element-wise product, times s.
   const deberta::AttentionTrace& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
   const int64_t d = r.model->model.config.d_head();
-  if (ImGui::CollapsingHeader("The vectors: each term is a sum of d element-wise products", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (ImGui::CollapsingHeader((std::string(tr("The vectors: each term is a sum of d element-wise products")) + "###vectors").c_str(),
+                              ImGuiTreeNodeFlags_DefaultOpen)) {
     struct Pair {
       const char* term;
       std::string a_name, b_name;
@@ -122,26 +123,27 @@ void DrawEquationPanel(App& app) {
       ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s = s · ∑ (%s ∘ %s)", p.term, p.a_name.c_str(), p.b_name.c_str());
       VectorBars(p.a_name.c_str(), p.va, vmax, label_w, ImVec2(col_w, bar_h));
       VectorBars(p.b_name.c_str(), p.vb, vmax, label_w, ImVec2(col_w, bar_h));
-      VectorBars("product", prod, pmax, label_w, ImVec2(col_w, bar_h));
+      VectorBars(tr("product"), prod, pmax, label_w, ImVec2(col_w, bar_h));
       ImGui::Text("∑ = %s,  × s = %s", fmt(prod.sum(), 4).c_str(), fmt(prod.sum() * e.scale, 4).c_str());
-      ImGui::TextDisabled("the trace's %s: %s", p.term, fmt(p.value, 4).c_str());
+      // TRANSLATORS: %s is a term (c2c, c2p, p2c, p2p), then its value.
+      ImGui::TextDisabled(tr("the trace's %s: %s"), p.term, fmt(p.value, 4).c_str());
       ImGui::PopID();
       ImGui::EndGroup();
     }
-    ImGui::TextDisabled("d = %lld dimensions of head %d; the vectors share one scale (±%s), the products another (±%s). "
-                        "Hover a bar for its value.",
+    ImGui::TextDisabled(tr("d = %lld dimensions of head %d; the vectors share one scale (±%s), the products another (±%s). "
+                           "Hover a bar for its value."),
                         static_cast<long long>(d), s.head, fmt(vmax, 3, false).c_str(), fmt(pmax, 3, false).c_str());
   }
 
   // The query's softmax row: where this cell's probability sits among all keys.
   ImGui::Spacing();
-  ImGui::Text("softmax row of query i = %d: the weight of every key j, %s", s.qi,
+  ImGui::Text(tr("softmax row of query i = %d: the weight of every key j, %s"), s.qi,
               weights_label(r.trace.context.attention.scale_factor).c_str());
   const float w = std::min(ImGui::GetContentRegionAvail().x, 40.0f * static_cast<float>(N));
   const int key = ProbabilityBars(s, "equation/row", e.probs_row, static_cast<int>(e.j),
                                   ImVec2(w, std::clamp(ImGui::GetContentRegionAvail().y - 24, 80.0f, 260.0f)));
   if (key >= 0) s.kj = key;
-  ImGui::TextDisabled("bar height = the weight (tallest = %s); the white outline is key j = %d",
+  ImGui::TextDisabled(tr("bar height = the weight (tallest = %s); the white outline is key j = %d"),
                       fmt(*std::max_element(e.probs_row.begin(), e.probs_row.end()), 3, false).c_str(), s.kj);
 }
 

@@ -14,57 +14,58 @@ namespace viewer {
 
 void DrawExportPanel(App& app) {
   ViewerState& s = app.state;
-  ImGui::TextUnformatted("Folder");
+  ImGui::TextUnformatted(tr("Folder"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   InputString("##dir", &s.export_dir);
   ImGui::Separator();
 
-  ImGui::Text("Selected map: layer %d, head %d", s.layer, s.head);
+  ImGui::Text(tr("Selected map: layer %d, head %d"), s.layer, s.head);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(140);
-  if (ImGui::BeginCombo("quantity", quantity_name(s.export_quantity))) {
+  if (ImGui::BeginCombo((std::string(tr("quantity")) + "###quantity").c_str(), quantity_name(s.export_quantity))) {
     for (Quantity q : {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs})
       if (ImGui::Selectable(quantity_name(q), q == s.export_quantity)) s.export_quantity = q;
     ImGui::EndCombo();
   }
   const std::string base = join_path(s.export_dir, export_base_name(s, s.export_quantity));
-  const bool png = ImGui::Button("PNG of the map");
+  const bool png = ImGui::Button((std::string(tr("PNG of the map")) + "###png").c_str());
   RecordWidget(s, "export: PNG of the map");
   if (png) ExportDone(s, export_map_png(s, s.export_quantity, base + ".png"), base + ".png");
   ImGui::SameLine();
   if (ImGui::Button("CSV")) ExportDone(s, export_map_csv(s, s.export_quantity, base + ".csv"), base + ".csv");
   ImGui::SameLine();
   if (ImGui::Button(".npy")) ExportDone(s, export_map_npy(s, s.export_quantity, base + ".npy"), base + ".npy");
-  ImGui::TextDisabled("→ %s.{png,csv,npy}   (rows: query i, columns: key j; CSV keeps 17 digits)", base.c_str());
+  // TRANSLATORS: %s is the files' common path; keep .{png,csv,npy} as written.
+  ImGui::TextDisabled(tr("→ %s.{png,csv,npy}   (rows: query i, columns: key j; CSV keeps 17 digits)"), base.c_str());
 
   ImGui::Separator();
-  ImGui::TextUnformatted("Figure for slides");
-  HelpMarker("Vector figures through cairo: the map with token labels on both axes, a colour bar with its units and a "
-             "caption naming the model, the text, layer, head, term and ablation. The grid puts every layer × head "
-             "of the quantity on one colour scale. PDF for LaTeX / slides, SVG for the web or Inkscape.");
+  ImGui::TextUnformatted(tr("Figure for slides"));
+  HelpMarker(tr("Vector figures through cairo: the map with token labels on both axes, a colour bar with its units and a "
+                "caption naming the model, the text, layer, head, term and ablation. The grid puts every layer × head "
+                "of the quantity on one colour scale. PDF for LaTeX / slides, SVG for the web or Inkscape."));
   const std::string fig = join_path(s.export_dir, export_base_name(s, s.export_quantity));
   const std::string grid = join_path(s.export_dir, std::string("deberta_grid_") + quantity_name(s.export_quantity));
-  if (ImGui::Button("map → PDF")) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".pdf"), fig + ".pdf");
+  if (ImGui::Button((std::string(tr("map → PDF")) + "###map_pdf").c_str())) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".pdf"), fig + ".pdf");
   ImGui::SameLine();
-  if (ImGui::Button("map → SVG")) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".svg"), fig + ".svg");
+  if (ImGui::Button((std::string(tr("map → SVG")) + "###map_svg").c_str())) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".svg"), fig + ".svg");
   ImGui::SameLine();
-  if (ImGui::Button("layers × heads grid → PDF")) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".pdf"), grid + ".pdf");
+  if (ImGui::Button((std::string(tr("layers × heads grid → PDF")) + "###grid_pdf").c_str())) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".pdf"), grid + ".pdf");
   ImGui::SameLine();
-  if (ImGui::Button("grid → SVG")) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".svg"), grid + ".svg");
+  if (ImGui::Button((std::string(tr("grid → SVG")) + "###grid_svg").c_str())) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".svg"), grid + ".svg");
   ImGui::TextDisabled("→ %s.{pdf,svg}, %s.{pdf,svg}", fig.c_str(), grid.c_str());
 
   ImGui::Separator();
   const std::string win = join_path(s.export_dir, "deberta_window.png");
-  if (ImGui::Button("PNG of the whole window")) s.window_png_request = win;
+  if (ImGui::Button((std::string(tr("PNG of the whole window")) + "###window_png").c_str())) s.window_png_request = win;
   ImGui::SameLine();
   ImGui::TextDisabled("→ %s", win.c_str());
   const std::string trace = join_path(s.export_dir, "deberta_trace.safetensors");
-  if (ImGui::Button("Full trace (safetensors)")) ExportDone(s, export_trace(s, trace), trace);
+  if (ImGui::Button((std::string(tr("Full trace (safetensors)")) + "###trace").c_str())) ExportDone(s, export_trace(s, trace), trace);
   ImGui::SameLine();
   ImGui::TextDisabled("→ %s", trace.c_str());
-  Note("The trace has the tensor names of `deberta dump` (embedding_output, rel_pos, layer.L.c2c|c2p|p2c|attn_logits|"
-       "attn_probs, emd.*, mlm.*), so Python can load it with safetensors and compare.");
+  Note(tr("The trace has the tensor names of `deberta dump` (embedding_output, rel_pos, layer.L.c2c|c2p|p2c|attn_logits|"
+          "attn_probs, emd.*, mlm.*), so Python can load it with safetensors and compare."));
   if (!s.export_status.empty()) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.export_status.c_str());

@@ -18,7 +18,7 @@ void DrawGridPanel(App& app) {
   const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
 
   // Quantity selector: only the terms this run computed.
-  ImGui::TextUnformatted("show");
+  ImGui::TextUnformatted(tr("show"));
   const Quantity all[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs};
   for (Quantity q : all) {
     if (!computed(r, q)) continue;
@@ -27,9 +27,9 @@ void DrawGridPanel(App& app) {
   }
   if (!computed(r, s.grid_quantity)) s.grid_quantity = Quantity::Probs;
   ImGui::SameLine();
-  ImGui::TextDisabled("  %s", quantity_label(s.grid_quantity));
-  Note("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
-       "Ctrl+wheel: zoom all maps, drag: pan, double-click: reset.");
+  ImGui::TextDisabled("  %s", tr(quantity_label(s.grid_quantity)));
+  Note(tr("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
+          "Ctrl+wheel: zoom all maps, drag: pan, double-click: reset."));
 
   const bool prob = s.grid_quantity == Quantity::Probs;
   // Probabilities from the result's trace; any other term needs every layer in full (the worker
@@ -54,14 +54,14 @@ void DrawGridPanel(App& app) {
   ImGui::Dummy(ImVec2(label_w, 0));
   for (int h = 0; h < H; ++h) {
     ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
-    ImGui::Text("head %d", h);
+    ImGui::Text(tr("head %d"), h);
   }
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(gap, gap));
   int hover_l = -1, hover_h = -1, hover_i = -1, hover_j = -1;
   for (int l = 0; l < L; ++l) {
     ImGui::BeginGroup();
     ImGui::Dummy(ImVec2(label_w, size * 0.5f - ImGui::GetTextLineHeight()));
-    ImGui::Text("layer %d", l);
+    ImGui::Text(tr("layer %d"), l);
     ImGui::EndGroup();
     for (int h = 0; h < H; ++h) {
       ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
@@ -88,17 +88,17 @@ void DrawGridPanel(App& app) {
   ImGui::PopStyleVar();
   ImGui::EndGroup();
   ImGui::SameLine();
-  ColorBar(app, scale, std::min(size * L, 300.0f), prob ? "probability" : "score");
+  ColorBar(app, scale, std::min(size * L, 300.0f), prob ? trc("colour bar", "probability") : trc("colour bar", "score"));
 
   if (hover_l >= 0) {
     const deberta::Matrix& m = *maps[static_cast<size_t>(hover_l * H + hover_h)];
     ImGui::BeginTooltip();
-    ImGui::Text("layer %d, head %d%s", hover_l, hover_h,
-                r.trace.context.head_mask.count({hover_l, hover_h}) ? "  (masked)" : "");
+    ImGui::Text(r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("layer %d, head %d  (masked)") : tr("layer %d, head %d"),
+                hover_l, hover_h);
     ImGui::Text("%s(i=%d '%s', j=%d '%s') = %s", quantity_name(s.grid_quantity), hover_i, token_name(s, hover_i).c_str(),
                 hover_j, token_name(s, hover_j).c_str(), fmt(m(hover_i, hover_j), 5).c_str());
-    ImGui::TextDisabled("click: open in Head detail · right-click: %s this head",
-                        r.trace.context.head_mask.count({hover_l, hover_h}) ? "unmask" : "mask");
+    ImGui::TextDisabled("%s", r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("click: open in Head detail · right-click: unmask this head")
+                                                                                   : tr("click: open in Head detail · right-click: mask this head"));
     ImGui::EndTooltip();
   }
 }

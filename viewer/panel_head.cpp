@@ -31,15 +31,15 @@ struct Term {
 void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const deberta::Matrix& logits,
                   const deberta::Matrix& probs, int i, int j, double scale_factor) {
   ImGui::BeginTooltip();
-  ImGui::Text("query i = %d '%s'  →  key j = %d '%s'", i, token_name(s, i).c_str(), j, token_name(s, j).c_str());
+  ImGui::Text(tr("query i = %d '%s'  →  key j = %d '%s'"), i, token_name(s, i).c_str(), j, token_name(s, j).c_str());
   ImGui::TextDisabled("i − j = %d", i - j);
   double total_abs = 0;
   for (const auto& t : terms)
     if (t.m && t.q != Quantity::Logits && t.q != Quantity::Probs) total_abs += std::fabs((*t.m)(i, j));
   if (ImGui::BeginTable("cell", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-    ImGui::TableSetupColumn("term");
-    ImGui::TableSetupColumn("value");
-    ImGui::TableSetupColumn("share of |Ã| terms");
+    ImGui::TableSetupColumn(tr("term"));
+    ImGui::TableSetupColumn(tr("value"));
+    ImGui::TableSetupColumn(tr("share of |Ã| terms"));
     ImGui::TableHeadersRow();
     for (const auto& t : terms) {
       if (!t.m || t.q == Quantity::Logits || t.q == Quantity::Probs) continue;
@@ -54,17 +54,17 @@ void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const de
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(score_label(scale_factor).c_str());
+    ImGui::TextUnformatted(score_label(scale_factor, true).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(fmt(logits(i, j), 5).c_str());
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(("weight " + weights_label(scale_factor)).c_str());
+    ImGui::TextUnformatted(trf("weight {formula}", arg("formula", weights_label(scale_factor))).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(fmt(probs(i, j), 5, false).c_str());
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("click: select this cell for the equation walk-through");
+  ImGui::TextDisabled("%s", tr("click: select this cell for the equation walk-through"));
   ImGui::EndTooltip();
 }
 
@@ -77,7 +77,8 @@ void DrawHeadPanel(App& app) {
   const Result& r = *shown;
   LayerHeadSliders(s);
   ImGui::SameLine();
-  ImGui::TextDisabled("  selected: query i = %d '%s' → key j = %d '%s'", s.qi, token_name(s, s.qi).c_str(), s.kj,
+  // TRANSLATORS: keep the two leading spaces (they separate the text from the sliders).
+  ImGui::TextDisabled(tr("  selected: query i = %d '%s' → key j = %d '%s'"), s.qi, token_name(s, s.qi).c_str(), s.kj,
                       token_name(s, s.kj).c_str());
   // Every term of the layer from its full detail (materialized by the worker for the selection).
   const LayerDetail* detail = DetailOrNote(s, s.layer);
@@ -97,8 +98,8 @@ void DrawHeadPanel(App& app) {
   add(Quantity::P2P, "p2p", "s·Q_r·K_r");
   std::string summed;  // the active terms, as Ã adds them
   for (const auto& t : terms) summed += (summed.empty() ? "" : " + ") + t.title;
-  add(Quantity::Logits, score_label(f), "s·Ã = s·(" + summed + "), s = 1/" + deberta::scale_root(f));
-  add(Quantity::Probs, weights_label(f), "the weights: softmax over j");
+  add(Quantity::Logits, score_label(f, true), "s·Ã = s·(" + summed + "), s = 1/" + deberta::scale_root(f));
+  add(Quantity::Probs, weights_label(f), tr("the weights: softmax over j"));
   const deberta::Matrix& logits = a.logits[s.head];
   const deberta::Matrix& probs = a.probs[s.head];
 
@@ -159,7 +160,7 @@ void DrawHeadPanel(App& app) {
       ImGui::SameLine();
     }
     if (is_prob && !wrap) {
-      ColorBar(app, div, size + title_h, "score");
+      ColorBar(app, div, size + title_h, trc("colour bar", "score"));
       ImGui::SameLine();
     }
     ImGui::BeginGroup();
@@ -177,24 +178,27 @@ void DrawHeadPanel(App& app) {
     ImGui::EndGroup();
     ImGui::SameLine();
     if (wrap && t == per_row - 1) {
-      ColorBar(app, div, size + title_h, "score");  // ends row 1
+      ColorBar(app, div, size + title_h, trc("colour bar", "score"));  // ends row 1
     }
   }
-  ColorBar(app, vir, size + title_h, "probability");
+  ColorBar(app, vir, size + title_h, trc("colour bar", "probability"));
   if (hover_i >= 0) cell_tooltip(s, terms, logits, probs, hover_i, hover_j, f);
 
-  ImGui::TextDisabled("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
-                      "blue < 0 < red. %s",
-                      masked ? "This head is masked: its probabilities are zeroed." : "");
+  if (masked)
+    ImGui::TextDisabled("%s", tr("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
+                                 "blue < 0 < red. This head is masked: its probabilities are zeroed."));
+  else
+    ImGui::TextDisabled("%s ", tr("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
+                                  "blue < 0 < red."));
 
   // The selected cell as a sum, and its query's softmax row.
   ImGui::Separator();
   std::vector<std::pair<std::string, double>> scaled;
   for (const auto& t : terms)
     if (t.q != Quantity::Logits && t.q != Quantity::Probs) scaled.push_back({t.title, (*t.m)(s.qi, s.kj)});
-  ImGui::Text("cell (i=%d, j=%d):  %s", s.qi, s.kj,
+  ImGui::Text(tr("cell (i=%d, j=%d):  %s"), s.qi, s.kj,
               cell_sum_text(scaled, r.trace.context.attention.scale, logits(s.qi, s.kj), probs(s.qi, s.kj), f).c_str());
-  ImGui::TextDisabled("softmax row of query i = %d '%s' (key j on the x axis, bar height = the weight of key j)", s.qi,
+  ImGui::TextDisabled(tr("softmax row of query i = %d '%s' (key j on the x axis, bar height = the weight of key j)"), s.qi,
                       token_name(s, s.qi).c_str());
   std::vector<double> row(static_cast<size_t>(probs.cols()));
   for (int64_t j = 0; j < probs.cols(); ++j) row[static_cast<size_t>(j)] = probs(s.qi, j);

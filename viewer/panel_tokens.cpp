@@ -35,7 +35,8 @@ void DrawTokensPanel(App& app) {
     if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) s.kj = t;
     if (ImGui::IsItemHovered()) {
       s.hover_token_next = t;
-      ImGui::SetTooltip("token %d  '%s'  id %lld%s\nclick: query i = %d   right-click: key j = %d", t,
+      // TRANSLATORS: token position, its text, its vocabulary id, then "  [MASK]" or nothing; i and j are the paper's indices.
+      ImGui::SetTooltip(tr("token %d  '%s'  id %lld%s\nclick: query i = %d   right-click: key j = %d"), t,
                         token_name(s, t).c_str(), static_cast<long long>(s.result->input.inputs.input_ids[t]),
                         is_mask ? "  [MASK]" : "", t, t);
     }
@@ -48,7 +49,7 @@ void DrawTokensPanel(App& app) {
     ImGui::PopStyleColor(2);
   }
   ImGui::PopStyleVar(2);
-  ImGui::TextDisabled("white outline: query i = %d   blue: key j = %d   purple: [MASK]   hover a token to outline its row and column in every map",
+  ImGui::TextDisabled(tr("white outline: query i = %d   blue: key j = %d   purple: [MASK]   hover a token to outline its row and column in every map"),
                       s.qi, s.kj);
 }
 

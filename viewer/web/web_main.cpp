@@ -31,6 +31,7 @@
 // When nothing does, the loop pauses (no animation frames are requested at all) until the next
 // web_wake; a text box with the keyboard focus wakes twice a second for its blinking cursor.
 #include "app.h"
+#include "i18n.h"
 #include "layout.h"
 #include "panels.h"
 
@@ -232,24 +233,30 @@ void save_ui_size() {
   }, viewer::ui_size_name(g_ui_size_saved));
 }
 
-/// What the top of the page says (#notice): a load that failed (the previous model stays), a model
-/// loaded as token ids only (its tokenizer could not be read). "" when all is well.
+/// What the top of the page says (#notice), in the interface's language: a load that failed (the
+/// previous model stays), a model loaded as token ids only (its tokenizer could not be read). ""
+/// when all is well.
 std::string notice_text(const viewer::ViewerState& s) {
+  using viewer::arg, viewer::tr, viewer::trf;
   auto name = [](const std::string& path) {
-    if (path.rfind("/upload/", 0) == 0) return "the model you opened (" + path + ")";
+    if (path.rfind("/upload/", 0) == 0) return trf("the model you opened ({path})", arg("path", path));
     const size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
   };
+  // TRANSLATORS: {error} is the loader's message (English); {model} a folder's name.
   if (!s.model_error.empty())
-    return "Could not open the model: " + s.model_error +
-           (s.model ? ". The previous model, " + name(s.model_path) + ", stays open." : ".");
+    return s.model ? trf("Could not open the model: {error}. The previous model, {model}, stays open.", arg("error", s.model_error),
+                         arg("model", name(s.model_path)))
+                   : trf("Could not open the model: {error}.", arg("error", s.model_error));
   if (s.model && !s.model->tokenizer)
-    return "Open as token ids only: " + name(s.model_path) + ", because " +
-           (s.model->tokenizer_error.empty()
-                ? std::string("its folder has no tokenizer file the page can read (tokenizer.json)")
-                                              : "its tokenizer could not be read (" + s.model->tokenizer_error + ")") +
-           ". Type token ids, such as 1, 17, 4, 2, in the Model & text panel; or open the folder with its "
-           "tokenizer.json.";
+    return s.model->tokenizer_error.empty()
+               ? trf("Open as token ids only: {model}, because its folder has no tokenizer file the page can read "
+                     "(tokenizer.json). Type token ids, such as 1, 17, 4, 2, in the Model & text panel; or open the "
+                     "folder with its tokenizer.json.",
+                     arg("model", name(s.model_path)))
+               : trf("Open as token ids only: {model}, because its tokenizer could not be read ({error}). Type token "
+                     "ids, such as 1, 17, 4, 2, in the Model & text panel; or open the folder with its tokenizer.json.",
+                     arg("model", name(s.model_path)), arg("error", s.model->tokenizer_error));
   return "";
 }
 
@@ -282,7 +289,7 @@ void frame() {
     set_element_text("predictions", "");
     set_element_text("tokens", "");
   }
-  const std::string note = s.model_error.empty() ? std::string() : "model: " + s.model_error;
+  const std::string note = s.model_error.empty() ? std::string() : viewer::trf("model: {error}", viewer::arg("error", s.model_error));
   if (note != g_shown_note) set_element_text("status", g_shown_note = note);
   const std::string notice = notice_text(s);
   if (notice != g_shown_notice) {
@@ -444,7 +451,8 @@ EMSCRIPTEN_KEEPALIVE const char* web_ui() {
                 g_paused ? 1 : 0, s.model && s.model->tokenizer ? 1 : 0);
   float zoom = 1.0f;  // the most zoomed map
   for (const auto& [id, v] : s.map_views) zoom = std::max(zoom, v.zoom);
-  const ImGuiWindow* model_window = ImGui::FindWindowByName("Model & text");
+  // The window's ID is its English key after "###" (layout.cpp's translated_id), whatever the language.
+  const ImGuiWindow* model_window = ImGui::FindWindowByName("###Model & text");
   std::snprintf(nums + std::strlen(nums), sizeof nums - std::strlen(nums),
                 ", \"zoom\": %.4f, \"model_scroll\": %.2f, \"font\": %.3f", zoom,
                 model_window ? model_window->Scroll.y : -1.0f, ImGui::GetFontSize());
@@ -521,8 +529,9 @@ int main() {
   const bool multilingual = mostly_not_latin(s.text);
   s.model_path = multilingual ? kMultilingual : DEBERTA_DEFAULT_MODEL;
   s.recent = {multilingual ? DEBERTA_DEFAULT_MODEL : kMultilingual, "/models/zoo/deberta-tiny-no-c2p"};
-  set_element_text("model-note", multilingual ? "Model: deberta-tiny-multilingual (chosen for this text; the English "
-                                                "deberta-tiny-512 is under Recent in the Model panel)"
+  // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
+  set_element_text("model-note", multilingual ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
+                                                            "deberta-tiny-512 is under Recent in the Model panel)")
                                               : "");
   viewer::start_load(app, s.model_path);
 
