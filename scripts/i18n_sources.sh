@@ -6,7 +6,7 @@
 I18N_SOURCES=(
   viewer/app.cpp viewer/layout.cpp viewer/widgets.cpp viewer/state.cpp viewer/state.h viewer/worker.cpp
   viewer/lesson.cpp viewer/lesson.h viewer/diagrams.cpp viewer/heatmap.cpp viewer/fonts.cpp viewer/exporters.cpp
-  viewer/file_writers.cpp viewer/quote_widget.h viewer/panels.h
+  viewer/file_writers.cpp viewer/quote_widget.h viewer/paper_quotes.h viewer/panels.h
   viewer/panel_model.cpp viewer/panel_tokens.cpp viewer/panel_distance.cpp viewer/panel_grid.cpp
   viewer/panel_head.cpp viewer/panel_equation.cpp viewer/panel_predictions.cpp viewer/panel_ablation.cpp
   viewer/panel_compare.cpp viewer/panel_lesson.cpp viewer/panel_export.cpp viewer/panel_diagrams.cpp
@@ -26,12 +26,15 @@ XGETTEXT_ARGS=(
 I18N_PAGE=viewer/web/index.html
 i18n_extract() {
   local out=$1 all=${2:-} js
-  xgettext "${XGETTEXT_ARGS[@]}" $all -o "$out" "${I18N_SOURCES[@]}"
+  # --extract-all also meets empty and binary literals, of which xgettext warns: those warnings go.
+  local quiet=/dev/stderr
+  [[ -n "$all" ]] && quiet=/dev/null
+  xgettext "${XGETTEXT_ARGS[@]}" $all -o "$out" "${I18N_SOURCES[@]}" 2>"$quiet"
   js=$(mktemp --suffix=.js)
   awk '/<script[ >]/ {inside=1; print ""; next} /<\/script>/ {inside=0; print ""; next} {print inside ? $0 : ""}' \
     "$I18N_PAGE" > "$js"
   xgettext --from-code=UTF-8 --language=JavaScript --keyword=tr --keyword=trf:1 --add-comments=TRANSLATORS: \
-    --no-wrap $all --join-existing -o "$out" "$js"
+    --no-wrap $all --join-existing -o "$out" "$js" 2>"$quiet"
   sed -i -E "/^#: /s|[^ ]*\.js:|$I18N_PAGE:|g" "$out"
   rm -f "$js"
 }

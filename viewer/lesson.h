@@ -218,6 +218,7 @@ struct LessonState {
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
   uint64_t built_generation = 0;
   int built_layer = -1, built_head = -1;
+  unsigned built_language = 0;  ///< i18n::generation() the steps' text was written in
   std::string error;         ///< build_lesson's error, if any
   deberta::Matrix map;       ///< the step's index map (rel_pos, rows, delta) as numbers, cached
   std::string map_key;       ///< what `map` holds ("" = nothing yet)

@@ -199,7 +199,20 @@ int parse_args(int argc, char** argv, Args* out) {
                  "Engine of the forward pass: 'fast' (packed tiles, threads; default) or 'reference' (one Eigen "
                  "expression per op, one thread); also DEBERTA_BACKEND. As the CLI's --backend")
       ->check(CLI::IsMember({"fast", "reference"}));
+  cli.add_option("--lang", args.lang,
+                 "Language of the interface and the lesson: en, ko, ja, zh_CN, it (a locale name such as ko_KR.UTF-8 "
+                 "works too; default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG). The CLI's messages and "
+                 "--lesson-answer's verdict words stay English");
   CLI11_PARSE(cli, argc, argv);
+  {
+    const std::string lang = args.lang.empty() ? viewer::i18n::from_environment() : viewer::i18n::resolve(args.lang);
+    if (lang.empty() || !viewer::i18n::set_language(lang)) {
+      std::string have;
+      for (const auto& l : viewer::i18n::languages()) have += (have.empty() ? "" : ", ") + l.code;
+      std::fprintf(stderr, "deberta-viewer: --lang: no catalogue for '%s' (available: %s)\n", args.lang.c_str(), have.c_str());
+      return 2;
+    }
+  }
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 

@@ -120,9 +120,9 @@ void DrawAblationPanel(App& app) {
     const bool ms = a.relative_positions == deberta::RelativePositionRule::Microsoft;
     ImGui::TextDisabled("%s", tr("relative positions"));
     ImGui::SameLine();
-    if (ImGui::RadioButton("Hugging Face", !ms)) a.relative_positions = deberta::RelativePositionRule::HuggingFace, changed = true;
+    if (ImGui::RadioButton("Hugging Face", !ms)) a.relative_positions = deberta::RelativePositionRule::HuggingFace, changed = true;  // i18n: not translated (a name)
     ImGui::SameLine();
-    if (ImGui::RadioButton("microsoft", ms)) a.relative_positions = deberta::RelativePositionRule::Microsoft, changed = true;
+    if (ImGui::RadioButton("microsoft", ms)) a.relative_positions = deberta::RelativePositionRule::Microsoft, changed = true;  // i18n: not translated (a name)
     // TRANSLATORS: {clamp} is m − 1 and {m} is m (max_relative_positions); keep microsoft/DeBERTa and Hugging Face.
     const std::string help = trf("microsoft/DeBERTa clamps i - j to ±(m - 1) = ±{clamp} before the log buckets; Hugging Face "
                                  "does not. They differ only where |i - j| >= m = {m} (docs/paper-vs-code.md §4).",

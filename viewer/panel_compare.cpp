@@ -92,8 +92,8 @@ void zoo_table(App& app) {
     const float number = ImGui::CalcTextSize("100.0 %").x;
     ImGui::TableSetupColumn(tr("model"), ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn(tr("trained with"), ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("top-1", ImGuiTableColumnFlags_WidthFixed, number);
-    ImGui::TableSetupColumn("top-5", ImGuiTableColumnFlags_WidthFixed, number);
+    ImGui::TableSetupColumn("top-1", ImGuiTableColumnFlags_WidthFixed, number);  // i18n: not translated (a metric's name)
+    ImGui::TableSetupColumn("top-5", ImGuiTableColumnFlags_WidthFixed, number);  // i18n: not translated (a metric's name)
     ImGui::TableSetupColumn("CE", ImGuiTableColumnFlags_WidthFixed, number);
     ImGui::TableSetupColumn(tr("open"), ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();

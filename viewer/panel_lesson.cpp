@@ -34,11 +34,18 @@ namespace {
 bool refresh_lesson(ViewerState& s) {
   LessonState& L = s.lesson;
   const Result& r = *s.result;
-  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head) return true;
+  const bool same_language = L.built_language == i18n::generation();
+  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head && same_language)
+    return true;
   const LayerDetail* full = detail_for(s, s.layer);
   if (!full || !full->has(0)) return false;
-  const std::string old_question =
-      L.step >= 0 && L.step < static_cast<int>(L.steps.size()) ? L.steps[static_cast<size_t>(L.step)].question : "";
+  const bool has_step = L.step >= 0 && L.step < static_cast<int>(L.steps.size());
+  const std::string old_question = has_step ? L.steps[static_cast<size_t>(L.step)].question : "";
+  // The named mistake of the last answer, by its place in the step's list (its name changes with the language).
+  int mistake_index = -1;
+  if (has_step)
+    for (size_t m = 0; m < L.steps[static_cast<size_t>(L.step)].mistakes.size(); ++m)
+      if (L.steps[static_cast<size_t>(L.step)].mistakes[m].name == L.mistake) mistake_index = static_cast<int>(m);
   LessonInput in;
   in.model = &r.model->model;
   in.trace = &r.trace;
@@ -54,11 +61,17 @@ bool refresh_lesson(ViewerState& s) {
     L.steps.clear();
     L.error = e.what();
   }
+  // A new language rewrites the same steps: the learner's step, answer and attempts stay.
+  const bool only_language = L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head;
   L.built_generation = r.generation, L.built_layer = s.layer, L.built_head = s.head;
+  L.built_language = i18n::generation();
   L.step = std::clamp(L.step, 0, std::max(static_cast<int>(L.steps.size()) - 1, 0));
-  if (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question) {
+  if (!only_language && (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question)) {
     L.checked = 0, L.attempts = 0, L.revealed = false;
     L.mistake.clear();
+  } else if (only_language && mistake_index >= 0 && !L.steps.empty()) {
+    const auto& now = L.steps[static_cast<size_t>(L.step)].mistakes;
+    L.mistake = mistake_index < static_cast<int>(now.size()) ? now[static_cast<size_t>(mistake_index)].name : "";
   }
   return true;
 }

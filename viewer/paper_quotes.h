@@ -13,6 +13,8 @@
 // it without a new source file.
 #pragma once
 
+#include "i18n.h"
+
 #include "deberta/explain.h"
 
 #include <cstddef>
@@ -28,7 +30,8 @@ struct PaperQuote {
   bool paraphrase = false;    ///< true: our summary, not the paper's wording
 
   /// Where it is: "§3.1, eq. (4)", or the section alone when there is no equation.
-  std::string cite() const { return *equation ? std::string(section) + ", " + equation : std::string(section); }
+  /// The equation part is drawn in the reader's language ("unnumbered display", "after eq. (4)"; i18n.h).
+  std::string cite() const { return *equation ? std::string(section) + ", " + tr(equation) : std::string(section); }
 };
 
 /// The passages, one per entry of `kPaperQuotes` (same order).
@@ -57,7 +60,7 @@ enum class Quote {
 
 /// The table (checked against the v6 text; see the file comment).
 inline const PaperQuote kPaperQuotes[] = {
-    {"§3.1", "unnumbered display",
+    {"§3.1", N_("unnumbered display"),
      "Taking single-head attention as an example, the standard self-attention operation (Vaswani et al., 2017) can be "
      "formulated as:   Q = HW_q,  K = HW_k,  V = HW_v,  A = QKᵀ/√d,   H_o = softmax(A)V"},
     {"§3.1", "eq. (2)",
@@ -71,14 +74,14 @@ inline const PaperQuote kPaperQuotes[] = {
      "(b) content-to-position, (c) position-to-content"},
     {"§3.1", "eq. (4)", "H_o = softmax(Ã/√(3d)) V_c"},
     {"§3.1", "eq. (4)", "Ã_i,j is the element of attention matrix Ã, representing the attention score from token i to token j."},
-    {"§3.1", "eq. (4), term (a)", "Q_i^c is the i-th row of Q_c. K_j^c is the j-th row of K_c."},
-    {"§3.1", "eq. (4), term (b)", "K_δ(i,j)^r is the δ(i, j)-th row of K_r with regarding to relative distance δ(i, j)."},
-    {"§3.1", "eq. (4), term (c)", "Q_δ(j,i)^r is the δ(j, i)-th row of Q_r with regarding to relative distance δ(j, i)."},
+    {"§3.1", N_("eq. (4), term (a)"), "Q_i^c is the i-th row of Q_c. K_j^c is the j-th row of K_c."},
+    {"§3.1", N_("eq. (4), term (b)"), "K_δ(i,j)^r is the δ(i, j)-th row of K_r with regarding to relative distance δ(i, j)."},
+    {"§3.1", N_("eq. (4), term (c)"), "Q_δ(j,i)^r is the δ(j, i)-th row of Q_r with regarding to relative distance δ(j, i)."},
     {"§3.1", "eq. (4)",
      "Note that we use δ(j, i) rather than δ(i, j) here. This is because for a given position i, position-to-content "
      "computes the attention weight of the key content at j with respect to the query position at i, thus the "
      "relative distance is δ(j, i)."},
-    {"§3.1", "after eq. (4)",
+    {"§3.1", N_("after eq. (4)"),
      "Finally, we apply a scaling factor of 1/√(3d) on Ã. The factor is important for stabilizing model training "
      "(Vaswani et al., 2017), especially for large-scale PLMs."},
     {"§3.1", "eq. (3)",
@@ -88,9 +91,10 @@ inline const PaperQuote kPaperQuotes[] = {
      "With relative position bias, we choose to truncate the maximum relative distance to k as in equation 3. Thus in "
      "each layer, each token can attend directly to at most 2(k − 1) tokens and itself."},
     {"§3.1.1", "", "In our experiments, we set the maximum relative distance k to 512 for pre-training."},
+    // A paraphrase is ours, not the paper's: it is drawn in the reader's language (quote_widget.h).
     {"§3.1", "eq. (3)",
-     "The paper has no log buckets: eq. 3 takes i − j itself and clamps it to the 2k rows. The buckets are the "
-     "released v2/v3 code's (docs/paper-vs-code.md).",
+     N_("The paper has no log buckets: eq. 3 takes i − j itself and clamps it to the 2k rows. The buckets are the "
+        "released v2/v3 code's (docs/paper-vs-code.md)."),
      true},
     {"§3.1.1", "eq. (3)", "Let δ be the relative position matrix according to equation 3, i.e., δ[i, j] = δ(i, j)."},
     {"Appendix A.8", "",
@@ -99,7 +103,7 @@ inline const PaperQuote kPaperQuotes[] = {
     {"Appendix A.9", "",
      "… the use of EMD, in which the absolute position embedding is added to the hidden state of content as the query "
      "vector …"},
-    {"§5.2.1", "Table 4",
+    {"§5.2.1", N_("Table 4"),
      "Similarly, removing either content-to-position or position-to-content leads to inferior performance in all the "
      "benchmarks."},
 };

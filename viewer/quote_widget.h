@@ -21,7 +21,7 @@ inline void PaperQuoteText(const PaperQuote& q, bool cite = true) {
     // TRANSLATORS: heads a paraphrase of the paper; %s is where it is in the paper ("§3.1, after eq. (4)").
     ImGui::TextColored(where, tr("Paraphrase, not the paper's words (%s):"), q.cite().c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, words);
-    ImGui::TextUnformatted(q.text);
+    ImGui::TextUnformatted(tr(q.text));  // our words: translated (the paper's own stay English)
     ImGui::PopStyleColor();
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, words);

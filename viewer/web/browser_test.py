@@ -46,6 +46,9 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       progress in words ("Downloading the explorer: 12 of 55 MB"); a model folder that fails to load
       keeps the previous model and says so at the top; a folder without tokenizer.json opens as
       "token ids only", says so, and the previous model's maps never appear under its name.
+  (n) the reader's language: ?lang=ja gives the explorer and the page's own strings in Japanese; the
+      language button's menu switches both to Korean while the page runs; the page resolves browser
+      language tags as viewer/i18n.cpp does.
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -676,6 +679,50 @@ def typing_check(chromium, base, out, failures):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def language_check(chromium, base, out, failures):
+    """(n) The page in the reader's language (issue 40, item 5): ?lang=ja picks Japanese for the explorer
+    (its ImGui interface, through viewer/i18n.cpp) and for the page's own strings (index.html); the
+    language button switches both to Korean while the page runs; the page's rule for browser language
+    tags matches viewer/i18n.cpp's resolve (tests/test_i18n.cpp has the same table)."""
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base + "?lang=ja", profile)
+    open_text = "document.getElementById('open').textContent.trim()"
+    catalogue = "(window.debertaPageCatalogues || {})[%s]['Open model files…']"
+    try:
+        page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+        page.frames(4)
+        time.sleep(1)
+        explorer = page.eval("window.debertaExplorerLanguage || ''")
+        html_lang = page.eval("document.documentElement.lang")
+        shown, want = page.eval(open_text), page.eval(catalogue % "'ja'")
+        print("(n) ?lang=ja: explorer %r, <html lang=%r>, Open button %r" % (explorer, html_lang, shown))
+        if explorer != "ja" or html_lang != "ja":
+            failures.append("(n) ?lang=ja gave the explorer %r and the page %r" % (explorer, html_lang))
+        if not want or shown != want or shown == "Open model files…":
+            failures.append("(n) ?lang=ja: the Open button says %r, the ja catalogue %r" % (shown, want))
+        page.screenshot(os.path.join(out, "web_lang_ja.png"))
+        click_widget(page, "language", "the language button")
+        page.frames(4)
+        click_widget(page, "language: ko", "the Korean entry of the language menu")
+        page.frames(4)
+        explorer = page.eval("window.debertaExplorerLanguage || ''")
+        shown, want = page.eval(open_text), page.eval(catalogue % "'ko'")
+        print("(n) after the menu's 한국어: explorer %r, Open button %r" % (explorer, shown))
+        if explorer != "ko" or not want or shown != want:
+            failures.append("(n) the language menu's Korean gave the explorer %r and the Open button %r (want %r)"
+                            % (explorer, shown, want))
+        page.screenshot(os.path.join(out, "web_lang_ko.png"))
+        tags = {"ko-KR": "ko", "ja": "ja", "zh-CN": "zh_CN", "zh-Hans": "zh_CN", "zh-TW": "", "zh-Hant-HK": "",
+                "it-CH": "it", "en-GB": "en", "fr-FR": "", "": ""}
+        got = page.eval("JSON.stringify(Object.fromEntries(%s.map(t => [t, resolveLanguage(t)])))" % json.dumps(list(tags)))
+        got = json.loads(got)
+        if got != tags:
+            failures.append("(n) the page resolves language tags as %s, viewer/i18n.cpp as %s" % (got, tags))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -683,9 +730,9 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("abcdefghijklm")
+        unknown = only - set("abcdefghijklmn")
         if unknown or not only:
-            sys.exit("browser_test.py: --only takes check letters a…m separated by commas, not %r" % ",".join(sorted(unknown)))
+            sys.exit("browser_test.py: --only takes check letters a…n separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
         sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g]")
     site, out = args
@@ -878,6 +925,8 @@ def main():
         input_check(chromium, base, failures)
     if run("m"):
         dead_ends_check(chromium, base, failures)
+    if run("n"):
+        language_check(chromium, base, out, failures)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).

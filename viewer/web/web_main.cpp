@@ -260,9 +260,32 @@ std::string notice_text(const viewer::ViewerState& s) {
   return "";
 }
 
+// The language the page's own strings were last set to (i18n::generation() + 1; 0: never), and
+// whether the multilingual model was picked for the link's text (the note under the bar says so).
+unsigned g_shown_language = 0;
+bool g_multilingual_note = false;
+
+/// The page's own strings and notes in the explorer's language, after the first frame and after the
+/// language menu switched it: index.html's debertaSetLanguage, and window.debertaExplorerLanguage
+/// for the browser test (check (n)).
+void sync_page_language() {
+  if (viewer::i18n::generation() + 1 == g_shown_language) return;
+  g_shown_language = viewer::i18n::generation() + 1;
+  EM_ASM({
+    window.debertaExplorerLanguage = UTF8ToString($0);
+    if (window.debertaSetLanguage) window.debertaSetLanguage(UTF8ToString($0));
+  }, viewer::i18n::language().c_str());
+  // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
+  set_element_text("model-note", g_multilingual_note ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
+                                                                  "deberta-tiny-512 is under Recent in the Model panel)")
+                                                     : "");
+  g_shown_note = "\x01", g_shown_notice = "\x01";  // rewritten below in the new language
+}
+
 void frame() {
   viewer::App& app = *g_app;
   viewer::ViewerState& s = app.state;
+  sync_page_language();
   if (fit_canvas()) g_dirty = kSettleFrames;
   glfwPollEvents();
   feed_bridge_text();
@@ -505,6 +528,8 @@ int main() {
   ImGui_ImplOpenGL3_Init("#version 300 es");
   viewer::set_style();
 
+  // The interface's language: ?lang=, else the browser's navigator.languages (docs/i18n.md).
+  viewer::i18n::set_language(viewer::i18n::from_page());
   g_app = std::make_unique<viewer::App>();
   viewer::App& app = *g_app;
   app.gfx.mono = app.gfx.fonts.init();
@@ -529,10 +554,7 @@ int main() {
   const bool multilingual = mostly_not_latin(s.text);
   s.model_path = multilingual ? kMultilingual : DEBERTA_DEFAULT_MODEL;
   s.recent = {multilingual ? DEBERTA_DEFAULT_MODEL : kMultilingual, "/models/zoo/deberta-tiny-no-c2p"};
-  // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
-  set_element_text("model-note", multilingual ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
-                                                            "deberta-tiny-512 is under Recent in the Model panel)")
-                                              : "");
+  g_multilingual_note = multilingual;  // the note is written by sync_page_language, in the page's language
   viewer::start_load(app, s.model_path);
 
   const bool selftest = EM_ASM_INT({ return new URLSearchParams(window.location.search).has("selftest") ? 1 : 0; });
