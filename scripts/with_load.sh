@@ -32,7 +32,10 @@ cleanup() {
   for p in "${pids[@]}"; do kill -- "$p" 2>/dev/null; done
   [[ -n "${loops:-}" ]] && pkill -P "$loops" 2>/dev/null  # had setsid forked: the loops are its children
   wait 2>/dev/null
-  [[ -n "${profile:-}" ]] && rm -rf "$profile"
+  # Chromium's helpers may still be writing into the profile for a moment after it exits.
+  if [[ -n "${profile:-}" ]]; then
+    for _ in 1 2 3 4 5; do rm -rf "$profile" 2>/dev/null && break; sleep 1; done
+  fi
 }
 trap cleanup EXIT INT TERM
 

@@ -49,6 +49,8 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (n) the reader's language: ?lang=ja gives the explorer and the page's own strings in Japanese; the
       language button's menu switches both to Korean while the page runs; the page resolves browser
       language tags as viewer/i18n.cpp does.
+  (o) the address keeps the view: ?layer=&head=&tab=&terms= open it, a click writes the new view back,
+      values the page cannot use are named in the notice; the bar has "Copy link".
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -723,6 +725,53 @@ def language_check(chromium, base, out, failures):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def url_view_check(chromium, base, failures):
+    """(o) The address keeps the view (issue 41, item 8): ?layer=&head=&tab=&terms= open it, a click
+    writes the new view back into the address, values the page cannot use are named in the notice,
+    and the bar has "Copy link"."""
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    view = "?text=The%20cat%20sat%20on%20the%20%5BMASK%5D.&layer=1&head=2&tab=head&terms=c2c,c2p"
+    page = Page(chromium, base + view, profile)
+    try:
+        page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+        page.frames(6)
+        time.sleep(1)
+        page.frames(4)
+        state = ui(page)
+        params = "JSON.stringify(Object.fromEntries(new URLSearchParams(window.location.search)))"
+        got = json.loads(page.eval(params))
+        print("(o) %s: page %r, layer %s, head %s; address now %s" % (view, state["page"], state["layer"], state["head"], got))
+        if state["page"] != "Head detail" or state["layer"] != 1 or state["head"] != 2:
+            failures.append("(o) the link's view was not opened: %s" % state)
+        want = {"layer": "1", "head": "2", "tab": "head", "terms": "c2c,c2p", "text": "The cat sat on the [MASK]."}
+        if any(got.get(k) != v for k, v in want.items()):
+            failures.append("(o) the address says %s, want %s" % (got, want))
+        click_widget(page, "tab: Attention grid")
+        page.frames(4)
+        got = json.loads(page.eval(params))
+        if got.get("tab") != "grid":
+            failures.append("(o) after a click on Attention grid the address says %s" % got)
+        if page.eval("document.getElementById('copy-link').textContent.trim()") != "Copy link":
+            failures.append("(o) no Copy link button in the bar")
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base + "?layer=x1&tab=nosuch&terms=c2c,zzz", profile)
+    try:
+        page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+        page.frames(6)
+        notice = page.wait_for("document.getElementById('notice').style.display === 'block' && "
+                               "document.getElementById('notice-text').textContent", 30, "the notice")
+        print("(o) a bad address: %r" % notice)
+        for part in ("layer=x1", "tab=nosuch", "terms=c2c,zzz"):
+            if part not in notice:
+                failures.append("(o) the notice does not name %s: %r" % (part, notice))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -730,9 +779,9 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("abcdefghijklmn")
+        unknown = only - set("abcdefghijklmno")
         if unknown or not only:
-            sys.exit("browser_test.py: --only takes check letters a…n separated by commas, not %r" % ",".join(sorted(unknown)))
+            sys.exit("browser_test.py: --only takes check letters a…o separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
         sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g]")
     site, out = args
@@ -927,6 +976,8 @@ def main():
         dead_ends_check(chromium, base, failures)
     if run("n"):
         language_check(chromium, base, out, failures)
+    if run("o"):
+        url_view_check(chromium, base, failures)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).

@@ -260,6 +260,96 @@ std::string notice_text(const viewer::ViewerState& s) {
   return "";
 }
 
+// ----------------------------------------------------------------------------------------------
+// The view in the page's address (issue 41, item 8): ?text=…&lang=…&layer=…&head=…&tab=…&terms=…,
+// so that a copied link (the bar's "Copy link") opens the same view. Read once at start; written
+// back with history.replaceState whenever one of them changes (no new history entry per click).
+
+/// The value of `name` in the page's query string, "" when absent.
+std::string url_param(const char* name) {
+  const int bytes = EM_ASM_INT({
+    const v = new URLSearchParams(window.location.search).get(UTF8ToString($0));
+    return v ? lengthBytesUTF8(v) + 1 : 0;
+  }, name);
+  if (bytes <= 1) return "";
+  std::string v(static_cast<size_t>(bytes), '\0');
+  EM_ASM({ stringToUTF8(new URLSearchParams(window.location.search).get(UTF8ToString($0)), $1, $2); }, name, v.data(), bytes);
+  v.resize(static_cast<size_t>(bytes - 1));
+  return v;
+}
+
+std::string g_url_terms;     // ?terms= to apply once the model has loaded (a load resets the switches)
+std::string g_url_problem;   // what of the address could not be used, said in the notice
+std::string g_shown_view;    // the query string last written
+
+/// A non-negative index from the address, or −1 (and a problem noted) for anything else.
+int url_index(const char* name) {
+  const std::string v = url_param(name);
+  if (v.empty()) return -1;
+  if (v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos) {
+    g_url_problem += viewer::trf(" {name}={value} is not a number;", viewer::arg("name", name), viewer::arg("value", v));
+    return -1;
+  }
+  return std::stoi(v);
+}
+
+/// The address's layer, head and tab; its terms wait for the model (apply_url_terms).
+void read_url_view(viewer::ViewerState& s) {
+  if (const int layer = url_index("layer"); layer >= 0) s.layer = layer;  // clamped to the model once loaded
+  if (const int head = url_index("head"); head >= 0) s.head = head;
+  if (const std::string tab = url_param("tab"); !tab.empty()) {
+    bool known = false;
+    for (int k = 0; k < static_cast<int>(viewer::Tab::Count); ++k)
+      if (tab == viewer::tab_name(static_cast<viewer::Tab>(k))) s.tab = static_cast<viewer::Tab>(k), s.switch_tab = true, known = true;
+    if (!known) g_url_problem += viewer::trf(" tab={value} is not a tab;", viewer::arg("value", tab));
+  }
+  g_url_terms = url_param("terms");
+}
+
+/// ?terms=c2c,c2p: the switches of `deberta predict --terms`, once the first model has loaded.
+void apply_url_terms(viewer::App& app) {
+  viewer::ViewerState& s = app.state;
+  if (g_url_terms.empty() || !s.model || app.jobs.loading.valid()) return;
+  try {
+    const deberta::Ablation a = deberta::parse_ablation_flags("--terms " + g_url_terms);
+    s.ablation.c2c = a.c2c, s.ablation.c2p = a.c2p, s.ablation.p2c = a.p2c, s.ablation.p2p = a.p2p;
+    viewer::request_compute(app);
+  } catch (const std::exception& e) {
+    g_url_problem += viewer::trf(" terms={value}: {error};", viewer::arg("value", g_url_terms), viewer::arg("error", e.what()));
+  }
+  g_url_terms.clear();
+}
+
+/// Writes the current view into the address when it changed. The terms appear only when the run's
+/// differ from the model's own (the resolved switches of the shown result).
+void write_url_view(const viewer::ViewerState& s) {
+  std::string terms;
+  if (s.result && s.model) {
+    // The run's switches, normalized (a switch equal to the model's is unset): any set means the
+    // terms differ from the model's own.
+    const deberta::Ablation& ab = s.result->trace.ablation;
+    const auto& now = s.result->trace.context.attention;
+    if (!ab.c2c || ab.c2p || ab.p2c || ab.p2p)
+      for (const auto& [on, name] : {std::pair{now.c2c, "c2c"}, {now.c2p, "c2p"}, {now.p2c, "p2c"}, {now.p2p, "p2p"}})
+        if (on) terms += (terms.empty() ? "" : ",") + std::string(name);
+  }
+  const std::string view = s.text + '\x1f' + viewer::i18n::language() + '\x1f' + std::to_string(s.layer) + '\x1f' +
+                           std::to_string(s.head) + '\x1f' + viewer::tab_name(s.tab) + '\x1f' + terms;
+  if (view == g_shown_view) return;
+  g_shown_view = view;
+  EM_ASM({
+    const p = new URLSearchParams(window.location.search);
+    const set = (k, v) => { if (v) p.set(k, v); else p.delete(k); };
+    set("text", UTF8ToString($0));
+    set("lang", UTF8ToString($1));
+    set("layer", String($2));
+    set("head", String($3));
+    set("tab", UTF8ToString($4));
+    set("terms", UTF8ToString($5));
+    history.replaceState(null, "", "?" + p.toString().replace(/%2C/g, ","));
+  }, s.text.c_str(), viewer::i18n::language().c_str(), s.layer, s.head, viewer::tab_name(s.tab), terms.c_str());
+}
+
 // The language the page's own strings were last set to (i18n::generation() + 1; 0: never), and
 // whether the multilingual model was picked for the link's text (the note under the bar says so).
 unsigned g_shown_language = 0;
@@ -314,11 +404,16 @@ void frame() {
   }
   const std::string note = s.model_error.empty() ? std::string() : viewer::trf("model: {error}", viewer::arg("error", s.model_error));
   if (note != g_shown_note) set_element_text("status", g_shown_note = note);
-  const std::string notice = notice_text(s);
+  const std::string notice = g_url_problem.empty() ? notice_text(s)
+                                                   : viewer::trf("The address has values the page cannot use:{problems} "
+                                                                 "the rest of the view is shown.",
+                                                                 viewer::arg("problems", g_url_problem));
   if (notice != g_shown_notice) {
     g_shown_notice = notice;
     EM_ASM({ if (window.debertaNotice) window.debertaNotice(UTF8ToString($0)); }, notice.c_str());
   }
+  apply_url_terms(app);
+  write_url_view(s);
   save_ui_size();
 
   // Draw only while something changes (the top of the file).
@@ -477,8 +572,8 @@ EMSCRIPTEN_KEEPALIVE const char* web_ui() {
   // The window's ID is its English key after "###" (layout.cpp's translated_id), whatever the language.
   const ImGuiWindow* model_window = ImGui::FindWindowByName("###Model & text");
   std::snprintf(nums + std::strlen(nums), sizeof nums - std::strlen(nums),
-                ", \"zoom\": %.4f, \"model_scroll\": %.2f, \"font\": %.3f", zoom,
-                model_window ? model_window->Scroll.y : -1.0f, ImGui::GetFontSize());
+                ", \"zoom\": %.4f, \"model_scroll\": %.2f, \"font\": %.3f, \"layer\": %d, \"head\": %d", zoom,
+                model_window ? model_window->Scroll.y : -1.0f, ImGui::GetFontSize(), s.layer, s.head);
   out = std::string("{\"size\": ") + quoted(viewer::ui_size_name(viewer::ui_size())) + ", " + nums +
         ", \"page\": " + quoted(viewer::shown_page()) +
         ", \"model\": " + quoted(s.model ? s.model_path : "") +
@@ -536,17 +631,10 @@ int main() {
   load_ui_size();  // the size this browser chose last time
   viewer::ViewerState& s = app.state;
   s.text = "In the beginning God created the heaven and the [MASK].";
-  // index.html?text=…: the input to start with (a link from a blog note or a slide can carry its sentence).
-  const int text_bytes = EM_ASM_INT({
-    const t = new URLSearchParams(window.location.search).get('text');
-    return t ? lengthBytesUTF8(t) + 1 : 0;
-  });
-  if (text_bytes > 1) {
-    std::string given(static_cast<size_t>(text_bytes), '\0');
-    EM_ASM({ stringToUTF8(new URLSearchParams(window.location.search).get('text'), $0, $1); }, given.data(), text_bytes);
-    given.resize(static_cast<size_t>(text_bytes - 1));
-    s.text = given;
-  }
+  // index.html?text=…: the input to start with (a link from a blog note or a slide can carry its
+  // sentence); then the rest of the view a copied link carries.
+  if (std::string given = url_param("text"); !given.empty()) s.text = given;
+  read_url_view(s);
   s.zoo_dir = "/models/zoo";
   // The multilingual model for a text that is mostly not Latin (Hangul, Kana, Han, …; issue 40);
   // the other bundled model stays one click away in the Model panel's recent list.
