@@ -74,6 +74,7 @@ SITE=$OUT/site
 rm -rf "$SITE" && mkdir -p "$SITE"
 cp "$OUT/cmake/deberta-explorer.js" "$OUT/cmake/deberta-explorer.wasm" "$OUT/cmake/deberta-explorer.data" "$SITE/"
 cp viewer/web/index.html "$SITE/index.html"
+cp viewer/web/sw.js "$SITE/sw.js"  # the offline copy (docs/web.md)
 # The page's own strings (loading line, dead ends, Open button) from the explorer's catalogues.
 /usr/bin/python3 viewer/web/page_catalogues.py viewer/po "$SITE/page_catalogues.js"
 du -sh "$SITE" | sed 's/^/web.sh: site size /'

@@ -51,6 +51,7 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       language tags as viewer/i18n.cpp does.
   (o) the address keeps the view: ?layer=&head=&tab=&terms= open it, a click writes the new view back,
       values the page cannot use are named in the notice; the bar has "Copy link".
+  (p) offline after the first visit: with its server stopped, the reloaded page predicts the same.
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -772,6 +773,40 @@ def url_view_check(chromium, base, failures):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def offline_check(chromium, site, failures):
+    """(p) Offline after the first visit (sw.js): a first visit from a server of its own, its service
+    worker's copy of the site complete, the server stopped, the page reloaded: the explorer runs and
+    predicts again with no network."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()),
+                                             functools.partial(Quiet, directory=site))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d/index.html?text=The%%20cat%%20sat%%20on%%20the%%20%%5BMASK%%5D." % server.server_address[1]
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, url, profile)
+    predictions = "document.getElementById('predictions').textContent"
+    try:
+        first = page.wait_for(predictions, 180, "the first predictions")
+        kept = page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
+                             ".then(c => c.keys()).then(k => k.length >= 6 ? k.length : 0)", 120,
+                             "the service worker's copy of the site")
+        server.shutdown()
+        server.server_close()
+        page.call("Page.reload", ignoreCache=True)
+        time.sleep(1)
+        again = page.wait_for(predictions, 180, "the predictions offline")
+        print("(p) %d files kept; offline the page predicts %r (online %r)" % (kept, again.split("\n")[0], first.split("\n")[0]))
+        if again != first:
+            failures.append("(p) offline the page predicts %r, online %r" % (again, first))
+    except RuntimeError as e:
+        failures.append("(p) offline: %s" % e)
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -779,9 +814,9 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("abcdefghijklmno")
+        unknown = only - set("abcdefghijklmnop")
         if unknown or not only:
-            sys.exit("browser_test.py: --only takes check letters a…o separated by commas, not %r" % ",".join(sorted(unknown)))
+            sys.exit("browser_test.py: --only takes check letters a…p separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
         sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g]")
     site, out = args
@@ -978,6 +1013,8 @@ def main():
         language_check(chromium, base, out, failures)
     if run("o"):
         url_view_check(chromium, base, failures)
+    if run("p"):
+        offline_check(chromium, site, failures)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
