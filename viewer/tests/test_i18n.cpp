@@ -76,8 +76,12 @@ TEST_CASE("parse_mo refuses a broken catalogue, naming it") {
   CHECK(message(bad_magic).find("bad magic number") != std::string::npos);
   // The last string's bytes cut off: its offset + length lies outside the file.
   CHECK(message(good.substr(0, good.size() - 6)).find("lies outside the file") != std::string::npos);
-  // The tables cut off.
-  CHECK(message(good.substr(0, 40)) == "po/ko.mo: truncated .mo catalogue (offset 44)");
+  // Cut inside the tables: the first string's place is read, and it is past the end.
+  CHECK(message(good.substr(0, 40)) == "po/ko.mo: .mo string 0 lies outside the file");
+  // A table said to start past the end of the file.
+  std::string far_table = good;
+  far_table[12] = static_cast<char>(0xe8), far_table[13] = 0x03, far_table[14] = far_table[15] = 0;  // 1000
+  CHECK(message(far_table) == "po/ko.mo: truncated .mo catalogue (offset 1000)");
   std::string revision = good;
   revision[6] = 2;  // major revision 2
   CHECK(message(revision).find("unsupported .mo major revision") != std::string::npos);
