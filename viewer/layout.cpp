@@ -265,6 +265,12 @@ void draw_layout(App& app) {
 
 const char* shown_page() { return g_shown_page; }
 
+const char* tab_title(const std::string& name) {
+  for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
+    if (name == tab_name(static_cast<Tab>(k))) return kTabs[k].title;
+  return name.c_str();
+}
+
 // ----------------------------------------------------------------------------------------------
 // Keyboard: Ctrl+O open model, Ctrl+E export, Ctrl+= / Ctrl+- / Ctrl+0 the interface's size,
 // arrows move the selected cell (Esc closes popups in DrawPopups). The page (index.html) keeps the

@@ -55,6 +55,10 @@ std::map<std::string, ImVec4>& window_rects();
 void draw_layout(App& app);
 /// The title of the page the tab strip shows ("Attention grid", or "Model & text" on a narrow display).
 const char* shown_page();
+
+/// The English title of the tab whose --panel name is `name` ("distance" → "Distance δ"), for
+/// drawing with tr(); `name` itself when no tab has it.
+const char* tab_title(const std::string& name);
 /// Ctrl+O open model, Ctrl+E export, Ctrl+= / Ctrl+− / Ctrl+0 the interface's size (larger,
 /// smaller, normal), arrows move the selected cell.
 void handle_keys(ViewerState& s);

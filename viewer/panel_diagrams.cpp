@@ -9,6 +9,7 @@
 #include "diagrams.h"
 #include "figure_export.h"
 #include "heatmap.h"
+#include "layout.h"
 #include "panels.h"
 
 #include <imgui.h>
@@ -75,7 +76,7 @@ int DrawBoxes(const Diagram& d) {
     const DiagramBox& b = d.boxes[static_cast<size_t>(hit)];
     dl->AddRect(P(b.x, b.y), P(b.x + b.w, b.y + b.h), IM_COL32(255, 140, 0, 255), 3, 0, 2.5f);
     // TRANSLATORS: a pipeline box's title (English: the figure's label), then the tab's short name (grid, head, …).
-    ImGui::SetTooltip(tr("%s\nclick: open the %s tab"), b.title.c_str(), b.target.c_str());
+    ImGui::SetTooltip(tr("%s\nclick: open the %s tab"), b.title.c_str(), tr(tab_title(b.target)));
   }
   for (const DiagramArrow& a : d.arrows) {
     const ImVec2 u = P(a.x0, a.y0), v = P(a.x1, a.y1);

@@ -7,6 +7,7 @@
 // with the computation behind it, and "show me" opens the tab, layer, head and cell the step
 // talks about.
 #include "heatmap.h"
+#include "layout.h"
 #include "i18n.h"
 #include "lesson.h"
 #include "panels.h"
@@ -463,11 +464,11 @@ void DrawLessonPanel(App& app) {
     ImGui::EndDisabled();
     L.press_show_me = false;
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      // TRANSLATORS: the first %s is a tab's short name (head, distance, equation, predictions, grid).
+      // TRANSLATORS: the first %s is a tab's title, translated (Head detail, Distance δ, Equation, …).
       ImGui::SetTooltip(attempted ? tr("opens the %s tab at layer %d, head %d, query i = %d, key j = %d")
                                   // TRANSLATORS: as above, before the learner has answered.
                                   : tr("answer first: predict, then observe (opens the %s tab at layer %d, head %d, i = %d, j = %d)"),
-                        st.show.tab.c_str(), st.show.layer, st.show.head, st.show.i, st.show.j);
+                        tr(tab_title(st.show.tab)), st.show.layer, st.show.head, st.show.i, st.show.j);
     if (!attempted) ImGui::TextDisabled("%s", tr("Commit a number first: the answer, its working and the map open after your attempt."));
     if (L.checked > 0)
       // TRANSLATORS: the verdict on a right answer.

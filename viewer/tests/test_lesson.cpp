@@ -273,6 +273,16 @@ TEST_CASE("a blank or unparsable answer is not an answer; the tolerance shows as
   CHECK(*parse_lesson_answer(" 7 ") == 7.0);
   CHECK(*parse_lesson_answer("-0.25") == -0.25);
   CHECK(*parse_lesson_answer("0") == 0.0);  // a typed 0 is an answer; an empty box is not
+  // The decimal comma of the interface's language (Italian), and only there.
+  CHECK(!parse_lesson_answer("0,25"));
+  REQUIRE(viewer::i18n::set_language("it"));
+  REQUIRE(parse_lesson_answer("−0,25"));
+  CHECK(*parse_lesson_answer("−0,25") == -0.25);
+  CHECK(!parse_lesson_answer("0,2,5"));
+  CHECK(!parse_lesson_answer("0.2,5"));
+  REQUIRE(viewer::i18n::set_language("ko"));
+  CHECK(!parse_lesson_answer("0,25"));
+  REQUIRE(viewer::i18n::set_language("en"));
   viewer::LessonStep s;
   s.applies = true;
   s.tolerance = 5e-5;
