@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace viewer {
@@ -1132,9 +1133,10 @@ std::optional<double> parse_lesson_answer(const std::string& text) {
   // The lesson prints the typographic minus (U+2212); a student who copies a number keeps it.
   if (t.rfind("\xE2\x88\x92", 0) == 0) t = "-" + t.substr(3);
   // A decimal number: [+-] digits [. digits] [e [+-] digits], at least one digit before the exponent.
-  // In a language that writes a decimal comma (Italian: 0,25) the comma is the decimal point too;
-  // elsewhere "1,5" stays no number (a thousands separator would be read wrong).
-  const bool decimal_comma = i18n::language() == "it";
+  // In a language whose catalogue writes a decimal comma (Italian: 0,25) the comma is the decimal
+  // point too; elsewhere "1,5" stays no number (a thousands separator would be read wrong).
+  // TRANSLATORS: the decimal separator of numbers in your language: "." or ",".
+  const bool decimal_comma = std::strcmp(trc("decimal separator", "."), ",") == 0;
   size_t p = 0, digits = 0;
   const auto digit = [&](size_t q) { return q < t.size() && t[q] >= '0' && t[q] <= '9'; };
   if (p < t.size() && (t[p] == '+' || t[p] == '-')) ++p;

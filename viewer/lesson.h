@@ -193,7 +193,7 @@ bool lesson_answer_ok(const LessonStep& step, double given);
 /// typographic minus U+2212 the lesson prints), digits with at most one decimal point, an optional
 /// decimal exponent (1.5e-3) — spaces around it allowed. Anything else is not an answer (nullopt):
 /// blank text, "abc", "1.2.3", "4x", hexadecimal ("0xA", "0x1.4p3"), "inf", "nan", a comma — except
-/// that in a language that writes a decimal comma (Italian, i18n.h) "0,25" is 0.25.
+/// that in a language whose catalogue gives "," as its decimal separator (Italian) "0,25" is 0.25.
 std::optional<double> parse_lesson_answer(const std::string& text);
 
 /// The tolerance as the check uses it, for display: "±0.00005" (not "±0.0"); "" for integers.

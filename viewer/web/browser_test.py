@@ -80,6 +80,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve_site(site):
+    """A static server of `site` on a free local port, serving in a thread of its own."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), functools.partial(QuietHandler, directory=site))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 class Page:
     """One tab of a headless chromium, driven through the DevTools protocol."""
 
@@ -777,12 +789,7 @@ def offline_check(chromium, site, failures):
     """(p) Offline after the first visit (sw.js): a first visit from a server of its own, its service
     worker's copy of the site complete, the server stopped, the page reloaded: the explorer runs and
     predicts again with no network."""
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()),
-                                             functools.partial(Quiet, directory=site))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_site(site)
     url = "http://127.0.0.1:%d/index.html?text=The%%20cat%%20sat%%20on%%20the%%20%%5BMASK%%5D." % server.server_address[1]
     profile = tempfile.mkdtemp(prefix="deberta-web-")
     page = Page(chromium, url, profile)
@@ -823,14 +830,8 @@ def main():
     run = lambda *checks: only is None or any(c in only for c in checks)
     os.makedirs(out, exist_ok=True)
     chromium = shutil.which("chromium") or sys.exit("chromium not found (apt-get install chromium)")
-    port = free_port()
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-    handler = functools.partial(Quiet, directory=site)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d/" % port
+    server = serve_site(site)
+    base = "http://127.0.0.1:%d/" % server.server_address[1]
     failures = []
     predictions = "document.getElementById('predictions').textContent"
 
