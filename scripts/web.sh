@@ -6,6 +6,9 @@
 #                                     http://127.0.0.1:8000/
 #   bash scripts/web.sh --build-only  the same without serving
 #
+# DEBERTA_WEB_OUT=<dir> builds into <dir> (its cmake/ tree and site/) instead of build-web/, so
+# sessions can build side by side: DEBERTA_WEB_OUT=$PWD/build-web-speed bash scripts/web.sh --build-only
+#
 # What it installs (Debian packages): emscripten, its node, and Dear ImGui's sources
 # (`apt-get source imgui`, the version the desktop build links). The deb-src entry is derived from
 # this machine's own apt sources: a copy of debian.sources with `Types: deb-src`, in a file of its
@@ -13,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-OUT=$ROOT/build-web
+OUT=${DEBERTA_WEB_OUT:-$ROOT/build-web}
 serve=1
 [[ "${1:-}" == "--build-only" ]] && serve=0
 
