@@ -22,8 +22,9 @@ pkgs=(
   # Figures for slides (SVG/PDF through cairo) and their PDF -> PNG check.
   libcairo2-dev poppler-utils
   # The web edition (scripts/web.sh: emscripten, Dear ImGui's sources through dpkg-dev's
-  # `apt-get source`) and its tests in a real browser (chromium through the DevTools protocol).
-  emscripten nodejs dpkg-dev chromium python3-websocket
+  # `apt-get source`; the site's docs rendered with python3-markdown) and its tests in a real
+  # browser (chromium through the DevTools protocol).
+  emscripten nodejs dpkg-dev chromium python3-websocket python3-markdown
 )
 # Hugging Face's tokenizers library (npm, tests/hf_tokenizers/package-lock.json; installed by
 # tests/hf_tokenizers/install.sh when the tests run) needs npm. Node.js's own npm is used when it
