@@ -275,11 +275,8 @@ void register_bench(CLI::App* app) {
     if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset);
     const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
     check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset);
-    Inputs in;
-    std::mt19937_64 rng(7);
-    for (int64_t n = 0; n < N; ++n) in.input_ids.push_back(static_cast<int64_t>(rng() % model.config.vocab_size));
-    std::vector<int64_t> positions;
-    for (int64_t n = 0; n < N; n += 7) positions.push_back(n);  // ~15% of the tokens
+    const Inputs in = bench_inputs(model.config, N);
+    const std::vector<int64_t> positions = bench_positions(N);  // ~15% of the tokens
     const bool decoder = model.weights.lm_head.has_value();
     const bool emd = decoder && runs_emd(model);
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;

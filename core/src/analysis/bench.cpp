@@ -85,6 +85,19 @@ Model make_preset_model(const std::string& preset, uint64_t seed) {
   return m;
 }
 
+Inputs bench_inputs(const ModelConfig& config, int64_t n) {
+  Inputs in;
+  std::mt19937_64 rng(7);
+  for (int64_t i = 0; i < n; ++i) in.input_ids.push_back(static_cast<int64_t>(rng() % config.vocab_size));
+  return in;
+}
+
+std::vector<int64_t> bench_positions(int64_t n) {
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < n; i += 7) positions.push_back(i);
+  return positions;
+}
+
 double forward_flops(const Model& model, int64_t n, int64_t masked, bool with_emd) {
   const ModelConfig& c = model.config;
   const double N = static_cast<double>(n), H = static_cast<double>(c.hidden_size),

@@ -4,7 +4,9 @@
 
 #include "deberta/model.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace deberta {
 
@@ -18,6 +20,14 @@ ModelConfig preset_config(const std::string& preset);
 /// "base" (deberta-base v1: H 768, 12 layers, 12 heads, V 50265, k 512). Each has absolute
 /// position embeddings and an MLM head so the EMD runs. Errors: unknown preset name.
 Model make_preset_model(const std::string& preset, uint64_t seed = 0);
+
+/// The input `deberta bench` and the web edition's forward bench (viewer/web/forward_bench.cpp)
+/// time: N token ids `rng() % vocab_size` from std::mt19937_64 seeded 7 (the same ids on every
+/// platform), no attention mask, no segments. Errors: none.
+Inputs bench_inputs(const ModelConfig& config, int64_t n);
+
+/// The masked positions the bench decodes: 0, 7, 14, … < N (~15 %, MLM's share). Errors: none.
+std::vector<int64_t> bench_positions(int64_t n);
 
 /// Minimal floating-point operations (multiply and add counted separately) of one forward pass
 /// over N tokens with the EMD and the MLM head at `masked` positions. The position projections are

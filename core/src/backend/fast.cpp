@@ -1,5 +1,6 @@
 // fast.cpp — the fast backend (ops.h, threading.h). The only file of the core that speaks OpenMP;
-// every parallel region here runs its bodies through ParallelErrors.
+// every parallel region here runs its bodies through ParallelErrors. Without OpenMP, the web
+// edition's pthreads build (emscripten) runs the same regions on thread_team.h's threads.
 #include "backend/gemm_nt.h"
 #include "backend/packed_gemm.h"
 #include "backend/parallel.h"
@@ -13,6 +14,11 @@
 
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+
+#if !defined(_OPENMP) && defined(__EMSCRIPTEN_PTHREADS__)
+#define DEBERTA_THREAD_TEAM 1
+#include "backend/thread_team.h"
 #endif
 
 namespace deberta {
@@ -63,11 +69,19 @@ void run_tasks(int64_t count, const std::function<void(int64_t)>& task) {
   const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
   const Backend engine = backend();  // the caller's (a BackendScope holds for its tasks too)
   ParallelErrors errors;
+#ifdef DEBERTA_THREAD_TEAM
+  std::atomic<int64_t> next{0};
+  detail::run_team(count > 1 ? static_cast<int>(std::min<int64_t>(team, count)) : 1, [&](int) {
+    const BackendScope same(engine);
+    for (int64_t i; (i = next.fetch_add(1)) < count;) errors.run([&] { task(i); });
+  });
+#else
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (count > 1 && team > 1)
   for (int64_t i = 0; i < count; ++i) errors.run([&] {
     const BackendScope same(engine);
     task(i);
   });
+#endif
   errors.rethrow();
   (void)team;
 }
@@ -80,11 +94,20 @@ void for_row_ranges(int64_t rows, const std::function<void(int64_t, int64_t)>& b
   if (ranges == 1) return body(0, rows);
   const Backend engine = backend();
   ParallelErrors errors;
+#ifdef DEBERTA_THREAD_TEAM
+  detail::run_team(static_cast<int>(ranges), [&](int r) {
+    errors.run([&] {
+      const BackendScope same(engine);
+      body(rows * r / ranges, rows * (r + 1) / ranges);
+    });
+  });
+#else
 #pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(ranges))
   for (int64_t r = 0; r < ranges; ++r) errors.run([&] {
     const BackendScope same(engine);
     body(rows * r / ranges, rows * (r + 1) / ranges);
   });
+#endif
   errors.rethrow();
 }
 
@@ -278,14 +301,13 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
   std::atomic<size_t> next_block{0};
   const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
   const Backend engine = backend();  // the fused steps (an activation, a LayerNorm) dispatch ops too
-#pragma omp parallel num_threads(team) if ((blocks.size() > 1 || input_chunks.size() > 1) && team > 1)
-  {
-    const BackendScope same(engine);
+  const int64_t chunks = static_cast<int64_t>(input_chunks.size());
+  const auto pack_input = [&](int64_t i) {
+    errors.run([&] { input_chunks[i].operand->pack(*input_chunks[i].x, input_chunks[i].first, input_chunks[i].count, input_chunks[i].first); });
+  };
+  // A thread's part once every x is packed: blocks to own, then tiles of the others' blocks.
+  const auto take_blocks = [&] {
     Block* previous = nullptr;  // the last block this thread took (its packed W buffer to reuse)
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t i = 0; i < static_cast<int64_t>(input_chunks.size()); ++i)
-      errors.run([&] { input_chunks[i].operand->pack(*input_chunks[i].x, input_chunks[i].first, input_chunks[i].count, input_chunks[i].first); });
-    // (the loop's barrier: every x is packed before any tile reads it)
     for (;;) {
       const size_t b = next_block.fetch_add(1);
       if (b < blocks.size()) {
@@ -318,7 +340,31 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
       }
       most->run_tiles(errors);
     }
+  };
+  const bool parallel = (blocks.size() > 1 || input_chunks.size() > 1) && team > 1;
+#ifdef DEBERTA_THREAD_TEAM
+  std::atomic<int64_t> next_chunk{0}, chunks_packed{0};
+  detail::run_team(parallel ? team : 1, [&](int) {
+    const BackendScope same(engine);
+    for (int64_t i; (i = next_chunk.fetch_add(1)) < chunks;) {
+      pack_input(i);
+      chunks_packed.fetch_add(1, std::memory_order_release);
+    }
+    // The barrier: every x is packed before any tile reads it (each chunk was claimed by a
+    // running thread, so the wait ends).
+    while (chunks_packed.load(std::memory_order_acquire) < chunks) std::this_thread::yield();
+    take_blocks();
+  });
+#else
+#pragma omp parallel num_threads(team) if (parallel)
+  {
+    const BackendScope same(engine);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t i = 0; i < chunks; ++i) pack_input(i);
+    // (the loop's barrier: every x is packed before any tile reads it)
+    take_blocks();
   }
+#endif
   errors.rethrow();
 }
 

@@ -6,6 +6,8 @@
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
 #endif
 
 namespace deberta::detail {
@@ -40,6 +42,16 @@ struct Lanes {
     _mm256_store_pd(t, v);
     return (t[0] + t[2]) + (t[1] + t[3]);
   }
+};
+#elif defined(__wasm_simd128__)
+struct Lanes {  // WebAssembly SIMD (-msimd128, the web edition): two doubles, no fused multiply-add
+  using V = v128_t;
+  static constexpr int kWidth = 2;
+  static constexpr int kRows = 3, kCols = 4;  // 12 accumulators + 4 + 1, as on AVX2
+  static V zero() { return wasm_f64x2_splat(0.0); }
+  static V load(const double* p) { return wasm_v128_load(p); }
+  static V fma(V a, V b, V c) { return wasm_f64x2_add(wasm_f64x2_mul(a, b), c); }
+  static double sum(V v) { return wasm_f64x2_extract_lane(v, 0) + wasm_f64x2_extract_lane(v, 1); }
 };
 #else
 struct Lanes {  // portable: one lane, the compiler's own code
