@@ -80,6 +80,8 @@ cp viewer/web/index.html "$SITE/index.html"
 cp viewer/web/sw.js "$SITE/sw.js"  # the offline copy (docs/web.md)
 # The page's own strings (loading line, dead ends, Open button) from the explorer's catalogues.
 /usr/bin/python3 viewer/web/page_catalogues.py viewer/po "$SITE/page_catalogues.js"
+# The docs as HTML and the source as .tar.xz (linked from the page's bar; ~1.5 MB together).
+/usr/bin/python3 scripts/site_docs.py "$ROOT" "$SITE"
 du -sh "$SITE" | sed 's/^/web.sh: site size /'
 size=$(du -sb "$SITE" | cut -f1)
 # At most 60 MB with the multilingual bundled model beside the English one (issues 40 and 41).

@@ -5,12 +5,12 @@
 #include "exporters.h"
 
 #include "colormap.h"
+#include "figure_view.h"
 #include "file_writers.h"
 
 #include "deberta/dump.h"
 #include "deberta/safetensors.h"
 
-#include <algorithm>
 
 namespace viewer {
 
@@ -56,23 +56,7 @@ std::vector<std::string> position_labels(const ViewerState& s, int64_t n) {
 }  // namespace
 
 std::string export_map_png(const ViewerState& s, Quantity q, const std::string& path) {
-  std::string err;
-  const HeldMap sel = selected_map(s, q, &err);
-  if (!sel.m) return "PNG: " + err;
-  const deberta::Matrix& m = *sel.m;
-  const ColorScale scale = q == Quantity::Probs ? ColorScale::sequential(0, max_value({&m})) : ColorScale::diverging(max_abs({&m}));
-  const std::vector<uint8_t> px = colorize(m, scale);
-  // Upscale by an integer factor to at least 256 pixels, nearest neighbour (sharp cells).
-  const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
-  const int f = std::max(1, 256 / std::max(rows, cols) + 1);
-  std::vector<uint8_t> big(static_cast<size_t>(rows * f) * cols * f * 4);
-  for (int y = 0; y < rows * f; ++y)
-    for (int x = 0; x < cols * f; ++x)
-      for (int ch = 0; ch < 4; ++ch)
-        big[(static_cast<size_t>(y) * cols * f + x) * 4 + ch] = px[(static_cast<size_t>(y / f) * cols + x / f) * 4 + ch];
-  if (const std::string e = write_png_rgba(path, cols * f, rows * f, big); !e.empty()) return "PNG: " + e;
-  return "wrote " + path + " (" + std::to_string(cols * f) + "×" + std::to_string(rows * f) + ", colour range " +
-         fmt(scale.lo, 3) + " … " + fmt(scale.hi, 3) + ")";
+  return write_figure_png(figure_of_view(s, q, FigureKind::Map), path);
 }
 
 std::string export_map_csv(const ViewerState& s, Quantity q, const std::string& path) {

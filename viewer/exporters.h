@@ -18,9 +18,11 @@ std::string join_path(const std::string& dir, const std::string& file);
 // Each returns one status line: "wrote PATH …" on success, else the
 // format, then the problem (nothing computed yet, a term switched off, the file's error).
 
-/// The selected layer/head's map of `q` (`[N, N]`, query i on the rows) as a colour-mapped PNG,
-/// upscaled by an integer factor to at least 256 pixels. Terms other than the probabilities come
-/// from the layer in full (the worker's detail, or materialized now when it lags).
+/// The selected layer/head's map of `q` as a PNG figure: the figure of the view (figure_view.h's
+/// figure_of_view, FigureKind::Map) drawn to pixels by write_figure_png (figure_export.h) — token
+/// labels on both axes, the colour bar with its ticks and units, title and caption, 2 pixels a
+/// point; the same PNG in the desktop and the page. Terms other than the probabilities come from
+/// the layer in full (the worker's detail, or materialized now when it lags).
 std::string export_map_png(const ViewerState& s, Quantity q, const std::string& path);
 /// The same map as CSV: 17 digits, a header of "j token" key labels, "i token" row labels.
 std::string export_map_csv(const ViewerState& s, Quantity q, const std::string& path);

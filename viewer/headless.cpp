@@ -5,6 +5,7 @@
 
 #include "exporters.h"
 #include "figure_export.h"
+#include "figure_view.h"
 #include "panels.h"
 
 #include <algorithm>
@@ -125,7 +126,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};
     for (const auto& [path, grid] : figures) {
       if (path.empty()) continue;
-      const std::string line = grid ? export_figure_grid(s, o_.figure_quantity, path) : export_figure_map(s, o_.figure_quantity, path);
+      const std::string line = write_figure(figure_of_view(s, o_.figure_quantity, grid ? FigureKind::Grid : FigureKind::Map), path);
       std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
       if (line.rfind("wrote ", 0) != 0) exit_code_ = 1;
     }

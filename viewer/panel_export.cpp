@@ -1,8 +1,8 @@
 // panel_export.cpp — Export: the buttons for PNG / CSV / .npy of the selected map and the full
-// trace (exporters.cpp), PDF / SVG figures of the map and of the layers × heads grid
-// (figure_export.cpp) and a PNG of the whole window.
+// trace (exporters.cpp), PDF / SVG figures of the map and of the layers × heads grid (the view's
+// figure_of_view handed to write_figure, figure_export.h) and a PNG of the whole window.
 #include "exporters.h"
-#include "figure_export.h"
+#include "figure_view.h"
 #include "heatmap.h"
 #include "panels.h"
 
@@ -41,18 +41,27 @@ void DrawExportPanel(App& app) {
 
   ImGui::Separator();
   ImGui::TextUnformatted(tr("Figure for slides"));
-  HelpMarker(tr("Vector figures through cairo: the map with token labels on both axes, a colour bar with its units and a "
-                "caption naming the model, the text, layer, head, term and ablation. The grid puts every layer × head "
-                "of the quantity on one colour scale. PDF for LaTeX / slides, SVG for the web or Inkscape."));
+  HelpMarker(tr("Vector figures: the map with token labels on both axes, a colour bar with its units and a caption "
+                "naming the model, the text, layer, head, term and ablation. The grid puts every layer × head of the "
+                "quantity on one colour scale. PDF for LaTeX / slides (desktop only), SVG for the web or Inkscape. "
+                "The PNG of the map above is the same figure in pixels."));
   const std::string fig = join_path(s.export_dir, export_base_name(s, s.export_quantity));
   const std::string grid = join_path(s.export_dir, std::string("deberta_grid_") + quantity_name(s.export_quantity));
-  if (ImGui::Button((std::string(tr("map → PDF")) + "###map_pdf").c_str())) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".pdf"), fig + ".pdf");
+  // The figure of the view is described once (figure_view.h), then written by format.
+  const auto figure = [&](FigureKind kind, const std::string& path) {
+    ExportDone(s, write_figure(figure_of_view(s, s.export_quantity, kind), path), path);
+  };
+  if (ImGui::Button((std::string(tr("map → PDF")) + "###map_pdf").c_str())) figure(FigureKind::Map, fig + ".pdf");
   ImGui::SameLine();
-  if (ImGui::Button((std::string(tr("map → SVG")) + "###map_svg").c_str())) ExportDone(s, export_figure_map(s, s.export_quantity, fig + ".svg"), fig + ".svg");
+  const bool map_svg = ImGui::Button((std::string(tr("map → SVG")) + "###map_svg").c_str());
+  RecordWidget(s, "export: map SVG");
+  if (map_svg) figure(FigureKind::Map, fig + ".svg");
   ImGui::SameLine();
-  if (ImGui::Button((std::string(tr("layers × heads grid → PDF")) + "###grid_pdf").c_str())) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".pdf"), grid + ".pdf");
+  if (ImGui::Button((std::string(tr("layers × heads grid → PDF")) + "###grid_pdf").c_str())) figure(FigureKind::Grid, grid + ".pdf");
   ImGui::SameLine();
-  if (ImGui::Button((std::string(tr("grid → SVG")) + "###grid_svg").c_str())) ExportDone(s, export_figure_grid(s, s.export_quantity, grid + ".svg"), grid + ".svg");
+  const bool grid_svg = ImGui::Button((std::string(tr("grid → SVG")) + "###grid_svg").c_str());
+  RecordWidget(s, "export: grid SVG");
+  if (grid_svg) figure(FigureKind::Grid, grid + ".svg");
   ImGui::TextDisabled("→ %s.{pdf,svg}, %s.{pdf,svg}", fig.c_str(), grid.c_str());
 
   ImGui::Separator();

@@ -1,21 +1,21 @@
-// web_figure_unavailable.cpp — PDF / SVG figures need cairo, which the web edition does not have
-// (docs/web.md). The Export tab's figure buttons say so; PNG and CSV exports work (downloads).
-#include "figure_export.h"
+// web_figure_unavailable.cpp — the page has no cairo, so PDF figures are refused with a message
+// (docs/web.md); everything else of the figures is the desktop's code: the layout and the SVG
+// (figure_svg.cpp) and the PNG (figure_png.cpp) download from the Export tab as on the desktop.
+#include "diagrams.h"
+#include "figure_draw.h"
 
 namespace viewer {
 
-bool figure_format_ok(const std::string& path) {
-  return path.size() > 4 && (path.compare(path.size() - 4, 4, ".pdf") == 0 || path.compare(path.size() - 4, 4, ".svg") == 0);
+namespace {
+
+std::string refused(const std::string& path) {
+  return "figure: " + path + ": PDF needs cairo, which the web edition does not have; use SVG or PNG here, or the desktop explorer";
 }
 
-std::string write_figure(const FigureSpec&, const std::string& path) {
-  return "figure: " + path + ": PDF / SVG figures need cairo, which the web edition does not have; use the desktop explorer";
-}
+}  // namespace
 
-std::string write_diagram(const Diagram&, const std::string& path) { return write_figure({}, path); }
+std::string write_figure_pdf(const FigureSpec&, const FigureLayout&, const std::string& path) { return refused(path); }
 
-std::string export_figure_map(const ViewerState&, Quantity, const std::string& path) { return write_figure({}, path); }
-
-std::string export_figure_grid(const ViewerState&, Quantity, const std::string& path) { return write_figure({}, path); }
+std::string write_diagram_pdf(const Diagram&, const std::string& path) { return refused(path); }
 
 }  // namespace viewer
