@@ -52,6 +52,10 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (o) the address keeps the view: ?layer=&head=&tab=&terms= open it, a click writes the new view back,
       values the page cannot use are named in the notice; the bar has "Copy link".
   (p) offline after the first visit: with its server stopped, the reloaded page predicts the same.
+  (v) SVG figures in the page: "map → SVG" and "grid → SVG" of the Export tab download byte for byte
+      the desktop viewer's SVG of the same model, text and view (figure_checks.py; --viewer PATH).
+  (w) the map PNG is the labelled figure (axes, token labels, colour bar), byte for byte the desktop's
+      PNG of the same view (figure_checks.py; --viewer PATH: the desktop deberta-viewer to compare with).
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -817,15 +821,20 @@ def offline_check(chromium, site, failures):
 def main():
     args = sys.argv[1:]
     only = None
+    viewer = None
+    if "--viewer" in args:  # the desktop deberta-viewer, for (v) and (w)
+        at = args.index("--viewer")
+        viewer = args[at + 1] if at + 1 < len(args) else ""
+        del args[at:at + 2]
     if "--only" in args:
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("abcdefghijklmnop")
+        unknown = only - set("vw") - set("abcdefghijklmnop")
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…p separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
-        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g]")
+        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH]")
     site, out = args
     run = lambda *checks: only is None or any(c in only for c in checks)
     os.makedirs(out, exist_ok=True)
@@ -1016,6 +1025,9 @@ def main():
         url_view_check(chromium, base, failures)
     if run("p"):
         offline_check(chromium, site, failures)
+    if run("v", "w"):
+        from figure_checks import figure_checks  # viewer/web/figure_checks.py
+        figure_checks(Page, click_widget, chromium, base, out, viewer, {c for c in "vw" if run(c)}, failures)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
