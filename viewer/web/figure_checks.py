@@ -4,6 +4,8 @@
       tab's "map → SVG" and "grid → SVG" download SVG files, and each is byte for byte the SVG the
       desktop viewer writes for the same model, text and view (deberta-viewer --figure /
       --figure-grid, headless).
+      Also the bar's Docs and Source links: the docs' pages answer, the source is a .tar.xz of the
+      code and docs without model weights.
   (w) the map PNG is the labelled figure: "PNG of the map" downloads a PNG wider than the bare
       260-pixel map it used to be, byte for byte the PNG the desktop writes for the same view
       (deberta-viewer --export: probs.png).
@@ -11,13 +13,18 @@
 Both need the desktop viewer (browser_test.py --viewer PATH; ctest passes the build's): without
 it they fail, naming what is missing.
 """
+import io
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
+import tarfile
 import tempfile
 import time
 import urllib.parse
+import urllib.request
 
 TEXT = "In the beginning God created the heaven and the earth. And the earth was without form, and [MASK]."
 LAYER, HEAD = 1, 2
@@ -123,6 +130,43 @@ def figure_checks(Page, click_widget, chromium, base, out, viewer, which, failur
                 at = next((i for i, (a, b) in enumerate(zip(page_bytes, desk_bytes)) if a != b), min(len(page_bytes), len(desk_bytes)))
                 failures.append("(%s) the page's %s differs from the desktop's %s from byte %d on"
                                 % (letter, got, desktop_file, at))
+        if "v" in which:
+            _links_check(page, failures)
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def _links_check(page, failures):
+    """(v) also: the bar's Docs and Source links (the site carries them: scripts/site_docs.py). The
+    docs index answers and links pages that all answer; the source is a .tar.xz holding the core,
+    the viewer and the docs."""
+    for link in ("docs-link", "source-link"):
+        if not page.eval("!!document.getElementById(%s)" % json.dumps(link)):
+            failures.append("(v) the bar has no #%s" % link)
+            return
+    docs = page.eval("document.getElementById('docs-link').href")
+    source = page.eval("document.getElementById('source-link').href")
+    try:
+        index = urllib.request.urlopen(docs, timeout=30).read().decode("utf-8")
+        pages = sorted(set(re.findall(r'href="([\w.-]+\.html)"', index)) - {"index.html"})
+        bad = []
+        for name in pages:
+            try:
+                urllib.request.urlopen(urllib.parse.urljoin(docs, name), timeout=30).read()
+            except Exception as e:  # a dead link
+                bad.append("%s (%s)" % (name, e))
+        print("(v) Docs: %s links %d pages%s" % (docs, len(pages), "; dead: " + ", ".join(bad) if bad else ""))
+        if len(pages) < 10 or "user-guide.html" not in pages or bad:
+            failures.append("(v) the docs in the site: %d pages linked, dead links %s" % (len(pages), bad))
+        data = urllib.request.urlopen(source, timeout=60).read()
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:xz") as tar:
+            names = tar.getnames()
+        want = ["deberta-explorer/core/src/equations/equations.cpp", "deberta-explorer/viewer/figure_svg.cpp",
+                "deberta-explorer/docs/user-guide.md", "deberta-explorer/README.md"]
+        print("(v) Source: %s, %.2f MB, %d files" % (source, len(data) / 1e6, len(names)))
+        missing = [w for w in want if w not in names]
+        if missing or any(n.endswith(".safetensors") for n in names):
+            failures.append("(v) the source archive lacks %s or holds model weights" % missing)
+    except Exception as e:
+        failures.append("(v) the Docs / Source links: %s" % e)
