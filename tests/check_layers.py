@@ -17,7 +17,7 @@ import sys
 RANK = {"tensor": 0, "backend": 1, "equations": 2, "model": 3, "analysis": 4, "io": 4}
 
 LAYER_OF_HEADER = {
-    "tensor.h": "tensor", "config.h": "tensor", "weights.h": "tensor",
+    "tensor.h": "tensor", "terms.h": "tensor", "config.h": "tensor", "weights.h": "tensor",
     "backend.h": "backend",
     "equations.h": "equations",
     "model.h": "model", "ablation.h": "model", "heads.h": "model", "map_weights.h": "model",
@@ -33,7 +33,8 @@ BACKEND_DOOR = "backend/ops.h"
 
 # Words of the engine that the paper's layer must not name.
 ENGINE_WORDS = re.compile(r"\b(thread\w*|tile\w*|pack\w*|omp\w*|OpenMP|parallel_\w+|LinearJob|gemm\w*|run_tasks|"
-                          r"for_row_ranges|kernel\w*)\b", re.IGNORECASE)
+                          r"for_row_ranges|kernel\w*|Product|products|rows_done|elementwise|for_rows|tasks|few_rows|"
+                          r"BlockFn|RowsFn|fast|reference_on)\b", re.IGNORECASE)
 
 
 def header_layer(include, here):

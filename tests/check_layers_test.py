@@ -19,6 +19,9 @@ PLANTS = [
     ("an include of a layer above", '#include "deberta/model.h"\n', "includes deberta/model.h of the model layer"),
     ("an engine word in the code", "namespace deberta { void planted() { run_tasks(); } }\n",
      "the equations name the engine ('run_tasks')"),
+    ("a fused product with callbacks (issue 43, item 2)",
+     "namespace deberta { void planted() { ops::Product p; p.rows_done = {}; ops::products({p}); } }\n",
+     "the equations name the engine ('Product')"),
 ]
 
 

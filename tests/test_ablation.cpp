@@ -50,8 +50,8 @@ Matrix head_projection(const Linear& lin, const Matrix& table, int64_t h, int64_
 
 TEST_SUITE("ablation") {
   TEST_CASE("a forward keeping no term maps (eq. 4 summed whole) equals one keeping them, bit for bit") {
-    // TraceLevel::Full sums the kept c2c / c2p / p2c maps; Probs and None take disentangled_logits,
-    // which never forms the relative maps. Every combination of the relative terms, p2p (the
+    // TraceLevel::Full sums the kept term maps; Probs and None take attention_logits's row-by-row
+    // sum, which never forms the relative maps. Every combination of the relative terms, p2p (the
     // summed-maps path) and padding (v2_conv_pad).
     for (const char* name : {"v1_basic", "v2_conv_pad", "v3_emd", "v1_c2p_only"}) {
       const Case c = load_case(name);
@@ -63,10 +63,10 @@ TEST_SUITE("ablation") {
         CAPTURE(model_name);
         CAPTURE(variant);
         Ablation a;
-        if (variant == 1) a.c2p = false;
-        if (variant == 2) a.p2c = false;
-        if (variant == 3) a.p2p = true;
-        if (variant == 4) a.c2p = true, a.p2c = true;  // both, whatever the model was trained with
+        if (variant == 1) a.terms[Term::c2p] = false;
+        if (variant == 2) a.terms[Term::p2c] = false;
+        if (variant == 3) a.terms[Term::p2p] = true;
+        if (variant == 4) a.terms[Term::c2p] = true, a.terms[Term::p2c] = true;  // both, whatever the model was trained with
         const ForwardTrace full = forward(c.model, c.inputs, a, TraceLevel::Full, decoder);
         const ForwardTrace probs = forward(c.model, c.inputs, a, TraceLevel::Probs, decoder);
         const ForwardTrace none = forward(c.model, c.inputs, a, TraceLevel::None, decoder);
@@ -89,9 +89,9 @@ TEST_SUITE("ablation") {
       const bool decoder = c.model.weights.embeddings.position.size() > 0;  // the EMD needs absolute positions
       const ForwardTrace plain = forward(c.model, c.inputs, {}, TraceLevel::Full, decoder);
       Ablation all;
-      all.c2c = true;
-      all.c2p = c.model.config.has_c2p();
-      all.p2c = c.model.config.has_p2c();
+      all.terms[Term::c2c] = true;
+      all.terms[Term::c2p] = c.model.config.has_c2p();
+      all.terms[Term::p2c] = c.model.config.has_p2c();
       all.max_relative_positions = c.model.config.relative_span();  // K = k
       all.scale_mode = ScaleMode::Fixed;
       all.scale_factor = c.model.config.reference_scale_factor();
@@ -107,13 +107,13 @@ TEST_SUITE("ablation") {
       CAPTURE(name);
       const Case c = load_case(name);
       Ablation a;
-      a.p2p = true;
+      a.terms[Term::p2p] = true;
       const ForwardTrace t = forward(c.model, c.inputs, a, TraceLevel::Full);
       const int64_t N = c.inputs.size(), d = c.model.config.d_head();
       for (size_t l = 0; l < t.layers.size(); ++l) {
         const auto& w = c.model.weights.layers[l].attention;
         for (int64_t h = 0; h < c.model.config.num_attention_heads; ++h) {
-          const Matrix& p2p = t.layers[l].attention.p2p[h];
+          const Matrix& p2p = t.layers[l].attention.terms[Term::p2p][h];
           const Matrix Q_r = head_projection(w.pos_query, t.context.rel_table, h, d);
           const Matrix K_r = head_projection(w.pos_key, t.context.rel_table, h, d);
           Matrix direct(N, N);
@@ -146,11 +146,11 @@ TEST_SUITE("ablation") {
           const int64_t r_ji = log_bucket_position(j - i, c.model.config.position_buckets, c.model.config.max_relative_positions);
           direct(i, j) = t.context.attention.scale * K_c.row(j).dot(Q_r.row(relative_distance(r_ji, 0, k)));
         }
-      test::check_close("p2c paper", t.layers[0].attention.p2c[h], direct, 1e-13);
+      test::check_close("p2c paper", t.layers[0].attention.terms[Term::p2c][h], direct, 1e-13);
     }
     // And it differs from the code's index (the two conventions are not the same numbers).
     const ForwardTrace code = forward(c.model, c.inputs, {}, TraceLevel::Full);
-    CHECK(code.layers[0].attention.p2c[0] != t.layers[0].attention.p2c[0]);
+    CHECK(code.layers[0].attention.terms[Term::p2c][0] != t.layers[0].attention.terms[Term::p2c][0]);
   }
 
   TEST_CASE("head mask zeroes exactly that head's context") {
@@ -182,11 +182,14 @@ TEST_SUITE("ablation") {
   TEST_CASE("a term whose weights the model lacks is refused with a clear message") {
     const Case c = load_case("v1_c2p_only");
     Ablation a;
-    a.p2c = true;
+    a.terms[Term::p2c] = true;
     CHECK_THROWS_WITH_AS(forward(c.model, c.inputs, a), doctest::Contains("Q_r projection"), Error);
     a = {};
-    a.p2p = true;
-    CHECK_THROWS_WITH_AS(forward(c.model, c.inputs, a), doctest::Contains("K_r only"), Error);
+    a.terms[Term::p2p] = true;
+    CHECK_THROWS_WITH_AS(forward(c.model, c.inputs, a),
+                         doctest::Contains("term p2p needs the Q_r projection, which this model does not have "
+                                           "(its pos_att_type lists c2p)"),
+                         Error);
   }
 
   TEST_CASE("re-running from the first affected layer equals a fresh forward pass") {
@@ -200,7 +203,7 @@ TEST_SUITE("ablation") {
     CHECK(same_layers(t, fresh));
     CHECK(t.decoder_output() == fresh.decoder_output());
     Ablation b;
-    b.c2p = false;
+    b.terms[Term::c2p] = false;
     CHECK(first_affected_layer(c.model, a, b) == 0);
   }
 
@@ -227,7 +230,7 @@ TEST_SUITE("ablation") {
   TEST_CASE("a rerun keeps the projections of unchanged rows and projects the ones a term toggle needs") {
     const Case c = load_case("v3_emd");
     Ablation no_c2p;
-    no_c2p.c2p = false;
+    no_c2p.terms[Term::c2p] = false;
     ForwardTrace t = forward(c.model, c.inputs, no_c2p, TraceLevel::Probs, true);
     CHECK(t.context.K_r[0].size() == 0);  // c2p off: no K_r projected
     const Matrix kept = t.context.Q_r[0];
@@ -245,7 +248,7 @@ TEST_SUITE("ablation") {
     ForwardTrace full_off = forward(c.model, c.inputs, {}, TraceLevel::Full, true);
     rerun_from(c.model, &full_off, no_c2p, 0);
     CHECK(full_off.layers[1].attention.K_r.size() == 0);  // the trace shows no K_r for an off term
-    CHECK(full_off.layers[1].attention.c2p.empty());
+    CHECK(full_off.layers[1].attention.terms[Term::c2p].empty());
     CHECK(full_off.layers[1].attention.logits == fresh_off.layers[1].attention.logits);
     Ablation window;
     window.max_relative_positions = 2;  // other rows: everything projected anew
@@ -264,7 +267,7 @@ TEST_SUITE("ablation") {
     const auto r = resolve_attention(c.model.config, c.model.weights, a);
     CHECK(r.scale == 1 / std::sqrt(8.0 * 3));
     a.scale_mode = ScaleMode::Rescale;
-    a.c2p = false;
+    a.terms[Term::c2p] = false;
     CHECK(resolve_attention(c.model.config, c.model.weights, a).scale_factor == 1);
   }
 
@@ -315,7 +318,7 @@ TEST_SUITE("ablation") {
   TEST_CASE("normalized: a switch equal to the model is the baseline") {
     const Case c = load_case("v3_emd");
     Ablation a;
-    a.c2p = true, a.p2c = true, a.p2p = false, a.p2c_index = P2CIndex::Code;
+    a.terms[Term::c2p] = true, a.terms[Term::p2c] = true, a.terms[Term::p2p] = false, a.p2c_index = P2CIndex::Code;
     CHECK(!a.is_default());
     CHECK(normalized(c.model, a).is_default());
     CHECK(a.describe(&c.model.config) == "baseline");
@@ -326,7 +329,7 @@ TEST_SUITE("ablation") {
     CHECK(!normalized(c.model, no_emd).is_default());
     CHECK(normalized(no_table, no_emd).is_default());
     Ablation real;
-    real.c2p = false;
+    real.terms[Term::c2p] = false;
     CHECK(!normalized(c.model, real).is_default());
   }
 
@@ -336,18 +339,18 @@ TEST_SUITE("ablation") {
     m.config.trained_with_p2p = true;
     m.config.trained_with_paper_p2c = true;
     const ResolvedAttention r = resolve_attention(m.config, m.weights, {});
-    CHECK(r.p2p);
+    CHECK(r.terms[Term::p2p]);
     CHECK(r.p2c_index == P2CIndex::Paper);
     // The default forward of such a model equals the plain model under the explicit switches.
     Ablation explicit_switches;
-    explicit_switches.p2p = true;
+    explicit_switches.terms[Term::p2p] = true;
     explicit_switches.p2c_index = P2CIndex::Paper;
     const ForwardTrace as_trained = forward(m, c.inputs, {}, TraceLevel::Probs, true);
     const ForwardTrace plain = forward(c.model, c.inputs, explicit_switches, TraceLevel::Probs, true);
     CHECK(as_trained.decoder_output() == plain.decoder_output());
     // And the switches turn them off again: -p2p, p2c index code is the plain model.
     Ablation off;
-    off.p2p = false;
+    off.terms[Term::p2p] = false;
     off.p2c_index = P2CIndex::Code;
     CHECK(forward(m, c.inputs, off, TraceLevel::Probs, true).decoder_output() ==
           forward(c.model, c.inputs, {}, TraceLevel::Probs, true).decoder_output());
@@ -390,14 +393,14 @@ TEST_SUITE("ablation") {
       const bool decoder = c.model.weights.embeddings.position.size() > 0;
       const ForwardTrace full = forward(c.model, c.inputs, {}, TraceLevel::Full, decoder);
       const ForwardTrace light = forward(c.model, c.inputs, {}, TraceLevel::Probs, decoder);
-      CHECK(light.layers[0].attention.c2c.empty());
+      CHECK(light.layers[0].attention.terms[Term::c2c].empty());
       CHECK(light.layers[0].attention.Q_c.size() == 0);
       for (size_t l = 0; l < full.layers.size(); ++l) {
         const LayerTrace m = materialize_layer(c.model, light, static_cast<int64_t>(l));
         const AttentionTrace &a = m.attention, &b = full.layers[l].attention;
-        CHECK(a.c2c == b.c2c);
-        CHECK(a.c2p == b.c2p);
-        CHECK(a.p2c == b.p2c);
+        CHECK(a.terms[Term::c2c] == b.terms[Term::c2c]);
+        CHECK(a.terms[Term::c2p] == b.terms[Term::c2p]);
+        CHECK(a.terms[Term::p2c] == b.terms[Term::p2c]);
         CHECK(a.logits == b.logits);
         CHECK(a.probs == b.probs);
         CHECK(a.Q_c == b.Q_c);
@@ -472,9 +475,9 @@ TEST_SUITE("ablation") {
                          Error);
     CHECK_THROWS_WITH_AS(parse_ablation_flags("--terms"), doctest::Contains("--terms: missing value"), Error);
     const Ablation a = parse_ablation_flags("--terms c2c,p2c --no-emd");
-    CHECK(a.c2c);
-    CHECK(a.c2p == std::optional<bool>(false));
-    CHECK(a.p2c == std::optional<bool>(true));
+    CHECK(a.terms[Term::c2c] == std::optional<bool>(true));
+    CHECK(a.terms[Term::c2p] == std::optional<bool>(false));
+    CHECK(a.terms[Term::p2c] == std::optional<bool>(true));
     CHECK_FALSE(a.emd);
   }
 }

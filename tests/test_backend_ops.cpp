@@ -219,7 +219,7 @@ TEST_SUITE("backend_ops") {
     Worst worst;
     const Model model = load_model(test::source_path("notebooks_data/models/deberta-tiny"));
     Ablation all;  // every term on, so each relative op runs
-    all.c2p = all.p2c = all.p2p = true;
+    all.terms[Term::c2p] = all.terms[Term::p2c] = all.terms[Term::p2p] = true;
     for (int64_t n : {1, 2, 33, 45, 128}) {
       for (bool pad : {false, true}) {
         Inputs in;

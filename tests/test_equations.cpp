@@ -267,8 +267,8 @@ TEST_SUITE("equations") {
     Matrix c2c(2, 2), c2p(2, 2);
     c2c << 0.5, 0, 0, 0.5;
     c2p << 0, 0.5, 0.5, 0.5;
-    test::check_close("c2c", t.attention.c2c[0], c2c, 0);
-    test::check_close("c2p", t.attention.c2p[0], c2p, 0);
+    test::check_close("c2c", t.attention.terms[Term::c2c][0], c2c, 0);
+    test::check_close("c2p", t.attention.terms[Term::c2p][0], c2p, 0);
     // logits [[.5, .5], [.5, 1]] → probs row 0 = [.5, .5], row 1 = [1, e^.5] / (1 + e^.5).
     const double e = std::exp(0.5);
     Matrix probs(2, 2);
@@ -283,6 +283,92 @@ TEST_SUITE("equations") {
     Matrix out(2, 2);
     out << 2 + 0.5, -3 - 0.25, -2 + 0.5, 3 - 0.25;
     test::check_close("output", t.output, out, 1e-12);
+  }
+
+  TEST_CASE("eq. 4 whole (attention_head): the scores are the sum of the term functions, kept or not, bit for bit") {
+    // One head, N = 5, d = 3, a table of R = 6 projected rows starting at row 2; every subset of
+    // the four terms. With the maps kept, logits = c2c + ((c2p + p2c) + p2p) of the term functions;
+    // without them (the row-by-row path for c2c + c2p/p2c) the same doubles.
+    std::srand(7);
+    const int64_t N = 5, d = 3, R = 6, offset = 2;
+    HeadProjections p;
+    p.Q_c = Matrix::Random(N, d), p.K_c = Matrix::Random(N, d), p.V_c = Matrix::Random(N, d);
+    p.Q_r = Matrix::Random(R, d), p.K_r = Matrix::Random(R, d), p.row_offset = offset;
+    IndexMatrix c2p_rows(N, N), p2c_rows(N, N);
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < N; ++j) c2p_rows(i, j) = offset + (i + 2 * j) % R, p2c_rows(i, j) = offset + (3 * i + j) % R;
+    Vector mask = Vector::Ones(N);
+    mask[4] = 0;
+    AttentionSetup a;
+    a.scale = 0.37, a.c2p_row = &c2p_rows, a.p2c_row = &p2c_rows, a.mask = &mask;
+    for (int subset = 0; subset < 16; ++subset) {
+      CAPTURE(subset);
+      for (int t = 0; t < kTermCount; ++t) a.terms[kAllTerms[t]] = (subset >> t) & 1;
+      const HeadScores kept = attention_logits(p, a, true);
+      Matrix rel, expected = Matrix::Zero(N, N);
+      for (Term t : {Term::c2p, Term::p2c, Term::p2p}) {
+        if (!a.terms[t]) continue;
+        const Matrix term = term_scores(t, p, a);
+        CHECK(kept.terms[t] == term);
+        rel = rel.size() == 0 ? term : Matrix(rel + term);
+      }
+      if (a.terms[Term::c2c]) expected = rel.size() == 0 ? term_scores(Term::c2c, p, a) : Matrix(term_scores(Term::c2c, p, a) + rel);
+      else if (rel.size() > 0) expected = rel;
+      CHECK(kept.logits == expected);
+      CHECK(attention_logits(p, a, false).logits == expected);
+      for (Term t : kAllTerms) CHECK(kept.terms[t].size() == (a.terms[t] ? N * N : 0));
+      const HeadResult head = attention_head(p, a, false, false);
+      CHECK(head.probs == masked_softmax(expected, mask, mask));
+      CHECK(head.context == attention_context(head.probs, p.V_c));
+      CHECK(attention_head(p, a, true, true).probs.isZero(0));  // a masked head
+    }
+    // The term functions by hand at one cell: c2p(1, 2) = s · Q_c[1] · K_r[row − offset].
+    a.terms = {};
+    a.terms[Term::c2p] = true;
+    CHECK(term_scores(Term::c2p, p, a)(1, 2) == a.scale * p.Q_c.row(1).dot(p.K_r.row(c2p_rows(1, 2) - offset)));
+    CHECK(term_scores(Term::p2c, p, a)(1, 2) == a.scale * p.K_c.row(2).dot(p.Q_r.row(p2c_rows(1, 2) - offset)));
+    // A relative term without its projection or rows is refused, naming the term.
+    HeadProjections no_positions = p;
+    no_positions.K_r = Matrix();
+    CHECK_THROWS_WITH_AS(term_scores(Term::c2p, no_positions, a), doctest::Contains("c2p: the head has no K_r"), Error);
+    CHECK_THROWS_WITH_AS(term_scores(Term::p2p, no_positions, a), doctest::Contains("p2p: the head has no K_r"), Error);
+    AttentionSetup no_rows = a;
+    no_rows.p2c_row = nullptr;
+    CHECK_THROWS_AS(term_scores(Term::p2c, p, no_rows), Error);
+    no_rows.mask = nullptr;
+    CHECK_THROWS_WITH_AS(attention_head(p, no_rows, false), doctest::Contains("mask"), Error);
+  }
+
+  TEST_CASE("the terms' name table and the projections each term reads") {
+    for (Term t : kAllTerms) CHECK(term_from_name(term_name(t)) == t);
+    CHECK_FALSE(term_from_name("p2q").has_value());
+    CHECK(std::string(term_name(Term::p2p)) == "p2p");
+    CHECK((!reads_K_r(Term::c2c) && !reads_Q_r(Term::c2c)));
+    CHECK((reads_K_r(Term::c2p) && !reads_Q_r(Term::c2p)));
+    CHECK((!reads_K_r(Term::p2c) && reads_Q_r(Term::p2c)));
+    CHECK((reads_K_r(Term::p2p) && reads_Q_r(Term::p2p)));
+  }
+
+  TEST_CASE("the EMD (§3.2): I_0 = H + P, then n passes of one layer with query I_t and key/value H") {
+    Matrix H(2, 2), P(2, 2);
+    H << 1, 2, 3, 4;
+    P << 0.5, 0, 0, -1;
+    const Matrix I_0 = emd_query_input(H, P);
+    CHECK(I_0 == H + P);
+    CHECK_THROWS_WITH_AS(emd_query_input(H, Matrix::Zero(3, 2)), doctest::Contains("differ in shape"), Error);
+    struct Pass {
+      Matrix query, kv, output;
+    };
+    // A stand-in layer: output = 2·query + kv. Pass t must see I_t as query and H as key/value.
+    const std::vector<Pass> passes = emd_passes<Pass>(I_0, H, 3, [](const Matrix& q, const Matrix& kv) {
+      return Pass{q, kv, Matrix(2 * q + kv)};
+    });
+    REQUIRE(passes.size() == 3);
+    CHECK(passes[0].query == I_0);
+    for (size_t t = 0; t < 3; ++t) CHECK(passes[t].kv == H);
+    CHECK(passes[1].query == passes[0].output);
+    CHECK(passes[2].query == passes[1].output);
+    CHECK(passes[2].output == 2 * (2 * (2 * I_0 + H) + H) + H);
   }
 
   TEST_CASE("feed-forward sub-layer against the formula on a 3-wide example") {

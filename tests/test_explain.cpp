@@ -42,22 +42,22 @@ TEST_SUITE("explain") {
               const CellExplanation e = explain_cell(model, tr, layer, head, i, j);
               const AttentionTrace& a = tr.layers[static_cast<size_t>(layer)].attention;
               const auto q_c = a.Q_c.row(i).segment(head * d, d), k_c = a.K_c.row(j).segment(head * d, d);
-              CHECK(std::fabs(e.qk - q_c.dot(k_c)) < 1e-12);
-              CHECK(std::fabs(e.c2c - e.qk * e.scale) < 1e-12);
-              CHECK(std::fabs(e.c2c - a.c2c[static_cast<size_t>(head)](i, j)) < 1e-12);
-              if (e.has_c2p) {
+              CHECK(std::fabs(e.dot[Term::c2c] - q_c.dot(k_c)) < 1e-12);
+              CHECK(std::fabs(e.scaled[Term::c2c] - e.dot[Term::c2c] * e.scale) < 1e-12);
+              CHECK(std::fabs(e.scaled[Term::c2c] - a.terms[Term::c2c][static_cast<size_t>(head)](i, j)) < 1e-12);
+              if (e.active[Term::c2p]) {
                 CHECK(e.c2p_row == rows(i, j));
                 const auto k_r = a.K_r.row(rows(i, j) - a.row_offset).segment(head * d, d);
-                CHECK(std::fabs(e.q_kr - q_c.dot(k_r)) < 1e-12);
-                CHECK(std::fabs(e.c2p - a.c2p[static_cast<size_t>(head)](i, j)) < 1e-12);
+                CHECK(std::fabs(e.dot[Term::c2p] - q_c.dot(k_r)) < 1e-12);
+                CHECK(std::fabs(e.scaled[Term::c2p] - a.terms[Term::c2p][static_cast<size_t>(head)](i, j)) < 1e-12);
               }
-              if (e.has_p2c) {
+              if (e.active[Term::p2c]) {
                 CHECK(e.p2c_row == rows(i, j));  // the released code's index: the same row as c2p
                 const auto q_r = a.Q_r.row(rows(i, j) - a.row_offset).segment(head * d, d);
-                CHECK(std::fabs(e.k_qr - k_c.dot(q_r)) < 1e-12);
-                CHECK(std::fabs(e.p2c - a.p2c[static_cast<size_t>(head)](i, j)) < 1e-12);
+                CHECK(std::fabs(e.dot[Term::p2c] - k_c.dot(q_r)) < 1e-12);
+                CHECK(std::fabs(e.scaled[Term::p2c] - a.terms[Term::p2c][static_cast<size_t>(head)](i, j)) < 1e-12);
               }
-              const double raw = e.qk + (e.has_c2p ? e.q_kr : 0) + (e.has_p2c ? e.k_qr : 0);
+              const double raw = e.dot[Term::c2c] + (e.active[Term::c2p] ? e.dot[Term::c2p] : 0) + (e.active[Term::p2c] ? e.dot[Term::p2c] : 0);
               CHECK(std::fabs(raw * e.scale - a.logits[static_cast<size_t>(head)](i, j)) < 1e-12);
               CHECK(std::fabs(e.logit - a.logits[static_cast<size_t>(head)](i, j)) < 1e-12);
               CHECK(e.prob == a.probs[static_cast<size_t>(head)](i, j));
@@ -79,7 +79,7 @@ TEST_SUITE("explain") {
     CHECK(text.find("Ã_ij = the unscaled sum of the active terms") != std::string::npos);
     CHECK(text.find("softmax_j(Ã_i / √(3d))") != std::string::npos);
     char sum[64];
-    std::snprintf(sum, sizeof sum, "%.6g", e.qk + e.q_kr + e.k_qr);
+    std::snprintf(sum, sizeof sum, "%.6g", e.dot[Term::c2c] + e.dot[Term::c2p] + e.dot[Term::p2c]);
     CHECK(text.find(std::string("= ") + sum + ";  s · Ã = ") != std::string::npos);
   }
 }

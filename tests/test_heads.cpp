@@ -238,7 +238,7 @@ TEST_SUITE("heads") {
     const HeadOutput base = predict_head(model, in, HeadKind::TokenClassification);
     CHECK(base.item_mask.sum() == in.size() - 3);
     Ablation a;
-    a.c2p = false;
+    a.terms[Term::c2p] = false;
     const HeadOutput abl = predict_head(model, in, HeadKind::TokenClassification, a);
     const HeadEffect e = compare_head_outputs(base, abl);
     CHECK(e.items == in.size() - 3);

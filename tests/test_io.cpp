@@ -334,7 +334,7 @@ TEST_SUITE("config") {
     // computed, the unreadable buckets written as the reference writes them (INT64_MIN), and equal to
     // the same forward under microsoft's rule, which never forms them.
     Ablation c2c_only;
-    c2c_only.c2p = c2c_only.p2c = c2c_only.p2p = false;
+    c2c_only.terms[Term::c2p] = c2c_only.terms[Term::p2c] = c2c_only.terms[Term::p2p] = false;
     ForwardTrace hf_trace;
     CHECK_NOTHROW(hf_trace = forward(model, in, c2c_only, TraceLevel::Full, false));
     CHECK(hf_trace.context.rel_pos(5, 0) == std::numeric_limits<int64_t>::min());

@@ -111,7 +111,7 @@ struct UniformMatrices {
 
 Ablation all_terms() {
   Ablation a;
-  a.p2p = true;
+  a.terms[Term::p2p] = true;
   a.p2c_index = P2CIndex::Paper;
   a.head_mask = {{0, 1}, {2, 0}};
   return a;

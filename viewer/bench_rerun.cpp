@@ -119,7 +119,7 @@ int run_bench_rerun(const BenchRerunOptions& o) {
       Times first, c2p, head;
       std::shared_ptr<const Result> r = run({}, nullptr, &first);
       deberta::Ablation no_c2p;
-      no_c2p.c2p = false;
+      no_c2p.terms[deberta::Term::c2p] = false;
       deberta::Ablation head_masked;
       head_masked.head_mask.insert({L - 1, 0});
       for (int rep = 0; rep < o.repeats; ++rep) {

@@ -54,22 +54,24 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   const std::string nn = "[" + n_(h) + " heads × " + N + " × " + N + "]";
   // Without a position term the layer is the standard attention of §3.1 (unnumbered in v6):
   // no Ã of eq. 4 to speak of, no relative table read.
-  const bool pos = att.c2p || att.p2c || att.p2p;
+  using deberta::Term;
+  bool pos = false;  // any active term reads the relative table
+  for (Term t : deberta::kAllTerms) pos |= att.terms[t] && (deberta::reads_K_r(t) || deberta::reads_Q_r(t));
   const std::string root = deberta::scale_root(att.scale_factor);
   if (pos) {
     add("Q_c, K_c, V_c  (eq. 4)", "H W_{q,c}, H W_{k,c}, H W_{v,c}: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
         "equation", -1, false);
-    add("c2c  Q_c[i] K_c[j]ᵀ  (eq. 4, term (a))", nn, kTerm, "head", 0, !att.c2c);
+    add("c2c  Q_c[i] K_c[j]ᵀ  (eq. 4, term (a))", nn, kTerm, "head", 0, !att.terms[Term::c2c]);
   } else {
     add("Q, K, V  (§3.1, standard attention)", "H W_q, H W_k, H W_v: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,
         "equation", -1, false);
-    add("Q[i] K[j]ᵀ  (§3.1: the only term, no position term)", nn, kTerm, "head", 0, !att.c2c);
+    add("Q[i] K[j]ᵀ  (§3.1: the only term, no position term)", nn, kTerm, "head", 0, !att.terms[Term::c2c]);
   }
   if (c.relative_attention) {
-    add("c2p  Q_c[i] K_r[δ(i,j)]ᵀ  (eq. 4, term (b))", nn + ", K_r = P W_{k,r}", kTerm, "head", 1, !att.c2p);
+    add("c2p  Q_c[i] K_r[δ(i,j)]ᵀ  (eq. 4, term (b))", nn + ", K_r = P W_{k,r}", kTerm, "head", 1, !att.terms[Term::c2p]);
     add("p2c  K_c[j] Q_r[δ(" + std::string(att.p2c_index == deberta::P2CIndex::Paper ? "j,i" : "i,j") + ")]ᵀ  (eq. 4, term (c))",
-        nn + ", Q_r = P W_{q,r}", kTerm, "head", 2, !att.p2c);
-    if (att.p2p) add("p2p  Q_r K_rᵀ  (eq. 2's fourth term)", nn, kTerm, "head", 3, false);
+        nn + ", Q_r = P W_{q,r}", kTerm, "head", 2, !att.terms[Term::p2c]);
+    if (att.terms[Term::p2p]) add("p2p  Q_r K_rᵀ  (eq. 2's fourth term)", nn, kTerm, "head", 3, false);
   }
   if (pos)
     add("softmax(Ã / " + root + ") over keys j  (eq. 4)", nn + ", Ã = the sum of the terms; each row sums to 1", kSoft, "head", 5,
@@ -85,11 +87,12 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   // The relative table and δ, under the layer.
   float below = layer.y + layer.h + 18;
   if (c.relative_attention) {
+    const bool reads = pos;
     DiagramBox pos;
     pos.x = layer.x, pos.y = below, pos.w = layer.w, pos.h = 60, pos.fill = kPos, pos.target = "distance";
     pos.title = "Relative positions: δ(i, j) (eq. 3)" + std::string(c.log_buckets() ? " after log buckets" : "") +
-                (att.c2p || att.p2c || att.p2p ? "" : "  (no term reads it in this run)");
-    pos.off = !(att.c2p || att.p2c || att.p2p);
+                (reads ? "" : "  (no term reads it in this run)");
+    pos.off = !reads;
     pos.detail = "table P: [2k = " + n_(2 * k) + " × " + n_(H) + "], shared by all layers\nδ: [" + N + " × " + N + "]";
     d.boxes.push_back(pos);
     d.arrows.push_back({pos.x + pos.w / 2, pos.y, pos.x + pos.w / 2, layer.y + layer.h});

@@ -113,12 +113,19 @@ void check_lesson_input(const LessonInput& in) {
       throw std::invalid_argument(trf("lesson: the full trace lacks layer {layer} (materialize it first)", arg("layer", l)));
 }
 
+/// Whether any active term reads the relative table (K_r or Q_r).
+bool reads_positions(const deberta::ResolvedAttention& att) {
+  for (deberta::Term t : deberta::kAllTerms)
+    if (att.terms[t] && (deberta::reads_K_r(t) || deberta::reads_Q_r(t))) return true;
+  return false;
+}
+
 /// The terms a run adds, as the lesson lists them: "c2c + c2p + p2c" (eq. 4's three, or fewer; p2p
 /// when switched on), or "no term".
 std::string active_terms(const deberta::ResolvedAttention& att) {
   std::string active;
-  for (const auto& [on, name] : {std::pair{att.c2c, "c2c"}, {att.c2p, "c2p"}, {att.p2c, "p2c"}, {att.p2p, "p2p"}})
-    if (on) active += std::string(active.empty() ? "" : " + ") + name;
+  for (deberta::Term t : deberta::kAllTerms)
+    if (att.terms[t]) active += std::string(active.empty() ? "" : " + ") + deberta::term_name(t);
   // TRANSLATORS: stands where the lesson lists the active terms ("c2c + c2p + p2c") when there is none.
   if (active.empty()) active = tr("no term");
   return active;
@@ -156,7 +163,7 @@ struct Ctx {
         a(f.layers[static_cast<size_t>(layer)].attention), probs(a.probs[static_cast<size_t>(head)]),
         logits(a.logits[static_cast<size_t>(head)]), k(att.k), s_scale(att.scale), f_scale(att.scale_factor),
         d_head(c.d_head()), d(static_cast<double>(d_head)), root(deberta::scale_root(f_scale)), f_text(factor(f_scale)),
-        pos_terms(att.c2p || att.p2c || att.p2p), active(active_terms(att)), qi(N / 2), qj(argmax_row(probs, qi)),
+        pos_terms(reads_positions(att)), active(active_terms(att)), qi(N / 2), qj(argmax_row(probs, qi)),
         ki(std::min(5, N - 1)),
         kj(std::max(ki - static_cast<int>(std::min<int64_t>(2, std::max<int64_t>(k - 1, 0))), 0)) {}
 
@@ -178,7 +185,7 @@ struct Ctx {
 LessonWhatIf knob(const Ctx& x, WhatIfKnob which, const LessonTarget& target) {
   LessonWhatIf w;
   const bool ok = which == WhatIfKnob::Span       ? x.c.relative_attention && x.pos_terms && x.k >= 2
-                  : which == WhatIfKnob::P2CIndex ? x.att.p2c && x.N >= 2
+                  : which == WhatIfKnob::P2CIndex ? x.att.terms[deberta::Term::p2c] && x.N >= 2
                                                   : true;
   if (!ok || target.layer < 0 || target.layer >= x.L || target.i < 0 || target.i >= x.N || target.head < 0 ||
       target.head >= x.H || x.masked(target.layer, target.head))
@@ -291,21 +298,16 @@ LessonStep step_terms(const Ctx& x) {
   s.show = {"head", x.layer, x.head, qi, qj, 0, -1, "logits"};
   s.quotes = {paper_quote(Quote::FourTerms), paper_quote(Quote::Eq4Scores)};
   const deberta::CellExplanation e = deberta::explain_cell(*in.model, f, x.layer, x.head, qi, qj);
-  struct Term {
-    const char* name;
-    bool on;
-    double raw;
-  };
-  const Term terms[] = {{"c2c", e.has_c2c, e.qk}, {"c2p", e.has_c2p, e.q_kr}, {"p2c", e.has_p2c, e.k_qr}, {"p2p", e.has_p2p, e.qr_kr}};
   std::string parts, sum_text;
   double sum = 0, slack = 0;
   int on = 0;
-  for (const Term& term : terms) {
-    if (!term.on) continue;
-    parts += std::string(parts.empty() ? "" : ", ") + term.name + " = " + num(term.raw);
-    sum_text += std::string(sum_text.empty() ? "" : " + ") + "(" + num(term.raw) + ")";
-    sum += term.raw;
-    slack += printed_error(term.raw, 4);
+  for (deberta::Term t : deberta::kAllTerms) {
+    if (!e.active[t]) continue;
+    const double raw = e.dot[t];
+    parts += std::string(parts.empty() ? "" : ", ") + deberta::term_name(t) + " = " + num(raw);
+    sum_text += std::string(sum_text.empty() ? "" : " + ") + "(" + num(raw) + ")";
+    sum += raw;
+    slack += printed_error(raw, 4);
     ++on;
   }
   if (on == 0) {
@@ -333,9 +335,10 @@ LessonStep step_terms(const Ctx& x) {
     add_mistake(s, sum * e.scale, trf("applied the scale: Ã of eq. 4 is the unscaled sum; 1/{root} comes in the softmax",
                                       arg("root", root)));
     if (on > 1)
-      for (const Term& term : terms)
+      for (deberta::Term t : deberta::kAllTerms)
         // TRANSLATORS: a named mistake; {term} is c2c, c2p, p2c or p2p.
-        if (term.on) add_mistake(s, sum - term.raw, trf("left out {term}: Ã is the sum of every active term", arg("term", term.name)));
+        if (e.active[t])
+          add_mistake(s, sum - e.dot[t], trf("left out {term}: Ã is the sum of every active term", arg("term", deberta::term_name(t))));
     return s;
   }
 }
@@ -669,7 +672,7 @@ LessonStep step_c2p(const Ctx& x) {
   s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "c2p"};
   s.quotes = {paper_quote(Quote::C2PRow)};
   s.what_if = knob(x, WhatIfKnob::Scale, s.show);
-  const deberta::Matrix* c2p = x.term(a.c2p);
+  const deberta::Matrix* c2p = x.term(a.terms[deberta::Term::c2p]);
   if (!c2p) {
     return skip(s, tr("c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
   } else {
@@ -680,21 +683,21 @@ LessonStep step_c2p(const Ctx& x) {
                      "{c2p}. Heads have width d = {d} and the scale is 1/√(f·d) with f = {f}. How much does c2p add to "
                      "the score Ã_ij / {root} that enters the softmax?",
                      arg("layer", x.layer), arg("head", x.head), arg("i", qi), arg("j", qj), arg("row", e.c2p_row),
-                     arg("c2p", num(e.q_kr, 6)), arg("d", d_head), arg("f", f_text), arg("root", root));
+                     arg("c2p", num(e.dot[deberta::Term::c2p], 6)), arg("d", d_head), arg("f", f_text), arg("root", root));
     s.answer = (*c2p)(qi, qj);
-    ask_precision(s, decimals_for(s.answer, 6), printed_error(e.q_kr, 6) * e.scale);
+    ask_precision(s, decimals_for(s.answer, 6), printed_error(e.dot[deberta::Term::c2p], 6) * e.scale);
     s.explanation = trf("s · c2p = {c2p} / √({f} × {d}) = {c2p} × {scale} = {value} (the trace's c2p map).",
-                        arg("c2p", num(e.q_kr, 6)), arg("f", f_text), arg("d", d_head), arg("scale", num(e.scale, 6)),
+                        arg("c2p", num(e.dot[deberta::Term::c2p], 6)), arg("f", f_text), arg("d", d_head), arg("scale", num(e.scale, 6)),
                         arg("value", num(s.answer, 6)));
     // TRANSLATORS: a named mistake, shown after "Likely mistake:"; {root} is the scale's root (√(3d), …).
-    add_mistake(s, e.q_kr, trf("forgot the scale: the softmax sees Ã / {root}, so each term is divided by {root}",
+    add_mistake(s, e.dot[deberta::Term::c2p], trf("forgot the scale: the softmax sees Ã / {root}, so each term is divided by {root}",
                                arg("root", root)));
     if (f_scale != 1.0)
       // TRANSLATORS: a named mistake; {root} is the scale's root.
-      add_mistake(s, e.q_kr / std::sqrt(d), trf("used BERT's 1/√d: this model divides by {root}", arg("root", root)));
-    if (f_scale != 3.0) add_mistake(s, e.q_kr / std::sqrt(3 * d), paper_3);
+      add_mistake(s, e.dot[deberta::Term::c2p] / std::sqrt(d), trf("used BERT's 1/√d: this model divides by {root}", arg("root", root)));
+    if (f_scale != 3.0) add_mistake(s, e.dot[deberta::Term::c2p] / std::sqrt(3 * d), paper_3);
     // TRANSLATORS: a named mistake.
-    add_mistake(s, e.q_kr / (d * f_scale), tr("forgot the square root: the scale is 1/√(f·d)"));
+    add_mistake(s, e.dot[deberta::Term::c2p] / (d * f_scale), tr("forgot the square root: the scale is 1/√(f·d)"));
     return s;
   }
 }
@@ -721,7 +724,7 @@ LessonStep step_p2c_index(const Ctx& x) {
   s.show = {"equation", x.layer, x.head, ki, kj, 0, -1, "p2c"};
   s.quotes = {paper_quote(Quote::P2CIndex)};
   s.what_if = knob(x, WhatIfKnob::P2CIndex, s.show);
-  if (!x.term(a.p2c)) {
+  if (!x.term(a.terms[deberta::Term::p2c])) {
     return skip(s, tr("p2c is off in this run (the model was trained without it, or the ablation switched it off)."));
   } else if (N < 2) {
     return skip(s, tr("the input has one token: δ(i, j) and δ(j, i) are the same. Type a longer text."));
@@ -980,12 +983,13 @@ LessonStep step_ablation(const Ctx& x) {
   s.show = {"head", 0, x.head, qi, qj, 0, -1, "logits"};
   s.quotes = {paper_quote(Quote::Ablation)};
   const deberta::AttentionTrace& a0 = f.layers[0].attention;
-  const bool has = x.head < static_cast<int>(a0.c2p.size()) && a0.c2p[static_cast<size_t>(x.head)].size();
+  const std::vector<deberta::Matrix>& c2p_maps = a0.terms[deberta::Term::c2p];
+  const bool has = x.head < static_cast<int>(c2p_maps.size()) && c2p_maps[static_cast<size_t>(x.head)].size();
   if (!has) {
     return skip(s, tr("c2p is off in this run already (model or ablation). Reset the ablation to ask this question."));
   } else {
     // The key whose c2p term matters most for the query: the largest |c2p| of its row in layer 0.
-    const deberta::Matrix& c2p0 = a0.c2p[static_cast<size_t>(x.head)];
+    const deberta::Matrix& c2p0 = c2p_maps[static_cast<size_t>(x.head)];
     int kj0 = 0;
     for (int j = 1; j < N; ++j)
       if (std::fabs(c2p0(qi, j)) > std::fabs(c2p0(qi, kj0))) kj0 = j;

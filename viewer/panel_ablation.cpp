@@ -66,22 +66,21 @@ void DrawAblationPanel(App& app) {
   HelpMarker(tr("Each switch changes the trained model at inference: it shows how much the model depends on a "
                 "component. Models trained without a component (the paper's Table 4): the Compare models tab."));
   ImGui::TextDisabled("%s", tr("attention terms summed into Ã (eq. 2 / eq. 4)"));
-  const bool c2p = a.c2p.value_or(c.has_c2p()), p2c = a.p2c.value_or(c.has_p2c());
-  changed |= term_checkbox(s, m, a, "c2c", a.c2c, [](deberta::Ablation& x, bool v) { x.c2c = v; },
-                           tr("content→content: Q_c[i]·K_c[j], the ordinary attention"));
-  ImGui::SameLine();
-  changed |= term_checkbox(s, m, a, "c2p", c2p, [](deberta::Ablation& x, bool v) { x.c2p = v; },
-                           tr("content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at "
-                              "relative distance i−j"));
-  ImGui::SameLine();
-  changed |= term_checkbox(s, m, a, "p2c", p2c, [](deberta::Ablation& x, bool v) { x.p2c = v; },
-                           tr("position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position"));
-  ImGui::SameLine();
-  changed |= term_checkbox(s, m, a, "p2p", a.p2p.value_or(c.trained_with_p2p), [](deberta::Ablation& x, bool v) { x.p2p = v; },
-                           tr("position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model "
-                              "was never trained with it)"));
+  // One checkbox per term, named as the paper names it, with the interface's words for it.
+  static const deberta::PerTerm<const char*> term_help = {{
+      N_("content→content: Q_c[i]·K_c[j], the ordinary attention"),
+      N_("content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at relative distance i−j"),
+      N_("position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position"),
+      N_("position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model was never trained "
+         "with it)"),
+  }};
+  for (deberta::Term t : deberta::kAllTerms) {
+    if (t != deberta::kAllTerms[0]) ImGui::SameLine();
+    changed |= term_checkbox(s, m, a, deberta::term_name(t), a.terms[t].value_or(c.trained_with(t)),
+                             [t](deberta::Ablation& x, bool v) { x.terms[t] = v; }, tr(term_help[t]));
+  }
 
-  if (c.has_p2c() || a.p2c.value_or(false)) {
+  if (c.has_p2c() || a.terms[deberta::Term::p2c].value_or(false)) {
     ImGui::TextDisabled("%s", tr("p2c index"));
     HelpMarker(tr("The released code makes p2c read Q_r at the row of i − j (δ(i,j)); eq. 4 of the paper writes "
                   "δ(j,i). The model was trained with the code's choice."));

@@ -209,8 +209,7 @@ std::optional<Diagram> current_links(const ViewerState& s, std::string* why, boo
   const std::string where = layer_head_words(l, L, h, H);
   const double f = r.trace.context.attention.scale_factor;
   if (s.links_weight <= 0) return links_diagram(names, *probs, "Token links: attention weights " + weights_label(f) + ", " + where);
-  const Quantity qs[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P};
-  const Quantity q = qs[std::min(s.links_weight, 4) - 1];
+  const Quantity q = term_quantity(deberta::kAllTerms[std::min(s.links_weight, deberta::kTermCount) - 1]);
   const deberta::Matrix* t = shown_map(s, l, h, q);
   // TRANSLATORS: {term} is c2c, c2p, p2c or p2p.
   if (!computed(r, q)) return *why = say(translated, "{term} is off in this run", arg("term", quantity_name(q))), std::nullopt;

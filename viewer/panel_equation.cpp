@@ -97,15 +97,15 @@ void DrawEquationPanel(App& app) {
       return m.row(r0).segment(s.head * d, d).transpose();
     };
     const Eigen::VectorXd q = row(a.Q_c, e.i), k = row(a.K_c, e.j);
-    if (e.has_c2c) pairs.push_back({"c2c", "Q_c[" + std::to_string(e.i) + "]", "K_c[" + std::to_string(e.j) + "]", q, k, e.c2c});
+    if (e.active[deberta::Term::c2c]) pairs.push_back({"c2c", "Q_c[" + std::to_string(e.i) + "]", "K_c[" + std::to_string(e.j) + "]", q, k, e.scaled[deberta::Term::c2c]});
     const int64_t rc = e.c2p_row - a.row_offset, rp = e.p2c_row - a.row_offset;
-    if (e.has_c2p && rc >= 0 && rc < a.K_r.rows())
-      pairs.push_back({"c2p", "Q_c[" + std::to_string(e.i) + "]", "K_r[" + std::to_string(e.c2p_row) + "]", q, row(a.K_r, rc), e.c2p});
-    if (e.has_p2c && rp >= 0 && rp < a.Q_r.rows())
-      pairs.push_back({"p2c", "K_c[" + std::to_string(e.j) + "]", "Q_r[" + std::to_string(e.p2c_row) + "]", k, row(a.Q_r, rp), e.p2c});
-    if (e.has_p2p && rp >= 0 && rp < a.Q_r.rows() && rc >= 0 && rc < a.K_r.rows())
+    if (e.active[deberta::Term::c2p] && rc >= 0 && rc < a.K_r.rows())
+      pairs.push_back({"c2p", "Q_c[" + std::to_string(e.i) + "]", "K_r[" + std::to_string(e.c2p_row) + "]", q, row(a.K_r, rc), e.scaled[deberta::Term::c2p]});
+    if (e.active[deberta::Term::p2c] && rp >= 0 && rp < a.Q_r.rows())
+      pairs.push_back({"p2c", "K_c[" + std::to_string(e.j) + "]", "Q_r[" + std::to_string(e.p2c_row) + "]", k, row(a.Q_r, rp), e.scaled[deberta::Term::p2c]});
+    if (e.active[deberta::Term::p2p] && rp >= 0 && rp < a.Q_r.rows() && rc >= 0 && rc < a.K_r.rows())
       pairs.push_back({"p2p", "Q_r[" + std::to_string(e.p2c_row) + "]", "K_r[" + std::to_string(e.c2p_row) + "]", row(a.Q_r, rp),
-                       row(a.K_r, rc), e.p2p});
+                       row(a.K_r, rc), e.scaled[deberta::Term::p2p]});
     double vmax = 1e-12, pmax = 1e-12;
     for (const auto& p : pairs) {
       vmax = std::max({vmax, p.va.cwiseAbs().maxCoeff(), p.vb.cwiseAbs().maxCoeff()});

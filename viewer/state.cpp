@@ -94,16 +94,18 @@ std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& sca
   return out + "  →  " + trf("weight {weight}", arg("weight", v(weight, false)));
 }
 
+std::optional<deberta::Term> quantity_term(Quantity q) {
+  const int index = static_cast<int>(q);
+  if (index < deberta::kTermCount) return deberta::kAllTerms[index];
+  return std::nullopt;
+}
+
+Quantity term_quantity(deberta::Term t) { return static_cast<Quantity>(static_cast<int>(t)); }
+static_assert(static_cast<int>(Quantity::Logits) == deberta::kTermCount, "Quantity lists the terms first, in Term's order");
+
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q) {
-  const std::vector<deberta::Matrix>* v = nullptr;
-  switch (q) {
-    case Quantity::C2C: v = &a.c2c; break;
-    case Quantity::C2P: v = &a.c2p; break;
-    case Quantity::P2C: v = &a.p2c; break;
-    case Quantity::P2P: v = &a.p2p; break;
-    case Quantity::Logits: v = &a.logits; break;
-    case Quantity::Probs: v = &a.probs; break;
-  }
+  const std::optional<deberta::Term> term = quantity_term(q);
+  const std::vector<deberta::Matrix>* v = term ? &a.terms[*term] : q == Quantity::Logits ? &a.logits : &a.probs;
   if (!v || head < 0 || head >= static_cast<int64_t>(v->size())) return nullptr;
   return &(*v)[head];
 }
@@ -114,16 +116,8 @@ const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t laye
 }
 
 bool computed(const Result& r, Quantity q) {
-  const deberta::ResolvedAttention& a = r.trace.context.attention;
-  switch (q) {
-    case Quantity::C2C: return a.c2c;
-    case Quantity::C2P: return a.c2p;
-    case Quantity::P2C: return a.p2c;
-    case Quantity::P2P: return a.p2p;
-    case Quantity::Logits:
-    case Quantity::Probs: return true;
-  }
-  return false;
+  const std::optional<deberta::Term> term = quantity_term(q);
+  return !term || r.trace.context.attention.terms[*term];
 }
 
 bool LayerDetail::has(int64_t layer) const { return std::binary_search(held.begin(), held.end(), layer); }

@@ -125,8 +125,13 @@ struct CompareResult {
 // ----------------------------------------------------------------------------------------------
 // What the learner chose
 
-/// The per-head quantities the maps can show.
+/// The per-head quantities the maps can show: eq. 4's terms (in `deberta::Term`'s order), their
+/// scaled sum and the attention weights.
 enum class Quantity { C2C, C2P, P2C, P2P, Logits, Probs };
+/// The term a quantity shows (none for Logits, Probs).
+std::optional<deberta::Term> quantity_term(Quantity q);
+/// The quantity that shows term `t`.
+Quantity term_quantity(deberta::Term t);
 const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file and --panel names)
 /// The quantity with its formula, without naming the scale's factor ("score s·Ã = s·(c2c + …)"):
 /// for places that do not know the model. `quantity_label(q, f)` names it. English (figures,
@@ -217,7 +222,7 @@ struct ViewerState {
   int hover_token_next = -1;           ///< set during the frame, becomes hover_token at its end
   Quantity grid_quantity = Quantity::Probs;
   Quantity export_quantity = Quantity::Probs;
-  int links_weight = 0;                ///< Token links: 0 the weight; 1 c2c, 2 c2p, 3 p2c, 4 p2p: its signed part of the score
+  int links_weight = 0;                ///< Token links (a combo's index): 0 the weight; 1 + a `Term`'s index: its signed part of the score
   /// The Token links diagram last built, and what it was built from: the tab rebuilds it only when
   /// the result, its detail, the layer, the head or the weight change (building is O(N²)).
   struct LinksCache {

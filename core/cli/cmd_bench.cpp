@@ -194,7 +194,7 @@ void bench_rerun(const BenchArgs& args, const Model& model, const Inputs& in, co
   const ModelConfig& c = model.config;
   if (c.has_c2p()) {
     Ablation a;
-    a.c2p = false;
+    a.terms[Term::c2p] = false;
     toggles.push_back({"-c2p (every layer)", a});
   }
   {

@@ -522,12 +522,10 @@ Ablation ablation_from_dict(const py::dict& d) {
     const bool is_str = py::isinstance<py::str>(value);
     const std::string label = "ablation[" + quoted(key) + "]";
     const std::string text = is_str ? utf8(value, label, false) : std::string();
-    if (key == "c2c") {
-      a.c2c = as_bool(value, label);
-    } else if (key == "c2p" || key == "p2c" || key == "p2p") {
+    if (const std::optional<deberta::Term> term = deberta::term_from_name(key)) {  // None: as the model
       std::optional<bool> v;
       if (!none) v = as_bool(value, label);
-      (key == "c2p" ? a.c2p : key == "p2c" ? a.p2c : a.p2p) = v;
+      a.terms[*term] = v;
     } else if (key == "p2c_index") {
       if (none) {
         a.p2c_index.reset();

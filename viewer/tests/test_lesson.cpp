@@ -112,7 +112,7 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
   const auto& a = r.trace.layers[layer].attention;
   const int i2 = s2.show.i, j2 = s2.show.j;
   const double s_scale = ctx.attention.scale;
-  CHECK(std::fabs(s2.answer - (a.c2c[head](i2, j2) + a.c2p[head](i2, j2) + a.p2c[head](i2, j2)) / s_scale) < 1e-12);
+  CHECK(std::fabs(s2.answer - (a.terms[Term::c2c][head](i2, j2) + a.terms[Term::c2p][head](i2, j2) + a.terms[Term::p2c][head](i2, j2)) / s_scale) < 1e-12);
   CHECK(std::fabs(s2.answer * s_scale - a.logits[head](i2, j2)) < 1e-12);
 
   // Step 3: eq. 3 with the model's own k. Step 4: the clamp to row 0 (i − j < −k); the 33-token
@@ -137,7 +137,7 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
 
   // Step 7: the c2p value of the trace.
   const auto& s7 = step_titled(steps, "7.");
-  CHECK(s7.answer == a.c2p[head](s7.show.i, s7.show.j));
+  CHECK(s7.answer == a.terms[Term::c2p][head](s7.show.i, s7.show.j));
 
   // Step 8: the code's p2c index reads the same row as c2p (the model was trained that way).
   const auto& s8 = step_titled(steps, "8.");
@@ -170,7 +170,7 @@ TEST_CASE("every step applies on the bundled model with the default sentence, an
   // Step 12: a real forward pass without c2p gives the layer-0 logit the lesson predicts.
   const auto& s12 = step_titled(steps, "12.");
   Ablation no_c2p;
-  no_c2p.c2p = false;
+  no_c2p.terms[Term::c2p] = false;
   const ForwardTrace off = forward(r.model, r.trace.inputs, no_c2p, TraceLevel::Full, false);
   CHECK(std::fabs(s12.answer - off.layers[0].attention.logits[head](s12.show.i, s12.show.j)) < 1e-12);
 }
@@ -344,7 +344,7 @@ TEST_CASE("each named mistake is recognised from its wrong number, recomputed he
   // The five mistakes the issue names, each from its own recomputation.
   // Forgot the scale (step 7): the c2p dot product itself = the trace's scaled c2p / s.
   const auto& s7 = step_titled(steps, "7.");
-  CHECK(std::fabs(mistake(s7, "forgot the scale").value - a.c2p[head](s7.show.i, s7.show.j) / s_scale) < 1e-9);
+  CHECK(std::fabs(mistake(s7, "forgot the scale").value - a.terms[Term::c2p][head](s7.show.i, s7.show.j) / s_scale) < 1e-9);
   // The paper's p2c index δ(j, i) where the code reads δ(i, j) (step 8).
   const auto& s8 = step_titled(steps, "8.");
   const IndexMatrix rows = table_rows(relative_positions(static_cast<int64_t>(r.tokens.size()), static_cast<int64_t>(r.tokens.size()),
@@ -451,7 +451,7 @@ TEST_CASE("labels follow one notation with the model's own factor: 3-term, 2-ter
                               : run_ids(source(k.dir), 12);
     const auto& att = r.trace.context.attention;
     REQUIRE(att.scale_factor == k.f);
-    REQUIRE((att.c2p || att.p2c) == k.pos_terms);
+    REQUIRE((att.terms[Term::c2p] || att.terms[Term::p2c]) == k.pos_terms);
     const std::string root = expected_root(k.f);
     CHECK(deberta::scale_root(att.scale_factor) == root);
     // Head detail's labels, figure units and the grid: Ã unscaled, the score Ã/root, the weights softmax(Ã/root).
@@ -467,9 +467,9 @@ TEST_CASE("labels follow one notation with the model's own factor: 3-term, 2-ter
     // Head detail's selected cell: the scaled terms add up to the score; Ã = score / s; then the weight.
     const auto& a = r.trace.layers[0].attention;
     const int i = 5, j = 2;
-    std::vector<std::pair<std::string, double>> scaled = {{"c2c", a.c2c[0](i, j)}};
-    if (att.c2p) scaled.push_back({"c2p", a.c2p[0](i, j)});
-    if (att.p2c) scaled.push_back({"p2c", a.p2c[0](i, j)});
+    std::vector<std::pair<std::string, double>> scaled = {{"c2c", a.terms[Term::c2c][0](i, j)}};
+    if (att.terms[Term::c2p]) scaled.push_back({"c2p", a.terms[Term::c2p][0](i, j)});
+    if (att.terms[Term::p2c]) scaled.push_back({"p2c", a.terms[Term::p2c][0](i, j)});
     const std::string cell = viewer::cell_sum_text(scaled, att.scale, a.logits[0](i, j), a.probs[0](i, j), att.scale_factor);
     CAPTURE(cell);
     char want[128];
@@ -699,7 +699,7 @@ TEST_CASE("token links: a term's signed part of the score; the panel's layout; t
   const int N = static_cast<int>(r.tokens.size());
   // Signed: each link is the term / its largest |value|, negative terms stay negative (issue 42: the
   // "share" mode gave a negative term a positive share).
-  const Matrix& c2p = a.c2p[head];
+  const Matrix& c2p = a.terms[Term::c2p][head];
   const double top = c2p.cwiseAbs().maxCoeff();
   const viewer::Diagram d = viewer::signed_links_diagram(r.tokens, c2p, "c2p", 0.05);
   CHECK(d.signed_links);
@@ -847,9 +847,9 @@ TEST_CASE("every lesson step and every Equation-tab row shows the paper's passag
     // and with p2p switched on where the model has both projections (the "eq. 2 (p2p)" row).
     std::vector<ForwardTrace> traces;
     traces.push_back(r.trace);
-    if (r.trace.context.attention.c2p && r.trace.context.attention.p2c) {
+    if (r.trace.context.attention.terms[Term::c2p] && r.trace.context.attention.terms[Term::p2c]) {
       Ablation p2p;
-      p2p.p2p = true;
+      p2p.terms[Term::p2p] = true;
       traces.push_back(forward(r.model, r.trace.inputs, p2p, TraceLevel::Full, false));
     }
     for (const ForwardTrace& tr : traces)
@@ -866,7 +866,7 @@ TEST_CASE("every lesson step and every Equation-tab row shows the paper's passag
           ++rows_seen;
           // Ordinary attention (c2c alone at 1/√d) cites §3.1's display for its scale and softmax;
           // a model with position terms the scale sentence and eq. 4.
-          const bool plain = !(e.has_c2p || e.has_p2c || e.has_p2p) && e.scale_factor == 1;
+          const bool plain = !(e.active[Term::c2p] || e.active[Term::p2c] || e.active[Term::p2p]) && e.scale_factor == 1;
           if (st.equation == "scale")
             CHECK(q == &viewer::paper_quote(plain ? viewer::Quote::StandardAttention : viewer::Quote::Scale));
           if (st.equation == "softmax")

@@ -65,8 +65,8 @@ void check_layer(const std::string& p, const LayerTrace& ours, const LayerTrace&
   check_same(p + ".Q_c", a.Q_c, b.Q_c), check_same(p + ".K_c", a.K_c, b.K_c), check_same(p + ".V_c", a.V_c, b.V_c);
   check_same(p + ".Q_r", a.Q_r, b.Q_r), check_same(p + ".K_r", a.K_r, b.K_r);
   CHECK(a.row_offset == b.row_offset);
-  check_same(p + ".c2c", a.c2c, b.c2c), check_same(p + ".c2p", a.c2p, b.c2p), check_same(p + ".p2c", a.p2c, b.p2c);
-  check_same(p + ".p2p", a.p2p, b.p2p), check_same(p + ".logits", a.logits, b.logits), check_same(p + ".probs", a.probs, b.probs);
+  for (Term t : kAllTerms) check_same(p + "." + term_name(t), a.terms[t], b.terms[t]);
+  check_same(p + ".logits", a.logits, b.logits), check_same(p + ".probs", a.probs, b.probs);
   check_same(p + ".context", a.context, b.context);
   check_same(p + ".attention_output", ours.attention_output, ref.attention_output);
   check_same(p + ".output", ours.output, ref.output);
@@ -176,7 +176,7 @@ TEST_CASE("materialize_detail equals the full forward's layers bitwise (EMD mode
     st.layer = 1;
     CHECK(viewer::shown_map(st, 1, 0, viewer::Quantity::Probs) == &r->trace.layers[1].attention.probs[0]);
     REQUIRE(viewer::shown_map(st, 1, 0, viewer::Quantity::C2P) != nullptr);
-    check_same("shown c2p", *viewer::shown_map(st, 1, 0, viewer::Quantity::C2P), full.layers[1].attention.c2p[0]);
+    check_same("shown c2p", *viewer::shown_map(st, 1, 0, viewer::Quantity::C2P), full.layers[1].attention.terms[Term::c2p][0]);
     CHECK(viewer::shown_map(st, 1, 0, viewer::Quantity::P2P) == nullptr);  // off in this model
     // The export's trace: every layer in full, as `deberta dump` computes it.
     const ForwardTrace exported = viewer::full_trace(*r);
@@ -195,7 +195,7 @@ TEST_CASE("after an ablation toggle the shown maps and predictions equal a fresh
   REQUIRE(!base->current.empty());
 
   Ablation no_c2p;
-  no_c2p.c2p = false;
+  no_c2p.terms[Term::c2p] = false;
   const auto off = s.run(no_c2p, base);
   CHECK(off->first_layer == 0);
   check_against_fresh(s, *off);
@@ -232,7 +232,7 @@ TEST_CASE("a tokenized model: the bundled model with [MASK], toggles of p2c and 
   REQUIRE(!s.input.mask_positions.empty());
   const auto base = s.run({}, nullptr);
   Ablation no_p2c;
-  no_p2c.p2c = false;
+  no_p2c.terms[Term::p2c] = false;
   const auto off = s.run(no_p2c, base);
   check_against_fresh(s, *off);
   Ablation head;

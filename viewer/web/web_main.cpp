@@ -312,7 +312,7 @@ void apply_url_terms(viewer::App& app) {
   if (g_url_terms.empty() || !s.model || app.jobs.loading.valid()) return;
   try {
     const deberta::Ablation a = deberta::parse_ablation_flags("--terms " + g_url_terms);
-    s.ablation.c2c = a.c2c, s.ablation.c2p = a.c2p, s.ablation.p2c = a.p2c, s.ablation.p2p = a.p2p;
+    s.ablation.terms = a.terms;
     viewer::request_compute(app);
   } catch (const std::exception& e) {
     g_url_problem += viewer::trf(" terms={value}: {error};", viewer::arg("value", g_url_terms), viewer::arg("error", e.what()));
@@ -329,9 +329,11 @@ void write_url_view(const viewer::ViewerState& s) {
     // terms differ from the model's own.
     const deberta::Ablation& ab = s.result->trace.ablation;
     const auto& now = s.result->trace.context.attention;
-    if (!ab.c2c || ab.c2p || ab.p2c || ab.p2p)
-      for (const auto& [on, name] : {std::pair{now.c2c, "c2c"}, {now.c2p, "c2p"}, {now.p2c, "p2c"}, {now.p2p, "p2p"}})
-        if (on) terms += (terms.empty() ? "" : ",") + std::string(name);
+    bool switched = false;
+    for (deberta::Term t : deberta::kAllTerms) switched |= ab.terms[t].has_value();
+    if (switched)
+      for (deberta::Term t : deberta::kAllTerms)
+        if (now.terms[t]) terms += (terms.empty() ? "" : ",") + std::string(deberta::term_name(t));
   }
   const std::string view = s.text + '\x1f' + viewer::i18n::language() + '\x1f' + std::to_string(s.layer) + '\x1f' +
                            std::to_string(s.head) + '\x1f' + viewer::tab_name(s.tab) + '\x1f' + terms;

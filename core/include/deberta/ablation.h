@@ -34,10 +34,9 @@ enum class ScaleMode {
 /// Inference-time switches. The default-constructed value is the model as trained and gives
 /// bitwise the same numbers as the plain forward pass.
 struct Ablation {
-  bool c2c = true;                ///< content-to-content term
-  std::optional<bool> c2p;        ///< unset: as the model (pos_att_type)
-  std::optional<bool> p2c;        ///< unset: as the model (pos_att_type)
-  std::optional<bool> p2p;        ///< the fourth term of eq. 2; unset: as trained (`trained_with_p2p`)
+  /// Each term of eq. 2 on or off; unset: as the model — c2c on, c2p and p2c as its
+  /// `pos_att_type`, p2p (eq. 2's fourth term) as trained (`trained_with_p2p`).
+  PerTerm<std::optional<bool>> terms;
   std::optional<P2CIndex> p2c_index;  ///< unset: as trained (`trained_with_paper_p2c`; else Code)
   ScaleMode scale_mode = ScaleMode::Auto;
   double scale_factor = 0;        ///< with ScaleMode::Fixed

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "deberta/tensor.h"
+#include "deberta/terms.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -99,6 +100,9 @@ struct ModelConfig {
   /// Whether the model has relative attention with a c2p / p2c term at all.
   bool has_c2p() const { return relative_attention && uses("c2p"); }
   bool has_p2c() const { return relative_attention && uses("p2c"); }
+  /// Whether the model runs `term` when nothing is switched: c2c always, c2p / p2c as
+  /// `has_c2p` / `has_p2c`, p2p as `trained_with_p2p`.
+  bool trained_with(Term term) const;
   /// Width of one head, d.
   int64_t d_head() const { return attention_head_size; }
   /// k: half the number of rows of the relative table (`position_buckets` if > 0 in v2,

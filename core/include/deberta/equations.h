@@ -13,7 +13,11 @@
 
 #include "deberta/config.h"
 #include "deberta/tensor.h"
+#include "deberta/terms.h"
 #include "deberta/weights.h"
+
+#include <string>
+#include <vector>
 
 namespace deberta {
 
@@ -131,16 +135,6 @@ Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatr
 Matrix position_to_content(const Matrix& K_c, const Matrix& Q_r, const IndexMatrix& rows, int64_t row_offset,
                            double s);
 
-/// eq. 4 whole, when only the sum is wanted: s·Ã[i, j] = c2c[i, j] + (c2p[i, j] + p2c[i, j]), each
-/// relative entry read from its all-rows product and rounded as content_to_position /
-/// position_to_content round it, row by row, without forming the two `[N_q, N_k]` maps (at
-/// N = 512 each is 2 MB, written and read back from memory). Bit for bit the sum of the maps in
-/// the reference code's order (tests/test_heads.cpp). `c2c` `[N_q, N_k]` (content_to_content's
-/// result) is taken and returned as the sum; an empty K_r (Q_r) leaves out c2p (p2c); the rows
-/// and shapes are those of the two term functions. No errors beyond theirs.
-Matrix disentangled_logits(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, const Matrix& K_r, const Matrix& Q_r,
-                           const IndexMatrix& c2p_rows, const IndexMatrix& p2c_rows, int64_t row_offset, double s);
-
 /// eq. 2, fourth term (dropped by the paper, never computed by the reference code): the
 /// position-to-position score p2p[i, j] = s · Q_r[p2c_rows(i, j)] · K_r[c2p_rows(i, j)], a pure
 /// function of the relative position. Returns `[N_q, N_k]`.
@@ -169,6 +163,86 @@ double kl_divergence(const Vector& log_p, const Vector& log_q);
 
 /// Attention context of one head: probs `[N_q, N_k]` · V_c `[N_k, d]` → `[N_q, d]` (eq. 4, last line).
 Matrix attention_context(const Matrix& probs, const Matrix& V_c);
+
+// ----------------------------------------------------------------------------------------------
+// eq. 4 whole: one attention head, from its projections to its context
+
+/// One head's slices of an attention sub-layer's projections (head h owns columns h·d … h·d + d − 1):
+/// content `[N, d]` (Q_c of the query input, K_c and V_c of the key/value input) and position
+/// `[R, d]` of table rows row_offset … row_offset + R − 1 (empty when no active term reads them).
+struct HeadProjections {
+  Matrix Q_c, K_c, V_c, Q_r, K_r;
+  int64_t row_offset = 0;
+};
+
+/// What eq. 4 reads of the sequence besides a head's projections: which terms are on, the scale,
+/// the table rows each relative term reads and the 0/1 mask. Views: the matrices pointed to must
+/// outlive the call. (The model fills one per sequence from its `SequenceContext`.)
+struct AttentionSetup {
+  PerTerm<bool> terms;                   ///< the terms in the sum
+  double scale = 1;                      ///< s = 1/√(f·d), f the scale factor (the paper's f = 3)
+  const IndexMatrix* c2p_row = nullptr;  ///< `[N_q, N_k]`: row δ(i, j) read by c2p (and p2p's key side)
+  const IndexMatrix* p2c_row = nullptr;  ///< `[N_q, N_k]`: row read by p2c (and p2p's query side)
+  const Vector* mask = nullptr;          ///< `[N]` 0/1, of queries and keys (self-attention)
+};
+
+/// eq. 4, one term of one head, × s: `content_to_content`, `content_to_position`,
+/// `position_to_content` or `position_to_position` with the rows and projections the term reads.
+/// Returns `[N_q, N_k]`. Errors: a relative term whose projection (K_r, Q_r) or rows are missing.
+Matrix term_scores(Term term, const HeadProjections& p, const AttentionSetup& a);
+
+/// One head's eq. 4 terms, each × s, and their sum, all `[N_q, N_k]` with query i on the rows.
+/// A term that is off stays empty.
+struct HeadScores {
+  PerTerm<Matrix> terms;
+  Matrix logits;  ///< s·Ã: the sum of the active scaled terms (the paper's Ã/√(3d) when f = 3)
+};
+
+/// eq. 4: the attention scores of one head, s·Ã[i, j] = c2c + c2p + p2c (+ p2p), Ã being the
+/// unscaled sum of the active terms. Each term is scaled before the sum, and the sum is taken in
+/// the reference code's order, c2c + ((c2p + p2c) + p2p) (Hugging Face
+/// `DisentangledSelfAttention.forward`: `rel_att` first, then added to the c2c scores), so the
+/// doubles are the reference's. With `keep_terms` false only `logits` is returned: the same
+/// doubles, formed row by row without keeping the term maps (tests/test_equations.cpp, "eq. 4 whole",
+/// and tests/test_ablation.cpp's first case pin the bits).
+/// No terms on: all zero. Errors: as `term_scores`.
+HeadScores attention_logits(const HeadProjections& p, const AttentionSetup& a, bool keep_terms = true);
+
+/// One head's result: its scores, probabilities `[N_q, N_k]` and context `[N_q, d]`.
+struct HeadResult {
+  HeadScores scores;
+  Matrix probs;
+  Matrix context;
+};
+
+/// eq. 4 whole for one head: the scores s·Ã (`attention_logits`), the masked softmax over keys
+/// (`masked_softmax`, all zero when `masked`: an ablated head) and the context probs · V_c.
+/// With `keep_scores` false, `scores` stays empty and the probabilities overwrite the logits
+/// (same bits). Errors: as `attention_logits`.
+HeadResult attention_head(const HeadProjections& p, const AttentionSetup& a, bool masked, bool keep_scores = true);
+
+// ----------------------------------------------------------------------------------------------
+// The Enhanced Mask Decoder (§3.2, appendix A.8)
+
+/// §3.2: the decoder's first query input I_0 = H + P, `[N, H]`: H the hidden states it decodes
+/// from (the output of encoder layer L − 2), P the absolute position embeddings of positions
+/// 0 … N − 1 (zero for a model that decodes without them). Errors: H and P differ in shape.
+Matrix emd_query_input(const Matrix& H, const Matrix& P);
+
+/// §3.2 / appendix A.8: the decoder's passes. `passes` times the shared last layer runs with query
+/// I_t and key/value H, I_{t+1} = layer(I_t, H), from I_0 (`emd_query_input`). `layer(query, kv)`
+/// runs one pass (`[N, H]` each) and returns its record, whose `output` `[N, H]` is I_{t+1}.
+/// Returns the records in order (microsoft `EnhancedMaskDecoder`: n = 2 passes).
+template <class Pass, class Layer>
+std::vector<Pass> emd_passes(const Matrix& I_0, const Matrix& H, int passes, const Layer& layer) {
+  std::vector<Pass> out;
+  const Matrix* I_t = &I_0;
+  for (int t = 0; t < passes; ++t) {
+    out.push_back(layer(*I_t, H));
+    I_t = &out.back().output;
+  }
+  return out;
+}
 
 /// Post-LN residual block: LayerNorm(x Wᵀ + b + residual). Shapes `[N, in]`, `[N, H]` → `[N, H]`.
 /// Reference: `DebertaSelfOutput`, `DebertaOutput`. Errors: x's width ≠ `in`, residual ≠ `[N, H]`.

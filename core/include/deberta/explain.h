@@ -21,9 +21,11 @@ struct CellExplanation {
   int64_t p2c_row = 0;           ///< row of Q_r read by p2c (δ(i, j) in code, δ(j, i) in paper mode)
   bool paper_p2c = false;
   double d = 0, scale_factor = 0, scale = 0;  ///< s = 1/√(d · scale_factor)
-  double qk = 0, q_kr = 0, k_qr = 0, qr_kr = 0;  ///< raw dot products Q_c[i]·K_c[j], Q_c[i]·K_r[δ], K_c[j]·Q_r[δ'], Q_r[δ']·K_r[δ]
-  double c2c = 0, c2p = 0, p2c = 0, p2p = 0;     ///< scaled terms (0 when off)
-  bool has_c2c = false, has_c2p = false, has_p2c = false, has_p2p = false;
+  /// Per term, the raw dot product: c2c Q_c[i]·K_c[j], c2p Q_c[i]·K_r[δ], p2c K_c[j]·Q_r[δ'],
+  /// p2p Q_r[δ']·K_r[δ] (δ = c2p_row, δ' = p2c_row; 0 when the projection is absent).
+  PerTerm<double> dot;
+  PerTerm<double> scaled;  ///< per term, s × its dot product as the maps hold it (0 when off)
+  PerTerm<bool> active;    ///< the terms in the sum
   double logit = 0;
   bool valid = true;             ///< false when i or j is padding (masked)
   bool head_masked = false;

@@ -84,13 +84,17 @@ struct Model {
 
 /// The attention terms and scale in force for one model under one `Ablation`.
 struct ResolvedAttention {
-  bool c2c = true, c2p = false, p2c = false, p2p = false;
+  PerTerm<bool> terms{{true, false, false, false}};  ///< the terms in eq. 4's sum (c2c on unless switched off)
   P2CIndex p2c_index = P2CIndex::Code;  ///< the table row p2c reads
   double scale_factor = 1;  ///< s = 1/√(d · scale_factor)
   double scale = 1;
   int64_t k = 0;            ///< relative span of the table (2k rows)
   int64_t window = 0;       ///< K actually read (≤ k)
 };
+
+/// Whether `model` has the position projections `term` reads (K_r for c2p, Q_r for p2c, both for
+/// p2p; c2c reads none), i.e. whether the term can be switched on. Errors: none.
+bool has_projections_for(const Model& model, Term term);
 
 /// Checks an `Ablation` against a model and resolves it.
 /// Errors: a position term whose projection weights the model lacks; p2p without both
@@ -141,7 +145,7 @@ struct AttentionTrace {
   Matrix Q_c, K_c, V_c;      ///< eq. 4 content projections `[N, h·d]`
   Matrix Q_r, K_r;           ///< eq. 4 position projections of table rows `row_offset … +R−1`, `[R, h·d]`
   int64_t row_offset = 0;    ///< first table row projected
-  std::vector<Matrix> c2c, c2p, p2c, p2p;  ///< per head, already scaled; empty when the term is off
+  PerTerm<std::vector<Matrix>> terms;  ///< per term, per head, already scaled; empty when the term is off
   std::vector<Matrix> logits;  ///< per head: sum of the active terms, before masking
   std::vector<Matrix> probs;   ///< per head: masked softmax (zeroed for a masked head)
   Matrix context;            ///< probs · V_c per head, `[N, h·d]`
@@ -208,44 +212,13 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& inputs, 
 /// projected from the same table rows (even those no active term reads), leaving them empty there. Errors: as `ModelWorkspace::positions`.
 void project_positions(const Model& model, SequenceContext* seq, SequenceContext* previous = nullptr);
 
-/// One head's slices of an attention sub-layer's projections (head h owns columns h·d … h·d + d − 1):
-/// content `[N, d]` (Q_c of the query input, K_c and V_c of the key/value input) and position
-/// `[R, d]` of table rows row_offset … row_offset + R − 1 (empty when no term reads them).
-struct HeadProjections {
-  Matrix Q_c, K_c, V_c, Q_r, K_r;
-  int64_t row_offset = 0;
-};
-
 /// Head `head` (width `d`) of the projections an `AttentionTrace` holds. Errors: none (the caller
 /// keeps head < heads).
 HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t d);
 
-/// One head's eq. 4 terms, each scaled by s, and their sum, all `[N_q, N_k]` with query i on the
-/// rows. A term the ablation turns off (`seq.attention`) is empty and not added.
-struct HeadScores {
-  Matrix c2c, c2p, p2c, p2p;  ///< p2p: eq. 2's fourth term (off unless switched on)
-  Matrix logits;              ///< s·Ã = c2c + c2p + p2c (+ p2p) with the scaled terms: eq. 4's Ã/√(3d)
-};
-
-/// eq. 4: the attention logits of one head, s·Ã[i, j] = c2c + c2p + p2c (+ p2p) — the paper's
-/// Ã/√(3d), Ã being the unscaled sum — each term (already × s) from its
-/// own equation function (equations.h). Summed in the reference code's order, c2c + ((c2p + p2c)
-/// + p2p) (Hugging Face `DisentangledSelfAttention.forward`: `rel_att` first, then added to the
-/// c2c scores). With `keep_terms` false only `logits` is returned (the terms are summed into it
-/// and dropped: the same sums, less memory), as a forward pass that keeps no term maps needs.
-HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq, bool keep_terms = true);
-
-/// One head's result: its scores, probabilities `[N_q, N_k]` and context `[N_q, d]`.
-struct HeadResult {
-  HeadScores scores;
-  Matrix probs;
-  Matrix context;
-};
-
-/// One attention head: eq. 4's logits (`attention_logits`), the masked softmax over keys (all zero
-/// when `masked`, an ablated head) and the context probs · V_c (eq. 4, last line). With
-/// `keep_scores` false, `scores` stays empty and the probabilities overwrite the logits (same bits).
-HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked, bool keep_scores = true);
+/// What eq. 4 reads of `seq` besides a head's projections (equations.h's `AttentionSetup`): the
+/// resolved terms and scale, and views of the context's table rows and mask (`seq` must outlive it).
+AttentionSetup attention_setup(const SequenceContext& seq);
 
 /// Runs one disentangled-attention sub-layer (eq. 4 terms, masked softmax, context) for layer
 /// `layer` with query input `query [N, H]` and key/value input `kv [N, H]`.

@@ -77,19 +77,15 @@ std::vector<std::pair<std::string, Ablation>> standard_ablations(const Model& mo
   const ModelConfig& c = model.config;
   std::vector<std::pair<std::string, Ablation>> out;
   Ablation a;
-  if (c.has_c2p()) {
+  // Each position term the model runs, off; each it does not run but has the projections for, on.
+  // (c2c, in every model, is not a position term: its removal is not one of Table 4's rows.)
+  for (Term t : kAllTerms) {
+    const bool on = c.trained_with(t);
+    if (on_in_every_model(t) || (!on && !has_projections_for(model, t))) continue;
     a = {};
-    a.c2p = false;
-    out.push_back({"-c2p", a});
+    a.terms[t] = !on;
+    out.push_back({std::string(on ? "-" : "+") + term_name(t), a});
   }
-  if (c.has_p2c()) {
-    a = {};
-    a.p2c = false;
-    out.push_back({"-p2c", a});
-  }
-  a = {};
-  a.p2p = !c.trained_with_p2p;
-  out.push_back({c.trained_with_p2p ? "-p2p" : "+p2p", a});
   if (runs_emd(model)) {  // a model that decodes without the EMD has none to remove
     a = {};
     a.emd = false;

@@ -39,10 +39,8 @@ Tensor row_tensor(const std::vector<int64_t>& v) {
 }
 
 void put_attention(TensorMap* out, const std::string& p, const AttentionTrace& a) {
-  if (!a.c2c.empty()) (*out)[p + "c2c"] = stack_heads(a.c2c);
-  if (!a.c2p.empty()) (*out)[p + "c2p"] = stack_heads(a.c2p);
-  if (!a.p2c.empty()) (*out)[p + "p2c"] = stack_heads(a.p2c);
-  if (!a.p2p.empty()) (*out)[p + "p2p"] = stack_heads(a.p2p);
+  for (Term t : kAllTerms)
+    if (!a.terms[t].empty()) (*out)[p + term_name(t)] = stack_heads(a.terms[t]);
   if (!a.logits.empty()) (*out)[p + "attn_logits"] = stack_heads(a.logits);
   if (!a.probs.empty()) (*out)[p + "attn_probs"] = stack_heads(a.probs);
 }

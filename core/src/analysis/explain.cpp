@@ -30,23 +30,21 @@ CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int6
   e.d = static_cast<double>(d), e.scale_factor = r.scale_factor, e.scale = r.scale;
   const auto q_i = a.Q_c.row(i).segment(head * d, d);
   const auto k_j = a.K_c.row(j).segment(head * d, d);
-  e.qk = q_i.dot(k_j);
+  e.dot[Term::c2c] = q_i.dot(k_j);
   if (c.relative_attention) {
     e.rel_pos = s.rel_pos(i, j);
     e.c2p_row = s.c2p_row(i, j);
     e.p2c_row = s.p2c_row(i, j);
-    if (a.K_r.size() > 0) e.q_kr = q_i.dot(a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
-    if (a.Q_r.size() > 0) e.k_qr = k_j.dot(a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d));
+    if (a.K_r.size() > 0) e.dot[Term::c2p] = q_i.dot(a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
+    if (a.Q_r.size() > 0) e.dot[Term::p2c] = k_j.dot(a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d));
     if (a.K_r.size() > 0 && a.Q_r.size() > 0)
-      e.qr_kr = a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d).dot(
+      e.dot[Term::p2p] = a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d).dot(
           a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
   }
-  e.has_c2c = r.c2c, e.has_c2p = r.c2p, e.has_p2c = r.p2c, e.has_p2p = r.p2p;
+  e.active = r.terms;
   // The stored, scaled terms: the same numbers the maps show.
-  if (r.c2c) e.c2c = a.c2c[head](i, j);
-  if (r.c2p) e.c2p = a.c2p[head](i, j);
-  if (r.p2c) e.p2c = a.p2c[head](i, j);
-  if (r.p2p) e.p2p = a.p2p[head](i, j);
+  for (Term t : kAllTerms)
+    if (r.terms[t]) e.scaled[t] = a.terms[t][head](i, j);
   e.logit = a.logits[head](i, j);
   e.valid = s.mask[i] != 0 && s.mask[j] != 0;
   e.head_masked = s.head_mask.count({layer, head}) > 0;
@@ -76,17 +74,14 @@ std::string num(double v, int digits = 6) {
 std::string term_sum(const CellExplanation& e, bool plain_attention) {
   std::string formula, numbers;
   double raw = 0;
-  auto add = [&](bool on, const char* name, double v) {
-    if (!on) return;
-    formula += std::string(formula.empty() ? "" : " + ") + name;
+  for (Term t : kAllTerms) {
+    if (!e.active[t]) continue;
+    const double v = e.dot[t];
+    formula += std::string(formula.empty() ? "" : " + ") + term_name(t);
     if (numbers.empty()) numbers = num(v);
     else numbers += (v < 0 ? " - " : " + ") + num(std::fabs(v));
     raw += v;
-  };
-  add(e.has_c2c, "c2c", e.qk);
-  add(e.has_c2p, "c2p", e.q_kr);
-  add(e.has_p2c, "p2c", e.k_qr);
-  add(e.has_p2p, "p2p", e.qr_kr);
+  }
   if (formula.empty()) return "(no term active) = 0";
   if (plain_attention) return "Q[i]·K[j] = " + num(raw) + ";  A_ij = " + num(raw) + " / √d = " + num(e.logit);
   return "Ã = " + formula + " = " + numbers + " = " + num(raw) + ";  s · Ã = " + num(e.logit);
@@ -97,7 +92,7 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
   std::vector<ExplainStep> steps;
   const std::string ij = "(" + std::to_string(e.i) + "," + std::to_string(e.j) + ")";
   const std::string ji = "(" + std::to_string(e.j) + "," + std::to_string(e.i) + ")";
-  const bool position_terms = e.has_c2p || e.has_p2c || e.has_p2p;
+  const bool position_terms = e.active[Term::c2p] || e.active[Term::p2c] || e.active[Term::p2p];
   // Only c2c at s = 1/√d is ordinary attention: the standard self-attention display of §3.1
   // (A = QKᵀ/√d, H_o = softmax(A)V; unnumbered in arXiv 2006.03654 v6, whose eq. 1 is the MLM
   // objective of §2.2), not eq. 4.
@@ -112,7 +107,7 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
                                         " (the released v2 code buckets i - j first; eq. 3 clamps the bucket)"
                                   : "δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k),
                      rel + "  →  δ" + ij + " = row " + std::to_string(e.c2p_row) + " of the relative table"});
-    if (e.has_p2c || e.has_p2p)
+    if (e.active[Term::p2c] || e.active[Term::p2p])
       steps.push_back({"eq. 4 (p2c index)",
                      e.paper_p2c ? "paper: p2c reads Q_r[δ(j,i)]" : "released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))",
                      "p2c reads row " + std::to_string(e.p2c_row) + (e.paper_p2c ? " = δ" + ji : " = δ" + ij)});
@@ -120,22 +115,22 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
   steps.push_back({"scale", plain_attention ? "s = 1 / √d (§3.1)"
                                            : "s = 1 / √(f · d), f = the model's scale factor (the paper's 1/√(3d): §3.1, after eq. 4)",
                    "s = 1 / √(" + num(e.scale_factor) + " · " + num(e.d) + ") = 1/" + root + " = " + num(e.scale)});
-  if (e.has_c2c)
+  if (e.active[Term::c2c])
     steps.push_back({plain_attention ? "§3.1 (standard attention)" : "eq. 4 (c2c)",
                      plain_attention ? "A_ij = Q[i] · K[j] / √d" : "c2c = s · Q_c[i] · K_c[j]",
-                     "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.qk) + ",  × s = " + num(e.c2c)});
-  if (e.has_c2p)
+                     "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.dot[Term::c2c]) + ",  × s = " + num(e.scaled[Term::c2c])});
+  if (e.active[Term::c2p])
     steps.push_back({"eq. 4 (c2p)", "c2p = s · Q_c[i] · K_r[δ(i,j)]",
-                     "Q_c[" + std::to_string(e.i) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.q_kr) +
-                         ",  × s = " + num(e.c2p)});
-  if (e.has_p2c)
+                     "Q_c[" + std::to_string(e.i) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::c2p]) +
+                         ",  × s = " + num(e.scaled[Term::c2p])});
+  if (e.active[Term::p2c])
     steps.push_back({"eq. 4 (p2c)", std::string("p2c = s · K_c[j] · Q_r[") + (e.paper_p2c ? "δ(j,i)]" : "δ(i,j)]"),
-                     "K_c[" + std::to_string(e.j) + "]·Q_r[" + std::to_string(e.p2c_row) + "] = " + num(e.k_qr) +
-                         ",  × s = " + num(e.p2c)});
-  if (e.has_p2p)
+                     "K_c[" + std::to_string(e.j) + "]·Q_r[" + std::to_string(e.p2c_row) + "] = " + num(e.dot[Term::p2c]) +
+                         ",  × s = " + num(e.scaled[Term::p2c])});
+  if (e.active[Term::p2p])
     steps.push_back({"eq. 2 (p2p)", "p2p = s · Q_r[p2c row] · K_r[δ(i,j)]",
-                     "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.qr_kr) +
-                         ",  × s = " + num(e.p2p)});
+                     "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::p2p]) +
+                         ",  × s = " + num(e.scaled[Term::p2p])});
   steps.push_back({plain_attention ? "§3.1 (score)" : "eq. 4 (sum)",
                    plain_attention ? "A_ij = Q[i]·K[j] / √d (§3.1's A is the scaled score)"
                                    : "Ã_ij = the unscaled sum of the active terms; the score is Ã_ij / " + root + " = s · Ã_ij",

@@ -381,7 +381,12 @@ namespace ops::fast {
 void products(const std::vector<Product>& set) { parallel_linears(set); }
 
 Matrix linear(const Linear& layer, const Matrix& x) {
-  // One thread: the callers (the embedding projection, the heads' dense layers) are small.
+  if (!few_rows(x.rows())) {  // a layer's rows (the encoder's dense layers): the threaded product
+    Matrix y;
+    products({{&layer, &x, &y}});
+    return y;
+  }
+  // Few rows (the MLM transform of the masked rows, the heads' dense layers): one thread.
   Matrix y(x.rows(), layer.weight.rows());
   detail::linear_columns(x, layer.weight, layer.bias, 0, layer.weight.rows(), &y);
   return y;

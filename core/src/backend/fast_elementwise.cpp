@@ -58,7 +58,10 @@ void gelu_row(double* x, int64_t n) {
 }  // namespace
 
 void gelu_erf(Eigen::Ref<Matrix> x) {
-  for (int64_t r = 0; r < x.rows(); ++r) gelu_row(x.row(r).data(), x.cols());
+  // Rows in ranges across the threads (each entry's bits depend on its value only).
+  for_rows(x.rows(), x.cols(), [&](int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) gelu_row(x.row(r).data(), x.cols());
+  });
 }
 
 bool vector_erf() { return true; }

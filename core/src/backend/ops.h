@@ -62,7 +62,9 @@ struct Product {
 /// an elementwise or rows_done step, rethrown once every thread has stopped.
 void products(const std::vector<Product>& set);
 
-/// y = x Wᵀ + b `[N, out]` for x `[N, in]`. Errors: x's width ≠ `in`.
+/// y = x Wᵀ + b `[N, out]` for x `[N, in]`: a product of `products` (threaded) for many rows, one
+/// thread's dot products for `few_rows`. Each row's bits depend on N only through that choice, and
+/// never on the thread count. Errors: x's width ≠ `in`.
 Matrix linear(const Linear& layer, const Matrix& x);
 
 /// logits = h Eᵀ + bias `[M, V]` for h `[M, H]`, E `[V, H]`, bias `[V]`: the tied MLM decoder.

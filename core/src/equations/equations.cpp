@@ -9,7 +9,6 @@ namespace deberta {
 
 Matrix linear(const Linear& layer, const Matrix& x) { return ops::linear(layer, x); }
 
-
 int64_t relative_distance(int64_t i, int64_t j, int64_t k) {
   if (k < 1) throw Error("relative_distance: k must be >= 1, found " + std::to_string(k));
   const int64_t r = i - j;
@@ -110,9 +109,8 @@ void activation_in_place(Eigen::Ref<Matrix> x, Activation act) {
 }
 
 Matrix activation(const Matrix& x, Activation act) {
-  // Elementwise: rows handed to the backend in ranges (any split gives the same numbers).
   Matrix y = x;
-  ops::for_rows(y.rows(), y.cols(), [&](int64_t first, int64_t last) { activation_in_place(y.middleRows(first, last - first), act); });
+  activation_in_place(y, act);
   return y;
 }
 
@@ -127,8 +125,7 @@ void layer_norm_rows(const Matrix& x, int64_t first, int64_t last, const LayerNo
 
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p) {
   Matrix y(x.rows(), x.cols());
-  // Rows are independent: any split into ranges gives the same numbers.
-  ops::for_rows(x.rows(), x.cols(), [&](int64_t first, int64_t last) { layer_norm_rows(x, first, last, p, &y); });
+  layer_norm_rows(x, 0, x.rows(), p, &y);
   return y;
 }
 
@@ -175,9 +172,7 @@ double log_sum_exp_row(const Matrix& logits, int64_t m) {
 
 Matrix log_softmax_rows(const Matrix& logits) {
   Matrix out(logits.rows(), logits.cols());
-  ops::for_rows(logits.rows(), logits.cols(), [&](int64_t first, int64_t last) {
-    for (int64_t m = first; m < last; ++m) out.row(m) = logits.row(m).array() - log_sum_exp_row(logits, m);
-  });
+  for (int64_t m = 0; m < logits.rows(); ++m) out.row(m) = logits.row(m).array() - log_sum_exp_row(logits, m);
   return out;
 }
 
@@ -207,10 +202,12 @@ Matrix gather_table_rows(const Matrix& scores, const IndexMatrix& rows, int64_t 
   for (int64_t i = 0; i < rows.rows(); ++i) gather_table_row(scores, rows, i, row_offset, s, by_query, out.row(i).data());
   return out;
 }
-}  // namespace
-
-Matrix disentangled_logits(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, const Matrix& K_r, const Matrix& Q_r,
-                           const IndexMatrix& c2p_rows, const IndexMatrix& p2c_rows, int64_t row_offset, double s) {
+// eq. 4's sum when only the sum is wanted: c2c + (c2p + p2c), each relative entry read from its
+// all-rows product and rounded as content_to_position / position_to_content round it, row by row,
+// without forming the two [N_q, N_k] maps (at N = 512 each is 2 MB written and read back). An
+// empty K_r (Q_r) leaves out c2p (p2c). The same doubles as adding the maps (tests/test_heads.cpp).
+Matrix sum_row_by_row(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, const Matrix& K_r, const Matrix& Q_r,
+                      const IndexMatrix& c2p_rows, const IndexMatrix& p2c_rows, int64_t row_offset, double s) {
   const bool c2p = K_r.size() > 0, p2c = Q_r.size() > 0;
   const Matrix all_c2p = c2p ? Matrix(Q_c * K_r.transpose()) : Matrix();  // as content_to_position
   const Matrix all_p2c = p2c ? Matrix(K_c * Q_r.transpose()) : Matrix();  // as position_to_content
@@ -230,6 +227,7 @@ Matrix disentangled_logits(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, con
   }
   return c2c;
 }
+}  // namespace
 
 Matrix content_to_position(const Matrix& Q_c, const Matrix& K_r, const IndexMatrix& rows, int64_t row_offset,
                            double s) {
@@ -254,32 +252,24 @@ Matrix position_to_position(const Matrix& Q_r, const Matrix& K_r, const IndexMat
 }
 
 namespace {
-// Row by row: out may be the logits themselves (each row is read before it is written). The
-// exponentials are Eigen's vectorised exp (within an ulp or two of std::exp), summed by Eigen's
-// reduction: the order is fixed by the row length, so the result is the same at any thread count.
-// The exp is its own expression on purpose: inside `select(…)` Eigen evaluates entry by entry and
-// calls the scalar std::exp (perf, xsmall N = 512: 7.7 % of a forward in libm's exp).
+// Row by row: out may be the logits themselves (each row is read before it is written). A key
+// counts when its mask is 1 and its logit is finite; the others get probability 0 (exp(−∞) is
+// written as 0 explicitly: Eigen 3.4's vectorised exp gives 5.6e-309 for it). The exponentials are
+// their own expression (Eigen's vectorised exp, within an ulp or two of std::exp), summed by
+// Eigen's reduction, whose order depends on the row length only.
 void softmax_rows(const Matrix& logits, const Vector& mask_q, const Vector& mask_k, Matrix* out) {
-  const bool every_key = (mask_k.array() != 0).all();  // no padding: the loops need no test per key
   const auto valid_key = (mask_k.transpose().array() != 0);
-  Eigen::Array<bool, 1, Eigen::Dynamic> keep;  // sized by its first assignment, in rows that need it
   for (int64_t i = 0; i < logits.rows(); ++i) {
     auto p = out->row(i).array();
     const auto l = logits.row(i).array();
-    double max_logit = -INFINITY;
-    if (mask_q[i] != 0) max_logit = every_key ? l.maxCoeff() : valid_key.select(l, -INFINITY).maxCoeff();
-    if (max_logit == -INFINITY) {  // a padding query, or no valid key
+    const Eigen::Array<bool, 1, Eigen::Dynamic> keep = valid_key && (l != -INFINITY);
+    const double max_logit = mask_q[i] != 0 ? keep.select(l, -INFINITY).maxCoeff() : -INFINITY;
+    if (max_logit == -INFINITY) {  // a padding query, or no key that counts
       p.setZero();
       continue;
     }
-    // The keys that count: valid, and a finite logit. exp(−∞) must be 0, and Eigen 3.4's
-    // vectorised exp gives 5.6e-309 for it, so those entries are zeroed after the exp. (A row
-    // with every key valid and no −∞ — nearly every row — needs no per-key test: minCoeff is one
-    // vectorised pass, the boolean mask is not.)
-    const bool every_entry = every_key && l.minCoeff() != -INFINITY;
-    if (!every_entry) keep = valid_key && (l != -INFINITY);  // before p, which may be l, is written
     p = (l - max_logit).exp();
-    if (!every_entry && !keep.all()) p = keep.select(p, 0.0);
+    p = keep.select(p, 0.0);
     p /= p.sum();
   }
 }
@@ -299,23 +289,91 @@ Matrix masked_softmax(Matrix&& logits, const Vector& mask_q, const Vector& mask_
 
 Matrix attention_context(const Matrix& probs, const Matrix& V_c) { return probs * V_c; }
 
+namespace {
+// A relative term reads a position projection at table rows: both must be there.
+void needs(Term term, const Matrix& projection, const char* name, const IndexMatrix* rows) {
+  if (projection.size() == 0 || !rows)
+    throw Error(std::string("eq. 4, ") + term_name(term) + ": the head has no " + name + " projection or no table rows");
+}
+}  // namespace
+
+Matrix term_scores(Term term, const HeadProjections& p, const AttentionSetup& a) {
+  switch (term) {
+    case Term::c2c:
+      return content_to_content(p.Q_c, p.K_c, a.scale);
+    case Term::c2p:
+      needs(term, p.K_r, "K_r", a.c2p_row);
+      return content_to_position(p.Q_c, p.K_r, *a.c2p_row, p.row_offset, a.scale);
+    case Term::p2c:
+      needs(term, p.Q_r, "Q_r", a.p2c_row);
+      return position_to_content(p.K_c, p.Q_r, *a.p2c_row, p.row_offset, a.scale);
+    case Term::p2p:
+      needs(term, p.K_r, "K_r", a.c2p_row);
+      needs(term, p.Q_r, "Q_r", a.p2c_row);
+      return position_to_position(p.Q_r, p.K_r, *a.p2c_row, *a.c2p_row, p.row_offset, a.scale);
+  }
+  throw Error("eq. 4: unknown term");
+}
+
+HeadScores attention_logits(const HeadProjections& p, const AttentionSetup& a, bool keep_terms) {
+  const PerTerm<bool>& on = a.terms;
+  HeadScores h;
+  if (!keep_terms && on[Term::c2c] && !on[Term::p2p] && (on[Term::c2p] || on[Term::p2c])) {
+    // Only the sum is wanted: the same doubles, row by row, without the c2p / p2c maps.
+    const Matrix none;
+    const IndexMatrix no_rows;
+    if (on[Term::c2p]) needs(Term::c2p, p.K_r, "K_r", a.c2p_row);
+    if (on[Term::p2c]) needs(Term::p2c, p.Q_r, "Q_r", a.p2c_row);
+    h.logits = sum_row_by_row(term_scores(Term::c2c, p, a), p.Q_c, p.K_c, on[Term::c2p] ? p.K_r : none,
+                              on[Term::p2c] ? p.Q_r : none, a.c2p_row ? *a.c2p_row : no_rows,
+                              a.p2c_row ? *a.p2c_row : no_rows, p.row_offset, a.scale);
+    return h;
+  }
+  for (Term t : kAllTerms)
+    if (on[t]) h.terms[t] = term_scores(t, p, a);
+  // The sum in the reference's order: the relative terms first, rel_att = (c2p + p2c) + p2p, then
+  // c2c + rel_att (formed in place: a + b and b + a are the same double).
+  for (Term t : {Term::c2p, Term::p2c, Term::p2p, Term::c2c}) {
+    Matrix& term = h.terms[t];
+    if (term.size() == 0) continue;
+    if (h.logits.size() == 0)
+      h.logits = keep_terms ? term : std::move(term);
+    else
+      h.logits += term;
+    if (!keep_terms) term = Matrix();
+  }
+  if (h.logits.size() == 0) h.logits = Matrix::Zero(p.Q_c.rows(), p.K_c.rows());  // every term off
+  return h;
+}
+
+HeadResult attention_head(const HeadProjections& p, const AttentionSetup& a, bool masked, bool keep_scores) {
+  if (!a.mask) throw Error("eq. 4: attention_head needs the sequence's mask");
+  HeadResult h;
+  h.scores = attention_logits(p, a, keep_scores);
+  h.probs = keep_scores ? masked_softmax(h.scores.logits, *a.mask, *a.mask)
+                        : masked_softmax(std::move(h.scores.logits), *a.mask, *a.mask);
+  if (masked) h.probs.setZero();
+  h.context = attention_context(h.probs, p.V_c);
+  return h;
+}
+
+Matrix emd_query_input(const Matrix& H, const Matrix& P) {
+  if (H.rows() != P.rows() || H.cols() != P.cols())
+    throw Error("EMD: hidden states [" + std::to_string(H.rows()) + ", " + std::to_string(H.cols()) +
+                "] and position embeddings [" + std::to_string(P.rows()) + ", " + std::to_string(P.cols()) + "] differ in shape");
+  return H + P;
+}
+
 Matrix residual_layer_norm(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  // y = x Wᵀ + b + residual, then LN of each row once the row is complete.
-  Matrix y, out(x.rows(), dense.weight.rows());
-  ops::Product p{&dense, &x, &y};
-  p.residual = &residual;
-  p.rows_done = [&](int64_t first, int64_t last) { layer_norm_rows(y, first, last, norm, &out); };
-  ops::products({p});
-  return out;
+  if (residual.rows() != x.rows() || residual.cols() != dense.weight.rows())
+    throw Error("residual_layer_norm: residual [" + std::to_string(residual.rows()) + ", " + std::to_string(residual.cols()) +
+                "] does not match the output [" + std::to_string(x.rows()) + ", " + std::to_string(dense.weight.rows()) + "]");
+  return layer_norm(linear(dense, x) + residual, norm);  // LN(x Wᵀ + b + residual)
 }
 
 Matrix feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
-  // act(a W_iᵀ + b_i), then LN(… W_oᵀ + b_o + a).
-  Matrix inner;
-  ops::Product up{&w.intermediate, &a, &inner};
-  up.elementwise = [act](Eigen::Ref<Matrix> block) { activation_in_place(block, act); };
-  ops::products({up});
-  return residual_layer_norm(inner, w.output, a, w.output_norm);
+  const Matrix inner = activation(linear(w.intermediate, a), act);  // act(a W_iᵀ + b_i)
+  return residual_layer_norm(inner, w.output, a, w.output_norm);       // LN(inner W_oᵀ + b_o + a)
 }
 
 Matrix ngie_convolution(const Matrix& x, const Matrix& residual, const Vector& mask, const ConvWeights& w,

@@ -6,18 +6,26 @@
 
 namespace deberta {
 
+namespace {
+// Whether switch `value` of `term` changes what the model (`config`; without one: any model) runs.
+bool term_switched(Term term, const std::optional<bool>& value, const ModelConfig* config) {
+  if (!value) return false;
+  return config ? *value != config->trained_with(term) : !(on_in_every_model(term) && *value);
+}
+}  // namespace
+
 bool Ablation::is_default() const {
-  return c2c && !c2p && !p2c && !p2p && !p2c_index && scale_mode == ScaleMode::Auto &&
+  for (Term t : kAllTerms)
+    if (term_switched(t, terms[t], nullptr)) return false;
+  return !p2c_index && scale_mode == ScaleMode::Auto &&
          head_mask.empty() && max_relative_positions == 0 && emd &&
          relative_positions == RelativePositionRule::HuggingFace;
 }
 
 std::string Ablation::describe(const ModelConfig* config) const {
   std::ostringstream s;
-  if (!c2c) s << " -c2c";
-  if (c2p && !(config && *c2p == config->has_c2p())) s << (*c2p ? " +c2p" : " -c2p");
-  if (p2c && !(config && *p2c == config->has_p2c())) s << (*p2c ? " +p2c" : " -p2c");
-  if (p2p && !(config && *p2p == config->trained_with_p2p)) s << (*p2p ? " +p2p" : " -p2p");
+  for (Term t : kAllTerms)
+    if (term_switched(t, terms[t], config)) s << (*terms[t] ? " +" : " -") << term_name(t);
   if (p2c_index && !(config && (*p2c_index == P2CIndex::Paper) == config->trained_with_paper_p2c))
     s << (*p2c_index == P2CIndex::Paper ? " p2c-index=paper" : " p2c-index=code");
   if (scale_mode == ScaleMode::Fixed) s << " scale-factor=" << scale_factor;
@@ -50,18 +58,17 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
 namespace {
 
 void parse_terms(const std::string& terms, Ablation* a) {
-  a->c2c = false;
-  a->c2p = false;
-  a->p2c = false;
-  a->p2p = false;
+  for (Term t : kAllTerms) a->terms[t] = false;
   std::stringstream in(terms);
-  std::string t;
-  while (std::getline(in, t, ',')) {
-    if (t == "c2c") a->c2c = true;
-    else if (t == "c2p") a->c2p = true;
-    else if (t == "p2c") a->p2c = true;
-    else if (t == "p2p") a->p2p = true;
-    else throw Error("--terms: unknown term '" + t + "' (known: c2c, c2p, p2c, p2p)");
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    const std::optional<Term> t = term_from_name(name);
+    if (!t) {
+      std::string known;
+      for (Term k : kAllTerms) known += std::string(known.empty() ? "" : ", ") + term_name(k);
+      throw Error("--terms: unknown term '" + name + "' (known: " + known + ")");
+    }
+    a->terms[*t] = true;
   }
 }
 

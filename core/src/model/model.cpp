@@ -26,6 +26,20 @@ namespace {
 IndexMatrix negated(const IndexMatrix& rel_pos) {
   return rel_pos.unaryExpr([](int64_t r) { return r == std::numeric_limits<int64_t>::min() ? r : -r; });
 }
+
+/// Whether any active term of `r` reads the position projection `reads` names (reads_K_r, reads_Q_r).
+/// "c2p, p2c" ("nothing" when empty).
+std::string join_terms(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "nothing" : out;
+}
+
+bool any_reads(const ResolvedAttention& r, bool (*reads)(Term)) {
+  for (Term t : kAllTerms)
+    if (r.terms[t] && reads(t)) return true;
+  return false;
+}
 }  // namespace
 
 void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name) {
@@ -44,23 +58,34 @@ void check_mask_positions(const std::vector<int64_t>& positions, int64_t n) {
   }
 }
 
+namespace {
+bool has_K_r(const ModelConfig& c, const ModelWeights& w) {
+  return c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_key.empty();
+}
+bool has_Q_r(const ModelConfig& c, const ModelWeights& w) {
+  return c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_query.empty();
+}
+}  // namespace
+
+bool has_projections_for(const Model& model, Term term) {
+  return (!reads_K_r(term) || has_K_r(model.config, model.weights)) &&
+         (!reads_Q_r(term) || has_Q_r(model.config, model.weights));
+}
+
 ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w, const Ablation& a) {
   ResolvedAttention r;
-  r.c2c = a.c2c;
-  r.c2p = a.c2p.value_or(c.has_c2p());
-  r.p2c = a.p2c.value_or(c.has_p2c());
-  r.p2p = a.p2p.value_or(c.trained_with_p2p);
+  for (Term t : kAllTerms) r.terms[t] = a.terms[t].value_or(c.trained_with(t));
   r.p2c_index = a.p2c_index.value_or(c.trained_with_paper_p2c ? P2CIndex::Paper : P2CIndex::Code);
-  const bool has_k_r = c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_key.empty();
-  const bool has_q_r = c.relative_attention && !w.layers.empty() && !w.layers[0].attention.pos_query.empty();
-  if (r.c2p && !has_k_r)
-    throw Error("term c2p needs the K_r projection, which this model does not have (pos_att_type = " +
-                std::string(c.uses("c2p") ? "with c2p but no relative attention" : "without c2p") + ")");
-  if (r.p2c && !has_q_r)
-    throw Error("term p2c needs the Q_r projection, which this model does not have (its pos_att_type has no p2c)");
-  if (r.p2p && !(has_k_r && has_q_r))
-    throw Error("term p2p needs both the K_r and the Q_r projections; this model has " +
-                std::string(has_k_r ? "K_r only" : has_q_r ? "Q_r only" : "neither"));
+  const bool has_k_r = has_K_r(c, w), has_q_r = has_Q_r(c, w);
+  const std::string why = !c.relative_attention ? "it has no relative attention"
+                                                : "its pos_att_type lists " + join_terms(c.pos_att_type);
+  for (Term t : kAllTerms) {
+    if (!r.terms[t]) continue;
+    if (reads_K_r(t) && !has_k_r)
+      throw Error(std::string("term ") + term_name(t) + " needs the K_r projection, which this model does not have (" + why + ")");
+    if (reads_Q_r(t) && !has_q_r)
+      throw Error(std::string("term ") + term_name(t) + " needs the Q_r projection, which this model does not have (" + why + ")");
+  }
   r.k = c.relative_attention ? c.relative_span() : 0;
   r.window = r.k;
   if (a.max_relative_positions != 0) {
@@ -73,7 +98,10 @@ ResolvedAttention resolve_attention(const ModelConfig& c, const ModelWeights& w,
   switch (a.scale_mode) {
     case ScaleMode::Auto: r.scale_factor = c.reference_scale_factor(); break;
     case ScaleMode::Fixed: r.scale_factor = a.scale_factor; break;
-    case ScaleMode::Rescale: r.scale_factor = 1.0 + r.c2p + r.p2c + r.p2p; break;
+    case ScaleMode::Rescale:  // 1 + the number of active position terms
+      r.scale_factor = 1;
+      for (Term t : kAllTerms) r.scale_factor += r.terms[t] && (reads_K_r(t) || reads_Q_r(t));
+      break;
   }
   if (!(r.scale_factor > 0)) throw Error("scale factor must be positive, found " + std::to_string(r.scale_factor));
   r.scale = 1.0 / std::sqrt(static_cast<double>(c.d_head()) * r.scale_factor);
@@ -110,7 +138,7 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   const int64_t mid = c.position_buckets / 2;
   // Refused only when a term reads those rows: the reference computes INT64_MIN buckets, and a
   // c2c-only forward never looks at them (issue 44, class 11).
-  const bool reads_positions = s.attention.c2p || s.attention.p2c || s.attention.p2p;
+  const bool reads_positions = any_reads(s.attention, reads_K_r) || any_reads(s.attention, reads_Q_r);
   if (c.log_buckets() && c.max_relative_positions - 1 == mid && N - 1 > mid && reads_positions &&
       ablation.relative_positions == RelativePositionRule::HuggingFace)
     throw Error("max_relative_positions - 1 = position_buckets / 2 = " + std::to_string(mid) +
@@ -125,8 +153,8 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   s.rel_table = relative_embedding_table(c, model.weights);
   const auto& r = s.attention;
   int64_t lo = 2 * r.k, hi = -1;
-  if (r.c2p || r.p2p) lo = std::min(lo, s.c2p_row.minCoeff()), hi = std::max(hi, s.c2p_row.maxCoeff());
-  if (r.p2c || r.p2p) lo = std::min(lo, s.p2c_row.minCoeff()), hi = std::max(hi, s.p2c_row.maxCoeff());
+  if (any_reads(r, reads_K_r)) lo = std::min(lo, s.c2p_row.minCoeff()), hi = std::max(hi, s.c2p_row.maxCoeff());
+  if (any_reads(r, reads_Q_r)) lo = std::min(lo, s.p2c_row.minCoeff()), hi = std::max(hi, s.p2c_row.maxCoeff());
   if (hi >= 0) s.row_lo = lo, s.row_hi = hi;
   return s;
 }
@@ -197,9 +225,9 @@ void project_positions(const Model& model, SequenceContext* seq, SequenceContext
   };
   for (int64_t l = 0; l < L; ++l) {
     const AttentionWeights& w = model.weights.layers[l].attention;
-    project(r.c2p || r.p2p, w.pos_key, whole ? &whole->K_r : nullptr, l, same_rows ? &previous->K_r[l] : nullptr,
+    project(any_reads(r, reads_K_r), w.pos_key, whole ? &whole->K_r : nullptr, l, same_rows ? &previous->K_r[l] : nullptr,
             &seq->K_r[l]);
-    project(r.p2c || r.p2p, w.pos_query, whole ? &whole->Q_r : nullptr, l, same_rows ? &previous->Q_r[l] : nullptr,
+    project(any_reads(r, reads_Q_r), w.pos_query, whole ? &whole->Q_r : nullptr, l, same_rows ? &previous->Q_r[l] : nullptr,
             &seq->Q_r[l]);
   }
   ops::tasks(static_cast<int64_t>(copies.size()),
@@ -224,45 +252,14 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
   return slice_head(t.Q_c, t.K_c, t.V_c, t.Q_r, t.K_r, t.row_offset, head, d);
 }
 
-HeadScores attention_logits(const HeadProjections& p, const SequenceContext& seq, bool keep_terms) {
-  const ResolvedAttention& r = seq.attention;
-  const double s = r.scale;
-  const int64_t n_q = p.Q_c.rows(), n_k = p.K_c.rows();
-  HeadScores h;
-  if (!keep_terms && r.c2c && !r.p2p && (r.c2p || r.p2c)) {
-    // Only the sum is wanted: eq. 4 whole, the same doubles without the c2p / p2c maps.
-    const Matrix none;
-    h.logits = disentangled_logits(content_to_content(p.Q_c, p.K_c, s), p.Q_c, p.K_c, r.c2p ? p.K_r : none,
-                                   r.p2c ? p.Q_r : none, seq.c2p_row, seq.p2c_row, p.row_offset, s);
-    return h;
-  }
-  // eq. 4, one term per line; the relative terms read table rows δ(i, j) through c2p_row / p2c_row.
-  if (r.c2c) h.c2c = content_to_content(p.Q_c, p.K_c, s);
-  if (r.c2p) h.c2p = content_to_position(p.Q_c, p.K_r, seq.c2p_row, p.row_offset, s);
-  if (r.p2c) h.p2c = position_to_content(p.K_c, p.Q_r, seq.p2c_row, p.row_offset, s);
-  if (r.p2p) h.p2p = position_to_position(p.Q_r, p.K_r, seq.p2c_row, seq.c2p_row, p.row_offset, s);
-  // The sum, in the reference's order: the relative terms first, rel_att = (c2p + p2c) + p2p, then
-  // c2c + rel_att (formed in place: a + b and b + a are the same double).
-  for (Matrix* term : {&h.c2p, &h.p2c, &h.p2p, &h.c2c}) {
-    if (term->size() == 0) continue;
-    if (h.logits.size() == 0)
-      h.logits = keep_terms ? *term : std::move(*term);
-    else
-      h.logits += *term;
-    if (!keep_terms) *term = Matrix();
-  }
-  if (h.logits.size() == 0) h.logits = Matrix::Zero(n_q, n_k);  // every term switched off
-  return h;
-}
-
-HeadResult attention_head(const HeadProjections& p, const SequenceContext& seq, bool masked, bool keep_scores) {
-  HeadResult h;
-  h.scores = attention_logits(p, seq, keep_scores);
-  h.probs = keep_scores ? masked_softmax(h.scores.logits, seq.mask, seq.mask)
-                        : masked_softmax(std::move(h.scores.logits), seq.mask, seq.mask);
-  if (masked) h.probs.setZero();
-  h.context = attention_context(h.probs, p.V_c);
-  return h;
+AttentionSetup attention_setup(const SequenceContext& seq) {
+  AttentionSetup a;
+  a.terms = seq.attention.terms;
+  a.scale = seq.attention.scale;
+  a.c2p_row = &seq.c2p_row;
+  a.p2c_row = &seq.p2c_row;
+  a.mask = &seq.mask;
+  return a;
 }
 
 AttentionTrace disentangled_attention(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
@@ -281,31 +278,30 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   Matrix rows;
   if (seq.row_hi >= seq.row_lo && !projected) {
     rows = seq.rel_table.middleRows(seq.row_lo, seq.row_hi - seq.row_lo + 1);
-    if (r.c2p || r.p2p) projections.push_back({&w.pos_key, &rows, &t.K_r, /*rows_independent=*/true});
-    if (r.p2c || r.p2p) projections.push_back({&w.pos_query, &rows, &t.Q_r, /*rows_independent=*/true});
+    if (any_reads(r, reads_K_r)) projections.push_back({&w.pos_key, &rows, &t.K_r, /*rows_independent=*/true});
+    if (any_reads(r, reads_Q_r)) projections.push_back({&w.pos_query, &rows, &t.Q_r, /*rows_independent=*/true});
   }
   ops::products(projections);
   const Matrix none;
-  const Matrix& K_r = !projected ? t.K_r : r.c2p || r.p2p ? seq.K_r[layer] : none;
-  const Matrix& Q_r = !projected ? t.Q_r : r.p2c || r.p2p ? seq.Q_r[layer] : none;
+  const Matrix& K_r = !projected ? t.K_r : any_reads(r, reads_K_r) ? seq.K_r[layer] : none;
+  const Matrix& Q_r = !projected ? t.Q_r : any_reads(r, reads_Q_r) ? seq.Q_r[layer] : none;
 
   const bool full = level == TraceLevel::Full;
   const bool keep_probs = level != TraceLevel::None;
   auto sized = [&](bool on) { return std::vector<Matrix>(on ? heads : 0); };
-  t.c2c = sized(full && r.c2c), t.c2p = sized(full && r.c2p), t.p2c = sized(full && r.p2c), t.p2p = sized(full && r.p2p);
+  for (Term term : kAllTerms) t.terms[term] = sized(full && r.terms[term]);
   t.logits = sized(full);
   t.probs = sized(keep_probs);
   t.context.resize(query.rows(), heads * d);  // every column is written by its head below
   // The heads are independent: one task each, writing only its own maps and context columns.
+  const AttentionSetup setup = attention_setup(seq);
   ops::tasks(heads, [&](int64_t h) {
-    HeadResult head = attention_head(slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d), seq,
+    HeadResult head = attention_head(slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d), setup,
                                      seq.head_mask.count({layer, h}) > 0, full);
     t.context.middleCols(h * d, d) = head.context;
     if (full) {
-      if (r.c2c) t.c2c[h] = std::move(head.scores.c2c);
-      if (r.c2p) t.c2p[h] = std::move(head.scores.c2p);
-      if (r.p2c) t.p2c[h] = std::move(head.scores.p2c);
-      if (r.p2p) t.p2p[h] = std::move(head.scores.p2p);
+      for (Term term : kAllTerms)
+        if (r.terms[term]) t.terms[term][h] = std::move(head.scores.terms[term]);
       t.logits[h] = std::move(head.scores.logits);
     }
     if (keep_probs) t.probs[h] = std::move(head.probs);
@@ -434,8 +430,7 @@ LayerTrace materialize_emd_pass(const Model& model, const ForwardTrace& trace, i
 }
 
 int64_t first_affected_layer(const Model& model, const Ablation& a, const Ablation& b) {
-  const bool global_change = a.c2c != b.c2c || a.c2p != b.c2p || a.p2c != b.p2c || a.p2p != b.p2p ||
-                             a.p2c_index != b.p2c_index || a.scale_mode != b.scale_mode ||
+  const bool global_change = a.terms != b.terms || a.p2c_index != b.p2c_index || a.scale_mode != b.scale_mode ||
                              a.scale_factor != b.scale_factor || a.max_relative_positions != b.max_relative_positions ||
                              a.relative_positions != b.relative_positions;
   if (global_change) return 0;
@@ -468,12 +463,10 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
     t.position_embeddings = Matrix::Zero(N, c.hidden_size);
   }
   t.kv_states = encoder.layers[L - 2].output;
-  t.query_states0 = t.kv_states + t.position_embeddings;
-  const Matrix* query = &t.query_states0;
-  for (int pass = 0; pass < 2; ++pass) {
-    t.passes.push_back(run_layer(model, L - 1, *query, t.kv_states, encoder.context, encoder.level));
-    query = &t.passes.back().output;
-  }
+  t.query_states0 = emd_query_input(t.kv_states, t.position_embeddings);
+  t.passes = emd_passes<LayerTrace>(t.query_states0, t.kv_states, 2, [&](const Matrix& query, const Matrix& kv) {
+    return run_layer(model, L - 1, query, kv, encoder.context, encoder.level);
+  });
   return t;
 }
 
@@ -497,9 +490,8 @@ bool runs_emd(const Model& model) { return why_no_emd(model).empty(); }
 
 Ablation normalized(const Model& model, Ablation a) {
   const ModelConfig& c = model.config;
-  if (a.c2p && *a.c2p == c.has_c2p()) a.c2p.reset();
-  if (a.p2c && *a.p2c == c.has_p2c()) a.p2c.reset();
-  if (a.p2p && *a.p2p == c.trained_with_p2p) a.p2p.reset();
+  for (Term t : kAllTerms)
+    if (a.terms[t] && *a.terms[t] == c.trained_with(t)) a.terms[t].reset();
   if (a.p2c_index && (*a.p2c_index == P2CIndex::Paper) == c.trained_with_paper_p2c) a.p2c_index.reset();
   if (a.scale_mode == ScaleMode::Fixed && a.scale_factor == c.reference_scale_factor()) {
     a.scale_mode = ScaleMode::Auto;

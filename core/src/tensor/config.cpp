@@ -199,6 +199,17 @@ bool ModelConfig::uses(const std::string& term) const {
   return std::find(pos_att_type.begin(), pos_att_type.end(), term) != pos_att_type.end();
 }
 
+bool ModelConfig::trained_with(Term term) const {
+  if (on_in_every_model(term)) return true;
+  switch (term) {
+    case Term::c2c: return true;
+    case Term::c2p: return has_c2p();
+    case Term::p2c: return has_p2c();
+    case Term::p2p: return trained_with_p2p;
+  }
+  return false;
+}
+
 int64_t ModelConfig::relative_span() const {
   return log_buckets() ? position_buckets : max_relative_positions;
 }
