@@ -103,7 +103,7 @@ ResolvedAttention resolve_attention(const ModelConfig& config, const ModelWeight
 
 /// How much of the intermediate state a forward pass keeps.
 enum class TraceLevel {
-  Full,   ///< everything: projections and per-head c2c/c2p/p2c/p2p/logits/probs
+  Full,   ///< everything: projections and per-head term maps, logits, probs
   Probs,  ///< layer outputs and attention probabilities only
   None,   ///< layer outputs only
 };
@@ -178,7 +178,7 @@ struct SequenceContext {
   ResolvedAttention attention;
   std::set<std::pair<int64_t, int64_t>> head_mask;  ///< (layer, head) pairs whose probabilities are zeroed
   /// eq. 4's position projections of layer l, `[row_hi − row_lo + 1, h·d]`: K_r[l] = table rows ·
-  /// W_{k,r}ᵀ + b (empty unless c2p or p2p reads it) and Q_r[l] likewise (p2c, p2p). They depend on
+  /// W_{k,r}ᵀ + b (empty unless an active term reads it: `reads_K_r`) and Q_r[l] likewise (`reads_Q_r`). They depend on
   /// the weights and the rows only, never on the tokens, so `project_positions` fills them once per
   /// sequence — copied from the model's `ModelWorkspace` table when it has one, else projected: the
   /// encoder's layer l and both EMD passes (l = L − 1) read them, and `rerun_from` keeps them
@@ -273,8 +273,8 @@ class ForwardSteps {
 
 /// Recomputes encoder layer `layer` of a lighter trace (TraceLevel::Probs or None) at
 /// TraceLevel::Full from that layer's kept input: every term map, bitwise equal to a full trace.
-/// This is how the viewer keeps memory at hidden states + probabilities and still shows c2c/c2p/
-/// p2c/p2p/logits of the layer on screen. Errors: layer out of range.
+/// This is how the viewer keeps memory at hidden states + probabilities and still shows the term
+/// maps and logits of the layer on screen. Errors: layer out of range.
 LayerTrace materialize_layer(const Model& model, const ForwardTrace& trace, int64_t layer);
 
 /// The same for EMD pass `pass` (0 or 1). Errors: no EMD in the trace, pass out of range.

@@ -332,8 +332,8 @@ ForwardSteps::ForwardSteps(const Model& model, const Inputs& inputs, const Ablat
   trace_.ablation = ablation;
   trace_.level = level;
   // Size the N x N maps before allocating any: kept in the trace per layer and head (Full: up to
-  // c2c, c2p, p2c, p2p, logits, probs; Probs: probs), plus ~7 alive per running head.
-  const int64_t per_head = level == TraceLevel::Full ? 6 : level == TraceLevel::Probs ? 1 : 0;
+  // every term's map, logits, probs; Probs: probs), plus ~7 alive per running head.
+  const int64_t per_head = level == TraceLevel::Full ? kTermCount + 2 : level == TraceLevel::Probs ? 1 : 0;
   const int64_t layers = model.config.num_hidden_layers + (decoder ? 2 : 0), heads = model.config.num_attention_heads;
   ops::check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
   stages_ = 1 + model.config.num_hidden_layers + (decoder ? 1 : 0);
