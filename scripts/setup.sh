@@ -21,8 +21,9 @@ pkgs=(
   python3-scipy python3-torch libopenblas0-pthread python3-sentencepiece
   # Figures for slides (SVG/PDF through cairo) and their PDF -> PNG check.
   libcairo2-dev poppler-utils
-  # The web edition (scripts/web.sh: emscripten, Dear ImGui's sources through dpkg-dev's
-  # `apt-get source`; the site's docs rendered with python3-markdown) and its tests in a real
+  # The web edition (scripts/web.sh: emscripten, the sources of Dear ImGui, zlib, libzip and
+  # sentencepiece through dpkg-dev's `apt-get source`, built with make and cmake from above; the
+  # site's docs rendered with python3-markdown) and its tests in a real
   # browser (chromium through the DevTools protocol).
   emscripten nodejs dpkg-dev chromium python3-websocket python3-markdown
 )

@@ -36,12 +36,13 @@ for p in libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev libfmt-dev gett
   dpkg -s "$p" >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "$p"
 done
 
-# Dear ImGui's sources: Debian's source package of the imgui the desktop links.
-IMGUI_DIR=$OUT/imgui-src
-if [[ ! -f "$IMGUI_DIR/imgui.cpp" ]]; then
-  src_list=/etc/apt/sources.list.d/deberta-src.sources
-  if ! apt-get source --print-uris imgui >/dev/null 2>&1; then
-    base=""
+# debian_source PKG DEST [BINARY]: Debian's source package PKG (the version of the installed BINARY
+# package when there is one), unpacked with its patches into DEST, unless DEST/.unpacked exists.
+debian_source() {
+  local pkg=$1 dest=$2 binary=${3:-} version=""
+  [[ -f "$dest/.unpacked" ]] && return 0
+  if ! apt-get source --print-uris "$pkg" >/dev/null 2>&1; then
+    local base="" src_list=/etc/apt/sources.list.d/deberta-src.sources
     for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list.d/*.sources; do
       [[ -f "$f" ]] && grep -q '^Types:.*deb' "$f" && { base=$f; break; }
     done
@@ -49,13 +50,19 @@ if [[ ! -f "$IMGUI_DIR/imgui.cpp" ]]; then
     sed 's/^Types:.*/Types: deb-src/' "$base" | $SUDO tee "$src_list" >/dev/null
     $SUDO apt-get update -q
   fi
-  rm -rf "$OUT/imgui-fetch" && mkdir -p "$OUT/imgui-fetch"
-  version=$(dpkg-query -W -f='${source:Version}' libimgui-dev 2>/dev/null || true)
-  (cd "$OUT/imgui-fetch" && apt-get source --download-only "imgui${version:+=$version}" >/dev/null 2>&1 ||
-     apt-get source --download-only imgui >/dev/null)
-  (cd "$OUT/imgui-fetch" && dpkg-source --no-check -x ./*.dsc src >/dev/null)
-  rm -rf "$IMGUI_DIR" && mv "$OUT/imgui-fetch/src" "$IMGUI_DIR" && rm -rf "$OUT/imgui-fetch"
-fi
+  [[ -n "$binary" ]] && version=$(dpkg-query -W -f='${source:Version}' "$binary" 2>/dev/null || true)
+  rm -rf "$dest.fetch" && mkdir -p "$dest.fetch"
+  (cd "$dest.fetch" && { apt-get source --download-only "$pkg${version:+=$version}" >/dev/null 2>&1 ||
+     apt-get source --download-only "$pkg" >/dev/null; })
+  (cd "$dest.fetch" && dpkg-source --no-check -x ./*.dsc src >/dev/null)
+  rm -rf "$dest" && mv "$dest.fetch/src" "$dest" && rm -rf "$dest.fetch"
+  touch "$dest/.unpacked"
+}
+
+# Dear ImGui's sources: Debian's source package of the imgui the desktop links.
+IMGUI_DIR=$OUT/imgui-src
+[[ -f "$IMGUI_DIR/imgui.cpp" ]] && touch "$IMGUI_DIR/.unpacked"
+debian_source imgui "$IMGUI_DIR" libimgui-dev
 
 # Debian's emscripten: its node wants Debian's node modules; its packaged cache stays as it is.
 export NODE_PATH=/usr/share/nodejs
@@ -69,7 +76,55 @@ for d in nlohmann doctest fmt; do ln -sfn "/usr/include/$d" "$INC/$d"; done
 ln -sfn /usr/include/stb/stb_image_write.h "$INC/stb_image_write.h"
 
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
-  -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
+# The readers' C and C++ libraries, the desktop's own (zlib + libzip for pytorch_model.bin,
+# libsentencepiece with its bundled protobuf-lite for spm.model), built for WebAssembly from Debian's
+# source packages into static libraries: PREFIX/{include,lib}, once with DEBERTA_WEB_DEP_FLAGS
+# (default -O2) for the one-thread build ($OUT/deps) and once more with -pthread for the threaded
+# one ($OUT/deps-mt): objects with and without atomics do not link together.
+DEP_FLAGS=${DEBERTA_WEB_DEP_FLAGS:--O2}
+build_web_deps() {  # build_web_deps PREFIX FLAGS
+  local prefix=$1 flags=$2
+  mkdir -p "$prefix/include" "$prefix/lib"
+  dep_cmake() {  # dep_cmake SRC BUILD [cmake args…]: configure SRC with emcmake into BUILD
+    local src=$1 build=$2; shift 2
+    emcmake cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" \
+      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_INSTALL_PREFIX="$prefix" -Wno-dev "$@" >/dev/null
+  }
+  if [[ ! -f "$prefix/lib/libz.a" ]]; then
+    debian_source zlib "$prefix/zlib-src" zlib1g-dev
+    # zlib's own configure (Debian's source has no win32/ files, which its CMakeLists asks for).
+    (cd "$prefix/zlib-src"; CFLAGS="$flags" emconfigure ./configure --static --prefix="$prefix" >/dev/null
+     emmake make -j "$(nproc)" libz.a >/dev/null)
+    cp "$prefix/zlib-src/libz.a" "$prefix/lib/" && cp "$prefix/zlib-src/zconf.h" "$prefix/zlib-src/zlib.h" "$prefix/include/"
+  fi
+  if [[ ! -f "$prefix/lib/libzip.a" ]]; then
+    debian_source libzip "$prefix/libzip-src" libzip-dev
+    # (CMake's check_type_size reads 9 for off_t and size_t under emscripten 3.1.6: given here.)
+    dep_cmake "$prefix/libzip-src" "$prefix/libzip-build" -DBUILD_SHARED_LIBS=OFF -DBUILD_TOOLS=OFF \
+      -DBUILD_REGRESS=OFF -DBUILD_EXAMPLES=OFF -DBUILD_DOC=OFF -DENABLE_COMMONCRYPTO=OFF -DENABLE_GNUTLS=OFF \
+      -DENABLE_MBEDTLS=OFF -DENABLE_OPENSSL=OFF -DENABLE_WINDOWS_CRYPTO=OFF -DENABLE_BZIP2=OFF -DENABLE_LZMA=OFF \
+      -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
+      -DHAVE_SIZEOF_OFF_T=TRUE -DSIZEOF_OFF_T=8 -DHAVE_SIZEOF_SIZE_T=TRUE -DSIZEOF_SIZE_T=4
+    cmake --build "$prefix/libzip-build" -j "$(nproc)" >/dev/null
+    cmake --install "$prefix/libzip-build" >/dev/null
+  fi
+  if [[ ! -f "$prefix/lib/libsentencepiece.a" ]]; then
+    debian_source sentencepiece "$prefix/sentencepiece-src" libsentencepiece-dev
+    # Its bundled protobuf-lite is compiled with -pthread unconditionally: dropped without threads.
+    [[ " $flags " == *" -pthread "* ]] ||
+      sed -i 's/"-pthread -DHAVE_PTHREAD=1/"-DHAVE_PTHREAD=1/' "$prefix/sentencepiece-src/src/CMakeLists.txt"
+    # Debian builds the library shared only; emscripten turns that target into a static library.
+    dep_cmake "$prefix/sentencepiece-src" "$prefix/sentencepiece-build" -DSPM_ENABLE_TCMALLOC=OFF -DSPM_ENABLE_SHARED=ON
+    cmake --build "$prefix/sentencepiece-build" --target sentencepiece -j "$(nproc)" >/dev/null
+    cp "$prefix/sentencepiece-build/src/libsentencepiece.a" "$prefix/lib/"
+    cp "$prefix/sentencepiece-src/src/sentencepiece_processor.h" "$prefix/include/"
+  fi
+}
+DEPS=$OUT/deps
+build_web_deps "$DEPS" "$DEP_FLAGS"
+build_web_deps "$OUT/deps-mt" "$DEP_FLAGS -pthread"
+
+  -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
 cmake --build "$OUT/cmake" -j "$(nproc)"
 
 # The static site: index.html at its root.

@@ -56,6 +56,11 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       the desktop viewer's SVG of the same model, text and view (figure_checks.py; --viewer PATH).
   (w) the map PNG is the labelled figure (axes, token labels, colour bar), byte for byte the desktop's
       PNG of the same view (figure_checks.py; --viewer PATH: the desktop deberta-viewer to compare with).
+  (q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model) picked through the
+      file input #files (DOM.setFileInputFiles): the CLI's predictions, with its spm.model tokenizer.
+  (r) a deberta-v3-base-shaped model (184.6 M random parameters, fp16 model.safetensors streamed
+      from the File a tensor at a time) picked the same way: the CLI's predictions; prints the load
+      time and memory. Minutes long: run only when named (--only r; ctest web_browser_base).
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -789,6 +794,114 @@ def url_view_check(chromium, base, failures):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def same_predictions(page_text, cli):
+    """Whether #predictions ("generation N", then "position: token (p) …" lines) holds the CLI's
+    predictions `cli` ({position: [(token, p), …]}): the same tokens in the same order, each
+    probability within the CLI's rounding (it prints 3 decimals, the page 4)."""
+    page = {}
+    for line in page_text.splitlines()[1:]:
+        m = re.match(r"(\d+):(.*)$", line)
+        if m:
+            page[int(m.group(1))] = [(t.strip(), float(p)) for t, p in re.findall(r"\s*(.+?) \(([0-9.]+)\)", m.group(2))]
+    if sorted(page) != sorted(cli) or not cli:
+        return False
+    return all(len(page[k]) == len(cli[k]) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 0.00051 for a, b in zip(page[k], cli[k]))
+               for k in cli)
+
+
+def cli_predict(model, text):
+    """`deberta predict --model MODEL --text TEXT` of the desktop CLI, parsed as cli_predictions."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    cli = os.environ.get("DEBERTA_CLI") or os.path.join(root, "build", "bin", "deberta")
+    out = subprocess.run([cli, "predict", "--model", model, "--text", text], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*position (\d+):(.*)$", line)
+        if m:
+            found[int(m.group(1))] = [(t.strip(), float(p)) for t, p in re.findall(r"\s*(.+?) \(([0-9.]+)\)", m.group(2))]
+    return found
+
+
+def process_tree_peak_rss(root_pid):
+    """{pid: peak resident kB (VmHWM)} of `root_pid` and its descendants (from /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    children.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    peaks, todo = {}, [root_pid]
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                peaks[pid] = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
+        except (OSError, AttributeError):
+            continue
+    return peaks
+
+
+def checkpoint_check(chromium, base, letter, failures):
+    """(q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model, no tokenizer.json:
+    deberta-tiny-512's weights saved by torch.save) and (r) a deberta-v3-base-shaped model (184.6 M
+    random parameters, fp16 model.safetensors, spm.model), each written by
+    notebooks_data/make_web_test_models.py into a temporary folder, opened through the page's file
+    input #files as a user's pick (DevTools DOM.setFileInputFiles: index.html's change handler, the
+    file-picker path) and predicted on: the page's predictions must be the CLI's on the same folder.
+    (q) also: the spm.model tokenizer is loaded (no "token ids only"). (r) also: model.safetensors is
+    streamed (the page's file system holds an empty placeholder, not the file), and it prints the
+    load time, the WebAssembly memory and the renderer's peak resident memory."""
+    kind = {"q": "microsoft", "r": "base"}[letter]
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    folder = tempfile.mkdtemp(prefix="deberta-web-%s-" % kind)
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    text = "The capital of France is [MASK]."
+    page = None
+    try:
+        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "make_web_test_models.py"), kind, folder],
+                       check=True, capture_output=True)
+        files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
+        cli = cli_predict(folder, text)
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(text), profile)
+        predictions = "document.getElementById('predictions').textContent"
+        before = page.wait_for(predictions, 180, "the bundled model's first predictions")
+        node = page.call("DOM.querySelector", nodeId=page.call("DOM.getDocument")["root"]["nodeId"], selector="#files")["nodeId"]
+        t0 = time.time()
+        page.call("DOM.setFileInputFiles", files=files, nodeId=node)
+        shown = ("(() => { const u = JSON.parse(Module.ccall('web_ui', 'string', [], [])); const t = %s; "
+                 "return u.result_model.startsWith('/upload/') && t !== %s && t.includes(':') ? t : ''; })()" % (predictions, json.dumps(before)))
+        got = page.wait_for(shown, 900 if kind == "base" else 180, "the predictions of the picked %s folder" % kind)
+        seconds = time.time() - t0
+        ui = json.loads(page.eval("Module.ccall('web_ui', 'string', [], [])"))
+        notice = page.eval("document.getElementById('notice').textContent")
+        print("(%s) %s folder %s (%s) opened through #files as %s in %.1f s; tokenizer %d; predictions %r; CLI %r"
+              % (letter, kind, folder, ", ".join(os.path.basename(f) for f in files), ui["result_model"], seconds,
+                 ui["tokenizer"], got.split("\n")[1:2], cli))
+        if not same_predictions(got, cli):
+            failures.append("(%s) the page predicts %r on the %s folder, the CLI %r" % (letter, got, kind, cli))
+        if not ui["tokenizer"] or "token ids" in notice:
+            failures.append("(%s) the %s folder's spm.model tokenizer did not load (notice %r)" % (letter, kind, notice))
+        if kind == "base":
+            placeholder = page.eval("FS.stat('%s/model.safetensors').size" % ui["result_model"])
+            memory = page.eval("Module.HEAPU8.length")
+            peaks = process_tree_peak_rss(page.proc.pid)
+            print("(r) model.safetensors in the page's file system: %d bytes (streamed from the File); WebAssembly memory "
+                  "%.0f MB; largest peak resident memory of a Chromium process %.0f MB; load + first forward %.1f s"
+                  % (placeholder, memory / 2**20, max(peaks.values()) / 1024, seconds))
+            if placeholder != 0:
+                failures.append("(r) model.safetensors was copied into the page (%d bytes), not streamed" % placeholder)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        failures.append("(%s) %s folder: %s" % (letter, kind, e))
+    finally:
+        if page:
+            page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def offline_check(chromium, site, failures):
     """(p) Offline after the first visit (sw.js): a first visit from a server of its own, its service
     worker's copy of the site complete, the server stopped, the page reloaded: the explorer runs and
@@ -830,7 +943,7 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("vw") - set("abcdefghijklmnop")
+        unknown = only - set("vw") - set("qr") - set("abcdefghijklmnop")
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…p separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
@@ -1025,6 +1138,10 @@ def main():
         url_view_check(chromium, base, failures)
     if run("p"):
         offline_check(chromium, site, failures)
+    if run("q"):
+        checkpoint_check(chromium, base, "q", failures)
+    if only is not None and "r" in only:  # minutes: its own ctest (web_browser_base), named only
+        checkpoint_check(chromium, base, "r", failures)
     if run("v", "w"):
         from figure_checks import figure_checks  # viewer/web/figure_checks.py
         figure_checks(Page, click_widget, chromium, base, out, viewer, {c for c in "vw" if run(c)}, failures)

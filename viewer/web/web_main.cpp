@@ -1,7 +1,7 @@
 // web_main.cpp — the web edition's page (docs/web.md): the desktop viewer's frame (layout.cpp,
 // every panel, the same worker and core) in a WebGL2 canvas, one thread, float64.
 //
-// The page's JavaScript (index.html) talks to it through three exported functions:
+// The page's JavaScript (index.html) talks to it through these exported functions:
 //   web_open_model_files(dir)  open a model folder the user picked or dropped (written to the
 //                              page's memory file system by index.html; nothing is uploaded)
 //   web_ablate(flags)          set the ablation from `deberta predict`'s switches ,
@@ -16,6 +16,9 @@
 //   web_text_input(utf8)       text typed, composed by an input method or pasted into the page's
 //                              text bridge (index.html's <input id="text-bridge">): it reaches the
 //                              active ImGui text box as typed characters
+//   web_stream_open(path, size, header_bytes), web_stream_done(path, error)
+//                              a model.safetensors read from the browser's File a tensor at a
+//                              time (web_stream.cpp)
 //   web_wake(frames)           an input event (index.html's listeners): draw the next `frames` frames
 //   web_wheel(dx, dy)          the wheel, in notches (index.html normalises the browser's pixels, lines
 //                              or pages; up and left positive, as GLFW's desktop wheel)
@@ -54,6 +57,8 @@
 #include <string>
 
 std::string web_run_selftest();  // web_selftest.cpp
+bool web_stream_waiting();         // web_stream.cpp: a streamed model.safetensors waits for a tensor's bytes
+void web_stream_pump(bool loading);
 
 namespace {
 
@@ -386,7 +391,10 @@ void frame() {
   // One thread: ~25 ms of a model load's steps (one tensor each; started in an earlier frame, which
   // showed "Loading the model…") and comparisons started in the previous frame run now, then ~25 ms
   // of the worker's stages (the progress bars move between them).
-  viewer::run_deferred_jobs(app);
+  // A load from a streamed model.safetensors waits while the page reads its next tensor's bytes
+  // from the browser's File (web_stream.cpp), then asks for the bytes its last step found missing.
+  if (!web_stream_waiting()) viewer::run_deferred_jobs(app);
+  web_stream_pump(app.jobs.loading.valid() || app.jobs.loading_b.valid());
   app.jobs.worker.pump();
   viewer::poll_load(app);
   viewer::poll_compare(app);

@@ -45,9 +45,10 @@ class ModelLoadSteps {
   ModelLoadSteps(ModelLoadSteps&&) noexcept;
   ModelLoadSteps& operator=(ModelLoadSteps&&) noexcept;
 
-  /// Runs the next step (nothing once finished). Errors: a read error or a bad value, naming
-  /// the file and the tensor; `map_weights`'s; in the last step, a position table whose width is
-  /// not the projections' input.
+  /// Runs the next step (nothing once finished). A tensor whose bytes a `ByteSource` is still
+  /// fetching (`BytesPending`, safetensors.h) leaves the step undone: the next call runs it again.
+  /// Errors: a read error or a bad value, naming the file and the tensor; `map_weights`'s; in the
+  /// last step, a position table whose width is not the projections' input.
   void step();
   bool finished() const { return finished_; }
   /// Progress in [0, 1] by values handled: each is read once (a step per tensor) and copied once

@@ -11,6 +11,7 @@
 #include "deberta/tensor.h"
 
 #include <fstream>
+#include <memory>
 #include <string>
 
 namespace deberta {
@@ -26,22 +27,52 @@ constexpr size_t kMaxSafetensorsTensors = 100000;
 /// out-of-bounds or overlapping offsets.
 TensorMap read_safetensors(const std::string& path);
 
+/// Where a reader's bytes come from when they are not in a file of the file system: the web page
+/// hands over slices of a browser File, read asynchronously (viewer/web/web_stream.cpp), so the
+/// file is never copied whole into the page's memory.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// The source's length in bytes.
+  virtual uint64_t size() const = 0;
+  /// The `n` bytes at `offset`, valid until the next call, or nullptr when the source has not got
+  /// them yet: it then throws `BytesPending` and fetches them (a caller tries again later).
+  /// Errors: `BytesPending`; `Error` naming the source when the bytes cannot be had.
+  virtual const char* bytes(uint64_t offset, uint64_t n) = 0;
+};
+
+/// Thrown by a `ByteSource` whose bytes are still on their way: nothing was read or changed, and
+/// the same call succeeds once they have come (`ModelLoadSteps::step` returns and runs again).
+class BytesPending : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Makes readers that open `path` read from `source` instead of the file system (a safetensors
+/// reader opened on `path` reads its header and tensors through `source.bytes`); a null `source`
+/// removes the entry. The web page registers each model.safetensors it streams.
+void register_byte_source(const std::string& path, std::shared_ptr<ByteSource> source);
+/// The source registered for `path`, or null.
+std::shared_ptr<ByteSource> registered_byte_source(const std::string& path);
+
 /// A safetensors file opened for reading tensor by tensor: the header is parsed and checked at
 /// once (the errors of `read_safetensors`), a tensor's bytes are read only when `load` asks for
 /// them. The model loader reads just the tensors a model uses (issue 28, class 7: a 2 GB tensor
-/// nobody uses is never read).
+/// nobody uses is never read). A path with a registered `ByteSource` is read through it.
 class SafetensorsReader {
  public:
   explicit SafetensorsReader(const std::string& path);
   /// Every tensor's dtype and shape, in name order; `f` / `i` are empty.
   const TensorMap& index() const { return index_; }
   /// Reads the values of tensor `name` into `t` (widened as `read_safetensors` does).
-  /// Errors: an unknown name; a read error, naming the file and the tensor.
+  /// Errors: an unknown name; a read error, naming the file and the tensor; `BytesPending` from a
+  /// byte source (then `t` is unchanged).
   void load(const std::string& name, Tensor* t);
 
  private:
   std::string path_;
   std::ifstream in_;
+  std::shared_ptr<ByteSource> source_;  ///< set when the path has a registered source
   uint64_t data_start_ = 0;
   TensorMap index_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> where_;  ///< name → [begin, end) in the data

@@ -68,7 +68,11 @@ void ModelLoadSteps::step() {
   Model& model = model_;
   if (reader_ && next_ < names_.size()) {
     Tensor& t = tensors_.at(names_[next_]);
-    reader_->load(names_[next_], &t);
+    try {
+      reader_->load(names_[next_], &t);
+    } catch (const BytesPending&) {
+      return;  // the web page's byte source is fetching this tensor's bytes: the same step runs again
+    }
     values_done_ += static_cast<uint64_t>(t.numel());
     ++next_;
     if (progress_) progress_(values_done_, 2 * values_total_);

@@ -295,7 +295,47 @@ TensorMap parse_safetensors(const std::string& bytes, const std::string& source)
   return tensors;
 }
 
-SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
+namespace {
+std::map<std::string, std::shared_ptr<ByteSource>>& byte_sources() {
+  static std::map<std::string, std::shared_ptr<ByteSource>> sources;
+  return sources;
+}
+
+// The bytes of a source, or an Error naming the file when the source has not that many.
+const char* source_bytes(ByteSource& source, uint64_t offset, uint64_t n, const std::string& path,
+                         const std::string& what) {
+  if (offset > source.size() || n > source.size() - offset) throw Error(path + ": read error in " + what);
+  return source.bytes(offset, n);
+}
+}  // namespace
+
+void register_byte_source(const std::string& path, std::shared_ptr<ByteSource> source) {
+  if (source)
+    byte_sources()[path] = std::move(source);
+  else
+    byte_sources().erase(path);
+}
+
+std::shared_ptr<ByteSource> registered_byte_source(const std::string& path) {
+  const auto it = byte_sources().find(path);
+  return it == byte_sources().end() ? nullptr : it->second;
+}
+
+SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path), source_(registered_byte_source(path)) {
+  if (source_) {
+    // The same checks as a file's, on the source's bytes (the header is there before the load starts).
+    const uint64_t file_size = source_->size();
+    char prefix[8] = {};
+    if (file_size >= 8) std::memcpy(prefix, source_bytes(*source_, 0, 8, path, "the header"), 8);
+    const uint64_t header_len = check_prefix(prefix, file_size, path);
+    const std::string header(source_bytes(*source_, 8, header_len, path, "the header"), header_len);
+    data_start_ = 8 + header_len;
+    for (Entry& e : parse_header(header, file_size - data_start_, path)) {
+      where_.emplace(e.name, std::pair{e.begin, e.end});
+      index_.emplace(std::move(e.name), std::move(e.meta));
+    }
+    return;
+  }
   require_regular_file(path);
   in_.open(path, std::ios::binary | std::ios::ate);
   if (!in_) throw Error(path + ": cannot open file");
@@ -318,6 +358,10 @@ void SafetensorsReader::load(const std::string& name, Tensor* t) {
   const auto it = where_.find(name);
   if (it == where_.end()) throw Error(path_ + ": no tensor '" + name + "'");
   const auto [begin, end] = it->second;
+  if (source_) {
+    decode(source_bytes(*source_, data_start_ + begin, end - begin, path_, "tensor '" + name + "'"), t->numel(), t);
+    return;
+  }
   std::string buffer(end - begin, '\0');
   in_.seekg(static_cast<std::streamoff>(data_start_ + begin));
   in_.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Model folders for the browser test's checkpoint checks (issue 41, items 5 and 6), written into a
+folder the caller names (a temporary one: never committed).
+
+    /usr/bin/python3 notebooks_data/make_web_test_models.py microsoft OUT_DIR
+        config.json + pytorch_model.bin + spm.model (+ tokenizer_config.json, special_tokens_map.json),
+        no tokenizer.json: the layout a microsoft/deberta-v3-* checkpoint comes as. The weights are
+        deberta-tiny-512's (a trained model, so its predictions mean something), saved with
+        torch.save under the same names, float32 as in its model.safetensors.
+    /usr/bin/python3 notebooks_data/make_web_test_models.py base OUT_DIR [--dtype fp16|fp32] [--bin]
+        a deberta-v3-base-shaped model with random weights: hidden 768, 12 layers, 12 heads,
+        intermediate 3072, vocab 128100, position_buckets 256, relative attention (c2p + p2c),
+        the masked-LM head: 184.6 M parameters, as model.safetensors (fp16 by default: 369 MB;
+        fp32: 738 MB) or with --bin as pytorch_model.bin (torch.save, float32). Its tokenizer is
+        deberta-tiny-512's spm.model (ids below 8000 of the 128100). Weights ~ N(0, 0.02), layer
+        norms 1 and 0, seeded: the same bytes on every run.
+
+Needs Debian's python3-numpy, and python3-torch for pytorch_model.bin.
+"""
+import json
+import os
+import shutil
+import struct
+import sys
+from collections import OrderedDict
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TINY = os.path.join(HERE, "models", "deberta-tiny-512")
+TOKENIZER_FILES = ("spm.model", "tokenizer_config.json", "special_tokens_map.json")
+
+ST_DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = OrderedDict()
+    for name in sorted(k for k in header if k != "__metadata__"):
+        e = header[name]
+        b, end = e["data_offsets"]
+        out[name] = np.frombuffer(data[b:end], dtype=ST_DTYPES[e["dtype"]]).reshape(e["shape"]).copy()
+    return out
+
+
+def copy_tokenizer(out):
+    for name in TOKENIZER_FILES:
+        shutil.copy(os.path.join(TINY, name), os.path.join(out, name))
+
+
+def save_bin(path, arrays):
+    import torch  # Debian's python3-torch
+    torch.save(OrderedDict((k, torch.from_numpy(np.ascontiguousarray(v))) for k, v in arrays.items()), path)
+
+
+def make_microsoft(out):
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(os.path.join(TINY, "config.json"), os.path.join(out, "config.json"))
+    save_bin(os.path.join(out, "pytorch_model.bin"), read_safetensors(os.path.join(TINY, "model.safetensors")))
+    copy_tokenizer(out)
+
+
+BASE_CONFIG = {
+    "model_type": "deberta-v2", "architectures": ["DebertaV2ForMaskedLM"], "vocab_size": 128100,
+    "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
+    "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+    "max_position_embeddings": 512, "type_vocab_size": 0, "initializer_range": 0.02, "layer_norm_eps": 1e-7,
+    "relative_attention": True, "max_relative_positions": -1, "position_buckets": 256,
+    "pos_att_type": ["p2c", "c2p"], "position_biased_input": False, "share_att_key": True,
+    "norm_rel_ebd": "layer_norm", "pad_token_id": 0,
+}
+
+
+def base_shapes(c):
+    """The tensors of a deberta-v3-base masked LM, in the order they are written."""
+    h, i, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    shapes = [("embeddings.word_embeddings.weight", (v, h)), ("embeddings.LayerNorm.weight", (h,)),
+              ("embeddings.LayerNorm.bias", (h,))]
+    for layer in range(c["num_hidden_layers"]):
+        p = f"encoder.layer.{layer}."
+        for proj in ("query_proj", "key_proj", "value_proj"):
+            shapes += [(p + f"attention.self.{proj}.weight", (h, h)), (p + f"attention.self.{proj}.bias", (h,))]
+        shapes += [(p + "attention.output.dense.weight", (h, h)), (p + "attention.output.dense.bias", (h,)),
+                   (p + "attention.output.LayerNorm.weight", (h,)), (p + "attention.output.LayerNorm.bias", (h,)),
+                   (p + "intermediate.dense.weight", (i, h)), (p + "intermediate.dense.bias", (i,)),
+                   (p + "output.dense.weight", (h, i)), (p + "output.dense.bias", (h,)),
+                   (p + "output.LayerNorm.weight", (h,)), (p + "output.LayerNorm.bias", (h,))]
+    shapes += [("encoder.rel_embeddings.weight", (2 * c["position_buckets"], h)),
+               ("encoder.LayerNorm.weight", (h,)), ("encoder.LayerNorm.bias", (h,)),
+               ("lm_predictions.lm_head.dense.weight", (h, h)), ("lm_predictions.lm_head.dense.bias", (h,)),
+               ("lm_predictions.lm_head.LayerNorm.weight", (h,)), ("lm_predictions.lm_head.LayerNorm.bias", (h,)),
+               ("lm_predictions.lm_head.bias", (v,))]
+    return shapes
+
+
+def base_values(name, shape, rng, dtype):
+    if "LayerNorm.weight" in name:
+        return np.ones(shape, dtype=dtype)
+    if "LayerNorm.bias" in name:
+        return np.zeros(shape, dtype=dtype)
+    return (rng.standard_normal(shape, dtype=np.float32) * 0.02).astype(dtype)
+
+
+def make_base(out, dtype_name="fp16", as_bin=False):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(BASE_CONFIG, f, indent=2)
+    copy_tokenizer(out)
+    rng = np.random.default_rng(41)
+    dtype = np.float32 if as_bin or dtype_name == "fp32" else np.float16
+    shapes = base_shapes(BASE_CONFIG)
+    if as_bin:
+        save_bin(os.path.join(out, "pytorch_model.bin"),
+                 OrderedDict((n, base_values(n, s, rng, dtype)) for n, s in shapes))
+    else:
+        # The header first, then each tensor as it is made (never all of them in memory at once).
+        code = {np.float16: "F16", np.float32: "F32"}[dtype]
+        size = np.dtype(dtype).itemsize
+        header, offset = {"__metadata__": {"format": "pt"}}, 0
+        for name, shape in shapes:
+            n = int(np.prod(shape)) * size
+            header[name] = {"dtype": code, "shape": list(shape), "data_offsets": [offset, offset + n]}
+            offset += n
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * (-len(text) % 8)
+        with open(os.path.join(out, "model.safetensors"), "wb") as f:
+            f.write(struct.pack("<Q", len(text)) + text)
+            for name, shape in shapes:
+                f.write(base_values(name, shape, rng, dtype).tobytes())
+    params = sum(int(np.prod(s)) for _, s in shapes)
+    print(f"{out}: {params} parameters ({params / 1e6:.1f} M)")
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("microsoft", "base"):
+        sys.exit(__doc__)
+    if argv[1] == "microsoft":
+        make_microsoft(argv[2])
+    else:
+        dtype = argv[argv.index("--dtype") + 1] if "--dtype" in argv else "fp16"
+        if dtype not in ("fp16", "fp32"):
+            sys.exit("make_web_test_models.py: --dtype is fp16 or fp32, not " + dtype)
+        make_base(argv[2], dtype, "--bin" in argv)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
