@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # web.sh — the web edition of the explorer (docs/web.md): the same Dear ImGui viewer compiled to
-# WebAssembly with Debian's emscripten, float64 as on the desktop, one thread.
+# WebAssembly with Debian's emscripten, float64 as on the desktop: a one-thread build and a threaded
+# one (emscripten pthreads) for pages that are cross-origin isolated (docs/web.md "Speed").
 #
 #   bash scripts/web.sh               install what it needs, build build-web/site/, serve it at
 #                                     http://127.0.0.1:8000/
@@ -131,8 +132,17 @@ cmake --build "$OUT/cmake" -j "$(nproc)"
 SITE=$OUT/site
 rm -rf "$SITE" && mkdir -p "$SITE"
 cp "$OUT/cmake/deberta-explorer.js" "$OUT/cmake/deberta-explorer.wasm" "$OUT/cmake/deberta-explorer.data" "$SITE/"
+# The threaded build (index.html loads it where the page is cross-origin isolated) shares the data
+# file: both builds preload the same files, checked here byte for byte.
+cmp -s "$OUT/cmake/deberta-explorer.data" "$OUT/cmake/deberta-explorer-mt.data" ||
+  { echo "web.sh: the two builds' data files differ (viewer/web/CMakeLists.txt must preload the same files)" >&2; exit 1; }
+cp "$OUT/cmake/deberta-explorer-mt.js" "$OUT/cmake/deberta-explorer-mt.wasm" "$OUT/cmake/deberta-explorer-mt.worker.js" "$SITE/"
 cp viewer/web/index.html "$SITE/index.html"
 cp viewer/web/sw.js "$SITE/sw.js"  # the offline copy (docs/web.md)
+# sw.js imports coi-serviceworker (npm, viewer/web/coi/package-lock.json): the headers that make the
+# page cross-origin isolated, so that the threaded build can run.
+bash viewer/web/coi/install.sh "$OUT/npm"
+cp "$OUT/npm/node_modules/coi-serviceworker/coi-serviceworker.js" "$SITE/"
 # The page's own strings (loading line, dead ends, Open button) from the explorer's catalogues.
 /usr/bin/python3 viewer/web/page_catalogues.py viewer/po "$SITE/page_catalogues.js"
 # The docs as HTML and the source as .tar.xz (linked from the page's bar; ~1.5 MB together).

@@ -61,6 +61,9 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (r) a deberta-v3-base-shaped model (184.6 M random parameters, fp16 model.safetensors streamed
       from the File a tensor at a time) picked the same way: the CLI's predictions; prints the load
       time and memory. Minutes long: run only when named (--only r; ctest web_browser_base).
+  (t) threads where the page is cross-origin isolated: after sw.js took control, the reload is
+      isolated, runs deberta-explorer-mt.js on more than one thread, and predicts what the CLI does.
+  (u) where isolation is unavailable (the first visit), the one-thread build, the CLI's predictions.
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -931,6 +934,89 @@ def offline_check(chromium, site, failures):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def cli_predictions(text):
+    """The desktop CLI's predictions for `text` on the bundled model: {position: [(token, p), …]}
+    (`deberta predict`; DEBERTA_CLI, else the repository's build/bin/deberta)."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    cli = os.environ.get("DEBERTA_CLI") or os.path.join(root, "build", "bin", "deberta")
+    out = subprocess.run([cli, "predict", "--model", os.path.join(root, "notebooks_data", "models", "deberta-tiny-512"),
+                          "--text", text], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*position (\d+):(.*)$", line)
+        if m:
+            found[int(m.group(1))] = [(t.strip(), float(p)) for t, p in re.findall(r"\s*(.+?) \(([0-9.]+)\)", m.group(2))]
+    return found
+
+
+def page_predictions(text):
+    """#predictions of the page ("generation N", then "position: token (p) …" lines) as cli_predictions gives them."""
+    found = {}
+    for line in text.splitlines()[1:]:
+        m = re.match(r"(\d+):(.*)$", line)
+        if m:
+            found[int(m.group(1))] = [(t.strip(), float(p)) for t, p in re.findall(r"\s*(.+?) \(([0-9.]+)\)", m.group(2))]
+    return found
+
+
+def same_as_cli(page_text, cli):
+    """Whether the page's predictions are the CLI's: the same tokens, probabilities within the CLI's
+    rounding (it prints 3 decimals, the page 4)."""
+    page = page_predictions(page_text)
+    if sorted(page) != sorted(cli) or not cli:
+        return False
+    return all(len(page[k]) == len(cli[k]) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 0.00051 for a, b in zip(page[k], cli[k]))
+               for k in cli)
+
+
+def threads_check(chromium, site, failures):
+    """(u) and (t): the two builds (docs/web.md "Speed"). (u) A first visit is not cross-origin
+    isolated (no service worker controls it yet), as on a browser or host where isolation fails:
+    the page loads the one-thread build, runs on one thread and predicts what the CLI predicts.
+    (t) Once sw.js controls the page (its copy of the site complete), a reload is isolated (the
+    worker's COOP / COEP headers): the page loads deberta-explorer-mt.js, the forward runs on more
+    than one thread (the machine has several cores), and the predictions are the CLI's again."""
+    text = "The cat sat on the [MASK]."
+    cli = cli_predictions(text)
+    server = serve_site(site)
+    url = "http://127.0.0.1:%d/index.html?text=%s" % (server.server_address[1], urllib.parse.quote(text))
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, url, profile)
+    predictions = "document.getElementById('predictions').textContent"
+    state = ("JSON.stringify({isolated: window.crossOriginIsolated, threads: Module._web_threads(), "
+             "program: Array.from(document.scripts).map(s => s.src).filter(s => /deberta-explorer/.test(s))"
+             ".map(s => s.split('/').pop()).join(' ')})")
+    try:
+        first = page.wait_for(predictions, 180, "the first predictions")
+        s = json.loads(page.eval(state))
+        print("(u) first visit: isolated %s, %s, %d thread(s); predictions %r (CLI %r)" % (s["isolated"], s["program"], s["threads"], first.split("\n")[1:2], cli))
+        if s["isolated"] or s["program"] != "deberta-explorer.js" or s["threads"] != 1:
+            failures.append("(u) a page that is not isolated should run deberta-explorer.js on one thread: %s" % s)
+        if not same_as_cli(first, cli):
+            failures.append("(u) the one-thread build predicts %r, the CLI %r" % (first, cli))
+        page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
+                      ".then(c => c.keys()).then(k => k.length >= 9 ? k.length : 0)", 180, "the service worker's copy of the site")
+        page.call("Page.reload", ignoreCache=False)
+        time.sleep(1)
+        again = page.wait_for(predictions, 180, "the predictions after the reload")
+        s = json.loads(page.eval(state))
+        cores = os.cpu_count() or 1
+        print("(t) after the reload: isolated %s, %s, %d thread(s) (%d cores); predictions %r" % (s["isolated"], s["program"], s["threads"], cores, again.split("\n")[1:2]))
+        if not s["isolated"] or s["program"] != "deberta-explorer-mt.js":
+            failures.append("(t) the page controlled by sw.js should be cross-origin isolated and run deberta-explorer-mt.js: %s" % s)
+        if cores > 1 and s["threads"] < 2:
+            failures.append("(t) the threaded build runs %d thread(s) on %d cores" % (s["threads"], cores))
+        if not same_as_cli(again, cli):
+            failures.append("(t) the threaded build predicts %r, the CLI %r" % (again, cli))
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        failures.append("(t, u) threads: %s" % e)
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+        server.shutdown()
+        server.server_close()
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -943,7 +1029,7 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("vw") - set("qr") - set("abcdefghijklmnop")
+        unknown = only - set("tu") - set("vw") - set("qr") - set("abcdefghijklmnop")
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…p separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
@@ -1138,6 +1224,8 @@ def main():
         url_view_check(chromium, base, failures)
     if run("p"):
         offline_check(chromium, site, failures)
+    if run("t", "u"):
+        threads_check(chromium, site, failures)
     if run("q"):
         checkpoint_check(chromium, base, "q", failures)
     if only is not None and "r" in only:  # minutes: its own ctest (web_browser_base), named only
