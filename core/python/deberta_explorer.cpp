@@ -503,7 +503,7 @@ PyModel& as_model(const py::handle& value, const std::string& label);
 // --- the ablation dict ------------------------------------------------------------------------
 
 /// The switches of `deberta::Ablation` from a dict (keys as the struct's fields; docs/python.md):
-///   c2c: bool; c2p, p2c, p2p: bool or None (None: as the model); p2c_index: "code" | "paper" | None;
+///   each term (c2c, c2p, p2c, p2p: `deberta::term_name`): bool or None (None: as the model); p2c_index: "code" | "paper" | None;
 ///   scale_factor (or scale): "auto" | "rescale" | a positive number: HF's scale_factor, the factor
 ///   in s = 1/√(d · factor); head_mask: iterable of (layer, head); window (or
 ///   max_relative_positions): int K ≥ 0 (0 = k), the central 2K table rows read; emd: bool;
