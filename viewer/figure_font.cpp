@@ -129,6 +129,12 @@ std::vector<FigureFont::Glyph> FigureFont::glyphs(const std::string& utf8, doubl
   const double px = size * px_per_pt;
   for (size_t i = 0; i < s.size();) {
     const int cp = next_codepoint(s, i);
+    // Each glyph is rasterised once per size (a figure repeats its characters thousands of times).
+    const auto key = std::make_tuple(cp, size, px_per_pt);
+    if (const auto hit = cache_.find(key); hit != cache_.end()) {
+      out.push_back(hit->second);
+      continue;
+    }
     Glyph g;
     g.advance = advance(cp, size);
     // The first face that has the character (DejaVu Sans, then the fallbacks); none: DejaVu's .notdef.
@@ -147,6 +153,7 @@ std::vector<FigureFont::Glyph> FigureFont::glyphs(const std::string& utf8, doubl
     g.x0 = x0, g.y0 = y0, g.w = std::max(0, x1 - x0), g.h = std::max(0, y1 - y0);
     g.coverage.assign(static_cast<size_t>(g.w) * g.h, 0);
     if (g.w > 0 && g.h > 0) stbtt_MakeGlyphBitmap(&face->info, g.coverage.data(), g.w, g.h, g.w, scale, scale, index);
+    cache_.emplace(key, g);
     out.push_back(std::move(g));
   }
   return out;

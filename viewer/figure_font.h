@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace viewer {
@@ -54,6 +56,9 @@ class FigureFont {
   struct Face;
   std::vector<Face*> faces_;  // [0] DejaVu Sans, then fallbacks (glyphs only)
   std::string error_;
+  // Glyphs rasterised so far, by (code point, size, pixels a point). Not thread-safe: figures are
+  // written from the interface's thread (and the page has one thread).
+  mutable std::map<std::tuple<int, double, double>, Glyph> cache_;
   double advance(int codepoint, double size) const;
 };
 

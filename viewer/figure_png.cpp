@@ -97,12 +97,17 @@ struct RasterCanvas : Canvas {
     span(x, ww, w, &x0, &x1);
     span(y, hh, h, &y0, &y1);
     const int rows = static_cast<int>(m.rows()), cols = static_cast<int>(m.cols());
+    std::vector<int> col_of(static_cast<size_t>(std::max(0, x1 - x0)));
+    for (int px = x0; px < x1; ++px)
+      col_of[static_cast<size_t>(px - x0)] = std::clamp(static_cast<int>(((px + 0.5) / s - x) / ww * cols), 0, cols - 1);
+    std::vector<uint32_t> colour(static_cast<size_t>(cols));  // one row's colours, computed once
+    int row = -1;
     for (int py = y0; py < y1; ++py) {
       const int r = std::clamp(static_cast<int>(((py + 0.5) / s - y) / hh * rows), 0, rows - 1);
-      for (int px = x0; px < x1; ++px) {
-        const int c = std::clamp(static_cast<int>(((px + 0.5) / s - x) / ww * cols), 0, cols - 1);
-        put(px, py, color_of(scale, m(r, c)));
-      }
+      if (r != row)
+        for (int c = 0; c < cols; ++c) colour[static_cast<size_t>(c)] = color_of(scale, m(r, c));
+      row = r;
+      for (int px = x0; px < x1; ++px) put(px, py, colour[static_cast<size_t>(col_of[static_cast<size_t>(px - x0)])]);
     }
   }
   void color_bar(const ColorScale& scale, double x, double y, double ww, double hh) override {
