@@ -76,7 +76,6 @@ mkdir -p "$INC"
 for d in nlohmann doctest fmt; do ln -sfn "/usr/include/$d" "$INC/$d"; done
 ln -sfn /usr/include/stb/stb_image_write.h "$INC/stb_image_write.h"
 
-emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
 # The readers' C and C++ libraries, the desktop's own (zlib + libzip for pytorch_model.bin,
 # libsentencepiece with its bundled protobuf-lite for spm.model), built for WebAssembly from Debian's
 # source packages into static libraries: PREFIX/{include,lib}, once with DEBERTA_WEB_DEP_FLAGS
@@ -125,6 +124,7 @@ DEPS=$OUT/deps
 build_web_deps "$DEPS" "$DEP_FLAGS"
 build_web_deps "$OUT/deps-mt" "$DEP_FLAGS -pthread"
 
+emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
   -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
 cmake --build "$OUT/cmake" -j "$(nproc)"
 

@@ -56,14 +56,14 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       the desktop viewer's SVG of the same model, text and view (figure_checks.py; --viewer PATH).
   (w) the map PNG is the labelled figure (axes, token labels, colour bar), byte for byte the desktop's
       PNG of the same view (figure_checks.py; --viewer PATH: the desktop deberta-viewer to compare with).
+  (t) threads where the page is cross-origin isolated: after sw.js took control, the reload is
+      isolated, runs deberta-explorer-mt.js on more than one thread, and predicts what the CLI does.
+  (u) where isolation is unavailable (the first visit), the one-thread build, the CLI's predictions.
   (q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model) picked through the
       file input #files (DOM.setFileInputFiles): the CLI's predictions, with its spm.model tokenizer.
   (r) a deberta-v3-base-shaped model (184.6 M random parameters, fp16 model.safetensors streamed
       from the File a tensor at a time) picked the same way: the CLI's predictions; prints the load
       time and memory. Minutes long: run only when named (--only r; ctest web_browser_base).
-  (t) threads where the page is cross-origin isolated: after sw.js took control, the reload is
-      isolated, runs deberta-explorer-mt.js on more than one thread, and predicts what the CLI does.
-  (u) where isolation is unavailable (the first visit), the one-thread build, the CLI's predictions.
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -1029,7 +1029,7 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("tu") - set("vw") - set("qr") - set("abcdefghijklmnop")
+        unknown = only - set("vw") - set("tu") - set("qr") - set("abcdefghijklmnop")
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…p separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
@@ -1224,15 +1224,15 @@ def main():
         url_view_check(chromium, base, failures)
     if run("p"):
         offline_check(chromium, site, failures)
+    if run("v", "w"):
+        from figure_checks import figure_checks  # viewer/web/figure_checks.py
+        figure_checks(Page, click_widget, chromium, base, out, viewer, {c for c in "vw" if run(c)}, failures)
     if run("t", "u"):
         threads_check(chromium, site, failures)
     if run("q"):
         checkpoint_check(chromium, base, "q", failures)
     if only is not None and "r" in only:  # minutes: its own ctest (web_browser_base), named only
         checkpoint_check(chromium, base, "r", failures)
-    if run("v", "w"):
-        from figure_checks import figure_checks  # viewer/web/figure_checks.py
-        figure_checks(Page, click_widget, chromium, base, out, viewer, {c for c in "vw" if run(c)}, failures)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
