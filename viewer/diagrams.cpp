@@ -55,8 +55,7 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   // Without a position term the layer is the standard attention of §3.1 (unnumbered in v6):
   // no Ã of eq. 4 to speak of, no relative table read.
   using deberta::Term;
-  bool pos = false;  // any active term reads the relative table
-  for (Term t : deberta::kAllTerms) pos |= att.terms[t] && (deberta::reads_K_r(t) || deberta::reads_Q_r(t));
+  const bool pos = deberta::reads_relative_table(att.terms);
   const std::string root = deberta::scale_root(att.scale_factor);
   if (pos) {
     add("Q_c, K_c, V_c  (eq. 4)", "H W_{q,c}, H W_{k,c}, H W_{v,c}: each [" + N + " × " + n_(h) + "·" + n_(dh) + "]", kEmbed,

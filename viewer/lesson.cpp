@@ -113,13 +113,6 @@ void check_lesson_input(const LessonInput& in) {
       throw std::invalid_argument(trf("lesson: the full trace lacks layer {layer} (materialize it first)", arg("layer", l)));
 }
 
-/// Whether any active term reads the relative table (K_r or Q_r).
-bool reads_positions(const deberta::ResolvedAttention& att) {
-  for (deberta::Term t : deberta::kAllTerms)
-    if (att.terms[t] && (deberta::reads_K_r(t) || deberta::reads_Q_r(t))) return true;
-  return false;
-}
-
 /// The terms a run adds, as the lesson lists them: "c2c + c2p + p2c" (eq. 4's three, or fewer; p2p
 /// when switched on), or "no term".
 std::string active_terms(const deberta::ResolvedAttention& att) {
@@ -163,7 +156,7 @@ struct Ctx {
         a(f.layers[static_cast<size_t>(layer)].attention), probs(a.probs[static_cast<size_t>(head)]),
         logits(a.logits[static_cast<size_t>(head)]), k(att.k), s_scale(att.scale), f_scale(att.scale_factor),
         d_head(c.d_head()), d(static_cast<double>(d_head)), root(deberta::scale_root(f_scale)), f_text(factor(f_scale)),
-        pos_terms(reads_positions(att)), active(active_terms(att)), qi(N / 2), qj(argmax_row(probs, qi)),
+        pos_terms(deberta::reads_relative_table(att.terms)), active(active_terms(att)), qi(N / 2), qj(argmax_row(probs, qi)),
         ki(std::min(5, N - 1)),
         kj(std::max(ki - static_cast<int>(std::min<int64_t>(2, std::max<int64_t>(k - 1, 0))), 0)) {}
 

@@ -49,4 +49,11 @@ struct PerTerm {
   bool operator!=(const PerTerm& other) const { return values != other.values; }
 };
 
+/// Whether any term `on` holds reads a position projection (K_r or Q_r), i.e. the relative table.
+inline bool reads_relative_table(const PerTerm<bool>& on) {
+  for (int t = 0; t < kTermCount; ++t)
+    if (on.values[static_cast<size_t>(t)] && (reads_K_r(kAllTerms[t]) || reads_Q_r(kAllTerms[t]))) return true;
+  return false;
+}
+
 }  // namespace deberta

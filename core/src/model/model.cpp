@@ -138,7 +138,7 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   const int64_t mid = c.position_buckets / 2;
   // Refused only when a term reads those rows: the reference computes INT64_MIN buckets, and a
   // c2c-only forward never looks at them (issue 44, class 11).
-  const bool reads_positions = any_reads(s.attention, reads_K_r) || any_reads(s.attention, reads_Q_r);
+  const bool reads_positions = reads_relative_table(s.attention.terms);
   if (c.log_buckets() && c.max_relative_positions - 1 == mid && N - 1 > mid && reads_positions &&
       ablation.relative_positions == RelativePositionRule::HuggingFace)
     throw Error("max_relative_positions - 1 = position_buckets / 2 = " + std::to_string(mid) +
