@@ -31,8 +31,13 @@ struct PositionTable {
 
 struct Model;
 
+namespace ops {
+class PackedWeights;  // the fast backend's packed copy of the weights (core/src/backend/ops.h)
+}
+
 /// Data derived from a model's weights and kept between forward passes, so that each forward
-/// reads it instead of computing it again: today the `PositionTable`. Built on first use, from the
+/// reads it instead of computing it again: the `PositionTable`, and the fast backend's packed
+/// copy of the encoder's weights (issue 43, item 5). Built on first use, from the
 /// weights as they are then; `clear` (or `Model::weights_changed`) drops it, and the next forward
 /// rebuilds it. Thread-safe: forwards of one model may run at once. Copying gives an empty one;
 /// moving carries the derived data along (a `Model` moves its weights and its workspace together)
@@ -56,6 +61,13 @@ class ModelWorkspace {
   /// (xsmall: 3.6 GFLOP and 38 MB). Errors: a table whose width is not the projections' `in`.
   std::shared_ptr<const PositionTable> positions(const Model& model) const;
 
+  /// The fast backend's packed copy of every encoder layer's products (the attention's Q_c, K_c, V_c
+  /// and output, the feed-forward's two; the EMD reuses the last layer's), packed on first use
+  /// while the fast backend is current. Null under the reference backend or with
+  /// DEBERTA_PACK_WEIGHTS=0. Memory: as much again as those weights (xsmall 170 MB, base 680 MB).
+  /// Errors: std::bad_alloc.
+  std::shared_ptr<const ops::PackedWeights> packed(const Model& model) const;
+
   /// Drops everything derived; the next use rebuilds it.
   void clear();
 
@@ -65,6 +77,8 @@ class ModelWorkspace {
   mutable std::mutex mutex_;
   mutable bool built_ = false;
   mutable std::shared_ptr<const PositionTable> positions_;
+  mutable std::mutex packed_mutex_;  // (its own: packing and the position table may run at once)
+  mutable std::shared_ptr<const ops::PackedWeights> packed_;
 };
 
 /// A model directory loaded into memory.

@@ -2,15 +2,17 @@
 // every parallel region here runs its bodies through ParallelErrors. Without OpenMP, the web
 // edition's pthreads build (emscripten) runs the same regions on thread_team.h's threads.
 #include "backend/gemm_nt.h"
-#include "backend/packed_gemm.h"
+#include "backend/panel_gemm.h"
 #include "backend/parallel.h"
 #include "backend/threading.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,6 +40,14 @@ namespace {
 // omp_set_num_threads sets only the calling thread's count, and the viewer computes on a worker.
 std::atomic<int> g_num_threads{0};
 }  // namespace
+
+namespace ops {
+namespace {
+// The packed weights of the model whose products run on this thread (PackedScope); the threads of
+// `run_tasks` take over their caller's.
+thread_local const PackedWeights* t_packed = nullptr;
+}  // namespace
+}  // namespace ops
 
 void set_num_threads(int threads) {
   if (threads < 1 || threads > kMaxThreads)
@@ -68,17 +78,20 @@ void run_tasks(int64_t count, const std::function<void(int64_t)>& task) {
   if (count <= 0) return;
   const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
   const Backend engine = backend();  // the caller's (a BackendScope holds for its tasks too)
+  const ops::PackedWeights* packed = ops::t_packed;  // and its packed weights
   ParallelErrors errors;
 #ifdef DEBERTA_THREAD_TEAM
   std::atomic<int64_t> next{0};
   detail::run_team(count > 1 ? static_cast<int>(std::min<int64_t>(team, count)) : 1, [&](int) {
     const BackendScope same(engine);
+    const ops::PackedScope same_weights(packed);
     for (int64_t i; (i = next.fetch_add(1)) < count;) errors.run([&] { task(i); });
   });
 #else
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (count > 1 && team > 1)
   for (int64_t i = 0; i < count; ++i) errors.run([&] {
     const BackendScope same(engine);
+    const ops::PackedScope same_weights(packed);
     task(i);
   });
 #endif
@@ -119,31 +132,30 @@ int64_t rows_per_range(int64_t cols) {
 ColumnBlocks column_blocks(int64_t cols) {
   if (cols <= 0) return {0, 0};
   const int64_t quarter = (cols + kMaxBlocks - 1) / kMaxBlocks;
-  const int64_t width = std::min(cols, (quarter + detail::kWeightPanel - 1) / detail::kWeightPanel * detail::kWeightPanel);
+  const int64_t width = std::min(cols, (quarter + detail::kEigenPanel - 1) / detail::kEigenPanel * detail::kEigenPanel);
   return {width, (cols + width - 1) / width};
 }
 
 namespace {
 
-// Rows of y one tile covers (a multiple of detail::kInputPanel): small enough that the thread
+// Rows of y one tile covers (a multiple of detail::kPanelRows): small enough that the thread
 // that finishes its own blocks first can take over the rest of a slower thread's block, large
-// enough that a tile's kernel call costs no more than the whole block's (measured: 32 × 96 tiles
-// within a few per cent of one call).
+// enough that a tile costs far more than claiming it.
 constexpr int64_t kTileRows = 32;
-static_assert(kTileRows % detail::kInputPanel == 0, "a tile must start on the packed input's row grid");
+static_assert(kTileRows % detail::kPanelRows == 0, "a tile must start on the packed input's row grid");
 
-// The column blocks of a packed product: 96 columns (48 where k > 1024), so that a block is a few
-// MFLOP per 32 rows. Finer blocks cost no extra packing (x is packed once for all of them).
+// The column blocks of a packed product: 4 W panels (2 where k > 1024: 96 and 48 columns with
+// AVX-512), so that a block is a few MFLOP per 32 rows. Finer blocks cost no extra packing (x is
+// packed once for all of them, W once per model or once per block).
 ColumnBlocks packed_blocks(int64_t cols, int64_t depth) {
-  const int64_t width = std::min(cols, (depth > 1024 ? 2 : 4) * detail::kWeightPanel);
+  const int64_t width = std::min(cols, (depth > 1024 ? 2 : 4) * detail::kPanelCols);
   return {width, (cols + width - 1) / width};
 }
 
-// Whether a job runs on packed operands (Eigen 3.4, more rows than the dot-product kernel takes,
-// and rows free to depend on each other's presence) or as direct column blocks (`linear_columns`).
+// Whether a job runs on packed operands (more rows than the dot-product kernel takes, and rows
+// free to depend on each other's presence) or as direct column blocks (`linear_columns`).
 bool packed(const ops::Product& j) {
-  return detail::kPackedGemm && !j.rows_independent && j.x->rows() > detail::kGemmNtMaxRows &&
-         j.layer->weight.cols() > 0;
+  return !j.rows_independent && j.x->rows() > detail::kGemmNtMaxRows && j.layer->weight.cols() > 0;
 }
 
 // The elementwise steps of a job on one block of its output (Product::elementwise, ::residual).
@@ -167,19 +179,20 @@ struct JobState {
   }
 };
 
-// One column block of a product of the set. Packed: the thread that takes the block packs its
-// rows of W (into its own cache, as Eigen would), then claims the block's row tiles one at a time;
-// a thread with no block left claims the remaining tiles of the others' blocks. Direct: one
-// `linear_columns` call by the thread that takes it. The packed W goes into the buffer of the
-// owner's previous block once every tile of that one is done: the buffer is still in the owner's
-// cache, as Eigen's one packing buffer per product is (fresh memory for every block cost a few
-// per cent of a forward in cache misses on the writes).
+// One column block of a product of the set. Packed: its W panels come from the model's packed
+// weights (`ops::PackedWeights`, ready at once) or are packed by the thread that takes the block;
+// then any thread claims the block's row tiles one at a time (a thread with no block left claims
+// the remaining tiles of the others' blocks). Direct: one `linear_columns` call by the thread that
+// takes it. A block's own panels go into the buffer of its owner's previous block once every tile
+// of that one is done: the buffer is still in the owner's cache.
 struct Block {
   const ops::Product* job;
   JobState* shared;
   int64_t col0, cols;
-  const detail::PackedOperand* input = nullptr;   // x packed (null: direct)
-  std::unique_ptr<detail::PackedOperand> weight;  // the block's rows of W, packed by its owner
+  const detail::InputPanels* input = nullptr;     // x packed (null: direct)
+  const detail::WeightPanels* panels = nullptr;   // W's panels: the model's, or `own`
+  int64_t panel0 = 0;                             // the block's first panel in `panels`
+  std::unique_ptr<detail::WeightPanels> own;      // the block's rows of W, packed by its owner
   std::atomic<int64_t> next_row{0};               // first row of the next unclaimed tile
   std::atomic<int64_t> tiles_done{0};             // tiles computed (or failed), by any thread
   enum State { Waiting, Packing, Ready, Failed };
@@ -187,7 +200,7 @@ struct Block {
 
   int64_t rows() const { return job->x->rows(); }
   int64_t tiles() const { return (rows() + kTileRows - 1) / kTileRows; }
-  // Whether no thread reads `weight` any more (every tile claimed has been computed).
+  // Whether no thread reads `own` any more (every tile claimed has been computed).
   bool done() const { return tiles_done.load(std::memory_order_acquire) == tiles(); }
   double cost() const { return static_cast<double>(rows()) * cols * job->x->cols(); }
 
@@ -204,7 +217,7 @@ struct Block {
           tile.rowwise() = j.layer->bias.segment(col0, cols).transpose();
         else
           tile.setZero();
-        detail::multiply_packed(*weight, 0, *input, row0, tile_rows, cols, tile.data(), j.y->cols());
+        detail::multiply_panels(*panels, panel0, *input, row0, tile_rows, cols, tile.data(), j.y->cols());
         finish_block(j, row0, tile_rows, col0, cols);
         shared->finished(j, row0, tile_rows);
       });
@@ -213,7 +226,7 @@ struct Block {
   }
 
   // The work of the thread that takes the block; `buffer`: memory for the packed W (may be null).
-  void run_owned(ParallelErrors& errors, std::unique_ptr<detail::PackedOperand> buffer) {
+  void run_owned(ParallelErrors& errors, std::unique_ptr<detail::WeightPanels> buffer) {
     const ops::Product& j = *job;
     if (!input) {
       errors.run([&] {
@@ -223,16 +236,13 @@ struct Block {
       });
       return;
     }
+    if (state.load(std::memory_order_acquire) == Ready) return run_tiles(errors);  // the model's panels
     state.store(Packing, std::memory_order_relaxed);
     bool packed_ok = false;
     errors.run([&] {
-      using detail::PackedOperand;
-      if (buffer)
-        buffer->reshape(PackedOperand::Side::Weight, cols, j.x->cols());
-      else
-        buffer = std::make_unique<PackedOperand>(PackedOperand::Side::Weight, cols, j.x->cols());
-      weight = std::move(buffer);
-      weight->pack(j.layer->weight, col0, cols, 0);
+      own = buffer ? std::move(buffer) : std::make_unique<detail::WeightPanels>();
+      own->pack(j.layer->weight, col0, cols);
+      panels = own.get(), panel0 = 0;
       packed_ok = true;
     });
     // Failed: its tiles stay unclaimed, and the error is rethrown after the region.
@@ -243,6 +253,64 @@ struct Block {
 
 }  // namespace
 
+// --- weights packed once per model (ops.h) ------------------------------------------------------
+
+namespace ops {
+
+class PackedWeights {
+ public:
+  struct Entry {
+    const double* data;  // the weight it was packed from, as it was then
+    int64_t rows, cols;
+    detail::WeightPanels panels;
+  };
+  std::unordered_map<const Matrix*, Entry> entries;
+  size_t bytes = 0;
+};
+
+bool packing_weights() {
+  const char* env = std::getenv("DEBERTA_PACK_WEIGHTS");
+  if (env && *env) return std::string(env) != "0";
+#ifdef __EMSCRIPTEN__
+  return false;  // the page's memory is the ceiling of the model size (docs/web.md)
+#else
+  return true;
+#endif
+}
+
+std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear*>& layers) {
+  if (backend() != Backend::Fast || !packing_weights()) return nullptr;
+  auto packed = std::make_shared<PackedWeights>();
+  std::vector<PackedWeights::Entry*> todo;
+  std::vector<const Linear*> from;
+  for (const Linear* layer : layers) {
+    if (!layer || layer->empty() || packed->entries.count(&layer->weight)) continue;
+    PackedWeights::Entry& e = packed->entries[&layer->weight];
+    e.data = layer->weight.data(), e.rows = layer->weight.rows(), e.cols = layer->weight.cols();
+    todo.push_back(&e), from.push_back(layer);
+  }
+  run_tasks(static_cast<int64_t>(todo.size()), [&](int64_t i) { todo[i]->panels.pack(from[i]->weight, 0, from[i]->weight.rows()); });
+  for (const PackedWeights::Entry* e : todo) packed->bytes += e->panels.bytes();
+  return packed;
+}
+
+size_t packed_bytes(const PackedWeights* packed) { return packed ? packed->bytes : 0; }
+
+PackedScope::PackedScope(const PackedWeights* packed) : previous_(t_packed) { t_packed = packed; }
+PackedScope::~PackedScope() { t_packed = previous_; }
+
+const detail::WeightPanels* packed_panels(const Matrix& W) {
+  if (!t_packed) return nullptr;
+  const auto it = t_packed->entries.find(&W);
+  if (it == t_packed->entries.end()) return nullptr;
+  const PackedWeights::Entry& e = it->second;
+  // A weight replaced since (another buffer or shape) is packed on the fly instead.
+  if (e.data != W.data() || e.rows != W.rows() || e.cols != W.cols()) return nullptr;
+  return &e.panels;
+}
+
+}  // namespace ops
+
 void parallel_linears(const std::vector<ops::Product>& jobs) {
   for (const ops::Product& j : jobs) {
     ops::check_product(j);
@@ -251,11 +319,11 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
 
   // Each distinct x packed once, by row chunks shared between the threads (Q_c, K_c and V_c read
   // the same x); then the column blocks of every product.
-  using detail::PackedOperand;
-  std::vector<std::unique_ptr<PackedOperand>> inputs;
+  using detail::InputPanels;
+  std::vector<std::unique_ptr<InputPanels>> inputs;
   std::vector<const Matrix*> input_of;  // inputs[i] packs *input_of[i]
   struct InputChunk {
-    PackedOperand* operand;
+    InputPanels* operand;
     const Matrix* x;
     int64_t first, count;
   };
@@ -264,11 +332,11 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
   std::vector<JobState> states(jobs.size());
   for (size_t job = 0; job < jobs.size(); ++job) {
     const ops::Product& j = jobs[job];
-    const PackedOperand* input = nullptr;
+    const InputPanels* input = nullptr;
     if (packed(j)) {
       const size_t i = static_cast<size_t>(std::find(input_of.begin(), input_of.end(), j.x) - input_of.begin());
       if (i == input_of.size()) {
-        inputs.push_back(std::make_unique<PackedOperand>(PackedOperand::Side::Input, j.x->rows(), j.x->cols()));
+        inputs.push_back(std::make_unique<InputPanels>(j.x->rows(), j.x->cols()));
         input_of.push_back(j.x);
         for (int64_t r = 0; r < j.x->rows(); r += kTileRows)
           input_chunks.push_back({inputs.back().get(), j.x, r, std::min(kTileRows, j.x->rows() - r)});
@@ -284,6 +352,7 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
       state.pending = std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(std::max<int64_t>(1, tiles)));
       for (int64_t t = 0; t < tiles; ++t) state.pending[t].store(b.count, std::memory_order_relaxed);
     }
+    const detail::WeightPanels* model_panels = input ? ops::packed_panels(j.layer->weight) : nullptr;
     for (int64_t c = 0; c < b.count; ++c) {
       auto block = std::make_unique<Block>();
       block->job = &j;
@@ -291,6 +360,11 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
       block->col0 = c * b.width;
       block->cols = std::min(b.width, out - block->col0);
       block->input = input;
+      if (model_panels) {  // packed once per model: no packing, any thread may claim its tiles now
+        block->panels = model_panels;
+        block->panel0 = block->col0 / detail::kPanelCols;
+        block->state.store(Block::Ready, std::memory_order_relaxed);
+      }
       blocks.push_back(std::move(block));
     }
   }
@@ -303,7 +377,7 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
   const Backend engine = backend();  // the fused steps (an activation, a LayerNorm) dispatch ops too
   const int64_t chunks = static_cast<int64_t>(input_chunks.size());
   const auto pack_input = [&](int64_t i) {
-    errors.run([&] { input_chunks[i].operand->pack(*input_chunks[i].x, input_chunks[i].first, input_chunks[i].count, input_chunks[i].first); });
+    errors.run([&] { input_chunks[i].operand->pack(*input_chunks[i].x, input_chunks[i].first, input_chunks[i].count); });
   };
   // A thread's part once every x is packed: blocks to own, then tiles of the others' blocks.
   const auto take_blocks = [&] {
@@ -311,8 +385,8 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
     for (;;) {
       const size_t b = next_block.fetch_add(1);
       if (b < blocks.size()) {
-        std::unique_ptr<PackedOperand> buffer;
-        if (previous && previous->weight && previous->done()) buffer = std::move(previous->weight);
+        std::unique_ptr<detail::WeightPanels> buffer;
+        if (previous && previous->own && previous->done()) buffer = std::move(previous->own);
         blocks[b]->run_owned(errors, std::move(buffer));
         previous = blocks[b].get();
         continue;

@@ -44,4 +44,9 @@ void check_linear_input(const Matrix& W, const Matrix& x);
 /// Eigen's packed GEMM (measured: docs/performance.md, issue 17 third round).
 constexpr int64_t kGemmNtMaxRows = 32;
 
+/// Eigen's double-precision register panel with AVX-512 (3 × 8 rows of its left operand; 12 with
+/// AVX2 and 6 with SSE divide it): a column block of `linear_columns`'s Eigen path that starts on
+/// this grid gives bitwise the columns of the unsplit product (`column_blocks`, threading.h).
+constexpr int64_t kEigenPanel = 24;
+
 }  // namespace deberta::detail

@@ -1,8 +1,8 @@
 // ops.h — the operations the equations and the model need from an engine, behind one interface
 // (docs/architecture.md). Two backends implement every op:
-//   fast       (fast.cpp)       Eigen's GEMM kernel on packed tiles, shared between threads; the
-//                               results do not depend on the thread count (gemm_nt.h,
-//                               packed_gemm.h, threading.h)
+//   fast       (fast.cpp)       a SIMD kernel on operands packed in panels, tiles shared between
+//                               threads; the results do not depend on the thread count
+//                               (panel_gemm.h, gemm_nt.h, threading.h)
 //   reference  (reference.cpp)  each op one Eigen expression or one straight loop, on one thread
 // `deberta::set_backend` (deberta/backend.h) picks one at run time; DEBERTA_BACKEND sets the
 // starting choice. Both give the same numbers to rounding (tests/test_backend_ops.cpp).
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace deberta::ops {
@@ -90,6 +91,42 @@ void gelu_erf(Eigen::Ref<Matrix> x);
 /// task(0) … task(count − 1), independent pieces of work each writing only its own outputs (the
 /// heads of an attention sub-layer). Errors: the first exception a task throws.
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
+
+// ----------------------------------------------------------------------------------------------
+// Weights packed once per model (issue 43, item 5). The fast backend's products read W as panels
+// (backend/panel_gemm.h); packing them costs a pass over W, which a forward otherwise pays in
+// every product. A model keeps its packed copy (`ModelWorkspace::packed`), and a `PackedScope`
+// lends it to the products run inside it. Same bits either way: a product packs the same panels
+// itself when W has none. The reference backend ignores all of this.
+
+/// The packed copy of some linear layers' weights (opaque; the fast backend's).
+class PackedWeights;
+
+/// Whether models keep packed weights: the environment's DEBERTA_PACK_WEIGHTS (0 = no) when set,
+/// else yes on the desktop and no in the page (its memory bounds the model size). No errors.
+bool packing_weights();
+
+/// Packs the weights of `layers` (empty ones skipped; each layer's W once) as tasks on the
+/// threads. Null when the current backend is the reference one or `packing_weights()` is false.
+/// Memory: as much again as the weights (xsmall: 170 MB; base: 680 MB). Errors: std::bad_alloc.
+std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear*>& layers);
+
+/// Bytes held by `packed` (0 for null).
+size_t packed_bytes(const PackedWeights* packed);
+
+/// While alive, products on this thread (and the tasks it starts) of a weight in `packed` read its
+/// panels instead of packing them — unless the matrix has since been replaced (another buffer or
+/// shape). Edits in place must drop the packed copy first (`Model::weights_changed`).
+class PackedScope {
+ public:
+  explicit PackedScope(const PackedWeights* packed);
+  ~PackedScope();
+  PackedScope(const PackedScope&) = delete;
+  PackedScope& operator=(const PackedScope&) = delete;
+
+ private:
+  const PackedWeights* previous_;
+};
 
 namespace reference {
 void products(const std::vector<Product>& set);

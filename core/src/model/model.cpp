@@ -182,17 +182,32 @@ std::shared_ptr<const PositionTable> ModelWorkspace::positions(const Model& mode
   return positions_;
 }
 
+std::shared_ptr<const ops::PackedWeights> ModelWorkspace::packed(const Model& model) const {
+  std::lock_guard<std::mutex> lock(packed_mutex_);
+  if (packed_ || backend() != Backend::Fast || !ops::packing_weights()) return packed_;
+  std::vector<const Linear*> layers;
+  for (const LayerWeights& w : model.weights.layers)
+    for (const Linear* l : {&w.attention.query, &w.attention.key, &w.attention.value, &w.attention.output,
+                            &w.intermediate, &w.output})
+      layers.push_back(l);
+  packed_ = ops::pack_weights(layers);
+  return packed_;
+}
+
 void ModelWorkspace::take_from(ModelWorkspace& other) noexcept {
-  std::scoped_lock lock(mutex_, other.mutex_);
+  std::scoped_lock lock(mutex_, other.mutex_, packed_mutex_, other.packed_mutex_);
   positions_ = std::move(other.positions_);
   built_ = other.built_;
+  packed_ = std::move(other.packed_);
   other.positions_.reset();
+  other.packed_.reset();
   other.built_ = false;
 }
 
 void ModelWorkspace::clear() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::scoped_lock lock(mutex_, packed_mutex_);
   positions_.reset();
+  packed_.reset();
   built_ = false;
 }
 
@@ -316,6 +331,8 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
 LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
                      const SequenceContext& seq, TraceLevel level) {
   const LayerWeights& w = model.weights.layers[layer];
+  const std::shared_ptr<const ops::PackedWeights> packed = model.workspace.packed(model);
+  const ops::PackedScope packed_products(packed.get());  // the layer's products read the model's panels
   LayerTrace t;
   t.attention = disentangled_attention(model, layer, query, kv, seq, level);
   t.attention_output = residual_layer_norm(t.attention.context, w.attention.output, query, w.attention.output_norm);

@@ -1,0 +1,79 @@
+// panel_gemm.h — a linear layer's product on operands laid out in panels (internal; issue 43,
+// item 5; it replaces issue 17's driver of Eigen's internal GEMM kernel).
+//
+// y = x · Wᵀ + b, x `[N, in]`, W `[out, in]`, y `[N, out]`. Both operands are copied ("packed")
+// into panels that the micro-kernel reads front to back:
+//   W: panels of kPanelCols of its rows (y's columns), each `[in, kPanelCols]` k-major;
+//   x: groups of kPanelRows of its rows, each `[in, kPanelRows]` k-major.
+// Rows past the end of W or x are zeros in their panel. The micro-kernel holds a kPanelRows ×
+// kPanelCols block of y in registers (8 × 24 doubles with AVX-512: 24 of the 32 registers), and
+// for each k adds x(r, k) · W(c, k) to every entry with one fused multiply-add per SIMD register.
+//
+// Every entry of y is therefore bias, then + x(r, 0) W(c, 0), then + x(r, 1) W(c, 1), … in the order
+// of k, each step one fused multiply-add (one multiply then one add where the target has no FMA).
+// That arithmetic does not depend on where the entry sits in a tile, on the tile's size, on N, or
+// on which thread computes it — so any split of y between tasks gives the same bits, and a row's
+// bits never depend on the other rows.
+//
+// Why not Eigen's GEMM here: Eigen packs both operands again inside every product call, and its
+// kernel reached ~66 GFLOP/s on one core of the AVX-512 host where this one reaches ~100 at the
+// encoder's shapes (128 × 384 × 384 … 1024³; docs/performance.md). The weights can be packed once
+// per model (`WeightPanels` kept by `ops::PackedWeights`), so a forward packs only x.
+#pragma once
+
+#include "deberta/tensor.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace deberta::detail {
+
+/// Doubles per SIMD register of this build (8 AVX-512, 4 AVX2, 2 SSE2 / WebAssembly SIMD, 1 none):
+/// Eigen's widest packet.
+constexpr int64_t kPanelLanes = Eigen::internal::unpacket_traits<Eigen::internal::packet_traits<double>::type>::size;
+/// Columns of y per W panel: three SIMD registers (24 with AVX-512, 12 AVX2, 6 SSE2).
+constexpr int64_t kPanelCols = 3 * kPanelLanes;
+/// Rows of y per x group: 8 with AVX-512 (32 registers), 4 otherwise (16 registers).
+constexpr int64_t kPanelRows = kPanelLanes >= 8 ? 8 : 4;
+
+/// Memory of 64-byte aligned doubles, not zeroed.
+using PanelBuffer = std::unique_ptr<double, void (*)(void*)>;
+
+/// W's rows [first, first + count) as panels (first a multiple of kPanelCols). Panel p holds rows
+/// first + p·kPanelCols … as `[depth, kPanelCols]`, k-major.
+struct WeightPanels {
+  int64_t first = 0, count = 0, depth = 0;
+  PanelBuffer data{nullptr, nullptr};
+  int64_t capacity = 0;  ///< doubles allocated at `data`
+
+  int64_t panels() const { return (count + kPanelCols - 1) / kPanelCols; }
+  /// Packs rows [first, first + count) of W `[out, depth]`, reusing this buffer's memory when it is
+  /// large enough. Errors: std::bad_alloc; Error if `first` is off the panel grid or past W.
+  void pack(const Matrix& W, int64_t first, int64_t count);
+  /// Panel `p` (relative to `first`): `depth × kPanelCols` doubles.
+  const double* panel(int64_t p) const { return data.get() + p * depth * kPanelCols; }
+  size_t bytes() const { return static_cast<size_t>(capacity) * sizeof(double); }
+};
+
+/// x `[rows, depth]` as groups of kPanelRows rows. Groups may be packed by different threads.
+struct InputPanels {
+  int64_t rows = 0, depth = 0;
+  PanelBuffer data{nullptr, nullptr};
+
+  /// Allocates room for x `[rows, depth]` (nothing packed yet). Errors: std::bad_alloc.
+  InputPanels(int64_t rows, int64_t depth);
+  int64_t groups() const { return (rows + kPanelRows - 1) / kPanelRows; }
+  /// Packs x's rows [first, first + count) (first a multiple of kPanelRows; count one too unless
+  /// the range ends at x's last row). No errors.
+  void pack(const Matrix& x, int64_t first, int64_t count);
+  const double* group(int64_t g) const { return data.get() + g * depth * kPanelRows; }
+};
+
+/// y's block of `rows` rows (from x's row `row0`, a multiple of kPanelRows) and `cols` columns
+/// (panels `panel0`, `panel0` + 1, … of `weight`) += x · Wᵀ over the whole k: `y` points at the
+/// block's top-left entry, `ldy` is y's row stride. y already holds the bias (or zeros).
+/// Errors: Error if the operands' depths differ.
+void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPanels& x, int64_t row0, int64_t rows,
+                     int64_t cols, double* y, int64_t ldy);
+
+}  // namespace deberta::detail
