@@ -178,9 +178,68 @@ void check_tasks(Random&, Worst&, const Shape& s) {
   }
 }
 
+// Whether a and b are the same doubles, bit for bit (shapes included).
+bool same_bits(const Matrix& a, const Matrix& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(double)) == 0;
+}
+
+// eq. 4 whole for one head: both backends' `attention` against the equations layer's
+// `attention_head` (context, probs, term maps, logits) to 1e-12; the fast one's context and probs
+// the same bits whatever it keeps (every trace level of a forward then agrees). Every subset of the
+// four terms, a padding key and query, a masked head, and the paper's p2c rows (another table row
+// than c2p's) where p2c is on.
+void check_attention(Random& random, Worst& worst, const Shape& s) {
+  const int64_t N = s.n, d = s.in % 61 + 3, offset = 2, R = 2 * N + offset;
+  HeadProjections p;
+  p.Q_c = random(N, d), p.K_c = random(N, d), p.V_c = random(N, d);
+  p.K_r = random(R, d), p.Q_r = random(R, d);
+  p.row_offset = offset;
+  IndexMatrix c2p_row(N, N), p2c_row(N, N);
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t j = 0; j < N; ++j) c2p_row(i, j) = i - j + N - 1 + offset, p2c_row(i, j) = j - i + N - 1 + offset;
+  Vector mask = Vector::Ones(N);
+  if (N > 2) mask[N - 1] = 0;  // a padding token: no key for the others, a zero row of its own
+  for (int subset = 0; subset < 16; ++subset)
+    for (bool masked : {false, true}) {
+      if (masked && subset != 15) continue;
+      AttentionSetup a;
+      for (size_t t = 0; t < kTermCount; ++t) a.terms[kAllTerms[t]] = (subset >> t) & 1;
+      a.scale = 0.37, a.c2p_row = &c2p_row, a.p2c_row = (subset & 4) ? &p2c_row : &c2p_row, a.mask = &mask;
+      const HeadResult want = attention_head(p, a, masked, /*keep_scores=*/true);
+      ops::AttentionHead h;
+      h.Q_c = &p.Q_c, h.K_c = &p.K_c, h.V_c = &p.V_c, h.K_r = &p.K_r, h.Q_r = &p.Q_r;
+      h.c2p_row = a.c2p_row, h.p2c_row = a.p2c_row, h.row_offset = offset;
+      h.terms = a.terms, h.scale = a.scale, h.mask = &mask, h.masked = masked;
+      CAPTURE(subset);
+      CAPTURE(masked);
+      ops::AttentionResult full, probs_only, bare, ref;
+      ops::fast::attention(h, &full, true, true);
+      ops::fast::attention(h, &probs_only, true, false);
+      ops::fast::attention(h, &bare, false, false);
+      CHECK(same_bits(full.context, bare.context));
+      CHECK(same_bits(probs_only.context, bare.context));
+      CHECK(same_bits(full.probs, probs_only.probs));
+      CHECK(bare.probs.size() == 0);
+      CHECK(bare.logits.size() == 0);
+      ops::reference::attention(h, &ref, true, true);
+      for (const ops::AttentionResult* got : {&full, &ref}) {
+        const std::string which = got == &full ? "attention" : "attention (reference)";
+        worst.record(which, got->context, want.context);
+        worst.record(which, got->probs, want.probs);
+        worst.record(which, got->logits, want.scores.logits);
+        for (Term t : kAllTerms) {
+          CHECK(got->terms[t].size() == want.scores.terms[t].size());
+          if (want.scores.terms[t].size() > 0) worst.record(which, got->terms[t], want.scores.terms[t]);
+        }
+      }
+    }
+}
+
 const std::map<std::string, OpCheck> kOpChecks = {
     {"products", check_products}, {"linear", check_linear},     {"tied_decoder", check_tied_decoder},
-    {"for_rows", check_for_rows}, {"gelu_erf", check_gelu_erf}, {"tasks", check_tasks}};
+    {"for_rows", check_for_rows}, {"gelu_erf", check_gelu_erf}, {"tasks", check_tasks},
+    {"attention", check_attention}};
 
 }  // namespace
 

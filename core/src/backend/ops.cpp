@@ -92,5 +92,32 @@ void tasks(int64_t count, const std::function<void(int64_t)>& task) {
 
 void gelu_erf(Eigen::Ref<Matrix> x) { reference_on() ? reference::gelu_erf(x) : fast::gelu_erf(x); }
 
+void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps) {
+  if (!head.Q_c || !head.K_c || !head.V_c || !head.mask)
+    throw Error("eq. 4: attention needs Q_c, K_c, V_c and the mask");
+  const int64_t N = head.Q_c->rows(), d = head.Q_c->cols();
+  if (head.K_c->rows() != N || head.V_c->rows() != N || head.K_c->cols() != d || head.V_c->cols() != d ||
+      head.mask->size() != N)
+    throw Error("eq. 4: attention on Q_c " + shape(*head.Q_c) + ", K_c " + shape(*head.K_c) + ", V_c " +
+                shape(*head.V_c) + " and a mask of " + std::to_string(head.mask->size()) + " entries");
+  // A term on needs its projections and table rows (as the equations layer's term functions).
+  for (Term t : kAllTerms) {
+    if (!head.terms[t]) continue;
+    const auto need = [&](const Matrix* m, const char* name, const IndexMatrix* rows) {
+      if (!m || m->size() == 0 || !rows)
+        throw Error(std::string("eq. 4, ") + term_name(t) + ": the head has no " + name + " projection or no table rows");
+      if (m->cols() != d || rows->rows() != N || rows->cols() != N)
+        throw Error(std::string("eq. 4, ") + term_name(t) + ": " + name + " " + shape(*m) + " or its table rows do not fit");
+      if (rows->size() > 0 && (rows->minCoeff() < head.row_offset || rows->maxCoeff() - head.row_offset >= m->rows()))
+        throw Error(std::string("eq. 4, ") + term_name(t) + ": a table row outside the " + std::to_string(m->rows()) +
+                    " rows of " + name + " (first row " + std::to_string(head.row_offset) + ")");
+    };
+    if (reads_K_r(t)) need(head.K_r, "K_r", head.c2p_row);
+    if (reads_Q_r(t)) need(head.Q_r, "Q_r", head.p2c_row);
+  }
+  reference_on() ? reference::attention(head, out, keep_probs, keep_maps)
+                 : fast::attention(head, out, keep_probs, keep_maps);
+}
+
 }  // namespace ops
 }  // namespace deberta

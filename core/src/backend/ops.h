@@ -12,6 +12,7 @@
 
 #include "deberta/backend.h"
 #include "deberta/tensor.h"
+#include "deberta/terms.h"
 #include "deberta/weights.h"
 
 #include <cstdint>
@@ -25,7 +26,7 @@ namespace deberta::ops {
 /// ops). Both backends implement each one, and tests/test_backend_ops.cpp compares the fast backend
 /// with the reference on every entry, failing for an entry it has no comparison for: an op added
 /// here cannot skip its test. (`few_rows` and `fast::vector_erf` are queries, not ops.)
-#define DEBERTA_OPS(X) X(products) X(linear) X(tied_decoder) X(for_rows) X(gelu_erf) X(tasks)
+#define DEBERTA_OPS(X) X(products) X(linear) X(tied_decoder) X(for_rows) X(gelu_erf) X(tasks) X(attention)
 
 #define DEBERTA_OP_NAME(op) #op,
 /// The names of DEBERTA_OPS, in its order.
@@ -92,6 +93,43 @@ void gelu_erf(Eigen::Ref<Matrix> x);
 /// heads of an attention sub-layer). Errors: the first exception a task throws.
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 
+/// One head's operands of eq. 4 (the equations layer's `HeadProjections` and `AttentionSetup`, in
+/// the tensor layer's types): N queries, N keys, d features, R projected table rows.
+struct AttentionHead {
+  const Matrix* Q_c = nullptr;  ///< `[N, d]`
+  const Matrix* K_c = nullptr;  ///< `[N, d]`
+  const Matrix* V_c = nullptr;  ///< `[N, d]`
+  const Matrix* K_r = nullptr;  ///< `[R, d]` (c2p, p2p; may be null or empty when neither is on)
+  const Matrix* Q_r = nullptr;  ///< `[R, d]` (p2c, p2p; likewise)
+  const IndexMatrix* c2p_row = nullptr;  ///< `[N, N]` table row of K_r for (i, j) (c2p, p2p)
+  const IndexMatrix* p2c_row = nullptr;  ///< `[N, N]` table row of Q_r for (i, j) (p2c, p2p)
+  int64_t row_offset = 0;                ///< table row of K_r's / Q_r's first row
+  PerTerm<bool> terms;                   ///< the terms in the sum
+  double scale = 1;                      ///< s, applied to each term before the sum
+  const Vector* mask = nullptr;          ///< `[N]`, 1 = token (queries and keys)
+  bool masked = false;                   ///< a head switched off: probabilities 0, context 0
+};
+
+/// What `attention` gives for one head (the equations layer's `HeadResult`, in the tensor layer's
+/// types): the context always, the rest when asked for.
+struct AttentionResult {
+  PerTerm<Matrix> terms;  ///< each active term's scaled map `[N, N]` (keep_maps)
+  Matrix logits;          ///< Ã `[N, N]`, their sum (keep_maps)
+  Matrix probs;           ///< `[N, N]` (keep_probs)
+  Matrix context;         ///< `[N, d]`
+};
+
+/// eq. 4 whole for one head: Ã = the active terms, each scaled by s, summed in the reference's order
+/// ((c2p + p2c) + p2p) + c2c; the masked softmax of each row (a padding query, or one with no key
+/// that counts, gets zeros; a `masked` head gets zeros everywhere); context = probs · V_c `[N, d]`.
+/// The same numbers as the equations layer's `attention_head` to rounding (≤ 1e-12 relative,
+/// tests/test_backend_ops.cpp). Fast (fast_attention.cpp): blocks of 32 query rows, each gathered,
+/// summed, normalised and multiplied by V_c while in cache, never forming a term's `[N, N]` map
+/// unless `keep_maps`; the forward runs it for every head and trace level. Reference: each entry a
+/// dot product per term. Errors: a term on whose projection or table rows are missing or do not
+/// fit; operands whose shapes differ.
+void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
+
 // ----------------------------------------------------------------------------------------------
 // Weights packed once per model (issue 43, item 5). The fast backend's products read W as panels
 // (backend/panel_gemm.h); packing them costs a pass over W, which a forward otherwise pays in
@@ -135,6 +173,7 @@ Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias);
 void for_rows(int64_t rows, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 void gelu_erf(Eigen::Ref<Matrix> x);
+void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
 }  // namespace reference
 
 namespace fast {
@@ -145,6 +184,7 @@ bool few_rows(int64_t rows);
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 void gelu_erf(Eigen::Ref<Matrix> x);
+void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
 /// Whether `gelu_erf` runs on glibc's vector erf in this build (else the scalar erf).
 bool vector_erf();
 }  // namespace fast

@@ -22,11 +22,12 @@ PanelBuffer allocate(int64_t doubles) {
                      ei::aligned_free);
 }
 
-// c `[kRows, kCols]` (row stride ldc) += x-group · W-panelᵀ over k = 0 … depth − 1, in order.
-inline void micro_kernel(const double* x, const double* w, int64_t depth, double* c, int64_t ldc) {
+// c `[kRows, kCols]` (row stride ldc) += x-group · W-panelᵀ over k = 0 … depth − 1, in order
+// (`from_zero`: c = the product, c not read).
+inline void micro_kernel(const double* x, const double* w, int64_t depth, double* c, int64_t ldc, bool from_zero) {
   Packet acc[kRows][3];
   for (int r = 0; r < kRows; ++r)
-    for (int j = 0; j < 3; ++j) acc[r][j] = ei::ploadu<Packet>(c + r * ldc + j * kLanes);
+    for (int j = 0; j < 3; ++j) acc[r][j] = from_zero ? ei::pset1<Packet>(0.0) : ei::ploadu<Packet>(c + r * ldc + j * kLanes);
   for (int64_t k = 0; k < depth; ++k, w += kCols, x += kRows) {
     const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
     for (int r = 0; r < kRows; ++r) {
@@ -46,14 +47,7 @@ void WeightPanels::pack(const Matrix& W, int64_t first_, int64_t count_) {
   if (first_ % kCols != 0 || first_ < 0 || first_ + count_ > W.rows())
     throw Error("weight panels: rows [" + std::to_string(first_) + ", " + std::to_string(first_ + count_) +
                 ") of a weight with " + std::to_string(W.rows()) + " rows, or off the grid of " + std::to_string(kCols));
-  first = first_, count = count_, depth = W.cols();
-  const int64_t needed = panels() * depth * kCols;
-  if (needed > capacity) {
-    data.reset();  // (the old buffer first: the peak stays one buffer)
-    capacity = 0;
-    data = allocate(needed);
-    capacity = needed;
-  }
+  reserve(first_, count_, W.cols());
   for (int64_t p = 0; p < panels(); ++p) {
     double* out = data.get() + p * depth * kCols;
     const int64_t row0 = first + p * kCols, valid = std::min<int64_t>(kCols, first + count - row0);
@@ -68,8 +62,41 @@ void WeightPanels::pack(const Matrix& W, int64_t first_, int64_t count_) {
   }
 }
 
-InputPanels::InputPanels(int64_t rows_, int64_t depth_) : rows(rows_), depth(depth_) {
-  data = allocate(groups() * depth * kRows);
+void WeightPanels::reserve(int64_t first_, int64_t count_, int64_t depth_) {
+  first = first_, count = count_, depth = depth_;
+  const int64_t needed = panels() * depth * kCols;
+  if (needed > capacity) {
+    data.reset();  // (the old buffer first: the peak stays one buffer)
+    capacity = 0;
+    data = allocate(needed);
+    capacity = needed;
+  }
+}
+
+void WeightPanels::pack_transposed(const Matrix& Wt) {
+  reserve(0, Wt.cols(), Wt.rows());
+  for (int64_t p = 0; p < panels(); ++p) {
+    double* out = data.get() + p * depth * kCols;
+    const int64_t col0 = p * kCols, valid = std::min<int64_t>(kCols, count - col0);
+    for (int64_t k = 0; k < depth; ++k) {
+      const double* in = Wt.data() + k * count + col0;
+      std::copy(in, in + valid, out + k * kCols);
+      std::fill(out + k * kCols + valid, out + (k + 1) * kCols, 0.0);
+    }
+  }
+}
+
+InputPanels::InputPanels(int64_t rows_, int64_t depth_) { reshape(rows_, depth_); }
+
+void InputPanels::reshape(int64_t rows_, int64_t depth_) {
+  rows = rows_, depth = depth_;
+  const int64_t needed = groups() * depth * kRows;
+  if (needed > capacity) {
+    data.reset();
+    capacity = 0;
+    data = allocate(needed);
+    capacity = needed;
+  }
 }
 
 void InputPanels::pack(const Matrix& x, int64_t first, int64_t count) {
@@ -88,7 +115,7 @@ void InputPanels::pack(const Matrix& x, int64_t first, int64_t count) {
 }
 
 void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPanels& x, int64_t row0, int64_t rows,
-                     int64_t cols, double* y, int64_t ldy) {
+                     int64_t cols, double* y, int64_t ldy, bool from_zero) {
   if (weight.depth != x.depth)
     throw Error("panel product: W of depth " + std::to_string(weight.depth) + " against x of depth " +
                 std::to_string(x.depth));
@@ -101,12 +128,13 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
       const int64_t height = std::min<int64_t>(kRows, rows - r0);
       double* block = y + r0 * ldy + c0;
       if (width == kCols && height == kRows) {
-        micro_kernel(xg, w, x.depth, block, ldy);
+        micro_kernel(xg, w, x.depth, block, ldy, from_zero);
         continue;
       }
       std::fill(edge, edge + kRows * kCols, 0.0);
-      for (int64_t r = 0; r < height; ++r) std::copy(block + r * ldy, block + r * ldy + width, edge + r * kCols);
-      micro_kernel(xg, w, x.depth, edge, kCols);
+      if (!from_zero)
+        for (int64_t r = 0; r < height; ++r) std::copy(block + r * ldy, block + r * ldy + width, edge + r * kCols);
+      micro_kernel(xg, w, x.depth, edge, kCols, false);
       for (int64_t r = 0; r < height; ++r) std::copy(edge + r * kCols, edge + r * kCols + width, block + r * ldy);
     }
   }

@@ -50,9 +50,15 @@ struct WeightPanels {
   /// Packs rows [first, first + count) of W `[out, depth]`, reusing this buffer's memory when it is
   /// large enough. Errors: std::bad_alloc; Error if `first` is off the panel grid or past W.
   void pack(const Matrix& W, int64_t first, int64_t count);
+  /// The same for W = Wtᵀ given as Wt `[depth, out]` (e.g. V_c, whose columns are W's rows): all of
+  /// W's rows. Errors: std::bad_alloc.
+  void pack_transposed(const Matrix& Wt);
   /// Panel `p` (relative to `first`): `depth × kPanelCols` doubles.
   const double* panel(int64_t p) const { return data.get() + p * depth * kPanelCols; }
   size_t bytes() const { return static_cast<size_t>(capacity) * sizeof(double); }
+
+ private:
+  void reserve(int64_t first, int64_t count, int64_t depth);
 };
 
 /// x `[rows, depth]` as groups of kPanelRows rows. Groups may be packed by different threads.
@@ -60,8 +66,13 @@ struct InputPanels {
   int64_t rows = 0, depth = 0;
   PanelBuffer data{nullptr, nullptr};
 
+  int64_t capacity = 0;  ///< doubles allocated at `data`
+
+  InputPanels() = default;
   /// Allocates room for x `[rows, depth]` (nothing packed yet). Errors: std::bad_alloc.
   InputPanels(int64_t rows, int64_t depth);
+  /// Makes this x `[rows, depth]`, keeping its memory when large enough. Errors: std::bad_alloc.
+  void reshape(int64_t rows, int64_t depth);
   int64_t groups() const { return (rows + kPanelRows - 1) / kPanelRows; }
   /// Packs x's rows [first, first + count) (first a multiple of kPanelRows; count one too unless
   /// the range ends at x's last row). No errors.
@@ -71,9 +82,10 @@ struct InputPanels {
 
 /// y's block of `rows` rows (from x's row `row0`, a multiple of kPanelRows) and `cols` columns
 /// (panels `panel0`, `panel0` + 1, … of `weight`) += x · Wᵀ over the whole k: `y` points at the
-/// block's top-left entry, `ldy` is y's row stride. y already holds the bias (or zeros).
+/// block's top-left entry, `ldy` is y's row stride. y already holds the bias (or zeros); with
+/// `from_zero` y is not read and gets x · Wᵀ alone (the same bits as onto zeros).
 /// Errors: Error if the operands' depths differ.
 void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPanels& x, int64_t row0, int64_t rows,
-                     int64_t cols, double* y, int64_t ldy);
+                     int64_t cols, double* y, int64_t ldy, bool from_zero = false);
 
 }  // namespace deberta::detail

@@ -267,6 +267,17 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
   return slice_head(t.Q_c, t.K_c, t.V_c, t.Q_r, t.K_r, t.row_offset, head, d);
 }
 
+namespace {
+// One head's operands for the backend's eq. 4 (views of `p` and `a`: both must outlive the call).
+ops::AttentionHead head_operands(const HeadProjections& p, const AttentionSetup& a, bool masked) {
+  ops::AttentionHead h;
+  h.Q_c = &p.Q_c, h.K_c = &p.K_c, h.V_c = &p.V_c, h.K_r = &p.K_r, h.Q_r = &p.Q_r;
+  h.c2p_row = a.c2p_row, h.p2c_row = a.p2c_row, h.row_offset = p.row_offset;
+  h.terms = a.terms, h.scale = a.scale, h.mask = a.mask, h.masked = masked;
+  return h;
+}
+}  // namespace
+
 AttentionSetup attention_setup(const SequenceContext& seq) {
   AttentionSetup a;
   a.terms = seq.attention.terms;
@@ -311,8 +322,24 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   // The heads are independent: one task each, writing only its own maps and context columns.
   const AttentionSetup setup = attention_setup(seq);
   ops::tasks(heads, [&](int64_t h) {
-    HeadResult head = attention_head(slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d), setup,
-                                     seq.head_mask.count({layer, h}) > 0, full);
+    const HeadProjections p = slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d);
+    const bool masked = seq.head_mask.count({layer, h}) > 0;
+    // eq. 4 whole: the equations layer's `attention_head` on the reference backend; on the fast one
+    // the backend's second implementation (ops::attention: row blocks that form no term map unless
+    // the trace keeps them), pinned to attention_head by tests/test_backend_ops.cpp.
+    if (backend() == Backend::Fast) {
+      ops::AttentionResult head;
+      ops::attention(head_operands(p, setup, masked), &head, keep_probs, full);
+      t.context.middleCols(h * d, d) = head.context;
+      if (full) {
+        for (Term term : kAllTerms)
+          if (r.terms[term]) t.terms[term][h] = std::move(head.terms[term]);
+        t.logits[h] = std::move(head.logits);
+      }
+      if (keep_probs) t.probs[h] = std::move(head.probs);
+      return;
+    }
+    HeadResult head = attention_head(p, setup, masked, full);
     t.context.middleCols(h * d, d) = head.context;
     if (full) {
       for (Term term : kAllTerms)
