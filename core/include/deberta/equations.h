@@ -87,6 +87,8 @@ IndexMatrix table_rows(const IndexMatrix& rel_pos, int64_t k, int64_t window = 0
 double gelu(double x);
 /// Applies an activation elementwise to `x` (any shape). Errors: none.
 Matrix activation(const Matrix& x, Activation act);
+/// The same on a temporary, in its own memory (the feed-forward's `activation(linear(…))`).
+Matrix activation(Matrix&& x, Activation act);
 /// `activation` in place on any block of a matrix (rows, columns, the whole): each entry's bits
 /// depend on its value only, so a block's entries are bitwise those of the whole matrix. The
 /// feed-forward applies it per tile of its product (`ops::Product::elementwise`). The exact GELU

@@ -48,16 +48,14 @@ void WeightPanels::pack(const Matrix& W, int64_t first_, int64_t count_) {
     throw Error("weight panels: rows [" + std::to_string(first_) + ", " + std::to_string(first_ + count_) +
                 ") of a weight with " + std::to_string(W.rows()) + " rows, or off the grid of " + std::to_string(kCols));
   reserve(first_, count_, W.cols());
+  // Written front to back (the panel's kCols rows of W are read across, from the cache).
   for (int64_t p = 0; p < panels(); ++p) {
     double* out = data.get() + p * depth * kCols;
     const int64_t row0 = first + p * kCols, valid = std::min<int64_t>(kCols, first + count - row0);
-    for (int64_t j = 0; j < kCols; ++j) {
-      if (j >= valid) {
-        for (int64_t k = 0; k < depth; ++k) out[k * kCols + j] = 0.0;
-        continue;
-      }
-      const double* row = W.data() + (row0 + j) * depth;
-      for (int64_t k = 0; k < depth; ++k) out[k * kCols + j] = row[k];
+    const double* rows = W.data() + row0 * depth;
+    for (int64_t k = 0; k < depth; ++k, out += kCols) {
+      for (int64_t j = 0; j < valid; ++j) out[j] = rows[j * depth + k];
+      for (int64_t j = valid; j < kCols; ++j) out[j] = 0.0;
     }
   }
 }
@@ -102,14 +100,11 @@ void InputPanels::reshape(int64_t rows_, int64_t depth_) {
 void InputPanels::pack(const Matrix& x, int64_t first, int64_t count) {
   for (int64_t g = first / kRows; g * kRows < first + count; ++g) {
     double* out = data.get() + g * depth * kRows;
-    for (int64_t r = 0; r < kRows; ++r) {
-      const int64_t row = g * kRows + r;
-      if (row >= rows) {
-        for (int64_t k = 0; k < depth; ++k) out[k * kRows + r] = 0.0;
-        continue;
-      }
-      const double* in = x.data() + row * depth;
-      for (int64_t k = 0; k < depth; ++k) out[k * kRows + r] = in[k];
+    const int64_t valid = std::min<int64_t>(kRows, rows - g * kRows);
+    const double* in = x.data() + g * kRows * depth;
+    for (int64_t k = 0; k < depth; ++k, out += kRows) {
+      for (int64_t r = 0; r < valid; ++r) out[r] = in[r * depth + k];
+      for (int64_t r = valid; r < kRows; ++r) out[r] = 0.0;
     }
   }
 }

@@ -114,6 +114,12 @@ Matrix activation(const Matrix& x, Activation act) {
   return y;
 }
 
+Matrix activation(Matrix&& x, Activation act) {
+  Matrix y = std::move(x);
+  activation_in_place(y, act);
+  return y;
+}
+
 void layer_norm_rows(const Matrix& x, int64_t first, int64_t last, const LayerNormParams& p, Matrix* y) {
   for (int64_t n = first; n < last; ++n) {
     const double mean = x.row(n).mean();
