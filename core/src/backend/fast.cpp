@@ -213,11 +213,9 @@ struct Block {
         const ops::Product& j = *job;
         const int64_t tile_rows = std::min(kTileRows, rows() - row0);
         auto tile = j.y->block(row0, col0, tile_rows, cols);
-        if (j.layer->bias.size() > 0)
-          tile.rowwise() = j.layer->bias.segment(col0, cols).transpose();
-        else
-          tile.setZero();
-        detail::multiply_panels(*panels, panel0, *input, row0, tile_rows, cols, tile.data(), j.y->cols());
+        const bool bias = j.layer->bias.size() > 0;
+        detail::multiply_panels(*panels, panel0, *input, row0, tile_rows, cols, tile.data(), j.y->cols(),
+                                /*from_zero=*/!bias, bias ? j.layer->bias.data() + col0 : nullptr);
         finish_block(j, row0, tile_rows, col0, cols);
         shared->finished(j, row0, tile_rows);
       });
@@ -468,18 +466,37 @@ Matrix linear(const Linear& layer, const Matrix& x) {
 
 bool few_rows(int64_t rows) { return rows <= detail::kGemmNtMaxRows; }
 
-// logits = h Eᵀ + bias in fixed slices of the vocabulary, one task each, every slice the same
-// product as a linear layer's (`detail::linear_columns`, E `[V, H]` in the place of W). Few rows
-// (M ≤ 32, or `rows_independent`): E is read once, in place, 1,024 rows per task, and each logit's
-// bits do not depend on M. More rows: a GEMM per 4,096 rows of E (it pays for packing its slice,
-// and the packed copy stays one slice per thread instead of the whole table).
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent) {
-  const int64_t V = E.rows();
-  Matrix logits(h.rows(), V);
-  const int64_t slice = rows_independent || few_rows(h.rows()) ? 1024 : 4096;
+// logits = h Eᵀ + bias on the panel kernel: h packed once; the vocabulary in fixed slices of 1,024
+// rows, one task each; inside a slice, E's rows a panel (kPanelCols rows) at a time are packed by the
+// task — read from memory once, the only pass over the 0.4 GB table — and multiplied by every row
+// of h while in cache. Each logit is bias + its dot product in the order of k (panel_gemm.h), so
+// its bits never depend on M or on the slice: `rows_independent` holds on this one path. (For a
+// handful of rows the kernel computes a whole group of kPanelRows rows: the head is bound by
+// reading E then, not by the arithmetic.)
+Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool /*rows_independent*/) {
+  const int64_t V = E.rows(), M = h.rows();
+  Matrix logits(M, V);
+  if (M == 0 || V == 0) return logits;
+  detail::InputPanels x(M, h.cols());
+  x.pack(h, 0, M);
+  constexpr int64_t slice = 1024;
   run_tasks((V + slice - 1) / slice, [&](int64_t s) {
-    const int64_t v0 = s * slice;
-    detail::linear_columns(h, E, bias, v0, std::min(slice, V - v0), &logits, rows_independent);
+    // A panel's logits first go to a block of their own, [M, kPanelCols], then to their columns of
+    // `logits` (whose rows are a megabyte apart: the kernel's stores there cost a page walk each).
+    thread_local detail::WeightPanels panel;
+    thread_local Matrix block;
+    const int64_t first = s * slice, last = std::min(V, first + slice);
+    for (int64_t v0 = first; v0 < last; v0 += detail::kPanelCols) {
+      const int64_t cols = std::min(detail::kPanelCols, last - v0);
+      panel.pack(E, v0, cols);
+      block.resize(M, cols);
+      // While this panel is multiplied, the next panel's rows of E are fetched.
+      const int64_t next = std::min(detail::kPanelCols, last - v0 - cols);
+      detail::multiply_panels(panel, 0, x, 0, M, cols, block.data(), cols, false, bias.data() + v0,
+                              reinterpret_cast<const char*>(E.data() + (v0 + cols) * E.cols()),
+                              next > 0 ? next * E.cols() * static_cast<int64_t>(sizeof(double)) : 0);
+      logits.middleCols(v0, cols) = block;
+    }
   });
   return logits;
 }

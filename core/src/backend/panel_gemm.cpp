@@ -22,33 +22,53 @@ PanelBuffer allocate(int64_t doubles) {
                      ei::aligned_free);
 }
 
-// c `[kRows, kCols]` (row stride ldc) += x-group · W-panelᵀ over k = 0 … depth − 1, in order
-// (`from_zero`: c = the product, c not read).
-inline void micro_kernel(const double* x, const double* w, int64_t depth, double* c, int64_t ldc, bool from_zero) {
-  Packet acc[kRows][3];
-  for (int r = 0; r < kRows; ++r)
-    for (int j = 0; j < 3; ++j) acc[r][j] = from_zero ? ei::pset1<Packet>(0.0) : ei::ploadu<Packet>(c + r * ldc + j * kLanes);
+// c `[kRows, kCols]` (row stride ldc) = start + x-group · W-panelᵀ over k = 0 … depth − 1, in order;
+// start: `bias` `[kCols]` for every row when given, else zeros (`from_zero`), else c itself.
+// `prefetch`, `lines`: memory the caller reads next, one 64-byte line fetched per k step. R ≤ kRows:
+// the rows of the group computed (the x group still holds kRows rows; the rest are not read).
+template <int R = kRows>
+inline void micro_kernel(const double* x, const double* w, int64_t depth, double* c, int64_t ldc, bool from_zero,
+                         const double* bias, const char* prefetch = nullptr, int64_t lines = 0) {
+  static_assert(R >= 1 && R <= kRows, "a micro-kernel computes up to kRows rows");
+  Packet acc[R][3];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 3; ++j)
+      acc[r][j] = bias        ? ei::ploadu<Packet>(bias + j * kLanes)
+                  : from_zero ? ei::pset1<Packet>(0.0)
+                              : ei::ploadu<Packet>(c + r * ldc + j * kLanes);
   for (int64_t k = 0; k < depth; ++k, w += kCols, x += kRows) {
+    if (k < lines) __builtin_prefetch(prefetch + 64 * k, 0, 2);  // into L2: the L1's miss buffers stay free for the kernel
     const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
-    for (int r = 0; r < kRows; ++r) {
+    for (int r = 0; r < R; ++r) {
       const Packet xr = ei::pset1<Packet>(x[r]);
       acc[r][0] = ei::pmadd(xr, w0, acc[r][0]);
       acc[r][1] = ei::pmadd(xr, w1, acc[r][1]);
       acc[r][2] = ei::pmadd(xr, w2, acc[r][2]);
     }
   }
-  for (int r = 0; r < kRows; ++r)
+  for (int r = 0; r < R; ++r)
     for (int j = 0; j < 3; ++j) ei::pstoreu(c + r * ldc + j * kLanes, acc[r][j]);
+}
+
+// The micro-kernel for the `rows` first rows of a group (1 ≤ rows ≤ kRows): a group past x's end
+// computes only its rows (19 masked rows: 8 + 8 + 3, not 24).
+template <int R = kRows>
+void micro_kernel_rows(int rows, const double* x, const double* w, int64_t depth, double* c, int64_t ldc,
+                       const char* prefetch, int64_t lines) {
+  if constexpr (R > 1)
+    if (rows < R) return micro_kernel_rows<R - 1>(rows, x, w, depth, c, ldc, prefetch, lines);
+  micro_kernel<R>(x, w, depth, c, ldc, false, nullptr, prefetch, lines);
 }
 
 }  // namespace
 
 void WeightPanels::pack(const Matrix& W, int64_t first_, int64_t count_) {
-  if (first_ % kCols != 0 || first_ < 0 || first_ + count_ > W.rows())
+  if (first_ < 0 || count_ < 0 || first_ + count_ > W.rows())
     throw Error("weight panels: rows [" + std::to_string(first_) + ", " + std::to_string(first_ + count_) +
-                ") of a weight with " + std::to_string(W.rows()) + " rows, or off the grid of " + std::to_string(kCols));
+                ") of a weight with " + std::to_string(W.rows()) + " rows");
   reserve(first_, count_, W.cols());
-  // Written front to back (the panel's kCols rows of W are read across, from the cache).
+  // Written front to back (the panel's kCols rows of W are read across: from the cache, or as
+  // kCols streams from memory).
   for (int64_t p = 0; p < panels(); ++p) {
     double* out = data.get() + p * depth * kCols;
     const int64_t row0 = first + p * kCols, valid = std::min<int64_t>(kCols, first + count - row0);
@@ -110,7 +130,12 @@ void InputPanels::pack(const Matrix& x, int64_t first, int64_t count) {
 }
 
 void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPanels& x, int64_t row0, int64_t rows,
-                     int64_t cols, double* y, int64_t ldy, bool from_zero) {
+                     int64_t cols, double* y, int64_t ldy, bool from_zero, const double* bias, const char* prefetch,
+                     int64_t prefetch_bytes) {
+  // The prefetch spread over the micro-kernel calls, a share of its lines each.
+  const int64_t calls = ((cols + kCols - 1) / kCols) * ((rows + kRows - 1) / kRows);
+  const int64_t lines = (prefetch_bytes + 63) / 64, per_call = calls > 0 ? (lines + calls - 1) / calls : 0;
+  int64_t call = 0;
   if (weight.depth != x.depth)
     throw Error("panel product: W of depth " + std::to_string(weight.depth) + " against x of depth " +
                 std::to_string(x.depth));
@@ -122,14 +147,20 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
       const double* xg = x.group((row0 + r0) / kRows);
       const int64_t height = std::min<int64_t>(kRows, rows - r0);
       double* block = y + r0 * ldy + c0;
+      const double* start = bias ? bias + c0 : nullptr;
+      const int64_t pf_first = std::min(lines, call * per_call), pf_lines = std::min(lines - pf_first, per_call);
+      const char* pf = prefetch ? prefetch + 64 * pf_first : nullptr;
+      ++call;
       if (width == kCols && height == kRows) {
-        micro_kernel(xg, w, x.depth, block, ldy, from_zero);
+        micro_kernel(xg, w, x.depth, block, ldy, from_zero, start, pf, pf ? pf_lines : 0);
         continue;
       }
       std::fill(edge, edge + kRows * kCols, 0.0);
-      if (!from_zero)
-        for (int64_t r = 0; r < height; ++r) std::copy(block + r * ldy, block + r * ldy + width, edge + r * kCols);
-      micro_kernel(xg, w, x.depth, edge, kCols, false);
+      for (int64_t r = 0; r < height; ++r) {
+        const double* from = start ? start : from_zero ? edge + r * kCols : block + r * ldy;
+        if (from != edge + r * kCols) std::copy(from, from + width, edge + r * kCols);
+      }
+      micro_kernel_rows(static_cast<int>(height), xg, w, x.depth, edge, kCols, pf, pf ? pf_lines : 0);
       for (int64_t r = 0; r < height; ++r) std::copy(edge + r * kCols, edge + r * kCols + width, block + r * ldy);
     }
   }

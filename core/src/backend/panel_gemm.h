@@ -39,8 +39,8 @@ constexpr int64_t kPanelRows = kPanelLanes >= 8 ? 8 : 4;
 /// Memory of 64-byte aligned doubles, not zeroed.
 using PanelBuffer = std::unique_ptr<double, void (*)(void*)>;
 
-/// W's rows [first, first + count) as panels (first a multiple of kPanelCols). Panel p holds rows
-/// first + p·kPanelCols … as `[depth, kPanelCols]`, k-major.
+/// W's rows [first, first + count) as panels. Panel p holds rows first + p·kPanelCols … as
+/// `[depth, kPanelCols]`, k-major.
 struct WeightPanels {
   int64_t first = 0, count = 0, depth = 0;
   PanelBuffer data{nullptr, nullptr};
@@ -48,7 +48,7 @@ struct WeightPanels {
 
   int64_t panels() const { return (count + kPanelCols - 1) / kPanelCols; }
   /// Packs rows [first, first + count) of W `[out, depth]`, reusing this buffer's memory when it is
-  /// large enough. Errors: std::bad_alloc; Error if `first` is off the panel grid or past W.
+  /// large enough. Errors: std::bad_alloc; Error if the rows are not W's.
   void pack(const Matrix& W, int64_t first, int64_t count);
   /// The same for W = Wtᵀ given as Wt `[depth, out]` (e.g. V_c, whose columns are W's rows): all of
   /// W's rows. Errors: std::bad_alloc.
@@ -81,11 +81,15 @@ struct InputPanels {
 };
 
 /// y's block of `rows` rows (from x's row `row0`, a multiple of kPanelRows) and `cols` columns
-/// (panels `panel0`, `panel0` + 1, … of `weight`) += x · Wᵀ over the whole k: `y` points at the
-/// block's top-left entry, `ldy` is y's row stride. y already holds the bias (or zeros); with
-/// `from_zero` y is not read and gets x · Wᵀ alone (the same bits as onto zeros).
-/// Errors: Error if the operands' depths differ.
+/// (panels `panel0`, `panel0` + 1, … of `weight`) = start + x · Wᵀ over the whole k: `y` points at
+/// the block's top-left entry, `ldy` is y's row stride. The start: `bias` `[cols]` (the block's
+/// entries of b, the same for every row) when given; else zeros with `from_zero`; else y's own
+/// values. Each gives the bits of the sums onto y holding that start. `prefetch`: memory the caller
+/// reads next (`prefetch_bytes` from it), fetched into cache a line per step of the products (the
+/// tied decoder's next rows of E, while this panel is multiplied). Errors: Error if the operands'
+/// depths differ.
 void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPanels& x, int64_t row0, int64_t rows,
-                     int64_t cols, double* y, int64_t ldy, bool from_zero = false);
+                     int64_t cols, double* y, int64_t ldy, bool from_zero = false, const double* bias = nullptr,
+                     const char* prefetch = nullptr, int64_t prefetch_bytes = 0);
 
 }  // namespace deberta::detail
