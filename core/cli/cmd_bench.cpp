@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -95,6 +96,27 @@ const char* openblas_core_for_this_cpu() {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
 #endif
   return "";
+}
+
+// The memory side of the MLM head's floor (issue 43): the time to copy `bytes` from `from` to `to`
+// on `threads` threads, each a contiguous share (memcpy), in ms — the better of two. The tied
+// decoder reads the word table once per forward; a copy of the table's size, in the same round,
+// is the time this machine takes to stream that many bytes through its cores now.
+double copy_ms(const double* from, double* to, size_t doubles, int threads) {
+  double best = 0;
+  for (int run = 0; run < 2; ++run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> team;
+    for (int t = 0; t < threads; ++t)
+      team.emplace_back([=] {
+        const size_t first = doubles * t / threads, last = doubles * (t + 1) / threads;
+        std::memcpy(to + first, from + first, (last - first) * sizeof(double));
+      });
+    for (std::thread& t : team) t.join();
+    const double ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = run == 0 ? ms : std::min(best, ms);
+  }
+  return best;
 }
 
 /// The MLM head's product as the forward runs it: logits [M, V] = h [M, H] · Eᵀ, E the word table
@@ -298,7 +320,12 @@ void register_bench(CLI::App* app) {
     }
     const double rss_mb = peak_rss_mb();
     OpenBlas blas(args->threads);
-    std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio;
+    std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio, copy_rate, head_floor_ms,
+        head_vs_floor;
+    // The word table and a buffer of its size for the copy that measures the head's memory floor
+    // (allocated after the peak RSS was read, like OpenBLAS's buffers).
+    const Matrix& table = model.weights.embeddings.word;
+    std::vector<double> copy_to(decoder ? static_cast<size_t>(table.size()) : 0);
     for (int r = 1; r <= args->repeat; ++r) {
       const bool pair_this_round = r <= kPairedRounds;
       const auto t0 = std::chrono::steady_clock::now();
@@ -314,6 +341,15 @@ void register_bench(CLI::App* app) {
         // rate with spinning threads). So a pause first, then the better of two runs.
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         dgemm = std::max(blas.gflops(1024, 1024, 1024), blas.gflops(1024, 1024, 1024));
+        if (decoder && dgemm > 0) {
+          // The head's floor in this round: the larger of streaming its table (a copy of that
+          // size) and its products at this round's DGEMM rate.
+          const double copy = copy_ms(table.data(), copy_to.data(), copy_to.size(), args->threads);
+          const double floor = std::max(copy, head_flops / (dgemm * 1e9) * 1e3);
+          copy_rate.push_back(static_cast<double>(copy_to.size()) * 8 / (copy / 1e3) / 1e9);
+          head_floor_ms.push_back(floor);
+          head_vs_floor.push_back(head / floor);
+        }
       }
       ms.push_back(encoder + head), encoder_ms.push_back(encoder), head_ms.push_back(head);
       if (dgemm > 0) {
@@ -355,6 +391,12 @@ void register_bench(CLI::App* app) {
       for (size_t r = 0; r < blas_rate.size(); ++r)
         j["openblas_rounds"].push_back({{"dgemm_gflops", blas_rate[r]}, {"forward_vs_openblas", forward_ratio[r]},
                                         {"encoder_vs_openblas", encoder_ratio[r]}});
+      // The head against its floor (issue 43): per round, max(copy of the table's size, the head's
+      // FLOPs at the round's DGEMM rate); medians over the rounds.
+      const bool floored = !head_vs_floor.empty();
+      j["copy_gb_per_s"] = or_null(floored, floored ? median_of(copy_rate) : 0);
+      j["head_floor_ms"] = or_null(floored, floored ? median_of(head_floor_ms) : 0);
+      j["head_vs_floor"] = or_null(floored, floored ? median_of(head_vs_floor) : 0);
       j["openblas_head_gflops"] = or_null(blas_head > 0, blas_head);
       j["head_vs_openblas_head"] = or_null(blas_head > 0, head_rate / blas_head);
       j["openblas_core"] = blas.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(blas.core);
@@ -384,6 +426,12 @@ void register_bench(CLI::App* app) {
       std::printf("  forward / OpenBLAS = %.2f (median of %zu rounds, each a forward and the DGEMM after it; %.2f-%.2f)\n",
                   forward_vs_blas, forward_ratio.size(), *f_lo, *f_hi);
       std::printf("  encoder%s / OpenBLAS = %.2f (%.2f-%.2f)\n", emd ? " + EMD" : "", encoder_vs_blas, *e_lo, *e_hi);
+      if (!head_vs_floor.empty()) {
+        const auto [h_lo, h_hi] = std::minmax_element(head_vs_floor.begin(), head_vs_floor.end());
+        std::printf("  MLM head / its floor = %.2f (%.2f-%.2f); floor %.2f ms = max(copying the %.2f GB table at %.1f GB/s, "
+                    "its products at the DGEMM rate), medians of the rounds\n",
+                    median_of(head_vs_floor), *h_lo, *h_hi, median_of(head_floor_ms), table_gb, median_of(copy_rate));
+      }
       if (blas_head > 0)
         std::printf("  OpenBLAS on the MLM head's product [%lld, %lld] x [%lld, %lld]^T: %.1f GFLOP/s; MLM head / that = %.2f\n",
                     static_cast<long long>(shape.M), static_cast<long long>(shape.H), static_cast<long long>(shape.V),

@@ -474,29 +474,27 @@ bool few_rows(int64_t rows) { return rows <= detail::kGemmNtMaxRows; }
 // handful of rows the kernel computes a whole group of kPanelRows rows: the head is bound by
 // reading E then, not by the arithmetic.)
 Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool /*rows_independent*/) {
-  const int64_t V = E.rows(), M = h.rows();
+  const int64_t V = E.rows(), M = h.rows(), H = E.cols();
   Matrix logits(M, V);
   if (M == 0 || V == 0) return logits;
-  detail::InputPanels x(M, h.cols());
-  x.pack(h, 0, M);
-  constexpr int64_t slice = 1024;
+  detail::WeightPanels rows_of_h;  // the masked rows' h, the kernel's panel operand
+  rows_of_h.pack(h, 0, M);
+  constexpr int64_t slice = 256;
   run_tasks((V + slice - 1) / slice, [&](int64_t s) {
-    // A panel's logits first go to a block of their own, [M, kPanelCols], then to their columns of
-    // `logits` (whose rows are a megabyte apart: the kernel's stores there cost a page walk each).
-    thread_local detail::WeightPanels panel;
+    // The slice's logits go to a block of their own, [M, slice], then to their columns of `logits`
+    // (whose rows are a megabyte apart: the kernel's stores there would cost a page walk each).
     thread_local Matrix block;
-    const int64_t first = s * slice, last = std::min(V, first + slice);
-    for (int64_t v0 = first; v0 < last; v0 += detail::kPanelCols) {
-      const int64_t cols = std::min(detail::kPanelCols, last - v0);
-      panel.pack(E, v0, cols);
-      block.resize(M, cols);
-      // While this panel is multiplied, the next panel's rows of E are fetched.
-      const int64_t next = std::min(detail::kPanelCols, last - v0 - cols);
-      detail::multiply_panels(panel, 0, x, 0, M, cols, block.data(), cols, false, bias.data() + v0,
-                              reinterpret_cast<const char*>(E.data() + (v0 + cols) * E.cols()),
-                              next > 0 ? next * E.cols() * static_cast<int64_t>(sizeof(double)) : 0);
-      logits.middleCols(v0, cols) = block;
+    const int64_t first = s * slice, width = std::min(slice, V - first);
+    block.resize(M, width);
+    for (int64_t v0 = first; v0 < first + width; v0 += detail::kPanelRows) {
+      const int64_t rows = std::min(detail::kPanelRows, first + width - v0);
+      // While these rows of E are multiplied, the next ones are fetched.
+      const int64_t next = std::min(detail::kPanelRows, V - v0 - rows);
+      detail::multiply_rows_transposed(E.data() + v0 * H, H, rows, rows_of_h, bias.data() + v0, block.data() + (v0 - first),
+                                       width, reinterpret_cast<const char*>(E.data() + (v0 + rows) * H),
+                                       next > 0 ? next * H * static_cast<int64_t>(sizeof(double)) : 0);
     }
+    logits.middleCols(first, width) = block;
   });
   return logits;
 }

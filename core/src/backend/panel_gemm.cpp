@@ -166,4 +166,52 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
   }
 }
 
+namespace {
+
+// t `[R, kCols]` = start[r] + Σ_k x(r, k) · panel(k, ·), x's rows in place (stride ldx).
+template <int R>
+void rows_kernel(const double* x, int64_t ldx, const double* w, int64_t depth, const double* start, double* t,
+                 const char* prefetch, int64_t lines) {
+  Packet acc[R][3];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 3; ++j) acc[r][j] = ei::pset1<Packet>(start[r]);
+  for (int64_t k = 0; k < depth; ++k, w += kCols) {
+    if (k < lines) __builtin_prefetch(prefetch + 64 * k, 0, 2);
+    const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const Packet xr = ei::pset1<Packet>(x[r * ldx + k]);
+      acc[r][0] = ei::pmadd(xr, w0, acc[r][0]);
+      acc[r][1] = ei::pmadd(xr, w1, acc[r][1]);
+      acc[r][2] = ei::pmadd(xr, w2, acc[r][2]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 3; ++j) ei::pstoreu(t + r * kCols + j * kLanes, acc[r][j]);
+}
+
+template <int R = kRows>
+void rows_kernel_n(int rows, const double* x, int64_t ldx, const double* w, int64_t depth, const double* start, double* t,
+                   const char* prefetch, int64_t lines) {
+  if constexpr (R > 1)
+    if (rows < R) return rows_kernel_n<R - 1>(rows, x, ldx, w, depth, start, t, prefetch, lines);
+  rows_kernel<R>(x, ldx, w, depth, start, t, prefetch, lines);
+}
+
+}  // namespace
+
+void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const WeightPanels& W, const double* start,
+                              double* out, int64_t ldo, const char* prefetch, int64_t prefetch_bytes) {
+  alignas(64) double t[kRows * kCols];
+  const int64_t panels = W.panels(), lines = (prefetch_bytes + 63) / 64;
+  const int64_t per_panel = panels > 0 ? (lines + panels - 1) / panels : 0;
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t pf_first = std::min(lines, p * per_panel), pf_lines = std::min(lines - pf_first, per_panel);
+    rows_kernel_n(static_cast<int>(rows), x, ldx, W.panel(p), W.depth, start, t,
+                  prefetch ? prefetch + 64 * pf_first : nullptr, prefetch ? pf_lines : 0);
+    const int64_t m0 = p * kCols, width = std::min<int64_t>(kCols, W.count - m0);
+    for (int64_t m = 0; m < width; ++m)
+      for (int64_t r = 0; r < rows; ++r) out[(m0 + m) * ldo + r] = t[r * kCols + m];
+  }
+}
+
 }  // namespace deberta::detail

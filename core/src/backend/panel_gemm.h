@@ -92,4 +92,13 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
                      int64_t cols, double* y, int64_t ldy, bool from_zero = false, const double* bias = nullptr,
                      const char* prefetch = nullptr, int64_t prefetch_bytes = 0);
 
+/// The same products with x's rows read in place instead of packed, and y written transposed: for
+/// r < rows (≤ kPanelRows) and m < W.count, out[m · ldo + r] = start[r] + Σ_k x(r, k) · W(m, k), the
+/// sum in the order of k — the same bits as `multiply_panels` onto that start. x: `rows` rows at
+/// `x`, row stride `ldx`. For the tied decoder (x = rows of E, W = the masked rows' h, start = the
+/// bias): E is read once, straight from memory, with no copy. `prefetch`: as `multiply_panels`.
+/// No errors (the caller checks shapes).
+void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const WeightPanels& W, const double* start,
+                              double* out, int64_t ldo, const char* prefetch = nullptr, int64_t prefetch_bytes = 0);
+
 }  // namespace deberta::detail
