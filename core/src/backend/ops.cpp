@@ -108,7 +108,10 @@ void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs,
         throw Error(std::string("eq. 4, ") + term_name(t) + ": the head has no " + name + " projection or no table rows");
       if (m->cols() != d || rows->rows() != N || rows->cols() != N)
         throw Error(std::string("eq. 4, ") + term_name(t) + ": " + name + " " + shape(*m) + " or its table rows do not fit");
-      if (rows->size() > 0 && (rows->minCoeff() < head.row_offset || rows->maxCoeff() - head.row_offset >= m->rows()))
+      const bool known = head.rows_lo >= 0 && head.rows_hi >= head.rows_lo;
+      const int64_t lo = known ? head.rows_lo : rows->size() > 0 ? rows->minCoeff() : head.row_offset;
+      const int64_t hi = known ? head.rows_hi : rows->size() > 0 ? rows->maxCoeff() : head.row_offset;
+      if (rows->size() > 0 && (lo < head.row_offset || hi - head.row_offset >= m->rows()))
         throw Error(std::string("eq. 4, ") + term_name(t) + ": a table row outside the " + std::to_string(m->rows()) +
                     " rows of " + name + " (first row " + std::to_string(head.row_offset) + ")");
     };

@@ -104,6 +104,10 @@ struct AttentionHead {
   const IndexMatrix* c2p_row = nullptr;  ///< `[N, N]` table row of K_r for (i, j) (c2p, p2p)
   const IndexMatrix* p2c_row = nullptr;  ///< `[N, N]` table row of Q_r for (i, j) (p2c, p2p)
   int64_t row_offset = 0;                ///< table row of K_r's / Q_r's first row
+  /// The least and greatest table row in the index matrices of the active terms, when the caller
+  /// knows them (the sequence context does: `SequenceContext::row_lo`, `row_hi`); checked against
+  /// K_r's and Q_r's rows instead of scanning the N² indices for every head. -1: scan.
+  int64_t rows_lo = -1, rows_hi = -1;
   PerTerm<bool> terms;                   ///< the terms in the sum
   double scale = 1;                      ///< s, applied to each term before the sum
   const Vector* mask = nullptr;          ///< `[N]`, 1 = token (queries and keys)

@@ -269,10 +269,12 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
 
 namespace {
 // One head's operands for the backend's eq. 4 (views of `p` and `a`: both must outlive the call).
-ops::AttentionHead head_operands(const HeadProjections& p, const AttentionSetup& a, bool masked) {
+ops::AttentionHead head_operands(const HeadProjections& p, const AttentionSetup& a, bool masked, int64_t rows_lo,
+                                 int64_t rows_hi) {
   ops::AttentionHead h;
   h.Q_c = &p.Q_c, h.K_c = &p.K_c, h.V_c = &p.V_c, h.K_r = &p.K_r, h.Q_r = &p.Q_r;
   h.c2p_row = a.c2p_row, h.p2c_row = a.p2c_row, h.row_offset = p.row_offset;
+  h.rows_lo = rows_lo, h.rows_hi = rows_hi;
   h.terms = a.terms, h.scale = a.scale, h.mask = a.mask, h.masked = masked;
   return h;
 }
@@ -329,7 +331,7 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     // the trace keeps them), pinned to attention_head by tests/test_backend_ops.cpp.
     if (backend() == Backend::Fast) {
       ops::AttentionResult head;
-      ops::attention(head_operands(p, setup, masked), &head, keep_probs, full);
+      ops::attention(head_operands(p, setup, masked, seq.row_lo, seq.row_hi), &head, keep_probs, full);
       t.context.middleCols(h * d, d) = head.context;
       if (full) {
         for (Term term : kAllTerms)
