@@ -142,9 +142,9 @@ TEST_SUITE("equations") {
 
   TEST_CASE("threads: a product split in tiles equals Linear::apply bit for bit (the presets' shapes)" *
             doctest::skip(kSanitized)) {
-    // Above 32 rows parallel_linears drives Eigen's kernels over operands packed once, in tiles of
-    // 32 rows by 48 or 96 columns that any thread may take (core/src/packed_gemm.h): N values on
-    // and off the 4-row and 32-row grids, tails of every length, and both kernels' sides of 32.
+    // Above 32 rows parallel_linears runs the panel kernel over operands packed once, in tiles of
+    // 32 rows by 48 or 96 columns that any thread may take (core/src/backend/panel_gemm.h): N values
+    // on and off the 8-row and 32-row grids, tails of every length, and both kernels' sides of 32.
     ThreadCountGuard guard;
     UniformMatrices random{std::mt19937_64(3)};
     // (in, out): tiny, xsmall and base projections and feed-forward; N from 1 to 600.
@@ -165,6 +165,55 @@ TEST_SUITE("equations") {
                               << (split - plain).cwiseAbs().maxCoeff());
         }
       }
+  }
+
+  TEST_CASE("packed weights: products read the model's panels, the same bits as panels packed per product") {
+    // Issue 43, item 5: a model keeps its encoder weights in the panel layout (ModelWorkspace::packed)
+    // and lends them to its products (ops::PackedScope). The numbers may not depend on it: the same
+    // bits with the model's panels, with none, and at any thread count; a weight replaced since
+    // (another buffer) is packed on the fly, not read stale; the reference backend keeps none.
+    ThreadCountGuard guard;
+    UniformMatrices random{std::mt19937_64(43)};
+    Linear q{random(384, 384), random(384, 1).col(0)}, up{random(1536, 384), random(1536, 1).col(0)};
+    const std::shared_ptr<const ops::PackedWeights> packed = ops::pack_weights({&q, &up, &q});
+    REQUIRE(packed);
+    CHECK(ops::packed_bytes(packed.get()) == static_cast<size_t>((384 + 1536) * 384) * sizeof(double));
+    for (int64_t n : {33, 128, 131}) {
+      const Matrix x = random(n, 384);
+      set_num_threads(1);
+      const Matrix plain_q = linear(q, x), plain_up = linear(up, x);
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        const ops::PackedScope scope(packed.get());
+        Matrix yq, yup;
+        ops::products({{&q, &x, &yq}, {&up, &x, &yup}});
+        CHECK(std::memcmp(yq.data(), plain_q.data(), plain_q.size() * sizeof(double)) == 0);
+        CHECK(std::memcmp(yup.data(), plain_up.data(), plain_up.size() * sizeof(double)) == 0);
+      }
+    }
+    // A weight replaced after packing: its product packs the new matrix, not the stale panels.
+    Linear replaced = q;
+    const std::shared_ptr<const ops::PackedWeights> of_replaced = ops::pack_weights({&replaced});
+    replaced.weight = random(384, 384);
+    const Matrix x = random(64, 384);
+    const Matrix fresh = linear(replaced, x);
+    {
+      const ops::PackedScope scope(of_replaced.get());
+      const Matrix y = linear(replaced, x);
+      CHECK(std::memcmp(y.data(), fresh.data(), fresh.size() * sizeof(double)) == 0);
+    }
+    // A model packs on first use under the fast backend, drops them when told its weights changed,
+    // and keeps none under the reference backend.
+    Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
+    {
+      test::BackendGuard reference(Backend::Reference);
+      CHECK(model.workspace.packed(model) == nullptr);
+    }
+    const auto first = model.workspace.packed(model);
+    REQUIRE(first);
+    CHECK(model.workspace.packed(model) == first);
+    model.weights_changed();
+    CHECK(model.workspace.packed(model) != first);
   }
 
   TEST_CASE("threads: one set of products sharing an input, packed and direct, equals Linear::apply bit for bit") {
