@@ -52,9 +52,9 @@ void term_rows(const AttentionHead& h, int64_t i0, int64_t rows, const Matrix& c
   if (on[Term::c2p])
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t* idx = h.c2p_row->row(i0 + r).data();
-      const double* scores = c2p_rows.row(r).data() - o;
+      const double* scores = c2p_rows.row(r).data();
       double* out = &term[Term::c2p](r, 0);
-      for (int64_t j = 0; j < N; ++j) out[j] = s * scores[idx[j]];
+      for (int64_t j = 0; j < N; ++j) out[j] = s * scores[idx[j] - o];
     }
   if (on[Term::p2c]) {
     const int64_t R = p2c_all.cols();

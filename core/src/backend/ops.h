@@ -25,7 +25,8 @@ namespace deberta::ops {
 /// The registry: every op of this interface, listed once (as ggml's test-backend-ops lists its
 /// ops). Both backends implement each one, and tests/test_backend_ops.cpp compares the fast backend
 /// with the reference on every entry, failing for an entry it has no comparison for: an op added
-/// here cannot skip its test. (`few_rows` and `fast::vector_erf` are queries, not ops.)
+/// here cannot skip its test. (`few_rows` and `fast::vector_erf` are queries, and `pack_weights` /
+/// `PackedScope` a preparation that changes no number (tests/test_threads.cpp), not ops.)
 #define DEBERTA_OPS(X) X(products) X(linear) X(tied_decoder) X(for_rows) X(gelu_erf) X(tasks) X(attention)
 
 #define DEBERTA_OP_NAME(op) #op,

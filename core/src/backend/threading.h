@@ -55,17 +55,16 @@ struct ColumnBlocks {
 ColumnBlocks column_blocks(int64_t cols);
 
 /// Runs several products as one set of tasks, e.g. the five projections of an attention
-/// sub-layer (Q_c, K_c, V_c, K_r, Q_r). Above 32 rows (and not `rows_independent`), with Eigen 3.4:
-/// each distinct x is packed once into Eigen's GEMM layout (shared by Q_c, K_c and V_c), each
-/// product is cut into column blocks of 96 (48 where in > 1024) and each block into tiles of 32
-/// rows; the thread that takes a block packs its rows of W, then claims its tiles one by one, and a
-/// thread with no block left takes the remaining tiles of the others (core/src/packed_gemm.h). So
-/// two cores of unequal speed share a product by how fast each is. Each tile is one
-/// `gebp_kernel` call per k block: entry for entry the arithmetic of Eigen's single-threaded
-/// product of the whole, whichever thread runs it. Otherwise — N ≤ 32 rows, the position
-/// projections, or another Eigen — one task per `column_blocks` block, the dot-product kernel of
-/// core/src/gemm_nt.h (N ≤ 32 or rows_independent) or Eigen's GEMM accumulating onto the bias.
-/// Either way the same operations, in the same order, as `ops::linear`.
+/// sub-layer (Q_c, K_c, V_c, K_r, Q_r). Above 32 rows (and not `rows_independent`): each distinct
+/// x is packed once into panels (core/src/backend/panel_gemm.h; shared by Q_c, K_c and V_c), each
+/// product is cut into column blocks of 4 W panels (2 where in > 1024: 96 and 48 columns with
+/// AVX-512) and each block into tiles of 32 rows. A block's W panels are the model's, packed once
+/// (`ops::PackedScope`), or packed by the thread that takes the block; any thread claims its tiles
+/// one by one, and a thread with no block left takes the remaining tiles of the others. So two
+/// cores of unequal speed share a product by how fast each is. Every entry is bias + its dot
+/// product in the order of k, whichever tile and thread computes it. Otherwise — N ≤ 32 rows or the
+/// position projections — one task per `column_blocks` block, the dot-product kernel of
+/// core/src/backend/gemm_nt.h. Either way each entry's bits do not depend on the thread count.
 /// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]` (`ops::check_product`);
 /// the first exception of a job's steps.
 void parallel_linears(const std::vector<ops::Product>& jobs);
