@@ -22,30 +22,40 @@ PanelBuffer allocate(int64_t doubles) {
                      ei::aligned_free);
 }
 
-// c `[kRows, kCols]` (row stride ldc) = start + x-group · W-panelᵀ over k = 0 … depth − 1, in order;
-// start: `bias` `[kCols]` for every row when given, else zeros (`from_zero`), else c itself.
-// `prefetch`, `lines`: memory the caller reads next, one 64-byte line fetched per k step. R ≤ kRows:
-// the rows of the group computed (the x group still holds kRows rows; the rest are not read).
+// acc[r][·] += x(r, k) · W-panel(k, ·) for k = 0 … depth − 1, in order, one fused multiply-add per
+// register: the one loop of every product here. x(r, k) is x[k · kRows + r] for a packed x group,
+// or x[r · ldx + k] for rows read in place (`InPlace`). `prefetch`, `lines`: memory the caller
+// reads next, one 64-byte line fetched into L2 per k step (the L1's miss buffers stay free for
+// the kernel's own loads).
+template <int R, bool InPlace>
+inline void accumulate(Packet (&acc)[R][3], const double* x, int64_t ldx, const double* w, int64_t depth,
+                       const char* prefetch, int64_t lines) {
+  static_assert(R >= 1 && R <= kRows, "a micro-kernel computes up to kRows rows");
+  for (int64_t k = 0; k < depth; ++k, w += kCols) {
+    if (k < lines) __builtin_prefetch(prefetch + 64 * k, 0, 2);
+    const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const Packet xr = ei::pset1<Packet>(InPlace ? x[r * ldx + k] : x[k * kRows + r]);
+      acc[r][0] = ei::pmadd(xr, w0, acc[r][0]);
+      acc[r][1] = ei::pmadd(xr, w1, acc[r][1]);
+      acc[r][2] = ei::pmadd(xr, w2, acc[r][2]);
+    }
+  }
+}
+
+// c `[R, kCols]` (row stride ldc) = start + x-group · W-panelᵀ; start: `bias` `[kCols]` for every
+// row when given, else zeros (`from_zero`), else c itself. R ≤ kRows: the rows of the group
+// computed (the x group still holds kRows rows; the rest are not read).
 template <int R = kRows>
 inline void micro_kernel(const double* x, const double* w, int64_t depth, double* c, int64_t ldc, bool from_zero,
                          const double* bias, const char* prefetch = nullptr, int64_t lines = 0) {
-  static_assert(R >= 1 && R <= kRows, "a micro-kernel computes up to kRows rows");
   Packet acc[R][3];
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 3; ++j)
       acc[r][j] = bias        ? ei::ploadu<Packet>(bias + j * kLanes)
                   : from_zero ? ei::pset1<Packet>(0.0)
                               : ei::ploadu<Packet>(c + r * ldc + j * kLanes);
-  for (int64_t k = 0; k < depth; ++k, w += kCols, x += kRows) {
-    if (k < lines) __builtin_prefetch(prefetch + 64 * k, 0, 2);  // into L2: the L1's miss buffers stay free for the kernel
-    const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
-    for (int r = 0; r < R; ++r) {
-      const Packet xr = ei::pset1<Packet>(x[r]);
-      acc[r][0] = ei::pmadd(xr, w0, acc[r][0]);
-      acc[r][1] = ei::pmadd(xr, w1, acc[r][1]);
-      acc[r][2] = ei::pmadd(xr, w2, acc[r][2]);
-    }
-  }
+  accumulate<R, false>(acc, x, 0, w, depth, prefetch, lines);
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 3; ++j) ei::pstoreu(c + r * ldc + j * kLanes, acc[r][j]);
 }
@@ -175,16 +185,7 @@ void rows_kernel(const double* x, int64_t ldx, const double* w, int64_t depth, c
   Packet acc[R][3];
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 3; ++j) acc[r][j] = ei::pset1<Packet>(start[r]);
-  for (int64_t k = 0; k < depth; ++k, w += kCols) {
-    if (k < lines) __builtin_prefetch(prefetch + 64 * k, 0, 2);
-    const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
-    for (int r = 0; r < R; ++r) {
-      const Packet xr = ei::pset1<Packet>(x[r * ldx + k]);
-      acc[r][0] = ei::pmadd(xr, w0, acc[r][0]);
-      acc[r][1] = ei::pmadd(xr, w1, acc[r][1]);
-      acc[r][2] = ei::pmadd(xr, w2, acc[r][2]);
-    }
-  }
+  accumulate<R, true>(acc, x, ldx, w, depth, prefetch, lines);
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 3; ++j) ei::pstoreu(t + r * kCols + j * kLanes, acc[r][j]);
 }
