@@ -466,13 +466,12 @@ Matrix linear(const Linear& layer, const Matrix& x) {
 
 bool few_rows(int64_t rows) { return rows <= detail::kGemmNtMaxRows; }
 
-// logits = h Eᵀ + bias on the panel kernel: h packed once; the vocabulary in fixed slices of 1,024
-// rows, one task each; inside a slice, E's rows a panel (kPanelCols rows) at a time are packed by the
-// task — read from memory once, the only pass over the 0.4 GB table — and multiplied by every row
-// of h while in cache. Each logit is bias + its dot product in the order of k (panel_gemm.h), so
-// its bits never depend on M or on the slice: `rows_independent` holds on this one path. (For a
-// handful of rows the kernel computes a whole group of kPanelRows rows: the head is bound by
-// reading E then, not by the arithmetic.)
+// logits = h Eᵀ + bias on the panel kernel, E read in place: the masked rows' h are one panel
+// operand (packed once); the vocabulary goes in fixed slices of 256 rows, one task each, and inside
+// a slice kPanelRows rows of E at a time are multiplied against every row of h
+// (`multiply_rows_transposed`) while the next rows are fetched — one pass over the 0.4 GB table, no
+// copy of it. Each logit is bias + its dot product in the order of k (panel_gemm.h), so its bits
+// never depend on M or on the slice: `rows_independent` holds on this one path for every M.
 Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool /*rows_independent*/) {
   const int64_t V = E.rows(), M = h.rows(), H = E.cols();
   Matrix logits(M, V);

@@ -323,6 +323,16 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   t.context.resize(query.rows(), heads * d);  // every column is written by its head below
   // The heads are independent: one task each, writing only its own maps and context columns.
   const AttentionSetup setup = attention_setup(seq);
+  // Head h's result into the trace: its context columns, and what the level keeps.
+  auto keep = [&](int64_t h, const Matrix& context, PerTerm<Matrix>& terms, Matrix& logits, Matrix& probs) {
+    t.context.middleCols(h * d, d) = context;
+    if (full) {
+      for (Term term : kAllTerms)
+        if (r.terms[term]) t.terms[term][h] = std::move(terms[term]);
+      t.logits[h] = std::move(logits);
+    }
+    if (keep_probs) t.probs[h] = std::move(probs);
+  };
   ops::tasks(heads, [&](int64_t h) {
     const HeadProjections p = slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d);
     const bool masked = seq.head_mask.count({layer, h}) > 0;
@@ -332,23 +342,11 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     if (backend() == Backend::Fast) {
       ops::AttentionResult head;
       ops::attention(head_operands(p, setup, masked, seq.row_lo, seq.row_hi), &head, keep_probs, full);
-      t.context.middleCols(h * d, d) = head.context;
-      if (full) {
-        for (Term term : kAllTerms)
-          if (r.terms[term]) t.terms[term][h] = std::move(head.terms[term]);
-        t.logits[h] = std::move(head.logits);
-      }
-      if (keep_probs) t.probs[h] = std::move(head.probs);
-      return;
+      keep(h, head.context, head.terms, head.logits, head.probs);
+    } else {
+      HeadResult head = attention_head(p, setup, masked, full);
+      keep(h, head.context, head.scores.terms, head.scores.logits, head.probs);
     }
-    HeadResult head = attention_head(p, setup, masked, full);
-    t.context.middleCols(h * d, d) = head.context;
-    if (full) {
-      for (Term term : kAllTerms)
-        if (r.terms[term]) t.terms[term][h] = std::move(head.scores.terms[term]);
-      t.logits[h] = std::move(head.scores.logits);
-    }
-    if (keep_probs) t.probs[h] = std::move(head.probs);
   });
   if (!full)
     t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
