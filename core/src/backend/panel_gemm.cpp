@@ -15,7 +15,7 @@ using Packet = ei::packet_traits<double>::type;
 constexpr int kLanes = static_cast<int>(kPanelLanes);
 constexpr int kRows = static_cast<int>(kPanelRows);  // accumulators: kRows × 3 registers (24 of 32, 12 of 16)
 constexpr int kCols = static_cast<int>(kPanelCols);
-static_assert(kLanes == ei::unpacket_traits<Packet>::size, "the panel width is Eigen's packet");
+static_assert(kLanes == ei::packet_traits<double>::size, "the panel width is Eigen's packet");
 
 PanelBuffer allocate(int64_t doubles) {
   return PanelBuffer(static_cast<double*>(ei::aligned_malloc(sizeof(double) * static_cast<size_t>(std::max<int64_t>(1, doubles)))),

@@ -30,7 +30,7 @@ namespace deberta::detail {
 
 /// Doubles per SIMD register of this build (8 AVX-512, 4 AVX2, 2 SSE2 / WebAssembly SIMD, 1 none):
 /// Eigen's widest packet.
-constexpr int64_t kPanelLanes = Eigen::internal::unpacket_traits<Eigen::internal::packet_traits<double>::type>::size;
+constexpr int64_t kPanelLanes = Eigen::internal::packet_traits<double>::size;
 /// Columns of y per W panel: three SIMD registers (24 with AVX-512, 12 AVX2, 6 SSE2).
 constexpr int64_t kPanelCols = 3 * kPanelLanes;
 /// Rows of y per x group: 8 with AVX-512 (32 registers), 4 otherwise (16 registers).
