@@ -216,6 +216,35 @@ TEST_SUITE("equations") {
     CHECK(model.workspace.packed(model) != first);
   }
 
+  TEST_CASE("threads: a product's row has the same bits among few rows (W read in place) as among many (packed)") {
+    // At N ≤ 32 the fast backend reads W in place on the panel kernel (linear_rows_in_place) instead
+    // of packing it; each entry is still the bias plus its dot product in the order of k, one fused
+    // multiply-add per k — so the first n rows of a 70-row product (packed path) are the bits of
+    // the n-row product, with or without the model's panels, with or without a bias, at 1–3 threads.
+    ThreadCountGuard guard;
+    const test::BackendGuard fast(Backend::Fast);
+    UniformMatrices random{std::mt19937_64(29)};
+    for (const auto& [in, out] : std::vector<std::pair<int64_t, int64_t>>{{384, 384}, {384, 1536}, {1536, 384}, {100, 203}}) {
+      const Linear layer{random(out, in), random(out, 1).col(0)}, no_bias{layer.weight, Vector()};
+      const Matrix many = random(70, in);
+      const std::shared_ptr<const ops::PackedWeights> panels = ops::pack_weights({&layer, &no_bias});
+      for (const Linear* l : {&layer, &no_bias})
+        for (int threads : {1, 2, 3})
+          for (const ops::PackedWeights* lent : {static_cast<const ops::PackedWeights*>(nullptr), panels.get()}) {
+            set_num_threads(threads);
+            const ops::PackedScope scope(lent);
+            const Matrix all = linear(*l, many);
+            for (int64_t n : {1, 3, 8, 9, 16, 24, 25, 32}) {
+              const Matrix part = linear(*l, Matrix(many.topRows(n)));
+              REQUIRE(part.rows() == n);
+              CHECK_MESSAGE(std::memcmp(part.data(), all.data(), static_cast<size_t>(n * out) * sizeof(double)) == 0,
+                            "in " << in << ", out " << out << ", N " << n << ", " << threads << " threads, bias "
+                                  << (l->bias.size() > 0) << ", model panels " << (lent != nullptr));
+            }
+          }
+    }
+  }
+
   TEST_CASE("threads: one set of products sharing an input, packed and direct, equals Linear::apply bit for bit") {
     // Q_c, K_c, V_c read one x (packed once for all three); a position projection in the same set
     // takes the dot-product kernel (rows_independent); a product with no bias; a product of another

@@ -132,7 +132,7 @@ int64_t rows_per_range(int64_t cols) {
 ColumnBlocks column_blocks(int64_t cols) {
   if (cols <= 0) return {0, 0};
   const int64_t quarter = (cols + kMaxBlocks - 1) / kMaxBlocks;
-  const int64_t width = std::min(cols, (quarter + detail::kEigenPanel - 1) / detail::kEigenPanel * detail::kEigenPanel);
+  const int64_t width = std::min(cols, (quarter + detail::kColumnGrid - 1) / detail::kColumnGrid * detail::kColumnGrid);
   return {width, (cols + width - 1) / width};
 }
 
@@ -153,9 +153,14 @@ ColumnBlocks packed_blocks(int64_t cols, int64_t depth) {
 }
 
 // Whether a job runs on packed operands (more rows than the dot-product kernel takes, and rows
-// free to depend on each other's presence) or as direct column blocks (`linear_columns`).
+// free to depend on each other's presence) or as direct column blocks: few rows on the panel
+// kernel with W read in place (`linear_rows_in_place`: the same bits as the packed path), or the
+// dot-product kernel for `rows_independent` products (`linear_columns`).
 bool packed(const ops::Product& j) {
   return !j.rows_independent && j.x->rows() > detail::kGemmNtMaxRows && j.layer->weight.cols() > 0;
+}
+bool rows_in_place(const ops::Product& j) {
+  return !j.rows_independent && !packed(j) && j.x->rows() > 0 && j.layer->weight.cols() > 0;
 }
 
 // The elementwise steps of a job on one block of its output (Product::elementwise, ::residual).
@@ -182,14 +187,15 @@ struct JobState {
 // One column block of a product of the set. Packed: its W panels come from the model's packed
 // weights (`ops::PackedWeights`, ready at once) or are packed by the thread that takes the block;
 // then any thread claims the block's row tiles one at a time (a thread with no block left claims
-// the remaining tiles of the others' blocks). Direct: one `linear_columns` call by the thread that
-// takes it. A block's own panels go into the buffer of its owner's previous block once every tile
+// the remaining tiles of the others' blocks). Direct: one `linear_rows_in_place` (or
+// `linear_columns`) call by the thread that takes it. A block's own panels go into the buffer of its owner's previous block once every tile
 // of that one is done: the buffer is still in the owner's cache.
 struct Block {
   const ops::Product* job;
   JobState* shared;
   int64_t col0, cols;
   const detail::InputPanels* input = nullptr;     // x packed (null: direct)
+  const detail::WeightPanels* x_rows = nullptr;   // direct, few rows: x as panels, W read in place
   const detail::WeightPanels* panels = nullptr;   // W's panels: the model's, or `own`
   int64_t panel0 = 0;                             // the block's first panel in `panels`
   std::unique_ptr<detail::WeightPanels> own;      // the block's rows of W, packed by its owner
@@ -228,7 +234,10 @@ struct Block {
     const ops::Product& j = *job;
     if (!input) {
       errors.run([&] {
-        detail::linear_columns(*j.x, j.layer->weight, j.layer->bias, col0, cols, j.y, j.rows_independent);
+        if (x_rows)
+          detail::linear_rows_in_place(*x_rows, j.layer->weight, j.layer->bias, col0, cols, j.y);
+        else
+          detail::linear_columns(*j.x, j.layer->weight, j.layer->bias, col0, cols, j.y);
         finish_block(j, 0, rows(), col0, cols);
         shared->finished(j, 0, rows());
       });
@@ -328,8 +337,21 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
   std::vector<InputChunk> input_chunks;
   std::vector<std::unique_ptr<Block>> blocks;
   std::vector<JobState> states(jobs.size());
+  // Few rows: each distinct x as one panel operand (a few kB, packed here), W read in place.
+  std::vector<std::unique_ptr<detail::WeightPanels>> x_rows;
+  std::vector<const Matrix*> x_rows_of;
   for (size_t job = 0; job < jobs.size(); ++job) {
     const ops::Product& j = jobs[job];
+    const detail::WeightPanels* few = nullptr;
+    if (rows_in_place(j)) {
+      const size_t i = static_cast<size_t>(std::find(x_rows_of.begin(), x_rows_of.end(), j.x) - x_rows_of.begin());
+      if (i == x_rows_of.size()) {
+        x_rows.push_back(std::make_unique<detail::WeightPanels>());
+        x_rows.back()->pack(*j.x, 0, j.x->rows());
+        x_rows_of.push_back(j.x);
+      }
+      few = x_rows[i].get();
+    }
     const InputPanels* input = nullptr;
     if (packed(j)) {
       const size_t i = static_cast<size_t>(std::find(input_of.begin(), input_of.end(), j.x) - input_of.begin());
@@ -358,6 +380,7 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
       block->col0 = c * b.width;
       block->cols = std::min(b.width, out - block->col0);
       block->input = input;
+      block->x_rows = few;
       if (model_panels) {  // packed once per model: no packing, any thread may claim its tiles now
         block->panels = model_panels;
         block->panel0 = block->col0 / detail::kPanelCols;
@@ -453,14 +476,8 @@ namespace ops::fast {
 void products(const std::vector<Product>& set) { parallel_linears(set); }
 
 Matrix linear(const Linear& layer, const Matrix& x) {
-  if (!few_rows(x.rows())) {  // a layer's rows (the encoder's dense layers): the threaded product
-    Matrix y;
-    products({{&layer, &x, &y}});
-    return y;
-  }
-  // Few rows (the MLM transform of the masked rows, the heads' dense layers): one thread.
-  Matrix y(x.rows(), layer.weight.rows());
-  detail::linear_columns(x, layer.weight, layer.bias, 0, layer.weight.rows(), &y);
+  Matrix y;
+  products({{&layer, &x, &y}});  // the threaded product, for many rows or few
   return y;
 }
 

@@ -25,7 +25,6 @@ constexpr int64_t kBlockRows = 32;
 static_assert(kBlockRows % detail::kPanelRows == 0, "a block of rows must start on the packed input's row grid");
 
 using Row = Eigen::Array<double, 1, Eigen::Dynamic>;
-using Block = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // y `[rows, W rows]` = x's rows [row0, row0 + rows) · Wᵀ on the panel kernel.
 void multiply(const detail::InputPanels& x, int64_t row0, int64_t rows, const detail::WeightPanels& W, Matrix* y) {
@@ -33,76 +32,149 @@ void multiply(const detail::InputPanels& x, int64_t row0, int64_t rows, const de
   detail::multiply_panels(W, 0, x, row0, rows, W.count, y->data(), y->cols(), /*from_zero=*/true);
 }
 
-// Keys per chunk of the p2c gather: query rows of a block read key j's row of K_c Q_rᵀ at nearby
-// table rows, so a chunk of keys × the block's queries reads a few kB of it, kept in L1 while the
-// whole block is served (row by row, each query would read every key's row once: a cache miss per
-// entry at N = 512).
+// The same for a product read down its columns (p2c, p2p gather from many rows at once): y gets
+// `padded(W rows)` columns, of which the first W.count are the product's. A row stride of a
+// multiple of 4 kB (R = 512 table rows) would put the rows a block reads into the same few sets
+// of the L1 cache, evicting each other; a stride one cache line longer spreads them.
+int64_t padded(int64_t cols) { return (cols + 7) / 8 * 8 + 8; }
+void multiply_padded(const detail::InputPanels& x, int64_t rows, const detail::WeightPanels& W, Matrix* y) {
+  y->resize(rows, padded(W.count));
+  detail::multiply_panels(W, 0, x, 0, rows, W.count, y->data(), y->cols(), /*from_zero=*/true);
+}
+
+// Keys per chunk of a block's logits: query rows of a block read key j's row of K_c Q_rᵀ (p2c) at
+// nearby table rows, so a chunk of keys × the block's queries reads a few kB of it, kept in L1 while
+// the whole block is served (row by row, each query would read every key's row once: a cache miss
+// per entry at N = 512).
 constexpr int64_t kKeyChunk = 32;
 
-// The block's term maps, each entry scaled by s (`term[t]` `[rows, N]`, rows i0 …): the rows a full
-// trace keeps, and the addends of the logits. c2c_rows / c2p_rows: the block's rows of Q_c K_cᵀ
-// `[rows, N]` / Q_c K_rᵀ `[rows, R]`.
-void term_rows(const AttentionHead& h, int64_t i0, int64_t rows, const Matrix& c2c_rows, const Matrix& c2p_rows,
-               const Matrix& p2c_all, const Matrix& p2p_all, PerTerm<Block>& term) {
+// What a block's logits are made of (views into the head's operands and the block's products).
+struct BlockTerms {
+  const AttentionHead* h;
+  int64_t i0, rows;
+  const Matrix* c2c_rows;  // the block's rows of Q_c K_cᵀ `[rows, N]`
+  const Matrix* c2p_rows;  // the block's rows of Q_c K_rᵀ `[rows, R]`
+  const Matrix* p2c_all;   // K_c Q_rᵀ `[N, R]` (rows padded)
+  const Matrix* p2p_all;   // Q_r K_rᵀ `[R, R]` (rows padded)
+};
+
+// The block's logits Ã `[rows, N]` = ((c2p + p2c) + p2p) + c2c over the active terms, each entry of a
+// term scaled by s first: every scaling and every addition rounded on its own, in the equations'
+// order (this file is compiled without contraction into fused multiply-adds). One pass over the
+// entries, a chunk of keys at a time; `Keep`: each scaled term also written to `maps` (rows i0 …
+// of the trace's `[N, N]` maps), from the same values, so that keeping maps changes no bit.
+template <bool C2P, bool P2C, bool P2P, bool C2C, bool Keep>
+void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matrix>* maps) {
+  const AttentionHead& h = *b.h;
   const int64_t N = h.K_c->rows(), o = h.row_offset;
   const double s = h.scale;
-  const PerTerm<bool>& on = h.terms;
-  for (Term t : kAllTerms)
-    if (on[t]) term[t].resize(rows, N);
-  if (on[Term::c2p])
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t* idx = h.c2p_row->row(i0 + r).data();
-      const double* scores = c2p_rows.row(r).data();
-      double* out = &term[Term::c2p](r, 0);
-      for (int64_t j = 0; j < N; ++j) out[j] = s * scores[idx[j] - o];
-    }
-  if (on[Term::p2c]) {
-    const int64_t R = p2c_all.cols();
-    for (int64_t j0 = 0; j0 < N; j0 += kKeyChunk) {
-      const int64_t j1 = std::min(N, j0 + kKeyChunk);
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t* idx = h.p2c_row->row(i0 + r).data();
-        double* out = &term[Term::p2c](r, 0);
-        for (int64_t j = j0; j < j1; ++j) out[j] = s * p2c_all.data()[j * R + idx[j] - o];
+  // Row strides of the position products (padded: see `padded`).
+  const int64_t ld_p2c = P2C ? b.p2c_all->cols() : 0, ld_p2p = P2P ? b.p2p_all->cols() : 0;
+  for (int64_t j0 = 0; j0 < N; j0 += kKeyChunk) {
+    const int64_t j1 = std::min(N, j0 + kKeyChunk);
+    for (int64_t r = 0; r < b.rows; ++r) {
+      const int64_t i = b.i0 + r;
+      // (no two of these overlap: __restrict lets the compiler vectorise the gathers)
+      const int64_t* __restrict c2p_idx = h.c2p_row ? h.c2p_row->row(i).data() : nullptr;
+      const int64_t* __restrict p2c_idx = h.p2c_row ? h.p2c_row->row(i).data() : nullptr;
+      const double* __restrict c2p = C2P ? b.c2p_rows->row(r).data() - o : nullptr;  // indexed by table row
+      const double* __restrict p2c = P2C ? b.p2c_all->data() - o : nullptr;          // key j's row at j · ld_p2c
+      const double* __restrict p2p = P2P ? b.p2p_all->data() - o * ld_p2p - o : nullptr;
+      const double* __restrict c2c = C2C ? b.c2c_rows->row(r).data() : nullptr;
+      double* __restrict out = logits + r * ld;
+      double *__restrict keep_c2p = nullptr, *__restrict keep_p2c = nullptr, *__restrict keep_p2p = nullptr,
+             *__restrict keep_c2c = nullptr;
+      if constexpr (Keep) {
+        if (C2P) keep_c2p = (*maps)[Term::c2p].row(i).data();
+        if (P2C) keep_p2c = (*maps)[Term::p2c].row(i).data();
+        if (P2P) keep_p2p = (*maps)[Term::p2p].row(i).data();
+        if (C2C) keep_c2c = (*maps)[Term::c2c].row(i).data();
+      }
+      for (int64_t j = j0; j < j1; ++j) {
+        // ((c2p + p2c) + p2p) + c2c over the terms that are on: the first one starts the sum.
+        double sum = 0;
+        if constexpr (C2P) {
+          const double t = s * c2p[c2p_idx[j]];
+          if constexpr (Keep) keep_c2p[j] = t;
+          sum = t;
+        }
+        if constexpr (P2C) {
+          const double t = s * p2c[j * ld_p2c + p2c_idx[j]];
+          if constexpr (Keep) keep_p2c[j] = t;
+          sum = C2P ? sum + t : t;
+        }
+        if constexpr (P2P) {
+          const double t = s * p2p[p2c_idx[j] * ld_p2p + c2p_idx[j]];
+          if constexpr (Keep) keep_p2p[j] = t;
+          sum = C2P || P2C ? sum + t : t;
+        }
+        if constexpr (C2C) {
+          const double t = s * c2c[j];
+          if constexpr (Keep) keep_c2c[j] = t;
+          sum = C2P || P2C || P2P ? sum + t : t;
+        }
+        out[j] = sum;  // 0 when every term is off
       }
     }
   }
-  if (on[Term::p2p])
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t* c2p_idx = h.c2p_row->row(i0 + r).data();
-      const int64_t* p2c_idx = h.p2c_row->row(i0 + r).data();
-      for (int64_t j = 0; j < N; ++j) term[Term::p2p](r, j) = s * p2p_all(p2c_idx[j] - o, c2p_idx[j] - o);
-    }
-  if (on[Term::c2c]) term[Term::c2c] = s * c2c_rows.array();
 }
 
-// The block's logits Ã `[rows, N]` = ((c2p + p2c) + p2p) + c2c over the active terms (scaled
-// already): each scaling and each addition rounded on its own, as the equations' sum of maps.
-void sum_terms(const PerTerm<bool>& on, const PerTerm<Block>& term, Eigen::Ref<Matrix> logits) {
-  bool first = true;
-  for (Term t : {Term::c2p, Term::p2c, Term::p2p, Term::c2c}) {
-    if (!on[t]) continue;
-    if (first)
-      logits = term[t].matrix();
-    else
-      logits += term[t].matrix();
-    first = false;
-  }
-  if (first) logits.setZero();  // every term off
+// `block_logits` for the terms that are on (a table of the 16 instantiations, by bit mask).
+template <bool Keep>
+void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matrix>* maps) {
+  using Fn = void (*)(const BlockTerms&, double*, int64_t, PerTerm<Matrix>*);
+  static constexpr Fn table[16] = {
+      block_logits<0, 0, 0, 0, Keep>, block_logits<1, 0, 0, 0, Keep>, block_logits<0, 1, 0, 0, Keep>,
+      block_logits<1, 1, 0, 0, Keep>, block_logits<0, 0, 1, 0, Keep>, block_logits<1, 0, 1, 0, Keep>,
+      block_logits<0, 1, 1, 0, Keep>, block_logits<1, 1, 1, 0, Keep>, block_logits<0, 0, 0, 1, Keep>,
+      block_logits<1, 0, 0, 1, Keep>, block_logits<0, 1, 0, 1, Keep>, block_logits<1, 1, 0, 1, Keep>,
+      block_logits<0, 0, 1, 1, Keep>, block_logits<1, 0, 1, 1, Keep>, block_logits<0, 1, 1, 1, Keep>,
+      block_logits<1, 1, 1, 1, Keep>};
+  const PerTerm<bool>& on = b.h->terms;
+  const int which = (on[Term::c2p] ? 1 : 0) | (on[Term::p2c] ? 2 : 0) | (on[Term::p2p] ? 4 : 0) | (on[Term::c2c] ? 8 : 0);
+  table[which](b, logits, ld, maps);
 }
+
+// The keys a head's softmax counts, once per head: `keep` 1 / 0 per key (mask ≠ 0), `all` when
+// every key counts (a sequence without padding), `shift` 0 / −∞ per key for the masked maximum.
+struct KeyMask {
+  Row keep, shift;
+  bool all = true;
+  void set(const Vector& mask) {
+    const auto counts = mask.transpose().array() != 0;
+    keep = counts.cast<double>();
+    shift = counts.select(Row::Zero(mask.size()), Row::Constant(mask.size(), -INFINITY));
+    all = counts.all();
+  }
+};
 
 // The masked softmax of one row in place, as equations.cpp's `masked_softmax`: keys that count have
-// mask 1 and a finite logit; a padding query, or one with no key that counts, gets zeros.
-void softmax_row(double* row, int64_t N, bool query_counts, const Vector& mask) {
+// mask 1 and a finite logit; a padding query, or one with no key that counts, gets zeros. Each step
+// is one vectorised pass (Eigen's exp); a row holding a −∞ logit takes the entry-by-entry path.
+void softmax_row(double* row, int64_t N, bool query_counts, const KeyMask& keys) {
   Eigen::Map<Row> p(row, N);
-  const Eigen::Array<bool, 1, Eigen::Dynamic> keep = (mask.transpose().array() != 0) && (p != -INFINITY);
-  const double max_logit = query_counts ? keep.select(p, -INFINITY).maxCoeff() : -INFINITY;
-  if (max_logit == -INFINITY) {
+  if (!query_counts) {
+    p.setZero();
+    return;
+  }
+  if (p.minCoeff() == -INFINITY) {  // a logit that does not count: select key by key
+    const Eigen::Array<bool, 1, Eigen::Dynamic> keep = (keys.keep != 0) && (p != -INFINITY);
+    const double max_logit = keep.select(p, -INFINITY).maxCoeff();
+    if (max_logit == -INFINITY) {
+      p.setZero();
+      return;
+    }
+    p = keep.select((p - max_logit).exp(), 0.0);
+    p /= p.sum();
+    return;
+  }
+  const double max_logit = keys.all ? p.maxCoeff() : (p + keys.shift).maxCoeff();
+  if (max_logit == -INFINITY) {  // no key counts
     p.setZero();
     return;
   }
   p = (p - max_logit).exp();
-  p = keep.select(p, 0.0);
+  if (!keys.all) p *= keys.keep;  // exp of a masked key's logit is not exactly 0: make it so
   p /= p.sum();
 }
 
@@ -113,7 +185,7 @@ struct Scratch {
   detail::InputPanels Q_c, K_c, Q_r, block_panels;
   detail::WeightPanels K_c_w, K_r_w, Q_r_w, V_c_w;
   Matrix p2c_all, p2p_all, block, c2c_rows, c2p_rows, context_rows;
-  PerTerm<Block> term;
+  KeyMask keys;
 };
 
 }  // namespace
@@ -133,12 +205,12 @@ void attention(const AttentionHead& h, AttentionResult* out, bool keep_probs, bo
     w.K_c.reshape(N, d);
     w.K_c.pack(*h.K_c, 0, N);
     w.Q_r_w.pack(*h.Q_r, 0, h.Q_r->rows());
-    multiply(w.K_c, 0, N, w.Q_r_w, &w.p2c_all);  // [N, R]
+    multiply_padded(w.K_c, N, w.Q_r_w, &w.p2c_all);  // [N, R] (padded rows)
   }
   if (on[Term::p2p]) {
     w.Q_r.reshape(h.Q_r->rows(), d);
     w.Q_r.pack(*h.Q_r, 0, h.Q_r->rows());
-    multiply(w.Q_r, 0, h.Q_r->rows(), w.K_r_w, &w.p2p_all);  // [R, R]
+    multiply_padded(w.Q_r, h.Q_r->rows(), w.K_r_w, &w.p2p_all);  // [R, R] (padded rows)
   }
 
   out->context.resize(N, d);
@@ -147,6 +219,8 @@ void attention(const AttentionHead& h, AttentionResult* out, bool keep_probs, bo
     for (Term t : kAllTerms) out->terms[t] = on[t] ? Matrix(N, N) : Matrix();
     out->logits.resize(N, N);
   }
+  KeyMask& keys = w.keys;
+  keys.set(*h.mask);
   const int64_t block_capacity = std::min(N, kBlockRows);
   w.block.resize(block_capacity, N);
   w.block_panels.reshape(block_capacity, N);
@@ -154,15 +228,15 @@ void attention(const AttentionHead& h, AttentionResult* out, bool keep_probs, bo
     const int64_t rows = std::min(kBlockRows, N - i0);
     if (on[Term::c2c]) multiply(w.Q_c, i0, rows, w.K_c_w, &w.c2c_rows);
     if (on[Term::c2p]) multiply(w.Q_c, i0, rows, w.K_r_w, &w.c2p_rows);
-    term_rows(h, i0, rows, w.c2c_rows, w.c2p_rows, w.p2c_all, w.p2p_all, w.term);
+    const BlockTerms terms{&h, i0, rows, &w.c2c_rows, &w.c2p_rows, &w.p2c_all, &w.p2p_all};
     auto logits = w.block.topRows(rows);
-    sum_terms(on, w.term, logits);
     if (keep_maps) {
-      for (Term t : kAllTerms)
-        if (on[t]) out->terms[t].middleRows(i0, rows) = w.term[t].matrix();
+      block_logits<true>(terms, w.block.data(), N, &out->terms);
       out->logits.middleRows(i0, rows) = logits;
+    } else {
+      block_logits<false>(terms, w.block.data(), N, nullptr);
     }
-    for (int64_t r = 0; r < rows; ++r) softmax_row(w.block.row(r).data(), N, (*h.mask)[i0 + r] != 0, *h.mask);
+    for (int64_t r = 0; r < rows; ++r) softmax_row(w.block.row(r).data(), N, (*h.mask)[i0 + r] != 0, keys);
     if (h.masked) logits.setZero();  // a head switched off: no attention, no context
     w.block_panels.pack(w.block, 0, rows);
     multiply(w.block_panels, 0, rows, w.V_c_w, &w.context_rows);

@@ -166,19 +166,10 @@ void check_linear_input(const Matrix& W, const Matrix& x) {
                 std::to_string(x.rows()) + ", " + std::to_string(x.cols()) + "]");
 }
 
-void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y,
-                    bool rows_independent) {
-  auto out = y->middleCols(first, width);
-  if (rows_independent || x.rows() <= kGemmNtMaxRows) {
-    gemm_nt(x.data(), x.cols(), x.rows(), W.data() + first * W.cols(), W.cols(), width, x.cols(), y->data() + first,
-            y->cols());
-    if (bias.size() > 0) out.rowwise() += bias.segment(first, width).transpose();
-  } else if (bias.size() > 0) {
-    out.rowwise() = bias.segment(first, width).transpose();
-    out.noalias() += x * W.middleRows(first, width).transpose();
-  } else {
-    out.noalias() = x * W.middleRows(first, width).transpose();
-  }
+void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y) {
+  gemm_nt(x.data(), x.cols(), x.rows(), W.data() + first * W.cols(), W.cols(), width, x.cols(), y->data() + first,
+          y->cols());
+  if (bias.size() > 0) y->middleCols(first, width).rowwise() += bias.segment(first, width).transpose();
 }
 
 }  // namespace deberta::detail

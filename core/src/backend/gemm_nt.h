@@ -6,8 +6,9 @@
 // about as long copying (packing) w into its blocked layout as multiplying, and w — a weight
 // matrix or the 128k-row table — is read from memory once per forward anyway. This kernel reads w
 // in place, a tile of rows at a time, and keeps a tile of x rows in registers against it
-// ("dot-product form": each output is a dot product of two contiguous rows). For many rows
-// Eigen's packed kernel is as fast or faster, so the callers use this one below a row count.
+// ("dot-product form": each output is a dot product of two contiguous rows). Its one user now:
+// the position projections (`rows_independent`, any row count); other products of few rows read W
+// in place on the panel kernel (panel_gemm.h `linear_rows_in_place`), many rows pack it.
 //
 // Every output element gets the same arithmetic wherever it lies in a tile and however the
 // columns are split between tasks: lane-wise fused multiply-adds over k in order (8 lanes with
@@ -27,26 +28,21 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
              int64_t ldy);
 
 /// `*y`'s columns [first, first + width) = x `[N, in]` · W.middleRows(first, width)ᵀ + the same
-/// entries of `bias` (none when empty), with W `[out, in]` and y `[N, out]` already sized. Few rows
-/// (N ≤ kGemmNtMaxRows): `gemm_nt`, then the bias. More: Eigen's GEMM accumulating onto the bias
-/// (`y = b; y += x Wᵀ`: Eigen would otherwise zero y first and a second pass would add b). The one
-/// definition of a linear layer's product (`ops::linear`, `parallel_linears`). No errors (the
-/// callers check shapes).
-/// `rows_independent`: the dot-product kernel at any N (a row's bits then never depend on the
-/// other rows).
-void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y,
-                    bool rows_independent = false);
+/// entries of `bias` (none when empty), with W `[out, in]` and y `[N, out]` already sized: `gemm_nt`,
+/// then the bias. The fast backend's `rows_independent` products (the position projections) at any
+/// N: a row's bits never depend on the other rows. No errors (the callers check shapes).
+void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y);
 
 /// Throws `Error` naming both shapes unless x `[N, in]` fits W `[out, in]` (x.cols() == in).
 void check_linear_input(const Matrix& W, const Matrix& x);
 
-/// The row count up to which `parallel_linears` and the tied decoder use `gemm_nt` instead of
-/// Eigen's packed GEMM (measured: docs/performance.md, issue 17 third round).
+/// The row count up to which the fast products read W in place (`linear_rows_in_place`, and this
+/// file's `gemm_nt` for `rows_independent` ones) instead of packing it (measured:
+/// docs/performance.md).
 constexpr int64_t kGemmNtMaxRows = 32;
 
-/// Eigen's double-precision register panel with AVX-512 (3 × 8 rows of its left operand; 12 with
-/// AVX2 and 6 with SSE divide it): a column block of `linear_columns`'s Eigen path that starts on
-/// this grid gives bitwise the columns of the unsplit product (`column_blocks`, threading.h).
-constexpr int64_t kEigenPanel = 24;
+/// The grid of `column_blocks`' widths (threading.h): 24 columns, a multiple of the panel kernel's
+/// row groups (8 with AVX-512, 4 otherwise), so that a block of few rows starts on a group.
+constexpr int64_t kColumnGrid = 24;
 
 }  // namespace deberta::detail

@@ -65,9 +65,9 @@ struct Product {
 /// an elementwise or rows_done step, rethrown once every thread has stopped.
 void products(const std::vector<Product>& set);
 
-/// y = x Wᵀ + b `[N, out]` for x `[N, in]`: a product of `products` (threaded) for many rows, one
-/// thread's dot products for `few_rows`. Each row's bits depend on N only through that choice, and
-/// never on the thread count. Errors: x's width ≠ `in`.
+/// y = x Wᵀ + b `[N, out]` for x `[N, in]`: a product of `products` (threaded; W read in place for
+/// `few_rows`, packed above). Fast: a row's bits depend neither on N nor on the thread count.
+/// Errors: x's width ≠ `in`.
 Matrix linear(const Linear& layer, const Matrix& x);
 
 /// logits = h Eᵀ + bias `[M, V]` for h `[M, H]`, E `[V, H]`, bias `[V]`: the tied MLM decoder.
@@ -75,8 +75,9 @@ Matrix linear(const Linear& layer, const Matrix& x);
 /// Errors: shapes that do not fit.
 Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent);
 
-/// Whether `rows` rows are few enough that stacking several inputs into one `tied_decoder` call
-/// reads E once for all of them (the fast backend's dot-product path).
+/// Whether `rows` rows are few (≤ 32) for the fast backend: its products then read W in place
+/// instead of packing it, and stacking several inputs into one `tied_decoder` call reads E once
+/// for all of them.
 bool few_rows(int64_t rows);
 
 /// body(first, last) over ranges covering [0, rows) of rows `cols` entries wide, where every row is

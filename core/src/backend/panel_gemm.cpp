@@ -215,4 +215,18 @@ void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const 
   }
 }
 
+void linear_rows_in_place(const WeightPanels& x_rows, const Matrix& W, const Vector& bias, int64_t first, int64_t width,
+                          Matrix* y) {
+  const int64_t in = W.cols(), out = W.rows();
+  alignas(64) const double zeros[kRows] = {};
+  for (int64_t m0 = first; m0 < first + width; m0 += kRows) {
+    const int64_t rows = std::min<int64_t>(kRows, first + width - m0);
+    const int64_t next = std::min<int64_t>(kRows, first + width - m0 - rows);  // fetched meanwhile
+    // The kernel's "x" is these rows of W, its panel operand x's rows: y(n, m) lands at n · out + m.
+    multiply_rows_transposed(W.data() + m0 * in, in, rows, x_rows, bias.size() > 0 ? bias.data() + m0 : zeros,
+                             y->data() + m0, out, reinterpret_cast<const char*>(W.data() + (m0 + rows) * in),
+                             next * in * static_cast<int64_t>(sizeof(double)));
+  }
+}
+
 }  // namespace deberta::detail

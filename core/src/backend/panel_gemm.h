@@ -101,4 +101,14 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
 void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const WeightPanels& W, const double* start,
                               double* out, int64_t ldo, const char* prefetch = nullptr, int64_t prefetch_bytes = 0);
 
+/// A linear layer's product for few rows of x: y's columns [first, first + width) = x · Wᵀ + b for
+/// x given as panels (`x_rows`: x's N rows packed as a WeightPanels, N ≤ a few panels), W `[out, in]`
+/// read in place kPanelRows rows at a time (the next ones fetched meanwhile), b `[out]` or empty.
+/// W is read once, straight from memory, and never packed: at N ≤ 32 its bytes cost more than its
+/// arithmetic. Each entry is bias + its dot product in the order of k, one fused multiply-add per k:
+/// the same bits as `multiply_panels` on packed W (a row's bits do not depend on N or on the
+/// path). y: `[N, out]`, already sized. No errors (the caller checks shapes).
+void linear_rows_in_place(const WeightPanels& x_rows, const Matrix& W, const Vector& bias, int64_t first, int64_t width,
+                          Matrix* y);
+
 }  // namespace deberta::detail

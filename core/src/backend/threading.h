@@ -43,11 +43,11 @@ void for_row_ranges(int64_t rows, const std::function<void(int64_t first, int64_
 int64_t rows_per_range(int64_t cols);
 
 /// The fixed column partition of a product with `cols` output columns: `count` blocks of `width`
-/// columns (the last may be narrower). At most 4 blocks; width a multiple of 24, Eigen's
-/// double-precision register panel on AVX-512 (3 × 8; 12 on AVX2, 6 on SSE, both divide 24). A
-/// block that starts on that grid takes the same kernel path as in the whole product, so each
-/// block gives bitwise the columns the unsplit product gives (checked in tests/test_threads.cpp
-/// for the presets' shapes). Depends on `cols` only, never on the thread count.
+/// columns (the last may be narrower), for the products of few rows. At most 4 blocks; width a
+/// multiple of 24 (`detail::kColumnGrid`: whole row groups of the panel kernel). Both kernels of
+/// few rows give each entry arithmetic of its own, so each block gives bitwise the columns the
+/// unsplit product gives (checked in tests/test_threads.cpp for the presets' shapes). Depends on
+/// `cols` only, never on the thread count.
 struct ColumnBlocks {
   int64_t width = 0;
   int64_t count = 0;
@@ -62,9 +62,11 @@ ColumnBlocks column_blocks(int64_t cols);
 /// (`ops::PackedScope`), or packed by the thread that takes the block; any thread claims its tiles
 /// one by one, and a thread with no block left takes the remaining tiles of the others. So two
 /// cores of unequal speed share a product by how fast each is. Every entry is bias + its dot
-/// product in the order of k, whichever tile and thread computes it. Otherwise — N ≤ 32 rows or the
-/// position projections — one task per `column_blocks` block, the dot-product kernel of
-/// core/src/backend/gemm_nt.h. Either way each entry's bits do not depend on the thread count.
+/// product in the order of k, whichever tile and thread computes it. N ≤ 32 rows: one task per
+/// `column_blocks` block, x as one panel operand and W read in place (`linear_rows_in_place`: no
+/// packing, the same bits as the packed path, so a row's bits never depend on N). The position
+/// projections (`rows_independent`): the same blocks on the dot-product kernel of
+/// core/src/backend/gemm_nt.h. Each entry's bits never depend on the thread count.
 /// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]` (`ops::check_product`);
 /// the first exception of a job's steps.
 void parallel_linears(const std::vector<ops::Product>& jobs);
