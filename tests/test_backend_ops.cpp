@@ -222,6 +222,22 @@ void check_attention(Random& random, Worst& worst, const Shape& s) {
       CHECK(same_bits(full.probs, probs_only.probs));
       CHECK(bare.probs.size() == 0);
       CHECK(bare.logits.size() == 0);
+      // The rows by distance (entry i − j + N − 1) instead of the matrices: the same bits.
+      std::vector<int64_t> c2p_distance(static_cast<size_t>(2 * N - 1)), p2c_distance(c2p_distance.size());
+      for (int64_t t = 0; t < 2 * N - 1; ++t) {
+        const int64_t i = std::max<int64_t>(0, t - (N - 1)), j = i - (t - (N - 1));
+        c2p_distance[static_cast<size_t>(t)] = (*a.c2p_row)(i, j), p2c_distance[static_cast<size_t>(t)] = (*a.p2c_row)(i, j);
+      }
+      ops::AttentionHead by_distance = h;
+      by_distance.c2p_by_distance = c2p_distance.data(), by_distance.p2c_by_distance = p2c_distance.data();
+      ops::AttentionResult full_by_distance, bare_by_distance;
+      ops::fast::attention(by_distance, &full_by_distance, true, true);
+      ops::fast::attention(by_distance, &bare_by_distance, false, false);
+      CHECK(same_bits(bare_by_distance.context, bare.context));
+      CHECK(same_bits(full_by_distance.context, full.context));
+      CHECK(same_bits(full_by_distance.probs, full.probs));
+      CHECK(same_bits(full_by_distance.logits, full.logits));
+      for (Term t : kAllTerms) CHECK(same_bits(full_by_distance.terms[t], full.terms[t]));
       ops::reference::attention(h, &ref, true, true);
       for (const ops::AttentionResult* got : {&full, &ref}) {
         const std::string which = got == &full ? "attention" : "attention (reference)";

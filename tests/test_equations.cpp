@@ -261,6 +261,9 @@ TEST_SUITE("equations") {
     CHECK(seq.c2p_row(0, 0) == 1);
     CHECK(seq.c2p_row(0, 1) == 0);
     CHECK(seq.c2p_row(1, 0) == 1);
+    // The same rows by distance i − j + N − 1 (what the fast attention reads): −1, 0, 1.
+    CHECK(seq.c2p_by_distance == std::vector<int64_t>{0, 1, 1});
+    CHECK(seq.p2c_by_distance == std::vector<int64_t>{seq.p2c_row(0, 1), seq.p2c_row(0, 0), seq.p2c_row(1, 0)});
     const LayerTrace t = run_layer(m, 0, I, I, seq, TraceLevel::Full);
     // c2c = s·x xᵀ = diag(.5); c2p(0,0) = s·Q0·P[1] = 0, c2p(0,1) = s·Q0·P[0] = .5,
     // c2p(1,0) = s·Q1·P[1] = .5, c2p(1,1) = s·Q1·P[1] = .5.

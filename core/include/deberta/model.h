@@ -187,6 +187,10 @@ struct SequenceContext {
   Vector mask;                   ///< `[N]` 0/1
   IndexMatrix rel_pos;           ///< `[N, N]` (bucketed in v2)
   IndexMatrix c2p_row, p2c_row;  ///< `[N, N]` table rows read by c2p and p2c
+  /// The same rows by distance alone, `[2N − 1]`: entry i − j + N − 1 is c2p_row(i, j) (p2c_row(i, j))
+  /// — δ(i, j) depends on i − j only, checked when they are built; empty without relative attention.
+  /// The fast backend's attention reads these instead of the N² matrices.
+  std::vector<int64_t> c2p_by_distance, p2c_by_distance;
   Matrix rel_table;              ///< `[2k, H]` relative table as used
   int64_t row_lo = 0, row_hi = -1;  ///< range of table rows any term reads
   ResolvedAttention attention;

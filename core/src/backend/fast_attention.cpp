@@ -15,7 +15,9 @@
 #include "backend/panel_gemm.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 namespace deberta::ops::fast {
 
@@ -63,7 +65,7 @@ struct BlockTerms {
 // order (this file is compiled without contraction into fused multiply-adds). One pass over the
 // entries, a chunk of keys at a time; `Keep`: each scaled term also written to `maps` (rows i0 …
 // of the trace's `[N, N]` maps), from the same values, so that keeping maps changes no bit.
-template <bool C2P, bool P2C, bool P2P, bool C2C, bool Keep>
+template <bool C2P, bool P2C, bool P2P, bool C2C, bool Keep, bool ByDistance>
 void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matrix>* maps) {
   const AttentionHead& h = *b.h;
   const int64_t N = h.K_c->rows(), o = h.row_offset;
@@ -74,9 +76,18 @@ void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matri
     const int64_t j1 = std::min(N, j0 + kKeyChunk);
     for (int64_t r = 0; r < b.rows; ++r) {
       const int64_t i = b.i0 + r;
-      // (no two of these overlap: __restrict lets the compiler vectorise the gathers)
-      const int64_t* __restrict c2p_idx = h.c2p_row ? h.c2p_row->row(i).data() : nullptr;
-      const int64_t* __restrict p2c_idx = h.p2c_row ? h.p2c_row->row(i).data() : nullptr;
+      // Key j's table rows: row i of the index matrices at j, or (ByDistance) the distance vectors
+      // at i − j + N − 1, read backwards from i + N − 1. (No two of the pointers below overlap.)
+      const int64_t* __restrict c2p_idx = nullptr;
+      const int64_t* __restrict p2c_idx = nullptr;
+      if constexpr (ByDistance) {
+        c2p_idx = h.c2p_by_distance ? h.c2p_by_distance + i + N - 1 : nullptr;
+        p2c_idx = h.p2c_by_distance ? h.p2c_by_distance + i + N - 1 : nullptr;
+      } else {
+        c2p_idx = h.c2p_row ? h.c2p_row->row(i).data() : nullptr;
+        p2c_idx = h.p2c_row ? h.p2c_row->row(i).data() : nullptr;
+      }
+      constexpr int64_t step = ByDistance ? -1 : 1;
       const double* __restrict c2p = C2P ? b.c2p_rows->row(r).data() - o : nullptr;  // indexed by table row
       const double* __restrict p2c = P2C ? b.p2c_all->data() - o : nullptr;          // key j's row at j · ld_p2c
       const double* __restrict p2p = P2P ? b.p2p_all->data() - o * ld_p2p - o : nullptr;
@@ -94,17 +105,17 @@ void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matri
         // ((c2p + p2c) + p2p) + c2c over the terms that are on: the first one starts the sum.
         double sum = 0;
         if constexpr (C2P) {
-          const double t = s * c2p[c2p_idx[j]];
+          const double t = s * c2p[c2p_idx[step * j]];
           if constexpr (Keep) keep_c2p[j] = t;
           sum = t;
         }
         if constexpr (P2C) {
-          const double t = s * p2c[j * ld_p2c + p2c_idx[j]];
+          const double t = s * p2c[j * ld_p2c + p2c_idx[step * j]];
           if constexpr (Keep) keep_p2c[j] = t;
           sum = C2P ? sum + t : t;
         }
         if constexpr (P2P) {
-          const double t = s * p2p[p2c_idx[j] * ld_p2p + c2p_idx[j]];
+          const double t = s * p2p[p2c_idx[step * j] * ld_p2p + c2p_idx[step * j]];
           if constexpr (Keep) keep_p2p[j] = t;
           sum = C2P || P2C ? sum + t : t;
         }
@@ -119,19 +130,23 @@ void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matri
   }
 }
 
-// `block_logits` for the terms that are on (a table of the 16 instantiations, by bit mask).
+// `block_logits` for the terms that are on: a table of its instantiations, by bit mask (c2p 1,
+// p2c 2, p2p 4, c2c 8, the distance vectors 16).
+using BlockLogitsFn = void (*)(const BlockTerms&, double*, int64_t, PerTerm<Matrix>*);
+template <bool Keep, size_t... I>
+constexpr std::array<BlockLogitsFn, sizeof...(I)> block_logits_table(std::index_sequence<I...>) {
+  return {&block_logits<(I & 1) != 0, (I & 2) != 0, (I & 4) != 0, (I & 8) != 0, Keep, (I & 16) != 0>...};
+}
 template <bool Keep>
 void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matrix>* maps) {
-  using Fn = void (*)(const BlockTerms&, double*, int64_t, PerTerm<Matrix>*);
-  static constexpr Fn table[16] = {
-      block_logits<0, 0, 0, 0, Keep>, block_logits<1, 0, 0, 0, Keep>, block_logits<0, 1, 0, 0, Keep>,
-      block_logits<1, 1, 0, 0, Keep>, block_logits<0, 0, 1, 0, Keep>, block_logits<1, 0, 1, 0, Keep>,
-      block_logits<0, 1, 1, 0, Keep>, block_logits<1, 1, 1, 0, Keep>, block_logits<0, 0, 0, 1, Keep>,
-      block_logits<1, 0, 0, 1, Keep>, block_logits<0, 1, 0, 1, Keep>, block_logits<1, 1, 0, 1, Keep>,
-      block_logits<0, 0, 1, 1, Keep>, block_logits<1, 0, 1, 1, Keep>, block_logits<0, 1, 1, 1, Keep>,
-      block_logits<1, 1, 1, 1, Keep>};
-  const PerTerm<bool>& on = b.h->terms;
-  const int which = (on[Term::c2p] ? 1 : 0) | (on[Term::p2c] ? 2 : 0) | (on[Term::p2p] ? 4 : 0) | (on[Term::c2c] ? 8 : 0);
+  static constexpr auto table = block_logits_table<Keep>(std::make_index_sequence<32>());
+  const AttentionHead& h = *b.h;
+  const PerTerm<bool>& on = h.terms;
+  // The distance vectors, when given for every index the active terms read.
+  const bool c2p_rows = on[Term::c2p] || on[Term::p2p], p2c_rows = on[Term::p2c] || on[Term::p2p];
+  const bool by_distance = (!c2p_rows || h.c2p_by_distance) && (!p2c_rows || h.p2c_by_distance);
+  const size_t which = (on[Term::c2p] ? 1 : 0) | (on[Term::p2c] ? 2 : 0) | (on[Term::p2p] ? 4 : 0) |
+                       (on[Term::c2c] ? 8 : 0) | (by_distance ? 16 : 0);
   table[which](b, logits, ld, maps);
 }
 

@@ -110,6 +110,13 @@ struct AttentionHead {
   /// knows them (the sequence context does: `SequenceContext::row_lo`, `row_hi`); checked against
   /// K_r's and Q_r's rows instead of scanning the N² indices for every head. -1: scan.
   int64_t rows_lo = -1, rows_hi = -1;
+  /// Optional, when the table row of (i, j) depends on i − j alone (one sequence's δ(i, j) does):
+  /// `c2p_by_distance[i − j + N − 1]` = (*c2p_row)(i, j), `[2N − 1]`, and likewise for p2c. The
+  /// fast backend then reads these 2N − 1 numbers instead of the N² of the matrices (4 MB at
+  /// N = 512, read again by every head); the reference reads the matrices. The caller vouches that
+  /// both agree (`SequenceContext` builds them from its matrices and checks). Null: the matrices.
+  const int64_t* c2p_by_distance = nullptr;
+  const int64_t* p2c_by_distance = nullptr;
   PerTerm<bool> terms;                   ///< the terms in the sum
   double scale = 1;                      ///< s, applied to each term before the sum
   const Vector* mask = nullptr;          ///< `[N]`, 1 = token (queries and keys)

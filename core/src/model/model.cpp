@@ -40,6 +40,20 @@ bool any_reads(const ResolvedAttention& r, bool (*reads)(Term)) {
     if (r.terms[t] && reads(t)) return true;
   return false;
 }
+
+// rows(i, j) as a function of i − j: entry i − j + N − 1, `[2N − 1]` (from row 0 and column 0),
+// checked against every entry; empty when the rows are not such a function.
+std::vector<int64_t> by_distance(const IndexMatrix& rows) {
+  const int64_t N = rows.rows();
+  if (N == 0 || rows.cols() != N) return {};
+  std::vector<int64_t> v(static_cast<size_t>(2 * N - 1));
+  for (int64_t i = 0; i < N; ++i) v[static_cast<size_t>(i + N - 1)] = rows(i, 0);
+  for (int64_t j = 1; j < N; ++j) v[static_cast<size_t>(N - 1 - j)] = rows(0, j);
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      if (rows(i, j) != v[static_cast<size_t>(i - j + N - 1)]) return {};
+  return v;
+}
 }  // namespace
 
 void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name) {
@@ -150,6 +164,8 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   // Released code: p2c reads the row of i − j, like c2p. Paper (eq. 4): δ(j, i), the row of j − i.
   s.p2c_row = s.attention.p2c_index == P2CIndex::Code ? s.c2p_row
                                                    : table_rows(negated(s.rel_pos), s.attention.k, s.attention.window);
+  s.c2p_by_distance = by_distance(s.c2p_row);
+  s.p2c_by_distance = by_distance(s.p2c_row);
   s.rel_table = relative_embedding_table(c, model.weights);
   const auto& r = s.attention;
   int64_t lo = 2 * r.k, hi = -1;
@@ -269,12 +285,16 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
 
 namespace {
 // One head's operands for the backend's eq. 4 (views of `p` and `a`: both must outlive the call).
-ops::AttentionHead head_operands(const HeadProjections& p, const AttentionSetup& a, bool masked, int64_t rows_lo,
-                                 int64_t rows_hi) {
+ops::AttentionHead head_operands(const HeadProjections& p, const AttentionSetup& a, bool masked,
+                                 const SequenceContext& seq) {
   ops::AttentionHead h;
   h.Q_c = &p.Q_c, h.K_c = &p.K_c, h.V_c = &p.V_c, h.K_r = &p.K_r, h.Q_r = &p.Q_r;
   h.c2p_row = a.c2p_row, h.p2c_row = a.p2c_row, h.row_offset = p.row_offset;
-  h.rows_lo = rows_lo, h.rows_hi = rows_hi;
+  h.rows_lo = seq.row_lo, h.rows_hi = seq.row_hi;
+  // The distance vectors stand for the matrices only where they are the sequence's own.
+  const auto n = static_cast<size_t>(2 * p.Q_c.rows() - 1);
+  if (a.c2p_row == &seq.c2p_row && seq.c2p_by_distance.size() == n) h.c2p_by_distance = seq.c2p_by_distance.data();
+  if (a.p2c_row == &seq.p2c_row && seq.p2c_by_distance.size() == n) h.p2c_by_distance = seq.p2c_by_distance.data();
   h.terms = a.terms, h.scale = a.scale, h.mask = a.mask, h.masked = masked;
   return h;
 }
@@ -341,7 +361,7 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     // the trace keeps them), pinned to attention_head by tests/test_backend_ops.cpp.
     if (backend() == Backend::Fast) {
       ops::AttentionResult head;
-      ops::attention(head_operands(p, setup, masked, seq.row_lo, seq.row_hi), &head, keep_probs, full);
+      ops::attention(head_operands(p, setup, masked, seq), &head, keep_probs, full);
       keep(h, head.context, head.terms, head.logits, head.probs);
     } else {
       HeadResult head = attention_head(p, setup, masked, full);
