@@ -288,6 +288,34 @@ TEST_SUITE("backend_ops") {
     CHECK(listed.size() == std::size(ops::kOpNames));
   }
 
+  TEST_CASE("attention: a padding key's logit, however large, gets probability 0 and overflows nothing") {
+    // The fast op's softmax sends a masked key through exp as −∞ (its logit could exceed the
+    // largest counted one by more than exp's range); the reference skips it. Key 4 is padding and
+    // its c2c logit ~1e6 above the others; query 4 (padding) gets a zero row.
+    const int64_t N = 5, d = 4;
+    Matrix Q_c = Matrix::Constant(N, d, 0.5), K_c = Matrix::Constant(N, d, 0.25), V_c = Matrix::Identity(N, d);
+    K_c.row(4).setConstant(1e6);
+    Vector mask = Vector::Ones(N);
+    mask[4] = 0;
+    ops::AttentionHead h;
+    h.Q_c = &Q_c, h.K_c = &K_c, h.V_c = &V_c, h.mask = &mask, h.scale = 1;
+    h.terms[Term::c2c] = true;
+    for (bool all_but_padding_masked : {false, true}) {
+      if (all_but_padding_masked) mask.head(4).setZero(), mask[4] = 1;  // one key left: probability 1
+      ops::AttentionResult fast, ref;
+      ops::fast::attention(h, &fast, true, false);
+      ops::reference::attention(h, &ref, true, false);
+      CHECK(fast.probs.allFinite());
+      CHECK(fast.context.allFinite());
+      CHECK((fast.probs - ref.probs).cwiseAbs().maxCoeff() <= 1e-15);
+      if (!all_but_padding_masked) {
+        CHECK(fast.probs.col(4).isZero(0));
+        CHECK(fast.probs.row(4).isZero(0));
+        CHECK(fast.probs.row(0).sum() == doctest::Approx(1.0));
+      }
+    }
+  }
+
   TEST_CASE("whole layers with padding masks: the fast backend agrees with the reference to 1e-12 (relative)") {
     ThreadGuard threads;
     set_num_threads(2);

@@ -188,8 +188,13 @@ void softmax_row(double* row, int64_t N, bool query_counts, const KeyMask& keys)
     p.setZero();
     return;
   }
-  p = (p - max_logit).exp();
-  if (!keys.all) p *= keys.keep;  // exp of a masked key's logit is not exactly 0: make it so
+  if (keys.all) {
+    p = (p - max_logit).exp();
+  } else {
+    // A masked key's logit goes through exp as −∞ (never overflowing, whatever its value), and
+    // exp(−∞) is not exactly 0 in Eigen's exp: the mask makes it so.
+    p = (p + keys.shift - max_logit).exp() * keys.keep;
+  }
   p /= p.sum();
 }
 
