@@ -224,7 +224,8 @@ TEST_SUITE("equations") {
     ThreadCountGuard guard;
     const test::BackendGuard fast(Backend::Fast);
     UniformMatrices random{std::mt19937_64(29)};
-    for (const auto& [in, out] : std::vector<std::pair<int64_t, int64_t>>{{384, 384}, {384, 1536}, {1536, 384}, {100, 203}}) {
+    for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{{384, 384}, {384, 1536}, {1536, 384}, {100, 203}}) {
+      const int64_t in = shape.first, out = shape.second;  // (a structured binding cannot be captured in C++17)
       const Linear layer{random(out, in), random(out, 1).col(0)}, no_bias{layer.weight, Vector()};
       const Matrix many = random(70, in);
       const std::shared_ptr<const ops::PackedWeights> panels = ops::pack_weights({&layer, &no_bias});
