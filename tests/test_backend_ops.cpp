@@ -181,7 +181,7 @@ void check_tasks(Random&, Worst&, const Shape& s) {
 // Whether a and b are the same doubles, bit for bit (shapes included).
 bool same_bits(const Matrix& a, const Matrix& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
-         std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(double)) == 0;
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(double)) == 0);
 }
 
 // eq. 4 whole for one head: both backends' `attention` against the equations layer's
