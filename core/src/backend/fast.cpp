@@ -188,8 +188,9 @@ struct JobState {
 // weights (`ops::PackedWeights`, ready at once) or are packed by the thread that takes the block;
 // then any thread claims the block's row tiles one at a time (a thread with no block left claims
 // the remaining tiles of the others' blocks). Direct: one `linear_rows_in_place` (or
-// `linear_columns`) call by the thread that takes it. A block's own panels go into the buffer of its owner's previous block once every tile
-// of that one is done: the buffer is still in the owner's cache.
+// `linear_columns`) call by the thread that takes it. A block's own panels go into the buffer of
+// its owner's previous block once every tile of that one is done: the buffer is still in the
+// owner's cache.
 struct Block {
   const ops::Product* job;
   JobState* shared;
