@@ -157,10 +157,20 @@ ColumnBlocks packed_blocks(int64_t cols, int64_t depth) {
 // kernel with W read in place (`linear_rows_in_place`: the same bits as the packed path), or the
 // dot-product kernel for `rows_independent` products (`linear_columns`).
 bool packed(const ops::Product& j) {
-  return !j.rows_independent && j.x->rows() > detail::kGemmNtMaxRows && j.layer->weight.cols() > 0;
+  return !j.rows_independent && j.x->rows() > detail::kInPlaceMaxRows && j.layer->weight.cols() > 0;
 }
 bool rows_in_place(const ops::Product& j) {
   return !j.rows_independent && !packed(j) && j.x->rows() > 0 && j.layer->weight.cols() > 0;
+}
+
+// The operand a set of products makes from x, made by `make` for the first product that reads x
+// and shared by the others (Q_c, K_c and V_c read one x): `of[i]` is the x of `made[i]`.
+template <typename Operand, typename Make>
+Operand* operand_of(const Matrix* x, std::vector<const Matrix*>& of, std::vector<std::unique_ptr<Operand>>& made,
+                    Make make) {
+  const auto i = static_cast<size_t>(std::find(of.begin(), of.end(), x) - of.begin());
+  if (i == of.size()) made.push_back(make()), of.push_back(x);
+  return made[i].get();
 }
 
 // The elementwise steps of a job on one block of its output (Product::elementwise, ::residual).
@@ -344,26 +354,20 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
   for (size_t job = 0; job < jobs.size(); ++job) {
     const ops::Product& j = jobs[job];
     const detail::WeightPanels* few = nullptr;
-    if (rows_in_place(j)) {
-      const size_t i = static_cast<size_t>(std::find(x_rows_of.begin(), x_rows_of.end(), j.x) - x_rows_of.begin());
-      if (i == x_rows_of.size()) {
-        x_rows.push_back(std::make_unique<detail::WeightPanels>());
-        x_rows.back()->pack(*j.x, 0, j.x->rows());
-        x_rows_of.push_back(j.x);
-      }
-      few = x_rows[i].get();
-    }
+    if (rows_in_place(j))
+      few = operand_of(j.x, x_rows_of, x_rows, [&] {
+        auto panels = std::make_unique<detail::WeightPanels>();
+        panels->pack(*j.x, 0, j.x->rows());
+        return panels;
+      });
     const InputPanels* input = nullptr;
-    if (packed(j)) {
-      const size_t i = static_cast<size_t>(std::find(input_of.begin(), input_of.end(), j.x) - input_of.begin());
-      if (i == input_of.size()) {
-        inputs.push_back(std::make_unique<InputPanels>(j.x->rows(), j.x->cols()));
-        input_of.push_back(j.x);
+    if (packed(j))
+      input = operand_of(j.x, input_of, inputs, [&] {
+        auto panels = std::make_unique<InputPanels>(j.x->rows(), j.x->cols());
         for (int64_t r = 0; r < j.x->rows(); r += kTileRows)
-          input_chunks.push_back({inputs.back().get(), j.x, r, std::min(kTileRows, j.x->rows() - r)});
-      }
-      input = inputs[i].get();
-    }
+          input_chunks.push_back({panels.get(), j.x, r, std::min(kTileRows, j.x->rows() - r)});
+        return panels;
+      });
     const int64_t out = j.layer->weight.rows();
     const ColumnBlocks b = input ? packed_blocks(out, j.x->cols()) : column_blocks(out);
     JobState& state = states[job];
@@ -482,7 +486,7 @@ Matrix linear(const Linear& layer, const Matrix& x) {
   return y;
 }
 
-bool few_rows(int64_t rows) { return rows <= detail::kGemmNtMaxRows; }
+bool few_rows(int64_t rows) { return rows <= detail::kInPlaceMaxRows; }
 
 // logits = h Eᵀ + bias on the panel kernel, E read in place: the masked rows' h are one panel
 // operand (packed once); the vocabulary goes in fixed slices of 256 rows, one task each, and inside

@@ -28,20 +28,15 @@ static_assert(kBlockRows % detail::kPanelRows == 0, "a block of rows must start 
 
 using Row = Eigen::Array<double, 1, Eigen::Dynamic>;
 
-// y `[rows, W rows]` = x's rows [row0, row0 + rows) · Wᵀ on the panel kernel.
-void multiply(const detail::InputPanels& x, int64_t row0, int64_t rows, const detail::WeightPanels& W, Matrix* y) {
-  y->resize(rows, W.count);
+// y `[rows, W rows]` = x's rows [row0, row0 + rows) · Wᵀ on the panel kernel. `padded`: for a
+// product read down its columns (p2c, p2p gather from many rows at once), y's rows get one cache
+// line more than a multiple of 64 bytes (y's first W.count columns are the product's): a row stride
+// of a multiple of 4 kB (R = 512 table rows) would put the rows a block reads into the same few
+// sets of the L1 cache, evicting each other.
+void multiply(const detail::InputPanels& x, int64_t row0, int64_t rows, const detail::WeightPanels& W, Matrix* y,
+              bool padded = false) {
+  y->resize(rows, padded ? (W.count + 7) / 8 * 8 + 8 : W.count);
   detail::multiply_panels(W, 0, x, row0, rows, W.count, y->data(), y->cols(), /*from_zero=*/true);
-}
-
-// The same for a product read down its columns (p2c, p2p gather from many rows at once): y gets
-// `padded(W rows)` columns, of which the first W.count are the product's. A row stride of a
-// multiple of 4 kB (R = 512 table rows) would put the rows a block reads into the same few sets
-// of the L1 cache, evicting each other; a stride one cache line longer spreads them.
-int64_t padded(int64_t cols) { return (cols + 7) / 8 * 8 + 8; }
-void multiply_padded(const detail::InputPanels& x, int64_t rows, const detail::WeightPanels& W, Matrix* y) {
-  y->resize(rows, padded(W.count));
-  detail::multiply_panels(W, 0, x, 0, rows, W.count, y->data(), y->cols(), /*from_zero=*/true);
 }
 
 // Keys per chunk of a block's logits: query rows of a block read key j's row of K_c Q_rᵀ (p2c) at
@@ -70,7 +65,7 @@ void block_logits(const BlockTerms& b, double* logits, int64_t ld, PerTerm<Matri
   const AttentionHead& h = *b.h;
   const int64_t N = h.K_c->rows(), o = h.row_offset;
   const double s = h.scale;
-  // Row strides of the position products (padded: see `padded`).
+  // Row strides of the position products (padded: see `multiply`).
   const int64_t ld_p2c = P2C ? b.p2c_all->cols() : 0, ld_p2p = P2P ? b.p2p_all->cols() : 0;
   for (int64_t j0 = 0; j0 < N; j0 += kKeyChunk) {
     const int64_t j1 = std::min(N, j0 + kKeyChunk);
@@ -225,12 +220,12 @@ void attention(const AttentionHead& h, AttentionResult* out, bool keep_probs, bo
     w.K_c.reshape(N, d);
     w.K_c.pack(*h.K_c, 0, N);
     w.Q_r_w.pack(*h.Q_r, 0, h.Q_r->rows());
-    multiply_padded(w.K_c, N, w.Q_r_w, &w.p2c_all);  // [N, R] (padded rows)
+    multiply(w.K_c, 0, N, w.Q_r_w, &w.p2c_all, /*padded=*/true);  // [N, R] (padded rows)
   }
   if (on[Term::p2p]) {
     w.Q_r.reshape(h.Q_r->rows(), d);
     w.Q_r.pack(*h.Q_r, 0, h.Q_r->rows());
-    multiply_padded(w.Q_r, h.Q_r->rows(), w.K_r_w, &w.p2p_all);  // [R, R] (padded rows)
+    multiply(w.Q_r, 0, h.Q_r->rows(), w.K_r_w, &w.p2p_all, /*padded=*/true);  // [R, R] (padded rows)
   }
 
   out->context.resize(N, d);

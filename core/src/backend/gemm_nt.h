@@ -36,11 +36,6 @@ void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_
 /// Throws `Error` naming both shapes unless x `[N, in]` fits W `[out, in]` (x.cols() == in).
 void check_linear_input(const Matrix& W, const Matrix& x);
 
-/// The row count up to which the fast products read W in place (`linear_rows_in_place`, and this
-/// file's `gemm_nt` for `rows_independent` ones) instead of packing it (measured:
-/// docs/performance.md).
-constexpr int64_t kGemmNtMaxRows = 32;
-
 /// The grid of `column_blocks`' widths (threading.h): 24 columns, a multiple of the panel kernel's
 /// row groups (8 with AVX-512, 4 otherwise), so that a block of few rows starts on a group.
 constexpr int64_t kColumnGrid = 24;

@@ -101,6 +101,11 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
 void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const WeightPanels& W, const double* start,
                               double* out, int64_t ldo, const char* prefetch = nullptr, int64_t prefetch_bytes = 0);
 
+/// The row count up to which the fast products read W in place (`linear_rows_in_place`, and
+/// gemm_nt.h's dot products for `rows_independent` ones) instead of packing it: at N ≤ 32, W's
+/// bytes cost more than its arithmetic (docs/performance.md).
+constexpr int64_t kInPlaceMaxRows = 32;
+
 /// A linear layer's product for few rows of x: y's columns [first, first + width) = x · Wᵀ + b for
 /// x given as panels (`x_rows`: x's N rows packed as a WeightPanels, N ≤ a few panels), W `[out, in]`
 /// read in place kPanelRows rows at a time (the next ones fetched meanwhile), b `[out]` or empty.

@@ -165,7 +165,7 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   s.p2c_row = s.attention.p2c_index == P2CIndex::Code ? s.c2p_row
                                                    : table_rows(negated(s.rel_pos), s.attention.k, s.attention.window);
   s.c2p_by_distance = by_distance(s.c2p_row);
-  s.p2c_by_distance = by_distance(s.p2c_row);
+  s.p2c_by_distance = s.attention.p2c_index == P2CIndex::Code ? s.c2p_by_distance : by_distance(s.p2c_row);
   s.rel_table = relative_embedding_table(c, model.weights);
   const auto& r = s.attention;
   int64_t lo = 2 * r.k, hi = -1;
