@@ -353,6 +353,28 @@ TEST_SUITE("equations") {
     }
   }
 
+  TEST_CASE("threads: a layer's post-LN steps, fused into the fast backend's products, are the equations', bit for bit") {
+    // run_layer on the fast backend adds the residual, applies the activation and normalises rows
+    // inside the products' tiles (model.cpp); the equations' residual_layer_norm and feed_forward
+    // make the same numbers in separate passes.
+    ThreadCountGuard guard;
+    const Model model = make_preset_model("tiny");
+    UniformMatrices random{std::mt19937_64(17)};
+    for (int64_t n : {7, 45}) {  // x read as panels (≤ 32 rows), and packed in tiles
+      SequenceContext seq = make_sequence_context(model, bench_inputs(model.config, n), {});
+      project_positions(model, &seq);
+      const Matrix x = random(n, model.config.hidden_size);
+      const LayerWeights& w = model.weights.layers[1];
+      for (int threads : {1, 2, 3}) {
+        set_num_threads(threads);
+        const LayerTrace t = run_layer(model, 1, x, x, seq, TraceLevel::Probs);
+        const Matrix attention_output = residual_layer_norm(t.attention.context, w.attention.output, x, w.attention.output_norm);
+        check_same_bits(t.attention_output, attention_output, "attention output, N = " + std::to_string(n));
+        check_same_bits(t.output, feed_forward(attention_output, w, model.config.hidden_act), "layer output, N = " + std::to_string(n));
+      }
+    }
+  }
+
   TEST_CASE("threads: Linear::apply is x W^T + b within the rounding bound of a K-term dot product, both kernels") {
     // Few rows (N ≤ 32) take the dot-product kernel of core/src/gemm_nt.h, more rows Eigen's GEMM.
     // Shapes with k not a multiple of the 8 (or 4) SIMD lanes and out not a multiple of the 6
@@ -484,7 +506,7 @@ TEST_SUITE("equations") {
     for (int64_t k = 0; k < table.size(); ++k) table.data()[k] = u(rng);
     Vector bias(V);
     for (int64_t k = 0; k < V; ++k) bias[k] = u(rng);
-    for (int64_t M : {1, 3, 16, 32, 33, 40}) {  // ≤ 32: in place (gemm_nt.h); more: GEMM per slice
+    for (int64_t M : {1, 3, 16, 32, 33, 40, 74}) {  // 74: the masked rows at N = 512
       Matrix h(M, E);
       for (int64_t k = 0; k < h.size(); ++k) h.data()[k] = u(rng);
       Matrix plain = h * table.transpose();
@@ -495,6 +517,12 @@ TEST_SUITE("equations") {
       const double err = (one - plain).cwiseAbs().maxCoeff(&r, &c);
       CHECK_MESSAGE(err <= 1e-12, "M = " << M << ": worst [" << r << ", " << c << "] ours " << one(r, c) << ", plain "
                                          << plain(r, c) << ", |diff| " << err);
+      // A row's logits have the same bits whatever the other rows and the path (rows_independent).
+      for (int64_t k : {int64_t{0}, M / 2, M - 1}) {
+        const Matrix alone = tied_decoder_logits(h.row(k), table, bias);
+        CHECK_MESSAGE(std::memcmp(alone.data(), one.row(k).eval().data(), alone.size() * sizeof(double)) == 0,
+                      "M = " << M << ", row " << k << " alone");
+      }
       for (int threads : {2, 3}) {
         set_num_threads(threads);
         const Matrix many = tied_decoder_logits(h, table, bias);

@@ -6,8 +6,14 @@ command recorded there and compares every figure: counts exactly, rates and cros
 1e-10. Also checks the model's promise: on its own held-out text of Korean, Japanese and Chinese,
 no token is [UNK].
 
+The six commands run side by side, one thread each (OMP_NUM_THREADS=1): a forward's numbers do not
+depend on its thread count (tests/test_threads.cpp), and sentences of ~20 tokens gain nothing from
+a second thread (under load, two threads that wait for each other at every product cost more):
+24 s on two cores, where one after another at the default thread count took 170 s.
+
     eval_test.py DEBERTA_CLI REPO_DIR
 """
+import concurrent.futures
 import json
 import os
 import shlex
@@ -20,10 +26,18 @@ def main():
     model = os.path.join(repo, "notebooks_data", "models", "deberta-tiny-multilingual")
     with open(os.path.join(model, "eval.json"), encoding="utf-8") as f:
         recorded = json.load(f)
-    passed = failed = 0
-    for lang, figures in recorded["languages"].items():
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+
+    def run(figures):
         args = shlex.split(figures["command"])[1:]  # the recorded command, run with this build's CLI
-        out = subprocess.run([cli] + args, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.run([cli] + args, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    languages = recorded["languages"]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        outputs = dict(zip(languages, pool.map(run, languages.values())))
+    passed = failed = 0
+    for lang, figures in languages.items():
+        out = outputs[lang]
         if out.returncode != 0:
             print("FAIL %s: exit %d: %s" % (lang, out.returncode, out.stderr.strip()))
             failed += 1

@@ -375,6 +375,40 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   return t;
 }
 
+namespace {
+// The post-LN steps of a layer as the fast backend runs them: the equations' `residual_layer_norm`
+// and `feed_forward`, with the elementwise steps done by the thread that computed each tile of a
+// product (the activation on the tile, then the residual added, then LayerNorm of rows whose every
+// column is done: `ops::Product`'s steps). The reference backend runs the equations themselves.
+// Each entry gets the same operations in the same order as the equations (bias + the dot product,
+// + the residual; `layer_norm_rows`; the activation per entry), so the results are bitwise theirs
+// (tests/test_threads.cpp). Why: with two threads, a separate pass over a product's output reads
+// half of it from the other core's cache; at N = 128 the serial add and LayerNorm cost ~4 % of a
+// layer (docs/performance.md).
+
+/// LN(x Wᵀ + b + residual) `[N, out]` for x `[N, in]`, residual `[N, out]` (equations'
+/// `residual_layer_norm`). Errors: as `residual_layer_norm` (shapes, via the product's check).
+Matrix post_ln_output(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
+  if (backend() != Backend::Fast) return residual_layer_norm(x, dense, residual, norm);
+  Matrix sum, out(x.rows(), dense.weight.rows());
+  ops::Product p{&dense, &x, &sum};
+  p.residual = &residual;
+  p.rows_done = [&](int64_t first, int64_t last) { layer_norm_rows(sum, first, last, norm, &out); };
+  ops::products({p});
+  return out;
+}
+
+/// LN(act(a W_iᵀ + b_i) W_oᵀ + b_o + a) `[N, H]` for a `[N, H]` (equations' `feed_forward`).
+Matrix post_ln_feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
+  if (backend() != Backend::Fast) return feed_forward(a, w, act);
+  Matrix inner;
+  ops::Product up{&w.intermediate, &a, &inner};
+  up.elementwise = [act](Eigen::Ref<Matrix> block) { activation_in_place(block, act); };
+  ops::products({up});
+  return post_ln_output(inner, w.output, a, w.output_norm);
+}
+}  // namespace
+
 LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
                      const SequenceContext& seq, TraceLevel level) {
   const LayerWeights& w = model.weights.layers[layer];
@@ -382,8 +416,8 @@ LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, con
   const ops::PackedScope packed_products(packed.get());  // the layer's products read the model's panels
   LayerTrace t;
   t.attention = disentangled_attention(model, layer, query, kv, seq, level);
-  t.attention_output = residual_layer_norm(t.attention.context, w.attention.output, query, w.attention.output_norm);
-  t.output = feed_forward(t.attention_output, w, model.config.hidden_act);
+  t.attention_output = post_ln_output(t.attention.context, w.attention.output, query, w.attention.output_norm);
+  t.output = post_ln_feed_forward(t.attention_output, w, model.config.hidden_act);
   if (level == TraceLevel::None) t.attention.context = t.attention_output = Matrix();
   return t;
 }
