@@ -15,5 +15,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The viewer is not built here (it needs GL; its suites run in the Release build); notebooks: NumPy vs
 # the CLI (numerics, run in the Release suite; 2.5 min under ASan); zoo_stats: Python statistics
 # that run no C++ (40 s here for nothing the sanitizers could see).
-(cd build-asan && ctest -j"$(nproc)" --output-on-failure --timeout 900 -E "viewer|notebooks|zoo_stats")
+(cd build-asan && ctest -j"${CTEST_JOBS:-$(nproc)}" --output-on-failure --timeout 900 -E "viewer|notebooks|zoo_stats")
 BUILD=build-asan bash scripts/fuzz.sh "$seconds"

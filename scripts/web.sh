@@ -120,9 +120,12 @@ build_web_deps() {  # build_web_deps PREFIX FLAGS
     cp "$prefix/sentencepiece-src/src/sentencepiece_processor.h" "$prefix/include/"
   fi
 }
+# The two sets side by side: most of their time is configure checks, one emcc call after another.
 DEPS=$OUT/deps
-build_web_deps "$DEPS" "$DEP_FLAGS"
+build_web_deps "$DEPS" "$DEP_FLAGS" &
+one_thread_deps=$!
 build_web_deps "$OUT/deps-mt" "$DEP_FLAGS -pthread"
+wait "$one_thread_deps"
 
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
   -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
