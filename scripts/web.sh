@@ -104,8 +104,13 @@ build_web_deps() {  # build_web_deps PREFIX FLAGS
   fi
   if [[ ! -f "$prefix/lib/libzip.a" ]]; then
     debian_source libzip "$prefix/libzip-src" libzip-dev
+    # Its configure checks' answers for libzip 1.7.3 under emscripten 3.1.6 (Debian 12's pair), when
+    # that is the pair here (scripts/web-libzip-checks.cmake); else it runs them (~10 min).
+    local checks=()
+    grep -q "VERSION 1.7.3" "$prefix/libzip-src/CMakeLists.txt" && [[ $(emcc --version | head -1) == *" 3.1.6 "* ]] &&
+      checks=(-C "$ROOT/scripts/web-libzip-checks.cmake")
     # (CMake's check_type_size reads 9 for off_t and size_t under emscripten 3.1.6: given here.)
-    dep_cmake "$prefix/libzip-src" "$prefix/libzip-build" -DBUILD_SHARED_LIBS=OFF -DBUILD_TOOLS=OFF \
+    dep_cmake "$prefix/libzip-src" "$prefix/libzip-build" "${checks[@]}" -DBUILD_SHARED_LIBS=OFF -DBUILD_TOOLS=OFF \
       -DBUILD_REGRESS=OFF -DBUILD_EXAMPLES=OFF -DBUILD_DOC=OFF -DENABLE_COMMONCRYPTO=OFF -DENABLE_GNUTLS=OFF \
       -DENABLE_MBEDTLS=OFF -DENABLE_OPENSSL=OFF -DENABLE_WINDOWS_CRYPTO=OFF -DENABLE_BZIP2=OFF -DENABLE_LZMA=OFF \
       -DZLIB_INCLUDE_DIR="$prefix/include" -DZLIB_LIBRARY="$prefix/lib/libz.a" \
