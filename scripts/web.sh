@@ -69,8 +69,8 @@ debian_source imgui "$IMGUI_DIR" libimgui-dev
 export NODE_PATH=/usr/share/nodejs
 unset EM_CACHE
 # emcc checks its toolchain (LLVM, node) on every call here, ~1 s each (the packaged cache keeps no
-# record of a passed check): a third of each configure check of the libraries below (libzip's
-# configure alone makes ~220 emcc calls) and half of each compile. Checked once, then skipped.
+# record of a passed check): about half of each compile and a third of each configure check.
+# Checked once, then skipped.
 emcc --check >/dev/null 2>&1 || { echo "web.sh: emcc --check failed:" >&2; emcc --check >&2; exit 1; }
 export EMCC_SKIP_SANITY_CHECK=1
 
