@@ -85,10 +85,13 @@ std::future<std::shared_ptr<const LoadedModel>> background_load(Jobs& j, const s
 
 void run_deferred_jobs(App& app) {
   Jobs& j = app.jobs;
-  // The loads' steps for ~25 ms (one tensor may take longer), then the page draws the progress bar.
+  // The loads' steps for ~25 ms, at least one (a tensor may take longer), then the page draws the
+  // progress bar.
   const auto t0 = std::chrono::steady_clock::now();
-  while (!j.steppers.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(25))
+  while (!j.steppers.empty()) {
     if (j.steppers.front()()) j.steppers.erase(j.steppers.begin());
+    if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >= j.step_ms) break;
+  }
   auto run = [](auto& f) {
     if (f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) f.wait();
   };

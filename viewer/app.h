@@ -61,8 +61,11 @@ struct Jobs {
   std::string loading_b_path;
   std::future<std::shared_ptr<const CompareResult>> comparing;  ///< model B on model A's input
   /// The web edition's loads (one thread): each runs one step per call (viewer::LoadJob) and says
-  /// whether it finished; `run_deferred_jobs` runs ~25 ms of them a frame. Empty on the desktop.
+  /// whether it finished; `run_deferred_jobs` runs `step_ms` of them a frame. Empty on the desktop.
   std::vector<std::function<bool()>> steppers;
+  /// Milliseconds of the loads' steps a frame runs, at least one step (the browser test sets 0:
+  /// exactly one step a frame, so a load spans as many frames as it has steps on any machine).
+  double step_ms = 25;
   uint64_t detail_generation = 0;      ///< the result generation of the newest detail request
   std::vector<int64_t> detail_layers;  ///< and its layers
 };
@@ -77,7 +80,7 @@ struct App {
 // ----------------------------------------------------------------------------------------------
 // Actions (app.cpp)
 
-/// The web edition (one thread): runs ~25 ms of the model loads' steps (`Jobs::steppers`) and
+/// The web edition (one thread): runs `Jobs::step_ms` (~25 ms) of the model loads' steps, at least one, and
 /// the comparisons started in an earlier frame, now, on this thread (their futures are deferred
 /// there). The desktop's run on threads: nothing to do.
 void run_deferred_jobs(App& app);

@@ -102,26 +102,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   if (ready && frames_after_ready_ == 3 && o_.lesson_show_me)
     std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", tab_name(s.tab), s.layer, s.head, s.qi, s.kj,
                 s.distance_k);
-  if (first && !o_.lesson_answer.empty() && !s.lesson.steps.empty()) {
-    const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
-    std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", o_.lesson_answer.c_str());
-    const LessonVerdict v = judge_lesson_answer(step, o_.lesson_answer);
-    s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
-    if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
-    s.lesson.mistake = v.mistake;
-    std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, o_.lesson_answer.c_str(), v.text().c_str());
-  }
-  if (first && o_.lesson_reveal && !s.lesson.steps.empty()) {
-    s.lesson.revealed = true;
-    if (s.lesson.attempts == 0) {
-      std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
-    } else {
-      // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
-      const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
-      std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
-      for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
-    }
-  }
+  if (first) lesson_actions(s, o_.lesson_answer, o_.lesson_reveal, false);
   if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};
     for (const auto& [path, grid] : figures) {
@@ -166,6 +147,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
       exit_code_ = 1;
     }
   }
+  if (o_.tour) return exit_code_ != 0 || tour_step(app, ready, waited);
   if (!ready && waited > o_.timeout) {
     std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
     exit_code_ = 1;
@@ -191,6 +173,80 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     done = true;
   }
   return done;
+}
+
+void HeadlessDriver::lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool show_me) const {
+  if (s.lesson.steps.empty()) return;
+  const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
+  if (!answer.empty()) {
+    std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", answer.c_str());
+    const LessonVerdict v = judge_lesson_answer(step, answer);
+    s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
+    if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
+    s.lesson.mistake = v.mistake;
+    std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, answer.c_str(), v.text().c_str());
+  }
+  if (show_me) s.lesson.press_show_me = true;
+  if (!reveal) return;
+  s.lesson.revealed = true;
+  if (s.lesson.attempts == 0) {
+    std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
+    return;
+  }
+  // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
+  std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
+  for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
+}
+
+bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
+  ViewerState& s = app.state;
+  if (tour_frames_ < 0) {  // the first result is shown: every tab, then the lesson's steps (added below)
+    if (!ready) {
+      if (waited <= o_.timeout) return false;
+      std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
+      exit_code_ = 1;
+      return true;
+    }
+    for (int k = 0; k < static_cast<int>(Tab::Count); ++k) tour_.push_back({static_cast<Tab>(k)});
+    start_layer_ = s.layer, start_head_ = s.head, start_emd_head_ = s.emd_head, start_qi_ = s.qi, start_kj_ = s.kj;
+    start_k_ = s.distance_k;
+    tour_frames_ = o_.frames;  // "the previous stop is done"
+  }
+  const double stop_waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - tour_stop_began_).count();
+  if (!ready) {
+    if (stop_waited <= o_.timeout) return false;
+    std::fprintf(stderr, "deberta-viewer: tour: gave up waiting for stop %zu after %.0f s\n", tour_next_, stop_waited);
+    exit_code_ = 1;
+    return true;
+  }
+  ++tour_frames_;
+  const TourStop* current = tour_next_ > 0 ? &tour_[tour_next_ - 1] : nullptr;
+  if (current && current->lesson_step >= 0 && tour_frames_ == 1)  // the step was drawn once: its steps are built
+    lesson_actions(s, "0", !current->show_me, current->show_me);
+  if (current && current->show_me && tour_frames_ == 3)
+    std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", tab_name(s.tab), s.layer, s.head, s.qi, s.kj,
+                s.distance_k);
+  if (tour_frames_ < std::max(o_.frames, 3)) return false;
+  // The Lesson tab has been drawn, so its steps are known: a stop for each, twice.
+  if (current && current->tab == Tab::Lesson && current->lesson_step < 0)
+    for (int k = 0; k < static_cast<int>(s.lesson.steps.size()); ++k)
+      for (const bool show_me : {false, true}) tour_.insert(tour_.begin() + static_cast<long>(tour_next_) + 2 * k + show_me, {Tab::Lesson, k, show_me});
+  if (tour_next_ == tour_.size()) {
+    std::printf("tour: %zu stops drawn\n", tour_.size());
+    return true;
+  }
+  const TourStop& next = tour_[tour_next_++];
+  s.layer = start_layer_, s.head = start_head_, s.emd_head = start_emd_head_, s.qi = start_qi_, s.kj = start_kj_;
+  s.distance_k = start_k_;
+  s.tab = next.tab, s.switch_tab = true;
+  if (next.lesson_step >= 0) s.lesson.go_to(next.lesson_step);
+  std::printf("tour: %s", tab_name(next.tab));
+  if (next.lesson_step >= 0) std::printf(" step %d, %s", next.lesson_step + 1, next.show_me ? "show me" : "show the working");
+  std::printf("\n");
+  std::fflush(stdout);  // a crash at this stop leaves its name as the last line
+  tour_frames_ = 0;
+  tour_stop_began_ = std::chrono::steady_clock::now();
+  return false;
 }
 
 bool HeadlessDriver::after_swap(const App& app, double frame_ms, double ui_ms) {

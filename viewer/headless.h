@@ -37,6 +37,10 @@ struct HeadlessOptions {
   std::string figure_pipeline, figure_links;  ///< the Pipeline / Token links diagrams (.pdf / .svg)
   Quantity figure_quantity = Quantity::Probs;
   int bench_frames = 0;             ///< render this many frames once ready, print mean and p95 frame time
+  /// --tour: once ready, open every tab, then every lesson step twice (answer 0 and "show the
+  /// working"; answer 0 and "show me"), each from the first selection, `frames` settled frames a
+  /// stop; print a line a stop, then exit. One process instead of one a stop (issue 28's test).
+  bool tour = false;
 };
 
 /// Drives one run of the viewer in the headless modes (and applies --ablate in the interactive one).
@@ -61,6 +65,25 @@ class HeadlessDriver {
   int exit_code() const { return exit_code_; }
 
  private:
+  /// One stop of --tour: a tab, or a lesson step (0-based) with "show the working" or "show me".
+  struct TourStop {
+    Tab tab = Tab::Grid;
+    int lesson_step = -1;
+    bool show_me = false;
+  };
+  /// Types `answer` into the lesson step and presses "check", then "show the working" (`reveal`)
+  /// or "show me" (`show_me`, pressed in the next frame) as the panel's buttons do; prints the
+  /// verdict and the working.
+  void lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool show_me) const;
+  /// --tour, after a frame drawn once ready: counts the stop's settled frames, moves to the next
+  /// stop (restoring the first selection) and says when the tour is over.
+  bool tour_step(App& app, bool ready, double waited);
+
+  std::vector<TourStop> tour_;
+  size_t tour_next_ = 0;
+  int tour_frames_ = -1;  ///< settled frames drawn at the current stop (−1: the tour has not begun)
+  int start_layer_ = 0, start_head_ = 0, start_emd_head_ = 0, start_qi_ = 0, start_kj_ = 0, start_k_ = 0;  ///< each stop's selection
+  std::chrono::steady_clock::time_point tour_stop_began_{};
   HeadlessOptions o_;
   bool applied_args_ = false;
   size_t then_load_next_ = 0;

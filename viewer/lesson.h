@@ -215,6 +215,18 @@ struct LessonState {
   /// learner has committed a number (right or wrong), or when the step does not apply.
   bool answer_visible(const LessonStep& st) const { return !st.applies || checked > 0 || (revealed && attempts > 0); }
   bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
+  /// Opens step `to` (0-based) afresh: no answer, no attempt, the working hidden, the keyboard in
+  /// the answer box. The same step again changes nothing.
+  void go_to(int to) {
+    if (to == step) return;
+    step = to;
+    checked = 0;
+    attempts = 0;
+    mistake.clear();
+    revealed = false;
+    given[0] = '\0';
+    focus_answer = true;
+  }
   bool focus_answer = true;    ///< put the keyboard in the answer box (a new step, or after a wrong answer)
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
   uint64_t built_generation = 0;

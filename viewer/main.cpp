@@ -1,10 +1,11 @@
 // main.cpp — deberta-viewer: the command line, the window, the fixed layout of the panels, keyboard
 // shortcuts and the frame loop. The headless modes (--screenshot, --export, --figure,
-// --bench-frames) are driven by headless.cpp; --bench-rerun (no window) by bench_rerun.cpp.
+// --bench-frames, --tour) are driven by headless.cpp; --bench-rerun (no window) by bench_rerun.cpp.
 //
 //   deberta-viewer [--model DIR] [--text "…"] [--ids 1,2,3] [--mask-id N]
 //   deberta-viewer --screenshot OUT.png [--frames N] [--panel NAME] [--select L:H[:I:J]] [--ablate "…"]
 //   deberta-viewer --bench-frames N
+//   deberta-viewer --tour [--frames N]
 //   deberta-viewer --bench-rerun N [--model DIR | preset:xsmall] [--threads T]
 //
 // [SECTION] index: arguments · window · main loop (the layout and keys: layout.cpp, shared with the web edition)
@@ -70,6 +71,7 @@ struct Args {
   std::string lesson_answer;  ///< headless: type this answer into the lesson and press "check"
   bool lesson_reveal = false; ///< headless: press "reveal"
   bool lesson_show_me = false; ///< headless: press "show me" once the result is shown
+  bool tour = false;           ///< --tour: every tab and lesson step in one run (headless.h)
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
   std::string figure_pipeline, figure_links;  ///< headless: the Pipeline / Token links diagrams (.pdf/.svg)
@@ -179,6 +181,9 @@ int parse_args(int argc, char** argv, Args* out) {
 ;
   cli.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: press \"show the working\" after --lesson-answer (the working shows only after an attempt)");
   cli.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
+  cli.add_flag("--tour", args.tour,
+               "Headless: draw every tab, then every lesson step (answer 0, then \"show the working\"; answer 0, then \"show me\"), "
+               "--frames frames each, printing a line a stop, and exit");
   cli.add_option("--zoom", args.zoom,
                  "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
                  "e.g. 0.1,0.1,16");
@@ -216,7 +221,7 @@ int parse_args(int argc, char** argv, Args* out) {
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 
-  args.headless = !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
+  args.headless = args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
                   !args.figure_pipeline.empty() || !args.figure_links.empty();
   viewer::MapView& zoom_view = args.zoom_view;
   if (!args.zoom.empty() &&
@@ -324,6 +329,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   ho.figure = args.figure, ho.figure_grid = args.figure_grid, ho.figure_quantity = args.figure_q;
   ho.figure_pipeline = args.figure_pipeline, ho.figure_links = args.figure_links;
   ho.bench_frames = args.bench_frames;
+  ho.tour = args.tour;
   return ho;
 }
 

@@ -77,17 +77,6 @@ bool refresh_lesson(ViewerState& s) {
   return true;
 }
 
-void go_to(LessonState& L, int step) {
-  if (step == L.step) return;
-  L.step = step;
-  L.checked = 0;
-  L.attempts = 0;
-  L.mistake.clear();
-  L.revealed = false;
-  L.given[0] = '\0';
-  L.focus_answer = true;
-}
-
 /// The map of the step beside the question, with its cell outlined (null when it has none).
 void draw_step_map(App& app, const LessonStep& st) {
   ViewerState& s = app.state;
@@ -367,16 +356,16 @@ void DrawLessonPanel(App& app) {
   const LessonStep& st = L.steps[static_cast<size_t>(L.step)];
 
   // Navigation: previous / next and the list of steps.
-  if (ImGui::ArrowButton("##prev", ImGuiDir_Left) && L.step > 0) go_to(L, L.step - 1);
+  if (ImGui::ArrowButton("##prev", ImGuiDir_Left) && L.step > 0) L.go_to(L.step - 1);
   ImGui::SameLine();
-  if (ImGui::ArrowButton("##next", ImGuiDir_Right) && L.step + 1 < n) go_to(L, L.step + 1);
+  if (ImGui::ArrowButton("##next", ImGuiDir_Right) && L.step + 1 < n) L.go_to(L.step + 1);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.6f, 460.0f));
   if (ImGui::BeginCombo("##steps", st.title.c_str())) {
     for (int k = 0; k < n; ++k) {
       const LessonStep& o = L.steps[static_cast<size_t>(k)];
       const std::string label = o.title + (o.applies ? "" : "   " + std::string(tr("(does not apply here)"))) + "###step" + std::to_string(k);
-      if (ImGui::Selectable(label.c_str(), k == L.step)) go_to(L, k);
+      if (ImGui::Selectable(label.c_str(), k == L.step)) L.go_to(k);
     }
     ImGui::EndCombo();
   }
@@ -428,7 +417,7 @@ void DrawLessonPanel(App& app) {
     // TRANSLATORS: heads the reason a lesson step does not apply (shown below it).
     ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s", tr("Not with this model or input:"));
     ImGui::TextWrapped("%s", st.skip_reason.c_str());
-    if (L.step + 1 < n && ImGui::Button((std::string(tr("next step")) + "###next step").c_str())) go_to(L, L.step + 1);
+    if (L.step + 1 < n && ImGui::Button((std::string(tr("next step")) + "###next step").c_str())) L.go_to(L.step + 1);
   } else {
     ImGui::TextUnformatted(tr("Question"));
     ImGui::TextWrapped("%s", st.question.c_str());

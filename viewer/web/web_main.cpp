@@ -11,6 +11,8 @@
 //                              load's ("loading the model: 40 %"), "" when idle
 //   web_load_frames()          frames drawn while the last model load ran (the browser test's
 //                              "the page does not freeze during a load": ≥ 2 for a stepped load)
+//   web_set_load_step_ms(ms)   milliseconds of a load's steps a frame (25; 0: one step a frame, the
+//                              browser test's setting, which makes a load span a frame a tensor)
 //   web_widget_rect(name)      where a named widget (e.g. the "c2p" switch, the "text" box) was
 //                              drawn: the browser test clicks it with real mouse events
 //   web_text_input(utf8)       text typed, composed by an input method or pasted into the page's
@@ -477,9 +479,16 @@ EMSCRIPTEN_KEEPALIVE void web_open_model_files(const char* dir) {
 }
 
 /// Frames begun while the model load started by the last `web_open_model_files` ran: a load done
-/// in one call is seen by one frame; a stepped one (~25 ms of steps a frame) by every frame it
-/// spans, more on a busy machine. The browser test's check (g) (issue 44: a count, not a speed).
+/// in one call is seen by one frame; a stepped one by every frame it spans (with
+/// `web_set_load_step_ms(0)`, one a tensor). The browser test's check (g) (issue 44: a count, not a speed).
 EMSCRIPTEN_KEEPALIVE int web_load_frames() { return g_load_frames; }
+
+/// Sets the time a frame gives the model loads' steps (`Jobs::step_ms`, 25 ms by default; at least
+/// one step runs a frame). 0: one step a frame, so a load spans as many frames as it has tensors
+/// on a fast machine as on a busy one (the browser test's check (g)). Negative or NaN: ignored.
+EMSCRIPTEN_KEEPALIVE void web_set_load_step_ms(double ms) {
+  if (g_app && ms >= 0) g_app->jobs.step_ms = ms;
+}
 
 /// Sets the ablation from `deberta predict`'s switches and re-runs; returns "" or the error.
 EMSCRIPTEN_KEEPALIVE const char* web_ablate(const char* flags) {
