@@ -20,6 +20,7 @@ ROOT=$PWD
 OUT=${DEBERTA_WEB_OUT:-$ROOT/build-web}
 serve=1
 [[ "${1:-}" == "--build-only" ]] && serve=0
+took() { echo "web.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }
 
 SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
@@ -64,6 +65,7 @@ debian_source() {
 IMGUI_DIR=$OUT/imgui-src
 [[ -f "$IMGUI_DIR/imgui.cpp" ]] && touch "$IMGUI_DIR/.unpacked"
 debian_source imgui "$IMGUI_DIR" libimgui-dev
+took "packages and sources ready"
 
 # Debian's emscripten: its node wants Debian's node modules; its packaged cache stays as it is.
 export NODE_PATH=/usr/share/nodejs
@@ -136,10 +138,12 @@ build_web_deps "$DEPS" "$DEP_FLAGS" &
 one_thread_deps=$!
 build_web_deps "$OUT/deps-mt" "$DEP_FLAGS -pthread"
 wait "$one_thread_deps"
+took "WebAssembly libraries built"
 
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
   -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
 cmake --build "$OUT/cmake" -j "$(nproc)"
+took "both builds of the explorer done"
 
 # The static site: index.html at its root.
 SITE=$OUT/site
@@ -170,3 +174,4 @@ if [[ $serve -eq 1 ]]; then
   cd "$SITE" && exec python3 -m http.server 8000 --bind 127.0.0.1
 fi
 echo "web.sh: built $SITE"
+took "done"
