@@ -46,6 +46,32 @@ std::vector<std::string> export_all(const ViewerState& s, const std::string& dir
   return lines;
 }
 
+/// Types `answer` into the lesson step and presses "check", then "show the working" (`reveal`) or
+/// "show me" (`show_me`, pressed by the panel in the next frame), as the panel's buttons do; prints
+/// the verdict and the working. Nothing without the step's questions (built when it is drawn).
+void lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool show_me) {
+  if (s.lesson.steps.empty()) return;
+  const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
+  if (!answer.empty()) {
+    std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", answer.c_str());
+    const LessonVerdict v = judge_lesson_answer(step, answer);
+    s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
+    if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
+    s.lesson.mistake = v.mistake;
+    std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, answer.c_str(), v.text().c_str());
+  }
+  if (show_me) s.lesson.press_show_me = true;
+  if (!reveal) return;
+  s.lesson.revealed = true;
+  if (s.lesson.attempts == 0) {
+    std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
+    return;
+  }
+  // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
+  std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
+  for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
+}
+
 }  // namespace
 
 HeadlessDriver::HeadlessDriver(HeadlessOptions options) : o_(std::move(options)) {}
@@ -175,29 +201,6 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   return done;
 }
 
-void HeadlessDriver::lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool show_me) const {
-  if (s.lesson.steps.empty()) return;
-  const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
-  if (!answer.empty()) {
-    std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", answer.c_str());
-    const LessonVerdict v = judge_lesson_answer(step, answer);
-    s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
-    if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
-    s.lesson.mistake = v.mistake;
-    std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, answer.c_str(), v.text().c_str());
-  }
-  if (show_me) s.lesson.press_show_me = true;
-  if (!reveal) return;
-  s.lesson.revealed = true;
-  if (s.lesson.attempts == 0) {
-    std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
-    return;
-  }
-  // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
-  std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
-  for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
-}
-
 bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
   ViewerState& s = app.state;
   if (tour_frames_ < 0) {  // the first result is shown: every tab, then the lesson's steps (added below)
@@ -239,7 +242,7 @@ bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
   s.layer = start_layer_, s.head = start_head_, s.emd_head = start_emd_head_, s.qi = start_qi_, s.kj = start_kj_;
   s.distance_k = start_k_;
   s.tab = next.tab, s.switch_tab = true;
-  if (next.lesson_step >= 0) s.lesson.go_to(next.lesson_step);
+  if (next.lesson_step >= 0) s.lesson.start_step(next.lesson_step);
   std::printf("tour: %s", tab_name(next.tab));
   if (next.lesson_step >= 0) std::printf(" step %d, %s", next.lesson_step + 1, next.show_me ? "show me" : "show the working");
   std::printf("\n");

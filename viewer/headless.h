@@ -71,10 +71,6 @@ class HeadlessDriver {
     int lesson_step = -1;
     bool show_me = false;
   };
-  /// Types `answer` into the lesson step and presses "check", then "show the working" (`reveal`)
-  /// or "show me" (`show_me`, pressed in the next frame) as the panel's buttons do; prints the
-  /// verdict and the working.
-  void lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool show_me) const;
   /// --tour, after a frame drawn once ready: counts the stop's settled frames, moves to the next
   /// stop (restoring the first selection) and says when the tour is over.
   bool tour_step(App& app, bool ready, double waited);

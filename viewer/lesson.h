@@ -216,9 +216,8 @@ struct LessonState {
   bool answer_visible(const LessonStep& st) const { return !st.applies || checked > 0 || (revealed && attempts > 0); }
   bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
   /// Opens step `to` (0-based) afresh: no answer, no attempt, the working hidden, the keyboard in
-  /// the answer box. The same step again changes nothing.
-  void go_to(int to) {
-    if (to == step) return;
+  /// the answer box (also when `to` is the step shown).
+  void start_step(int to) {
     step = to;
     checked = 0;
     attempts = 0;
@@ -226,6 +225,10 @@ struct LessonState {
     revealed = false;
     given[0] = '\0';
     focus_answer = true;
+  }
+  /// The step buttons: opens step `to` afresh; the step shown keeps its answer.
+  void go_to(int to) {
+    if (to != step) start_step(to);
   }
   bool focus_answer = true;    ///< put the keyboard in the answer box (a new step, or after a wrong answer)
   std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
