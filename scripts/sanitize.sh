@@ -2,19 +2,14 @@
 # One clang build with AddressSanitizer + UndefinedBehaviorSanitizer (+ libFuzzer coverage) in
 # build-asan/: runs the whole test suite under the sanitizers, then each fuzz target for N seconds
 # (default 30) on its seed corpus.   scripts/sanitize.sh [fuzz-seconds-per-target]
-#   scripts/sanitize.sh --build-only   the build alone (scripts/test.sh runs it during the main
-#                                      suite, at the lowest priority)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_only=0
-[[ "${1:-}" == "--build-only" ]] && build_only=1 && shift
 seconds=${1:-30}
 # -g1: line tables only — enough for file:line in sanitizer reports, much cheaper to compile than -g.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DDEBERTA_FUZZ=ON -DDEBERTA_BUILD_VIEWER=OFF \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
   -DDEBERTA_NATIVE=OFF >/dev/null
 cmake --build build-asan -j"${JOBS:-$(nproc)}"
-[[ $build_only -eq 1 ]] && exit 0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The viewer is not built here (it needs GL; its suites run in the Release build); notebooks: NumPy vs

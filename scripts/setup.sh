@@ -6,9 +6,6 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake pkg-config ninja-build
-  # pgrep (scripts/test.sh stops the builds it started beside the others) and util-linux's flock
-  # (scripts/web.sh: one build of a site at a time).
-  procps util-linux
   libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev gettext
   libzip-dev libsentencepiece-dev libpcre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum

@@ -21,12 +21,6 @@ OUT=${DEBERTA_WEB_OUT:-$ROOT/build-web}
 serve=1
 [[ "${1:-}" == "--build-only" ]] && serve=0
 took() { echo "web.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }
-# One build of $OUT at a time: scripts/test.sh starts one beside the native build, and ctest's
-# web_site runs this again (then it waits here, and finds everything built).
-mkdir -p "$OUT"
-exec 9>"$OUT/.lock"
-flock 9 || { echo "web.sh: cannot lock $OUT/.lock" >&2; exit 1; }
-took "lock on $OUT held"
 
 SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
