@@ -4,12 +4,19 @@
 # deberta-viewer --export writes the trace of one input; `deberta dump` runs the exported inputs
 # (same ablation) and `deberta diff` must find every tensor equal within 1e-12 — encoder, emd.*,
 # mlm.* and task heads (rtd.*, cls.*, tokcls.*) alike.
-#   export_all.sh VIEWER DEBERTA OUTDIR SOURCE_DIR
+#   export_all.sh VIEWER DEBERTA OUTDIR SOURCE_DIR      (under xvfb-run, or it starts one a model)
 # Inputs: models with a tokenizer get a sentence with [MASK] (and a pair for classifiers); the
 # others the unpadded input_ids of their golden inputs (python3 + numpy read the safetensors).
 set -u
 viewer=$1 deberta=$2 out=$3 src=$4
-command -v xvfb-run >/dev/null 2>&1 || { echo "FAIL: xvfb-run not found; install xvfb xauth libgl1-mesa-dri" >&2; exit 1; }
+# One X server for every model when the caller gives a display (ctest runs this under xvfb-run),
+# else one each.
+if [ -z "${DISPLAY:-}" ]; then
+  command -v xvfb-run >/dev/null 2>&1 || { echo "FAIL: xvfb-run not found; install xvfb xauth libgl1-mesa-dri" >&2; exit 1; }
+fi
+run_viewer() {
+  if [ -n "${DISPLAY:-}" ]; then "$viewer" "$@"; else xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" "$@"; fi
+}
 rm -rf "$out"
 mkdir -p "$out"
 py=${PYTHON:-/usr/bin/python3}
@@ -58,7 +65,7 @@ EOT
   ablate=""
   [ -f "$model/run.json" ] && grep -q microsoft "$model/run.json" && ablate="--relative-positions microsoft"
   [ -n "$ablate" ] && set -- "$@" --ablate "$ablate"
-  if ! xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" --screenshot "$dir/window.png" --export "$dir" "$@" >"$dir.log" 2>&1; then
+  if ! run_viewer --screenshot "$dir/window.png" --export "$dir" "$@" >"$dir.log" 2>&1; then
     echo "FAIL $name: deberta-viewer --export failed: $(tail -1 "$dir.log")" >&2; fail=1; continue
   fi
   # shellcheck disable=SC2086
