@@ -46,6 +46,12 @@ std::vector<std::string> export_all(const ViewerState& s, const std::string& dir
   return lines;
 }
 
+/// Where "show me" went: the tab, layer, head, cell and k now selected (for scripts and tests).
+void print_show_me(const ViewerState& s) {
+  std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", tab_name(s.tab), s.layer, s.head, s.qi, s.kj,
+              s.distance_k);
+}
+
 /// Types `answer` into the lesson step and presses "check", then "show the working" (`reveal`) or
 /// "show me" (`show_me`, pressed by the panel in the next frame), as the panel's buttons do; prints
 /// the verdict and the working. Nothing without the step's questions (built when it is drawn).
@@ -126,8 +132,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   const bool first = ready && frames_after_ready_ == 1;
   if (first && o_.lesson_show_me) s.lesson.press_show_me = true;
   if (ready && frames_after_ready_ == 3 && o_.lesson_show_me)
-    std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", tab_name(s.tab), s.layer, s.head, s.qi, s.kj,
-                s.distance_k);
+    print_show_me(s);
   if (first) lesson_actions(s, o_.lesson_answer, o_.lesson_reveal, false);
   if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};
@@ -227,8 +232,7 @@ bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
   if (current && current->lesson_step >= 0 && tour_frames_ == 1)  // the step was drawn once: its steps are built
     lesson_actions(s, "0", !current->show_me, current->show_me);
   if (current && current->show_me && tour_frames_ == 3)
-    std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", tab_name(s.tab), s.layer, s.head, s.qi, s.kj,
-                s.distance_k);
+    print_show_me(s);
   if (tour_frames_ < std::max(o_.frames, 3)) return false;
   // The Lesson tab has been drawn, so its steps are known: a stop for each, twice.
   if (current && current->tab == Tab::Lesson && current->lesson_step < 0)
