@@ -316,6 +316,74 @@ TEST_SUITE("backend_ops") {
     }
   }
 
+  TEST_CASE("attention: a layer's heads in one call, read from their columns, equal one call per head, bit for bit") {
+    // The forward passes the whole [N, A] projections with each head's window of columns and lets
+    // each head write its context into its columns of the layer's: the fast backend then splits the
+    // heads into blocks of query rows shared between threads. Each head must get the bits of a call
+    // on its own columns alone, at 1 and 3 threads, for every backend.
+    ThreadGuard threads;
+    Random random{std::mt19937_64(43)};
+    for (const int64_t N : {1, 31, 33, 70}) {
+      const int64_t heads = 3, d = 5, A = heads * d, offset = 1, R = 2 * N + offset;
+      const Matrix Q_c = random(N, A), K_c = random(N, A), V_c = random(N, A), K_r = random(R, A), Q_r = random(R, A);
+      IndexMatrix c2p_row(N, N), p2c_row(N, N);
+      for (int64_t i = 0; i < N; ++i)
+        for (int64_t j = 0; j < N; ++j) c2p_row(i, j) = i - j + N - 1 + offset, p2c_row(i, j) = j - i + N - 1 + offset;
+      Vector mask = Vector::Ones(N);
+      if (N > 2) mask[1] = 0;
+      std::vector<ops::AttentionHead> layer(heads);
+      std::vector<Matrix> own(5 * heads);  // each head's columns copied out: Q_c, K_c, V_c, K_r, Q_r
+      for (int64_t h = 0; h < heads; ++h) {
+        ops::AttentionHead& x = layer[h];
+        x.Q_c = &Q_c, x.K_c = &K_c, x.V_c = &V_c, x.K_r = &K_r, x.Q_r = &Q_r;
+        x.column0 = h * d, x.columns = d;
+        x.c2p_row = &c2p_row, x.p2c_row = &p2c_row, x.row_offset = offset, x.mask = &mask, x.scale = 0.5;
+        for (Term t : kAllTerms) x.terms[t] = t != Term::p2p || h == 2;  // head 2 with p2p too
+        x.masked = h == 1 && N == 33;
+      }
+      for (bool fast : {true, false})
+        for (int n_threads : {1, 3}) {
+          set_num_threads(n_threads);
+          CAPTURE(N);
+          CAPTURE(fast);
+          CAPTURE(n_threads);
+          Matrix context = Matrix::Constant(N, A, 7.0);
+          std::vector<ops::AttentionHead> into = layer;
+          for (ops::AttentionHead& x : into) x.context_out = &context;
+          std::vector<ops::AttentionResult> together;
+          if (fast)
+            ops::fast::attention(into, &together, true, true);
+          else
+            ops::reference::attention(into, &together, true, true);
+          REQUIRE(together.size() == static_cast<size_t>(heads));
+          for (int64_t h = 0; h < heads; ++h) {
+            const Matrix q = Q_c.middleCols(h * d, d), k = K_c.middleCols(h * d, d), v = V_c.middleCols(h * d, d),
+                         kr = K_r.middleCols(h * d, d), qr = Q_r.middleCols(h * d, d);
+            ops::AttentionHead alone = layer[h];
+            alone.Q_c = &q, alone.K_c = &k, alone.V_c = &v, alone.K_r = &kr, alone.Q_r = &qr;
+            alone.column0 = 0, alone.columns = -1;
+            ops::AttentionResult one;
+            if (fast)
+              ops::fast::attention(alone, &one, true, true);
+            else
+              ops::reference::attention(alone, &one, true, true);
+            CHECK(together[h].context.size() == 0);  // written into the layer's context instead
+            CHECK(same_bits(Matrix(context.middleCols(h * d, d)), one.context));
+            CHECK(same_bits(together[h].probs, one.probs));
+            CHECK(same_bits(together[h].logits, one.logits));
+            for (Term t : kAllTerms) CHECK(same_bits(together[h].terms[t], one.terms[t]));
+          }
+        }
+      // A layer's context without room for a head's columns is refused, naming both.
+      Matrix narrow(N, A - 1);
+      std::vector<ops::AttentionHead> into = layer;
+      for (ops::AttentionHead& x : into) x.context_out = &narrow;
+      std::vector<ops::AttentionResult> out;
+      CHECK_THROWS_WITH_AS(ops::attention(into, &out, false, false), doctest::Contains("has no room for head columns"),
+                           Error);
+    }
+  }
+
   TEST_CASE("whole layers with padding masks: the fast backend agrees with the reference to 1e-12 (relative)") {
     ThreadGuard threads;
     set_num_threads(2);

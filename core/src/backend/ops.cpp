@@ -92,21 +92,29 @@ void tasks(int64_t count, const std::function<void(int64_t)>& task) {
 
 void gelu_erf(Eigen::Ref<Matrix> x) { reference_on() ? reference::gelu_erf(x) : fast::gelu_erf(x); }
 
-void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps) {
+namespace {
+// The checks of `attention` on one head: its operands present and of fitting shapes.
+void check_head(const AttentionHead& head) {
   if (!head.Q_c || !head.K_c || !head.V_c || !head.mask)
     throw Error("eq. 4: attention needs Q_c, K_c, V_c and the mask");
-  const int64_t N = head.Q_c->rows(), d = head.Q_c->cols();
-  if (head.K_c->rows() != N || head.V_c->rows() != N || head.K_c->cols() != d || head.V_c->cols() != d ||
+  const int64_t N = head.Q_c->rows(), d = head.d(), c0 = head.column0;
+  // Each projection holds the head's window of columns (all of them when no window is given).
+  const auto fits = [&](const Matrix& m) { return c0 >= 0 && m.cols() >= c0 + d && (head.columns >= 0 || m.cols() == d); };
+  if (head.K_c->rows() != N || head.V_c->rows() != N || !fits(*head.Q_c) || !fits(*head.K_c) || !fits(*head.V_c) ||
       head.mask->size() != N)
     throw Error("eq. 4: attention on Q_c " + shape(*head.Q_c) + ", K_c " + shape(*head.K_c) + ", V_c " +
-                shape(*head.V_c) + " and a mask of " + std::to_string(head.mask->size()) + " entries");
+                shape(*head.V_c) + ", head columns [" + std::to_string(c0) + ", " + std::to_string(c0 + d) +
+                ") and a mask of " + std::to_string(head.mask->size()) + " entries");
+  if (head.context_out && (head.context_out->rows() != N || head.context_out->cols() < c0 + d))
+    throw Error("eq. 4: the layer's context " + shape(*head.context_out) + " has no room for head columns [" +
+                std::to_string(c0) + ", " + std::to_string(c0 + d) + ") of " + std::to_string(N) + " rows");
   // A term on needs its projections and table rows (as the equations layer's term functions).
   for (Term t : kAllTerms) {
     if (!head.terms[t]) continue;
     const auto need = [&](const Matrix* m, const char* name, const IndexMatrix* rows) {
       if (!m || m->size() == 0 || !rows)
         throw Error(std::string("eq. 4, ") + term_name(t) + ": the head has no " + name + " projection or no table rows");
-      if (m->cols() != d || rows->rows() != N || rows->cols() != N)
+      if (!fits(*m) || rows->rows() != N || rows->cols() != N)
         throw Error(std::string("eq. 4, ") + term_name(t) + ": " + name + " " + shape(*m) + " or its table rows do not fit");
       const bool known = head.rows_lo >= 0 && head.rows_hi >= head.rows_lo;
       const int64_t lo = known ? head.rows_lo : rows->size() > 0 ? rows->minCoeff() : head.row_offset;
@@ -118,8 +126,14 @@ void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs,
     if (reads_K_r(t)) need(head.K_r, "K_r", head.c2p_row);
     if (reads_Q_r(t)) need(head.Q_r, "Q_r", head.p2c_row);
   }
-  reference_on() ? reference::attention(head, out, keep_probs, keep_maps)
-                 : fast::attention(head, out, keep_probs, keep_maps);
+}
+}  // namespace
+
+void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
+               bool keep_maps) {
+  for (const AttentionHead& head : heads) check_head(head);
+  reference_on() ? reference::attention(heads, out, keep_probs, keep_maps)
+                 : fast::attention(heads, out, keep_probs, keep_maps);
 }
 
 }  // namespace ops

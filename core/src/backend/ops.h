@@ -97,12 +97,21 @@ void tasks(int64_t count, const std::function<void(int64_t)>& task);
 
 /// One head's operands of eq. 4 (the equations layer's `HeadProjections` and `AttentionSetup`, in
 /// the tensor layer's types): N queries, N keys, d features, R projected table rows.
+/// The five projections may be a layer's whole ones (`[N, A]`, `[R, A]`) with the head's window of
+/// columns given (`column0`, `columns`): the forward passes them so, and each backend reads the
+/// head's columns in place (the fast one packs them straight from there, with no copy of the head).
 struct AttentionHead {
-  const Matrix* Q_c = nullptr;  ///< `[N, d]`
-  const Matrix* K_c = nullptr;  ///< `[N, d]`
-  const Matrix* V_c = nullptr;  ///< `[N, d]`
-  const Matrix* K_r = nullptr;  ///< `[R, d]` (c2p, p2p; may be null or empty when neither is on)
-  const Matrix* Q_r = nullptr;  ///< `[R, d]` (p2c, p2p; likewise)
+  const Matrix* Q_c = nullptr;  ///< `[N, d]`, or `[N, A]` with the window
+  const Matrix* K_c = nullptr;  ///< `[N, d]`, or `[N, A]` with the window
+  const Matrix* V_c = nullptr;  ///< `[N, d]`, or `[N, A]` with the window
+  const Matrix* K_r = nullptr;  ///< `[R, d]` (c2p, p2p; may be null or empty when neither is on), or `[R, A]`
+  const Matrix* Q_r = nullptr;  ///< `[R, d]` (p2c, p2p; likewise), or `[R, A]`
+  /// The head's columns of the five: [column0, column0 + columns), or all of them when columns < 0.
+  int64_t column0 = 0, columns = -1;
+  /// d: the head's width (`columns`, or Q_c's width when the window is all of it).
+  int64_t d() const { return columns >= 0 ? columns : Q_c ? Q_c->cols() : 0; }
+  /// The head's window of one of the five (`[rows, d]`, read in place).
+  Eigen::Block<const Matrix> of(const Matrix& m) const { return m.middleCols(column0, d()); }
   const IndexMatrix* c2p_row = nullptr;  ///< `[N, N]` table row of K_r for (i, j) (c2p, p2p)
   const IndexMatrix* p2c_row = nullptr;  ///< `[N, N]` table row of Q_r for (i, j) (p2c, p2p)
   int64_t row_offset = 0;                ///< table row of K_r's / Q_r's first row
@@ -121,6 +130,9 @@ struct AttentionHead {
   double scale = 1;                      ///< s, applied to each term before the sum
   const Vector* mask = nullptr;          ///< `[N]`, 1 = token (queries and keys)
   bool masked = false;                   ///< a head switched off: probabilities 0, context 0
+  /// When set, `[N, A]`: the head's context goes into its window of these columns (the layer's
+  /// context, each head writing its own), and the result's `context` is left empty.
+  Matrix* context_out = nullptr;
 };
 
 /// What `attention` gives for one head (the equations layer's `HeadResult`, in the tensor layer's
@@ -129,19 +141,23 @@ struct AttentionResult {
   PerTerm<Matrix> terms;  ///< each active term's scaled map `[N, N]` (keep_maps)
   Matrix logits;          ///< Ã `[N, N]`, their sum (keep_maps)
   Matrix probs;           ///< `[N, N]` (keep_probs)
-  Matrix context;         ///< `[N, d]`
+  Matrix context;         ///< `[N, d]` (empty when the head has a `context_out`)
 };
 
-/// eq. 4 whole for one head: Ã = the active terms, each scaled by s, summed in the reference's order
-/// ((c2p + p2c) + p2p) + c2c; the masked softmax of each row (a padding query, or one with no key
-/// that counts, gets zeros; a `masked` head gets zeros everywhere); context = probs · V_c `[N, d]`.
-/// The same numbers as the equations layer's `attention_head` to rounding (≤ 1e-12 relative,
-/// tests/test_backend_ops.cpp). Fast (fast_attention.cpp): blocks of 32 query rows, each gathered,
-/// summed, normalised and multiplied by V_c while in cache, never forming a term's `[N, N]` map
-/// unless `keep_maps`; the forward runs it for every head and trace level. Reference: each entry a
-/// dot product per term. Errors: a term on whose projection or table rows are missing or do not
-/// fit; operands whose shapes differ.
-void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
+/// eq. 4 whole for each of `heads` (an attention sub-layer's), into (*out)[h]: Ã = the active terms,
+/// each scaled by s, summed in the reference's order ((c2p + p2c) + p2p) + c2c; the masked softmax
+/// of each row (a padding query, or one with no key that counts, gets zeros; a `masked` head gets
+/// zeros everywhere); context = probs · V_c `[N, d]`. The same numbers as the equations layer's
+/// `attention_head` to rounding (≤ 1e-12 relative, tests/test_backend_ops.cpp). Fast
+/// (fast_attention.cpp): a task per head packs its operands and forms K_c Q_rᵀ (p2c), then a task
+/// per block of 32 query rows gathers, sums, normalises and multiplies by V_c while the rows are in
+/// cache, never forming a term's `[N, N]` map unless `keep_maps`; the forward runs it for every
+/// layer and trace level. A head's bits depend neither on the other heads nor on the thread count.
+/// Reference: each entry a dot product per term, one head after the other. Errors: a term on whose
+/// projection or table rows are missing or do not fit; operands whose shapes differ (the first
+/// such head's).
+void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
+               bool keep_maps);
 
 // ----------------------------------------------------------------------------------------------
 // Weights packed once per model (issue 43, item 5). The fast backend's products read W as panels
@@ -186,6 +202,9 @@ Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias);
 void for_rows(int64_t rows, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 void gelu_erf(Eigen::Ref<Matrix> x);
+void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
+               bool keep_maps);
+/// One head (tests): `attention` on {head}.
 void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
 }  // namespace reference
 
@@ -197,6 +216,9 @@ bool few_rows(int64_t rows);
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 void gelu_erf(Eigen::Ref<Matrix> x);
+void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
+               bool keep_maps);
+/// One head (tests): `attention` on {head}.
 void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
 /// Whether `gelu_erf` runs on glibc's vector erf in this build (else the scalar erf).
 bool vector_erf();

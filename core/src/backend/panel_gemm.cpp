@@ -72,7 +72,7 @@ void micro_kernel_rows(int rows, const double* x, const double* w, int64_t depth
 
 }  // namespace
 
-void WeightPanels::pack(const Matrix& W, int64_t first_, int64_t count_) {
+void WeightPanels::pack(const RowsView& W, int64_t first_, int64_t count_) {
   if (first_ < 0 || count_ < 0 || first_ + count_ > W.rows())
     throw Error("weight panels: rows [" + std::to_string(first_) + ", " + std::to_string(first_ + count_) +
                 ") of a weight with " + std::to_string(W.rows()) + " rows");
@@ -82,9 +82,10 @@ void WeightPanels::pack(const Matrix& W, int64_t first_, int64_t count_) {
   for (int64_t p = 0; p < panels(); ++p) {
     double* out = data.get() + p * depth * kCols;
     const int64_t row0 = first + p * kCols, valid = std::min<int64_t>(kCols, first + count - row0);
-    const double* rows = W.data() + row0 * depth;
+    const int64_t ld = W.outerStride();
+    const double* rows = W.data() + row0 * ld;
     for (int64_t k = 0; k < depth; ++k, out += kCols) {
-      for (int64_t j = 0; j < valid; ++j) out[j] = rows[j * depth + k];
+      for (int64_t j = 0; j < valid; ++j) out[j] = rows[j * ld + k];
       for (int64_t j = valid; j < kCols; ++j) out[j] = 0.0;
     }
   }
@@ -101,13 +102,13 @@ void WeightPanels::reserve(int64_t first_, int64_t count_, int64_t depth_) {
   }
 }
 
-void WeightPanels::pack_transposed(const Matrix& Wt) {
+void WeightPanels::pack_transposed(const RowsView& Wt) {
   reserve(0, Wt.cols(), Wt.rows());
   for (int64_t p = 0; p < panels(); ++p) {
     double* out = data.get() + p * depth * kCols;
     const int64_t col0 = p * kCols, valid = std::min<int64_t>(kCols, count - col0);
     for (int64_t k = 0; k < depth; ++k) {
-      const double* in = Wt.data() + k * count + col0;
+      const double* in = Wt.data() + k * Wt.outerStride() + col0;
       std::copy(in, in + valid, out + k * kCols);
       std::fill(out + k * kCols + valid, out + (k + 1) * kCols, 0.0);
     }
@@ -127,13 +128,14 @@ void InputPanels::reshape(int64_t rows_, int64_t depth_) {
   }
 }
 
-void InputPanels::pack(const Matrix& x, int64_t first, int64_t count) {
+void InputPanels::pack(const RowsView& x, int64_t first, int64_t count) {
   for (int64_t g = first / kRows; g * kRows < first + count; ++g) {
     double* out = data.get() + g * depth * kRows;
     const int64_t valid = std::min<int64_t>(kRows, rows - g * kRows);
-    const double* in = x.data() + g * kRows * depth;
+    const int64_t ld = x.outerStride();
+    const double* in = x.data() + g * kRows * ld;
     for (int64_t k = 0; k < depth; ++k, out += kRows) {
-      for (int64_t r = 0; r < valid; ++r) out[r] = in[r * depth + k];
+      for (int64_t r = 0; r < valid; ++r) out[r] = in[r * ld + k];
       for (int64_t r = valid; r < kRows; ++r) out[r] = 0.0;
     }
   }

@@ -36,6 +36,11 @@ constexpr int64_t kPanelCols = 3 * kPanelLanes;
 /// Rows of y per x group: 8 with AVX-512 (32 registers), 4 otherwise (16 registers).
 constexpr int64_t kPanelRows = kPanelLanes >= 8 ? 8 : 4;
 
+/// A row-major matrix or a block of its columns, read in place (row stride `outerStride()`): what the
+/// packing functions read, so that one head's columns of a layer's projections are packed straight
+/// from the `[N, A]` projection, with no copy of the head first. A `Matrix` converts to it.
+using RowsView = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
+
 /// Memory of 64-byte aligned doubles, not zeroed.
 using PanelBuffer = std::unique_ptr<double, void (*)(void*)>;
 
@@ -49,10 +54,10 @@ struct WeightPanels {
   int64_t panels() const { return (count + kPanelCols - 1) / kPanelCols; }
   /// Packs rows [first, first + count) of W `[out, depth]`, reusing this buffer's memory when it is
   /// large enough. Errors: std::bad_alloc; Error if the rows are not W's.
-  void pack(const Matrix& W, int64_t first, int64_t count);
+  void pack(const RowsView& W, int64_t first, int64_t count);
   /// The same for W = Wtᵀ given as Wt `[depth, out]` (e.g. V_c, whose columns are W's rows): all of
   /// W's rows. Errors: std::bad_alloc.
-  void pack_transposed(const Matrix& Wt);
+  void pack_transposed(const RowsView& Wt);
   /// Panel `p` (relative to `first`): `depth × kPanelCols` doubles.
   const double* panel(int64_t p) const { return data.get() + p * depth * kPanelCols; }
   size_t bytes() const { return static_cast<size_t>(capacity) * sizeof(double); }
@@ -76,7 +81,7 @@ struct InputPanels {
   int64_t groups() const { return (rows + kPanelRows - 1) / kPanelRows; }
   /// Packs x's rows [first, first + count) (first a multiple of kPanelRows; count one too unless
   /// the range ends at x's last row). No errors.
-  void pack(const Matrix& x, int64_t first, int64_t count);
+  void pack(const RowsView& x, int64_t first, int64_t count);
   const double* group(int64_t g) const { return data.get() + g * depth * kPanelRows; }
 };
 

@@ -49,9 +49,12 @@ namespace deberta::ops::reference {
 void attention(const AttentionHead& h, AttentionResult* out, bool keep_probs, bool keep_maps) {
   const int64_t N = h.Q_c->rows(), o = h.row_offset;
   const double s = h.scale;
-  const Matrix &Q_c = *h.Q_c, &K_c = *h.K_c;
-  const auto c2p_row = [&](int64_t i, int64_t j) { return h.K_r->row((*h.c2p_row)(i, j) - o); };
-  const auto p2c_row = [&](int64_t i, int64_t j) { return h.Q_r->row((*h.p2c_row)(i, j) - o); };
+  // The head's columns of the projections (copies: this backend reads plainly, not fast).
+  const auto head_of = [&](const Matrix* m) { return m && m->size() > 0 ? Matrix(h.of(*m)) : Matrix(); };
+  const Matrix Q_c = head_of(h.Q_c), K_c = head_of(h.K_c), V_c = head_of(h.V_c), K_r = head_of(h.K_r),
+               Q_r = head_of(h.Q_r);
+  const auto c2p_row = [&](int64_t i, int64_t j) { return K_r.row((*h.c2p_row)(i, j) - o); };
+  const auto p2c_row = [&](int64_t i, int64_t j) { return Q_r.row((*h.p2c_row)(i, j) - o); };
   PerTerm<Matrix> terms;
   for (Term t : kAllTerms)
     if (h.terms[t]) terms[t].resize(N, N);
@@ -81,8 +84,18 @@ void attention(const AttentionHead& h, AttentionResult* out, bool keep_probs, bo
     if (total > 0) p.row(i) /= total;
   }
   if (h.masked) p.setZero();
-  out->context = p * *h.V_c;
+  out->context = p * V_c;
+  if (h.context_out) {
+    h.context_out->middleCols(h.column0, h.d()) = out->context;
+    out->context = Matrix();
+  }
   if (keep_probs) out->probs = std::move(p);
+}
+
+void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
+               bool keep_maps) {
+  out->resize(heads.size());
+  for (size_t h = 0; h < heads.size(); ++h) reference::attention(heads[h], &(*out)[h], keep_probs, keep_maps);
 }
 
 }  // namespace deberta::ops::reference

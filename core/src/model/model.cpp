@@ -284,15 +284,18 @@ HeadProjections head_projections(const AttentionTrace& t, int64_t head, int64_t 
 }
 
 namespace {
-// One head's operands for the backend's eq. 4 (views of `p` and `a`: both must outlive the call).
-ops::AttentionHead head_operands(const HeadProjections& p, const AttentionSetup& a, bool masked,
-                                 const SequenceContext& seq) {
+// Head `head`'s operands for the backend's eq. 4: the layer's whole projections (`t`'s Q_c, K_c, V_c
+// and the position ones given) with the head's window of d columns, read in place (views of `t`,
+// `K_r`, `Q_r` and `a`: all must outlive the call).
+ops::AttentionHead head_operands(const AttentionTrace& t, const Matrix& K_r, const Matrix& Q_r, int64_t head, int64_t d,
+                                 const AttentionSetup& a, bool masked, const SequenceContext& seq) {
   ops::AttentionHead h;
-  h.Q_c = &p.Q_c, h.K_c = &p.K_c, h.V_c = &p.V_c, h.K_r = &p.K_r, h.Q_r = &p.Q_r;
-  h.c2p_row = a.c2p_row, h.p2c_row = a.p2c_row, h.row_offset = p.row_offset;
+  h.Q_c = &t.Q_c, h.K_c = &t.K_c, h.V_c = &t.V_c, h.K_r = &K_r, h.Q_r = &Q_r;
+  h.column0 = head * d, h.columns = d;
+  h.c2p_row = a.c2p_row, h.p2c_row = a.p2c_row, h.row_offset = t.row_offset;
   h.rows_lo = seq.row_lo, h.rows_hi = seq.row_hi;
   // The distance vectors stand for the matrices only where they are the sequence's own.
-  const auto n = static_cast<size_t>(2 * p.Q_c.rows() - 1);
+  const auto n = static_cast<size_t>(2 * t.Q_c.rows() - 1);
   if (a.c2p_row == &seq.c2p_row && seq.c2p_by_distance.size() == n) h.c2p_by_distance = seq.c2p_by_distance.data();
   if (a.p2c_row == &seq.p2c_row && seq.p2c_by_distance.size() == n) h.p2c_by_distance = seq.p2c_by_distance.data();
   h.terms = a.terms, h.scale = a.scale, h.mask = a.mask, h.masked = masked;
@@ -341,11 +344,9 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
   t.logits = sized(full);
   t.probs = sized(keep_probs);
   t.context.resize(query.rows(), heads * d);  // every column is written by its head below
-  // The heads are independent: one task each, writing only its own maps and context columns.
   const AttentionSetup setup = attention_setup(seq);
-  // Head h's result into the trace: its context columns, and what the level keeps.
-  auto keep = [&](int64_t h, const Matrix& context, PerTerm<Matrix>& terms, Matrix& logits, Matrix& probs) {
-    t.context.middleCols(h * d, d) = context;
+  // Head h's result into the trace: what the level keeps.
+  auto keep = [&](int64_t h, PerTerm<Matrix>& terms, Matrix& logits, Matrix& probs) {
     if (full) {
       for (Term term : kAllTerms)
         if (r.terms[term]) t.terms[term][h] = std::move(terms[term]);
@@ -353,21 +354,29 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     }
     if (keep_probs) t.probs[h] = std::move(probs);
   };
-  ops::tasks(heads, [&](int64_t h) {
-    const HeadProjections p = slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d);
-    const bool masked = seq.head_mask.count({layer, h}) > 0;
-    // eq. 4 whole: the equations layer's `attention_head` on the reference backend; on the fast one
-    // the backend's second implementation (ops::attention: row blocks that form no term map unless
-    // the trace keeps them), pinned to attention_head by tests/test_backend_ops.cpp.
-    if (backend() == Backend::Fast) {
-      ops::AttentionResult head;
-      ops::attention(head_operands(p, setup, masked, seq), &head, keep_probs, full);
-      keep(h, head.context, head.terms, head.logits, head.probs);
-    } else {
-      HeadResult head = attention_head(p, setup, masked, full);
-      keep(h, head.context, head.scores.terms, head.scores.logits, head.probs);
+  // eq. 4 whole for every head: the equations layer's `attention_head` on the reference backend, a
+  // task per head; on the fast one the backend's second implementation (ops::attention: the heads
+  // in blocks of query rows that form no term map unless the trace keeps them, each head's columns
+  // read in place and its context written into its columns of the layer's), pinned to
+  // attention_head by tests/test_backend_ops.cpp.
+  if (backend() == Backend::Fast) {
+    std::vector<ops::AttentionHead> operands;
+    for (int64_t h = 0; h < heads; ++h) {
+      operands.push_back(head_operands(t, K_r, Q_r, h, d, setup, seq.head_mask.count({layer, h}) > 0, seq));
+      operands.back().context_out = &t.context;
     }
-  });
+    std::vector<ops::AttentionResult> results;
+    ops::attention(operands, &results, keep_probs, full);
+    for (int64_t h = 0; h < heads; ++h) keep(h, results[h].terms, results[h].logits, results[h].probs);
+  } else {
+    // The heads are independent: one task each, writing only its own maps and context columns.
+    ops::tasks(heads, [&](int64_t h) {
+      const HeadProjections p = slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d);
+      HeadResult head = attention_head(p, setup, seq.head_mask.count({layer, h}) > 0, full);
+      t.context.middleCols(h * d, d) = head.context;
+      keep(h, head.scores.terms, head.scores.logits, head.probs);
+    });
+  }
   if (!full)
     t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
   else if (projected)
