@@ -27,47 +27,56 @@ PanelBuffer allocate(int64_t doubles) {
 // or x[r · ldx + k] for rows read in place (`InPlace`). `prefetch`, `lines`: memory the caller
 // reads next, one 64-byte line fetched into L2 per k step (the L1's miss buffers stay free for
 // the kernel's own loads).
-template <int R, bool InPlace>
+// J: the registers of the panel's row computed (3: all kCols columns; 1 or 2 for a panel whose
+// last columns are padding — the same arithmetic for each column computed, fewer columns).
+template <int R, bool InPlace, int J = 3>
 inline void accumulate(Packet (&acc)[R][3], const double* x, int64_t ldx, const double* w, int64_t depth,
                        const char* prefetch, int64_t lines) {
   static_assert(R >= 1 && R <= kRows, "a micro-kernel computes up to kRows rows");
+  static_assert(J >= 1 && J <= 3, "a panel row is three registers");
   for (int64_t k = 0; k < depth; ++k, w += kCols) {
     if (k < lines) __builtin_prefetch(prefetch + 64 * k, 0, 2);
-    const Packet w0 = ei::pload<Packet>(w), w1 = ei::pload<Packet>(w + kLanes), w2 = ei::pload<Packet>(w + 2 * kLanes);
+    Packet wk[J];
+    for (int j = 0; j < J; ++j) wk[j] = ei::pload<Packet>(w + j * kLanes);
     for (int r = 0; r < R; ++r) {
       const Packet xr = ei::pset1<Packet>(InPlace ? x[r * ldx + k] : x[k * kRows + r]);
-      acc[r][0] = ei::pmadd(xr, w0, acc[r][0]);
-      acc[r][1] = ei::pmadd(xr, w1, acc[r][1]);
-      acc[r][2] = ei::pmadd(xr, w2, acc[r][2]);
+      for (int j = 0; j < J; ++j) acc[r][j] = ei::pmadd(xr, wk[j], acc[r][j]);
     }
   }
 }
 
+// The registers a panel of `width` valid columns needs (1 … 3).
+inline int registers_for(int64_t width) { return static_cast<int>(std::min<int64_t>(3, (width + kLanes - 1) / kLanes)); }
+
 // c `[R, kCols]` (row stride ldc) = start + x-group · W-panelᵀ; start: `bias` `[kCols]` for every
 // row when given, else zeros (`from_zero`), else c itself. R ≤ kRows: the rows of the group
 // computed (the x group still holds kRows rows; the rest are not read).
-template <int R = kRows>
+template <int R = kRows, int J = 3>
 inline void micro_kernel(const double* x, const double* w, int64_t depth, double* c, int64_t ldc, bool from_zero,
                          const double* bias, const char* prefetch = nullptr, int64_t lines = 0) {
   Packet acc[R][3];
   for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 3; ++j)
+    for (int j = 0; j < J; ++j)
       acc[r][j] = bias        ? ei::ploadu<Packet>(bias + j * kLanes)
                   : from_zero ? ei::pset1<Packet>(0.0)
                               : ei::ploadu<Packet>(c + r * ldc + j * kLanes);
-  accumulate<R, false>(acc, x, 0, w, depth, prefetch, lines);
+  accumulate<R, false, J>(acc, x, 0, w, depth, prefetch, lines);
   for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 3; ++j) ei::pstoreu(c + r * ldc + j * kLanes, acc[r][j]);
+    for (int j = 0; j < J; ++j) ei::pstoreu(c + r * ldc + j * kLanes, acc[r][j]);
 }
 
 // The micro-kernel for the `rows` first rows of a group (1 ≤ rows ≤ kRows): a group past x's end
 // computes only its rows (19 masked rows: 8 + 8 + 3, not 24).
 template <int R = kRows>
-void micro_kernel_rows(int rows, const double* x, const double* w, int64_t depth, double* c, int64_t ldc,
-                       const char* prefetch, int64_t lines) {
+void micro_kernel_rows(int rows, int registers, const double* x, const double* w, int64_t depth, double* c,
+                       int64_t ldc, const char* prefetch, int64_t lines) {
   if constexpr (R > 1)
-    if (rows < R) return micro_kernel_rows<R - 1>(rows, x, w, depth, c, ldc, prefetch, lines);
-  micro_kernel<R>(x, w, depth, c, ldc, false, nullptr, prefetch, lines);
+    if (rows < R) return micro_kernel_rows<R - 1>(rows, registers, x, w, depth, c, ldc, prefetch, lines);
+  switch (registers) {
+    case 1: return micro_kernel<R, 1>(x, w, depth, c, ldc, false, nullptr, prefetch, lines);
+    case 2: return micro_kernel<R, 2>(x, w, depth, c, ldc, false, nullptr, prefetch, lines);
+    default: return micro_kernel<R, 3>(x, w, depth, c, ldc, false, nullptr, prefetch, lines);
+  }
 }
 
 }  // namespace
@@ -172,7 +181,8 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
         const double* from = start ? start : from_zero ? edge + r * kCols : block + r * ldy;
         if (from != edge + r * kCols) std::copy(from, from + width, edge + r * kCols);
       }
-      micro_kernel_rows(static_cast<int>(height), xg, w, x.depth, edge, kCols, pf, pf ? pf_lines : 0);
+      micro_kernel_rows(static_cast<int>(height), registers_for(width), xg, w, x.depth, edge, kCols, pf,
+                        pf ? pf_lines : 0);
       for (int64_t r = 0; r < height; ++r) std::copy(edge + r * kCols, edge + r * kCols + width, block + r * ldy);
     }
   }
@@ -180,24 +190,29 @@ void multiply_panels(const WeightPanels& weight, int64_t panel0, const InputPane
 
 namespace {
 
-// t `[R, kCols]` = start[r] + Σ_k x(r, k) · panel(k, ·), x's rows in place (stride ldx).
-template <int R>
+// t `[R, kCols]` = start[r] + Σ_k x(r, k) · panel(k, ·), x's rows in place (stride ldx); the first
+// J · kLanes columns of t only.
+template <int R, int J>
 void rows_kernel(const double* x, int64_t ldx, const double* w, int64_t depth, const double* start, double* t,
                  const char* prefetch, int64_t lines) {
   Packet acc[R][3];
   for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 3; ++j) acc[r][j] = ei::pset1<Packet>(start[r]);
-  accumulate<R, true>(acc, x, ldx, w, depth, prefetch, lines);
+    for (int j = 0; j < J; ++j) acc[r][j] = ei::pset1<Packet>(start[r]);
+  accumulate<R, true, J>(acc, x, ldx, w, depth, prefetch, lines);
   for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 3; ++j) ei::pstoreu(t + r * kCols + j * kLanes, acc[r][j]);
+    for (int j = 0; j < J; ++j) ei::pstoreu(t + r * kCols + j * kLanes, acc[r][j]);
 }
 
 template <int R = kRows>
-void rows_kernel_n(int rows, const double* x, int64_t ldx, const double* w, int64_t depth, const double* start, double* t,
-                   const char* prefetch, int64_t lines) {
+void rows_kernel_n(int rows, int registers, const double* x, int64_t ldx, const double* w, int64_t depth,
+                   const double* start, double* t, const char* prefetch, int64_t lines) {
   if constexpr (R > 1)
-    if (rows < R) return rows_kernel_n<R - 1>(rows, x, ldx, w, depth, start, t, prefetch, lines);
-  rows_kernel<R>(x, ldx, w, depth, start, t, prefetch, lines);
+    if (rows < R) return rows_kernel_n<R - 1>(rows, registers, x, ldx, w, depth, start, t, prefetch, lines);
+  switch (registers) {
+    case 1: return rows_kernel<R, 1>(x, ldx, w, depth, start, t, prefetch, lines);
+    case 2: return rows_kernel<R, 2>(x, ldx, w, depth, start, t, prefetch, lines);
+    default: return rows_kernel<R, 3>(x, ldx, w, depth, start, t, prefetch, lines);
+  }
 }
 
 }  // namespace
@@ -209,9 +224,11 @@ void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const 
   const int64_t per_panel = panels > 0 ? (lines + panels - 1) / panels : 0;
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t pf_first = std::min(lines, p * per_panel), pf_lines = std::min(lines - pf_first, per_panel);
-    rows_kernel_n(static_cast<int>(rows), x, ldx, W.panel(p), W.depth, start, t,
-                  prefetch ? prefetch + 64 * pf_first : nullptr, prefetch ? pf_lines : 0);
     const int64_t m0 = p * kCols, width = std::min<int64_t>(kCols, W.count - m0);
+    // A last panel of few columns (74 masked rows: 3 panels and 2 columns) computes only the
+    // registers that hold them.
+    rows_kernel_n(static_cast<int>(rows), registers_for(width), x, ldx, W.panel(p), W.depth, start, t,
+                  prefetch ? prefetch + 64 * pf_first : nullptr, prefetch ? pf_lines : 0);
     for (int64_t m = 0; m < width; ++m)
       for (int64_t r = 0; r < rows; ++r) out[(m0 + m) * ldo + r] = t[r * kCols + m];
   }
