@@ -149,10 +149,11 @@ struct AttentionResult {
 /// of each row (a padding query, or one with no key that counts, gets zeros; a `masked` head gets
 /// zeros everywhere); context = probs · V_c `[N, d]`. The same numbers as the equations layer's
 /// `attention_head` to rounding (≤ 1e-12 relative, tests/test_backend_ops.cpp). Fast
-/// (fast_attention.cpp): a task per head packs its operands and forms K_c Q_rᵀ (p2c), then a task
-/// per block of 32 query rows gathers, sums, normalises and multiplies by V_c while the rows are in
-/// cache, never forming a term's `[N, N]` map unless `keep_maps`; the forward runs it for every
-/// layer and trace level. A head's bits depend neither on the other heads nor on the thread count.
+/// (fast_attention.cpp): a task per head packs its operands from its columns and forms K_c Q_rᵀ
+/// (p2c) over the table rows each group of keys reads, then takes blocks of 32 query rows, each
+/// gathered, summed, normalised and multiplied by V_c while in cache, never forming a term's
+/// `[N, N]` map unless `keep_maps`; the forward runs it for every layer and trace level. A head's
+/// bits depend neither on the other heads nor on the thread count.
 /// Reference: each entry a dot product per term, one head after the other. Errors: a term on whose
 /// projection or table rows are missing or do not fit; operands whose shapes differ (the first
 /// such head's).
