@@ -32,23 +32,27 @@ static_assert(kBlockRows % detail::kPanelRows == 0, "a block of rows must start 
 
 using Row = Eigen::Array<double, 1, Eigen::Dynamic>;
 
-// y `[rows, W rows]` = x's rows [row0, row0 + rows) · Wᵀ on the panel kernel. `padded`: for a
-// product read down its columns (p2c, p2p gather from many rows at once), y's rows get one cache
-// line more than a multiple of 64 bytes (y's first W.count columns are the product's): a row stride
-// of a multiple of 4 kB (R = 512 table rows) would put the rows a block reads into the same few
-// sets of the L1 cache, evicting each other.
+// The row stride of a product read down its columns (p2c, p2p gather from many rows at once):
+// `count` columns rounded to a cache line, plus one line. A row stride of a multiple of 4 kB
+// (R = 512 table rows) would put the rows a block reads into the same few sets of the L1 cache,
+// evicting each other.
+int64_t padded_cols(int64_t count) { return (count + 7) / 8 * 8 + 8; }
+
+// y `[rows, W rows]` = x's rows [row0, row0 + rows) · Wᵀ on the panel kernel; `padded`: y's rows
+// `padded_cols` apart (its first W.count columns are the product's).
 void multiply(const detail::InputPanels& x, int64_t row0, int64_t rows, const detail::WeightPanels& W, Matrix* y,
               bool padded = false) {
-  y->resize(rows, padded ? (W.count + 7) / 8 * 8 + 8 : W.count);
+  y->resize(rows, padded ? padded_cols(W.count) : W.count);
   detail::multiply_panels(W, 0, x, row0, rows, W.count, y->data(), y->cols(), /*from_zero=*/true);
 }
 
 // The columns [lo, hi] (W's rows: table rows less the head's first) of y's rows [y_row0, y_row0 +
-// rows) = x's rows [x_row0, x_row0 + rows) · Wᵀ, y already sized: the whole panels that hold them, no others. For the position
-// products, whose rows a block of queries (c2p) or a group of keys (p2c) reads only in part: a band
-// of about N + 32 of the 2N − 1 table rows when the table is not bucketed (N = 128 on xsmall: 34 % of
-// c2p's arithmetic and 44 % of p2c's skipped). Each entry computed gets the bits of the whole
-// product (panel_gemm.h: its dot product in the order of k); the others are never read.
+// rows) = x's rows [x_row0, x_row0 + rows) · Wᵀ, y already sized: the whole panels that hold them,
+// no others. For the position products, whose rows a block of queries (c2p) or a group of keys
+// (p2c) reads only in part: a band of about N + 32 of the 2N − 1 table rows when the table is not
+// bucketed (N = 128 on xsmall: 33 % of c2p's arithmetic and 41 % of p2c's skipped). Each entry
+// computed gets the bits of the whole product (panel_gemm.h: its dot product in the order of k);
+// the others are never read.
 void multiply_band(const detail::InputPanels& x, int64_t x_row0, int64_t rows, const detail::WeightPanels& W,
                    int64_t lo, int64_t hi, Matrix* y, int64_t y_row0) {
   if (hi < lo || rows <= 0) return;
@@ -260,7 +264,7 @@ void prepare_head(const AttentionHead& h, HeadOperands& w, AttentionResult* out,
     w.K_c.pack(K_c, 0, N);
     w.Q_r_w.pack(h.of(*h.Q_r), 0, h.Q_r->rows());
     // K_c Q_rᵀ `[N, R]` (padded rows), each group of keys against only the table rows it is read at.
-    w.p2c_all.resize(N, (w.Q_r_w.count + 7) / 8 * 8 + 8);
+    w.p2c_all.resize(N, padded_cols(w.Q_r_w.count));
     for (int64_t j0 = 0; j0 < N; j0 += detail::kPanelRows) {
       const int64_t keys = std::min(detail::kPanelRows, N - j0);
       const auto [lo, hi] = table_rows_read(h.p2c_by_distance, *h.p2c_row, N, j0, keys, /*by_queries=*/false);
