@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 b=${BUILD:-build-fuzz}
+source scripts/cache.sh
+deberta_cache_enable_ccache "$PWD"
 cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DDEBERTA_FUZZ=ON \
-  -DDEBERTA_NATIVE=OFF >/dev/null
+  -DDEBERTA_NATIVE=OFF "${DEBERTA_CCACHE_ARGS[@]}" >/dev/null
 cmake --build "$b" -j"${JOBS:-$(nproc)}" --target fuzz_safetensors fuzz_config fuzz_checkpoint fuzz_tokenizer fuzz_tokenizer_json
 mkdir -p "$b/crashes"
 # One target per core at a time (each libFuzzer run is one thread): the same seconds per target,

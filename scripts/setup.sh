@@ -6,6 +6,8 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake pkg-config ninja-build
+  # Compiler outputs kept between builds and clones on this machine (scripts/cache.sh, issue 56).
+  ccache
   libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev gettext
   libzip-dev libsentencepiece-dev libpcre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum

@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
 # The project's test command: installs dependencies, builds, runs every test suite with ctest
 # (golden suite included; the viewer's screenshot test runs under xvfb-run), then the sanitizer
-# build's run of the same suite and a short fuzzing run. Prints the time each part took.
+# build's run of the C++ suites and a short fuzzing run. Prints the time each part took.
+#
+#   scripts/test.sh           everything (README's test command, what CI runs)
+#   scripts/test.sh --quick   the developers' tier: the core's doctest suites (golden on both engines
+#                             among them) and the viewer's unit suites, in the Release build only
+#
+# Builds reuse what an earlier build on this machine made, in any clone (scripts/cache.sh: ccache
+# and the WebAssembly libraries under ${XDG_CACHE_HOME:-$HOME/.cache}/deberta-explorer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "test.sh: unknown option $1 (usage: scripts/test.sh [--quick])" >&2; exit 2 ;;
+esac
 start=$SECONDS
 took() { echo "test.sh: $1 done at $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"; }
 bash scripts/setup.sh
@@ -16,8 +29,15 @@ took "build"
 # another test needs (the tests time nothing; `deberta bench` and the benchmarks keep the default).
 jobs=$(( $(nproc) * 2 ))
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+if [[ $quick -eq 1 ]]; then
+  # The C++ unit suites only: every doctest suite of tests/ (ctest label `core`) and of viewer/
+  # (label `viewer_unit`). No window, browser, notebook or sanitizer.
+  (cd build && ctest -j"$jobs" --output-on-failure --timeout 900 -L "^(core|viewer_unit)$")
+  took "ctest (quick)"
+  exit 0
+fi
 (cd build && ctest -j"$jobs" --output-on-failure --timeout 900)
 took "ctest"
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then 10 s per fuzz target.
+# The C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer, then 10 s per fuzz target.
 CTEST_JOBS=$jobs bash scripts/sanitize.sh 10
 took "sanitizers"

@@ -61,10 +61,21 @@ debian_source() {
   touch "$dest/.unpacked"
 }
 
-# Dear ImGui's sources: Debian's source package of the imgui the desktop links.
-IMGUI_DIR=$OUT/imgui-src
+# What this machine keeps between builds and clones (scripts/cache.sh): the WebAssembly libraries
+# and Dear ImGui's sources below, and ccache for the explorer's own objects.
+source scripts/cache.sh
+deberta_cache_enable_ccache "$ROOT"
+mkdir -p "$OUT"
+
+# Dear ImGui's sources: Debian's source package of the imgui the desktop links (kept per version).
+if [[ "$DEBERTA_CACHE" == off ]]; then
+  IMGUI_DIR=$OUT/imgui-src
+else
+  IMGUI_DIR=$DEBERTA_CACHE/imgui-src/$(dpkg-query -W -f='${source:Version}' libimgui-dev)
+  mkdir -p "$(dirname "$IMGUI_DIR")"
+fi
 [[ -f "$IMGUI_DIR/imgui.cpp" ]] && touch "$IMGUI_DIR/.unpacked"
-debian_source imgui "$IMGUI_DIR" libimgui-dev
+(flock 9; debian_source imgui "$IMGUI_DIR" libimgui-dev) 9>"$IMGUI_DIR.lock"
 took "packages and sources ready"
 
 # Debian's emscripten: its node wants Debian's node modules; its packaged cache stays as it is.
@@ -86,8 +97,8 @@ ln -sfn /usr/include/stb/stb_image_write.h "$INC/stb_image_write.h"
 # The readers' C and C++ libraries, the desktop's own (zlib + libzip for pytorch_model.bin,
 # libsentencepiece with its bundled protobuf-lite for spm.model), built for WebAssembly from Debian's
 # source packages into static libraries: PREFIX/{include,lib}, once with DEBERTA_WEB_DEP_FLAGS
-# (default -O2) for the one-thread build ($OUT/deps) and once more with -pthread for the threaded
-# one ($OUT/deps-mt): objects with and without atomics do not link together.
+# (default -O2) for the one-thread build (…/deps) and once more with -pthread for the threaded
+# one (…/deps-mt): objects with and without atomics do not link together.
 DEP_FLAGS=${DEBERTA_WEB_DEP_FLAGS:--O2}
 build_web_deps() {  # build_web_deps PREFIX FLAGS
   local prefix=$1 flags=$2
@@ -132,15 +143,48 @@ build_web_deps() {  # build_web_deps PREFIX FLAGS
     cp "$prefix/sentencepiece-src/src/sentencepiece_processor.h" "$prefix/include/"
   fi
 }
-# The two sets side by side: most of their time is configure checks, one emcc call after another.
-DEPS=$OUT/deps
-build_web_deps "$DEPS" "$DEP_FLAGS" &
-one_thread_deps=$!
-build_web_deps "$OUT/deps-mt" "$DEP_FLAGS -pthread"
-wait "$one_thread_deps"
-took "WebAssembly libraries built"
+# build_both_deps BASE: the two sets side by side into BASE/deps and BASE/deps-mt (most of their time
+# is configure checks, one emcc call after another).
+build_both_deps() {
+  build_web_deps "$1/deps" "$DEP_FLAGS" &
+  local one_thread_deps=$!
+  build_web_deps "$1/deps-mt" "$DEP_FLAGS -pthread"
+  wait "$one_thread_deps"
+}
+if [[ "$DEBERTA_CACHE" == off ]]; then
+  DEPS_BASE=$OUT
+  build_both_deps "$DEPS_BASE"
+  took "WebAssembly libraries built"
+else
+  # Built once per machine, kept under the key of everything that changes them: the compiler, the
+  # three source packages' versions, the flags and the recipe itself (this script's functions and
+  # libzip's configure answers). A second clone reuses them; a change of any of these builds anew.
+  WEB_DEPS_KEY=$(deberta_cache_key "$(emcc --version | head -1)" \
+    "$(dpkg-query -W -f='${source:Version} ' zlib1g-dev libzip-dev libsentencepiece-dev)" "$DEP_FLAGS" \
+    "$(declare -f build_web_deps debian_source)" "$(cat "$ROOT/scripts/web-libzip-checks.cmake")")
+  DEPS_BASE=$DEBERTA_CACHE/wasm-deps/$WEB_DEPS_KEY
+  mkdir -p "$DEBERTA_CACHE/wasm-deps"
+  exec 8>"$DEPS_BASE.lock"
+  flock 8  # another build of the same key (a second clone, a second session) waits here
+  if [[ -f "$DEPS_BASE/.complete" ]]; then
+    echo "web.sh: WebAssembly libraries reused from $DEPS_BASE (key $WEB_DEPS_KEY)"
+  else
+    rm -rf "$DEPS_BASE.partial"
+    build_both_deps "$DEPS_BASE.partial"
+    # Only the libraries and headers are kept; the sources and build trees go.
+    for d in deps deps-mt; do
+      (cd "$DEPS_BASE.partial/$d" && rm -rf -- *-src *-build share bin lib/cmake lib/pkgconfig)
+    done
+    touch "$DEPS_BASE.partial/.complete"
+    rm -rf "$DEPS_BASE" && mv "$DEPS_BASE.partial" "$DEPS_BASE"
+    echo "web.sh: WebAssembly libraries built into $DEPS_BASE (key $WEB_DEPS_KEY)"
+  fi
+  exec 8>&-
+  took "WebAssembly libraries ready"
+fi
+DEPS=$DEPS_BASE/deps
 
-emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" \
+emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" "${DEBERTA_CCACHE_ARGS[@]}" \
   -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
 cmake --build "$OUT/cmake" -j "$(nproc)"
 took "both builds of the explorer done"

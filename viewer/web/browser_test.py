@@ -26,9 +26,10 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       with "[MASK]" typed as key presses, and a Japanese sentence pasted with Ctrl+V from the
       browser's clipboard, each into the text box; a Korean sentence pasted into the pair box.
       #tokens spells exactly the entered text (no [UNK]) and #predictions holds Hangul or Kana.
-  (j) quiet when idle (issue 41): once the first result is shown, 20 s of an idle page cost all of
-      Chromium's processes (the browser, renderer, GPU, … from /proc) at most 5 % of one core; the
-      page draws again after a mouse move.
+  (j) quiet when idle (issue 41): once the first result is shown, an idle page pauses its main
+      loop and draws no frame in 20 s (a frame count: it holds on a busy machine, issue 56); the
+      share of one core all of Chromium's processes used meanwhile is printed as a figure
+      (docs/web.md); the page draws again after a mouse move.
   (k) sharp and sized for the room: at device scale factor 2 the canvas's framebuffer is at device
       pixels (2560 × 1440 for 1280 × 720) and the fonts are rasterised at 2 × their size; a viewport
       meta tag (a phone's layout viewport is 390, not 980, CSS pixels wide); Ctrl+= makes the
@@ -274,8 +275,12 @@ def idle_check(chromium, base, failures):
         share = (c1 - c0) / (t1 - t0)
         print("(j) idle for %.1f s: Chromium's processes used %.1f %% of one core; %d frames drawn meanwhile (paused: %d)"
               % (t1 - t0, 100 * share, state["frames"] - f0, state["paused"]))
-        if share > 0.05:
-            failures.append("(j) an idle page costs %.1f %% of one core (at most 5 %%)" % (100 * share))
+        # The CPU share is a figure (published in docs/web.md: ≤ 5 % on an idle machine), not a check:
+        # it depends on what else the machine runs (issue 56). What holds on any machine is that the
+        # page stops drawing: its main loop paused, no frame drawn in the 20 s.
+        if not state["paused"] or state["frames"] - f0 > 0:
+            failures.append("(j) an idle page kept drawing: %d frames in %.0f s (paused: %d)"
+                            % (state["frames"] - f0, t1 - t0, state["paused"]))
         # ... and it is not asleep for good: a mouse move draws again.
         page.call("Input.dispatchMouseEvent", type="mouseMoved", x=600, y=300)
         page.frames(3)
