@@ -1,16 +1,16 @@
 # i18n_sources.sh — sourced by scripts/update_po.sh and tests/i18n_check.py's shell step: the
 # viewer sources whose strings the reader sees (the interface and the lesson), and xgettext's
-# keywords (viewer/i18n.h). Not listed, on purpose: main.cpp and headless.cpp (the CLI's messages
+# keywords (viewer/i18n/i18n.h). Not listed, on purpose: main.cpp and headless.cpp (the CLI's messages
 # and the headless modes' output stay English for scripts) and figure_export.cpp (figures for slides
 # and papers keep the paper's English labels).
 I18N_SOURCES=(
-  viewer/app.cpp viewer/layout.cpp viewer/widgets.cpp viewer/state.cpp viewer/state.h viewer/worker.cpp
-  viewer/lesson.cpp viewer/lesson.h viewer/diagrams.cpp viewer/heatmap.cpp viewer/fonts.cpp viewer/exporters.cpp
-  viewer/file_writers.cpp viewer/quote_widget.h viewer/paper_quotes.h viewer/panels.h
+  viewer/app/app.cpp viewer/ui/layout.cpp viewer/ui/widgets.cpp viewer/state/state.cpp viewer/state/state.h viewer/jobs/worker.cpp
+  viewer/lesson/lesson.cpp viewer/lesson/lesson.h viewer/figures/diagrams.cpp viewer/ui/heatmap.cpp viewer/ui/fonts.cpp viewer/export/exporters.cpp
+  viewer/export/file_writers.cpp viewer/ui/quote_widget.h viewer/lesson/paper_quotes.h viewer/panels/panels.h
   viewer/panel_model.cpp viewer/panel_tokens.cpp viewer/panel_distance.cpp viewer/panel_grid.cpp
   viewer/panel_head.cpp viewer/panel_equation.cpp viewer/panel_predictions.cpp viewer/panel_ablation.cpp
   viewer/panel_compare.cpp viewer/panel_lesson.cpp viewer/panel_export.cpp viewer/panel_diagrams.cpp
-  viewer/web/web_main.cpp
+  viewer/web/page/web_main.cpp
 )
 XGETTEXT_ARGS=(
   --from-code=UTF-8 --language=C++ --keyword=tr --keyword=trc:1c,2 --keyword=trf:1 --keyword=N_
@@ -18,12 +18,12 @@ XGETTEXT_ARGS=(
   --sort-by-file --no-wrap
 )
 
-# The page's own strings (viewer/web/index.html: the loading line, the dead ends, the Open button)
+# The page's own strings (viewer/web/site/index.html: the loading line, the dead ends, the Open button)
 # are marked with tr("…") / trf("…", {…}) in its script. xgettext reads JavaScript, not HTML:
 # i18n_extract OUT [--extract-all] writes the template of the viewer's strings and the page's, the
 # page's read from a copy of index.html whose lines outside <script> are blanked (the line numbers,
 # and so the template's references, stay index.html's).
-I18N_PAGE=viewer/web/index.html
+I18N_PAGE=viewer/web/site/index.html
 i18n_extract() {
   local out=$1 all=${2:-} js
   # --extract-all also meets empty and binary literals, of which xgettext warns: those warnings go.

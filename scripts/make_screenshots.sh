@@ -16,7 +16,7 @@ mkdir -p "$out"
 cd "$root"  # relative model paths, so the images show no machine-specific folder
 
 bundled=notebooks_data/models/deberta-tiny
-# The viewer's default sentence (viewer/lesson.h kDefaultText): 33 tokens, long enough for the log buckets.
+# The viewer's default sentence (viewer/lesson/lesson.h kDefaultText): 33 tokens, long enough for the log buckets.
 text="In the beginning God created the heaven and the earth. And the earth was without form, and void; and darkness was upon the face of the [MASK]."
 if [[ -n ${SHOT_MODEL:-} ]]; then   # another model directory with a tokenizer
   input=(--model "$SHOT_MODEL" --text "$text")

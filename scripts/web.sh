@@ -18,8 +18,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${DEBERTA_WEB_OUT:-$ROOT/build-web}
-serve=1
-[[ "${1:-}" == "--build-only" ]] && serve=0
+serve=1 mode=site
+case "${1:-}" in
+  --build-only) serve=0 ;;
+  --deps-only) serve=0 mode=deps ;;        # the WebAssembly libraries only (built or reused), then stop
+  --print-deps-key) serve=0 mode=key ;;    # print the libraries' cache key and stop (tests/web_cache_test.sh)
+  "") ;;
+  *) echo "web.sh: unknown option $1 (usage: web.sh [--build-only | --deps-only | --print-deps-key])" >&2; exit 2 ;;
+esac
 took() { echo "web.sh: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }
 
 SUDO=""
@@ -151,17 +157,22 @@ build_both_deps() {
   build_web_deps "$1/deps-mt" "$DEP_FLAGS -pthread"
   wait "$one_thread_deps"
 }
+# web_deps_key: the cache key of the libraries: the compiler, the three source packages' versions,
+# the flags and the recipe itself (this script's functions and libzip's configure answers).
+web_deps_key() {
+  deberta_cache_key "$(emcc --version | head -1)" \
+    "$(dpkg-query -W -f='${source:Version} ' zlib1g-dev libzip-dev libsentencepiece-dev)" "$DEP_FLAGS" \
+    "$(declare -f build_web_deps debian_source)" "$(cat "$ROOT/scripts/web-libzip-checks.cmake")"
+}
+if [[ $mode == key ]]; then web_deps_key; exit 0; fi
 if [[ "$DEBERTA_CACHE" == off ]]; then
   DEPS_BASE=$OUT
   build_both_deps "$DEPS_BASE"
   took "WebAssembly libraries built"
 else
-  # Built once per machine, kept under the key of everything that changes them: the compiler, the
-  # three source packages' versions, the flags and the recipe itself (this script's functions and
-  # libzip's configure answers). A second clone reuses them; a change of any of these builds anew.
-  WEB_DEPS_KEY=$(deberta_cache_key "$(emcc --version | head -1)" \
-    "$(dpkg-query -W -f='${source:Version} ' zlib1g-dev libzip-dev libsentencepiece-dev)" "$DEP_FLAGS" \
-    "$(declare -f build_web_deps debian_source)" "$(cat "$ROOT/scripts/web-libzip-checks.cmake")")
+  # Built once per machine, kept under web_deps_key: a second clone reuses them; a change of any
+  # of its parts builds anew.
+  WEB_DEPS_KEY=$(web_deps_key)
   DEPS_BASE=$DEBERTA_CACHE/wasm-deps/$WEB_DEPS_KEY
   mkdir -p "$DEBERTA_CACHE/wasm-deps"
   exec 8>"$DEPS_BASE.lock"
@@ -183,6 +194,7 @@ else
   took "WebAssembly libraries ready"
 fi
 DEPS=$DEPS_BASE/deps
+[[ $mode == deps ]] && { took "done (--deps-only)"; exit 0; }
 
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" "${DEBERTA_CCACHE_ARGS[@]}" \
   -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
@@ -198,14 +210,14 @@ cp "$OUT/cmake/deberta-explorer.js" "$OUT/cmake/deberta-explorer.wasm" "$OUT/cma
 cmp -s "$OUT/cmake/deberta-explorer.data" "$OUT/cmake/deberta-explorer-mt.data" ||
   { echo "web.sh: the two builds' data files differ (viewer/web/CMakeLists.txt must preload the same files)" >&2; exit 1; }
 cp "$OUT/cmake/deberta-explorer-mt.js" "$OUT/cmake/deberta-explorer-mt.wasm" "$OUT/cmake/deberta-explorer-mt.worker.js" "$SITE/"
-cp viewer/web/index.html "$SITE/index.html"
-cp viewer/web/sw.js "$SITE/sw.js"  # the offline copy (docs/web.md)
-# sw.js imports coi-serviceworker (npm, viewer/web/coi/package-lock.json): the headers that make the
+cp viewer/web/site/index.html "$SITE/index.html"
+cp viewer/web/site/sw.js "$SITE/sw.js"  # the offline copy (docs/web.md)
+# sw.js imports coi-serviceworker (npm, viewer/web/site/coi/package-lock.json): the headers that make the
 # page cross-origin isolated, so that the threaded build can run.
-bash viewer/web/coi/install.sh "$OUT/npm"
+bash viewer/web/site/coi/install.sh "$OUT/npm"
 cp "$OUT/npm/node_modules/coi-serviceworker/coi-serviceworker.js" "$SITE/"
 # The page's own strings (loading line, dead ends, Open button) from the explorer's catalogues.
-/usr/bin/python3 viewer/web/page_catalogues.py viewer/po "$SITE/page_catalogues.js"
+/usr/bin/python3 viewer/web/site/page_catalogues.py viewer/i18n/po "$SITE/page_catalogues.js"
 # The docs as HTML and the source as .tar.xz (linked from the page's bar; ~1.5 MB together).
 /usr/bin/python3 scripts/site_docs.py "$ROOT" "$SITE"
 du -sh "$SITE" | sed 's/^/web.sh: site size /'

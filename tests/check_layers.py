@@ -44,6 +44,27 @@ def header_layer(include, here):
     return folder if folder in RANK else None
 
 
+# The viewer's rooms that draw nothing (docs/architecture.md, "The viewer"): no ImGui, GLFW or GL
+# header, at any depth, in either include form.
+VIEWER_GL_FREE = ("state", "jobs", "lesson", "i18n", "figures", "export")
+GL_HEADER = re.compile(r'\s*#\s*include\s*[<"]((?:imgui|GL/|GLFW/|GLES|backends/imgui|emscripten/html5)[^>"]*)[>"]')
+
+
+def viewer_rooms(root):
+    """Problems of viewer/: a GL-free room that includes a drawing header."""
+    problems = []
+    for room in VIEWER_GL_FREE:
+        for path in sorted((root / "viewer" / room).rglob("*")):
+            if path.suffix not in (".h", ".cpp", ".inc"):
+                continue
+            for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                m = GL_HEADER.match(line)
+                if m:
+                    problems.append(f"{path.relative_to(root)}:{line_no}: viewer/{room}/ draws nothing, but includes "
+                                    f"{m.group(1)}")
+    return problems
+
+
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1])
     src = root / "core" / "src"
@@ -77,6 +98,7 @@ def main():
             code = re.sub(r"//[^\n]*", "", text)  # comments may explain; code may not name the engine
             for word in sorted(set(ENGINE_WORDS.findall(code))):
                 problems.append(f"{rel}: the equations name the engine ('{word}')")
+    problems += viewer_rooms(root)
     for p in problems:
         print(p)
     if problems:

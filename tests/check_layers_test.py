@@ -49,6 +49,15 @@ def main():
             else:
                 print("check_layers_test: %s is reported" % what)
         target.write_text(original, encoding="utf-8")
+        # The viewer's GL-free rooms (issue 57, item 5): ImGui in viewer/state/ is reported.
+        shutil.copytree(source / "viewer" / "state", root / "viewer" / "state")
+        state_h = root / "viewer" / "state" / "state.h"
+        state_h.write_text("#include <imgui.h>\n" + state_h.read_text(encoding="utf-8"), encoding="utf-8")
+        r = run(root)
+        if r.returncode != 1 or "viewer/state/state.h:1: viewer/state/ draws nothing, but includes imgui.h" not in r.stdout:
+            failures.append("ImGui in viewer/state/ was not reported (exit %d):\n%s" % (r.returncode, r.stdout))
+        else:
+            print("check_layers_test: ImGui in a GL-free room of the viewer is reported")
     for f in failures:
         print("check_layers_test: " + f)
     return 1 if failures else 0

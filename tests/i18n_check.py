@@ -2,11 +2,11 @@
 """i18n_check.py — the interface's catalogues against the viewer's sources (issue 40, item 5).
 
 Fails, naming the file and the entry, when
-  1. a catalogue (viewer/po/LANG.po) has an untranslated or fuzzy entry, or msgfmt --check finds an
+  1. a catalogue (viewer/i18n/po/LANG.po) has an untranslated or fuzzy entry, or msgfmt --check finds an
      error (a printf format a translation changed: msgfmt checks c-format entries),
      as `msgfmt --check --statistics` reports them;
   2. a string the sources mark (xgettext with i18n.h's keywords over scripts/i18n_sources.sh's
-     files) is missing from a catalogue, or the committed template viewer/po/deberta-explorer.pot
+     files) is missing from a catalogue, or the committed template viewer/i18n/po/deberta-explorer.pot
      differs from the sources' strings: the catalogues are behind the sources
      (run scripts/update_po.sh, then translate);
   3. a translation's named placeholders ({layer}, {x:.3f}) differ from its msgid's (trf fills them
@@ -133,7 +133,7 @@ tmp = tempfile.mkdtemp(prefix="i18n-check-")
 fresh_pot = os.path.join(tmp, "fresh.pot")
 extract(fresh_pot)
 fresh = {key(e): e for e in parse_po(fresh_pot) if e["id"]}
-committed_pot = "viewer/po/deberta-explorer.pot"
+committed_pot = "viewer/i18n/po/deberta-explorer.pot"
 if not os.path.exists(committed_pot):
     fail(f"{committed_pot}: missing (run scripts/update_po.sh)")
 else:
@@ -144,7 +144,7 @@ else:
         fail(f"{committed_pot}: has {k[1]!r}, which the sources no longer mark: run scripts/update_po.sh")
 
 for lang in LANGS:
-    po = f"viewer/po/{lang}.po"
+    po = f"viewer/i18n/po/{lang}.po"
     if not os.path.exists(po):
         fail(f"{po}: missing")
         continue
@@ -204,7 +204,7 @@ for e in parse_po(all_pot):
         if 'trc("%s"' % text in src:  # a context, not drawn
             continue
         if DRAW_RE.search(src) and "i18n: not translated" not in src:
-            fail(f"{ref}: {text!r} is drawn but not marked for translation (tr, trf or N_; viewer/i18n.h)")
+            fail(f"{ref}: {text!r} is drawn but not marked for translation (tr, trf or N_; viewer/i18n/i18n.h)")
 
 for f in failures:
     print("FAIL:", f)

@@ -1,5 +1,5 @@
 // A safetensors file read through a registered ByteSource (safetensors.h): the web page streams a
-// model.safetensors from the browser's File that way (viewer/web/web_stream.cpp), a tensor's bytes
+// model.safetensors from the browser's File that way (viewer/web/page/web_stream.cpp), a tensor's bytes
 // arriving after the step that asked for them. The model must be the file's, bit for bit.
 #include "deberta/map_weights.h"
 #include "deberta/model.h"

@@ -201,7 +201,7 @@ class OpenBlas {
   std::map<std::array<int, 3>, Operands> operands_;
 };
 
-// --rerun: what the viewer does after an ablation toggle on a kept trace (viewer/state.cpp,
+// --rerun: what the viewer does after an ablation toggle on a kept trace (viewer/state/state.cpp,
 // Worker::compute): `rerun_from` the first layer the change affects (`first_affected_layer`),
 // decoder included, then the MLM head at the masked positions. Each toggle is timed switching on
 // and switching back off (both are reruns); the copy of the kept trace the viewer makes first is

@@ -7,8 +7,8 @@
 //  * the layout's text widths (FigureFont, no cairo: the page measures alike) equal cairo's on
 //    the strings a figure holds, at the sizes it uses, so the desktop's figures stayed byte-identical;
 //  * the writers' refusals: a spec's problem, no maps, an unknown extension.
-#include "figure_export.h"
-#include "figure_font.h"
+#include "figures/figure_export.h"
+#include "figures/figure_font.h"
 
 #include <cairo.h>
 #include <stb_image.h>

@@ -1,6 +1,6 @@
-// test_i18n.cpp — the catalogues' reader and the choice of language (viewer/i18n.h, issue 40 item 5).
+// test_i18n.cpp — the catalogues' reader and the choice of language (viewer/i18n/i18n.h, issue 40 item 5).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include "i18n.h"
+#include "i18n/i18n.h"
 
 #include <doctest/doctest.h>
 

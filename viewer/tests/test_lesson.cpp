@@ -1,12 +1,12 @@
-// test_lesson.cpp — the Lesson tab's answers (viewer/lesson.cpp) against the core, on the bundled
+// test_lesson.cpp — the Lesson tab's answers (viewer/lesson/lesson.cpp) against the core, on the bundled
 // model with the viewer's default sentence and on models where steps must say why they skip.
 //
 // Each answer is recomputed here from a second core call (relative_positions + table_rows,
 // relative_distance, the trace's terms) rather than copied from the lesson, so a lesson that read
 // the wrong map, row or layer fails.
-#include "diagrams.h"
-#include "lesson.h"
-#include "state.h"
+#include "figures/diagrams.h"
+#include "lesson/lesson.h"
+#include "state/state.h"
 
 #include "deberta/equations.h"
 #include "deberta/explain.h"

@@ -1,4 +1,4 @@
-// test_worker.cpp — the viewer's computations (viewer/worker.cpp) against the core, bitwise:
+// test_worker.cpp — the viewer's computations (viewer/jobs/worker.cpp) against the core, bitwise:
 //  * materialize_layer (what LayerDetail holds) equals the layer of a TraceLevel::Full forward —
 //    every projection, term map, probability and output, on a model with the EMD and one with the
 //    nGiE convolution (layer 0's special case);
@@ -7,8 +7,8 @@
 //    computation under the same ablation, and of a full forward;
 //  * `current` is the EMD's prediction when the EMD runs, the last layer's otherwise.
 // Exact equality throughout: the re-run and the materialization repeat the same arithmetic.
-#include "state.h"
-#include "worker.h"
+#include "state/state.h"
+#include "jobs/worker.h"
 
 #include "deberta/model_io.h"
 

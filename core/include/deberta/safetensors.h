@@ -28,7 +28,7 @@ constexpr size_t kMaxSafetensorsTensors = 100000;
 TensorMap read_safetensors(const std::string& path);
 
 /// Where a reader's bytes come from when they are not in a file of the file system: the web page
-/// hands over slices of a browser File, read asynchronously (viewer/web/web_stream.cpp), so the
+/// hands over slices of a browser File, read asynchronously (viewer/web/page/web_stream.cpp), so the
 /// file is never copied whole into the page's memory.
 class ByteSource {
  public:

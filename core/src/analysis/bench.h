@@ -21,7 +21,7 @@ ModelConfig preset_config(const std::string& preset);
 /// position embeddings and an MLM head so the EMD runs. Errors: unknown preset name.
 Model make_preset_model(const std::string& preset, uint64_t seed = 0);
 
-/// The input `deberta bench` and the web edition's forward bench (viewer/web/forward_bench.cpp)
+/// The input `deberta bench` and the web edition's forward bench (viewer/web/bench/forward_bench.cpp)
 /// time: N token ids `rng() % vocab_size` from std::mt19937_64 seeded 7 (the same ids on every
 /// platform), no attention mask, no segments. Errors: none.
 Inputs bench_inputs(const ModelConfig& config, int64_t n);

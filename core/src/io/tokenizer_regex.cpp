@@ -2,7 +2,7 @@
 // through PCRE2 (UTF + Unicode properties). Hugging Face's library compiles them with Oniguruma;
 // the pattern syntax tokenizer.json files use (classes, \s, \p{…}, quantifiers, alternation) reads
 // the same in both once scripts and word characters are spelt as Oniguruma means them
-// (as_oniguruma). The web edition has no PCRE2 and refuses them (viewer/web/web_io_unavailable.cpp).
+// (as_oniguruma). The web edition has no PCRE2 and refuses them (viewer/web/page/web_io_unavailable.cpp).
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "io/tokenizer_pipeline.h"
 

@@ -1,0 +1,278 @@
+// headless.cpp — the headless driver (see headless.h).
+#include "app/headless.h"
+
+#include "deberta/backend.h"
+
+#include "export/exporters.h"
+#include "figures/figure_export.h"
+#include "export/figure_view.h"
+#include "panels/panels.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace viewer {
+
+namespace {
+
+/// The window a --panel name lives in.
+const char* window_of_panel(const std::string& panel) {
+  if (panel == "model") return "Model & text";
+  if (panel == "tokens") return "Tokens";
+  if (panel == "ablations" || panel == "ablation") return "Ablations";
+  return "Explorer";
+}
+
+void print_state(const ViewerState& s) {
+  std::printf("state: model=%s error=%s text=%s\n", s.model ? s.model->model.directory.c_str() : "(none)",
+              s.model_error.c_str(), s.text.c_str());
+}
+
+/// Every export of the selected map (PNG, CSV, .npy of each computed quantity) and the trace.
+std::vector<std::string> export_all(const ViewerState& s, const std::string& dir) {
+  std::vector<std::string> lines;
+  for (Quantity q : {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::Logits, Quantity::Probs}) {
+    const std::string base = dir + "/" + quantity_name(q);
+    if (!s.result || !computed(*s.result, q)) {  // a term this model (or ablation) does not compute: nothing to export
+      std::printf("export: skipped %s (not computed in this run)\n", quantity_name(q));
+      continue;
+    }
+    lines.push_back(export_map_png(s, q, base + ".png"));
+    lines.push_back(export_map_csv(s, q, base + ".csv"));
+    lines.push_back(export_map_npy(s, q, base + ".npy"));
+  }
+  lines.push_back(export_trace(s, dir + "/trace.safetensors"));
+  return lines;
+}
+
+/// Where "show me" went: the tab, layer, head, cell and k now selected (for scripts and tests).
+void print_show_me(const ViewerState& s) {
+  std::printf("lesson: show me → tab=%s layer=%d head=%d cell=%d:%d k=%d\n", tab_name(s.tab), s.layer, s.head, s.qi, s.kj,
+              s.distance_k);
+}
+
+/// Types `answer` into the lesson step and presses "check", then "show the working" (`reveal`) or
+/// "show me" (`show_me`, pressed by the panel in the next frame), as the panel's buttons do; prints
+/// the verdict and the working. Nothing without the step's questions (built when it is drawn).
+void lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool show_me) {
+  if (s.lesson.steps.empty()) return;
+  const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
+  if (!answer.empty()) {
+    std::snprintf(s.lesson.given, sizeof s.lesson.given, "%s", answer.c_str());
+    const LessonVerdict v = judge_lesson_answer(step, answer);
+    s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
+    if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
+    s.lesson.mistake = v.mistake;
+    std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, answer.c_str(), v.text().c_str());
+  }
+  if (show_me) s.lesson.press_show_me = true;
+  if (!reveal) return;
+  s.lesson.revealed = true;
+  if (s.lesson.attempts == 0) {
+    std::printf("lesson: the working shows only after an attempt (--lesson-answer)\n");
+    return;
+  }
+  // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
+  std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
+  for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
+}
+
+}  // namespace
+
+HeadlessDriver::HeadlessDriver(HeadlessOptions options) : o_(std::move(options)) {}
+
+void HeadlessDriver::before_frame(App& app, bool result_changed) {
+  ViewerState& s = app.state;
+  if (result_changed && ablation_requested_.time_since_epoch().count() != 0) {
+    ablation_latency_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ablation_requested_).count();
+    ablation_requested_ = {};
+  }
+  // --ablate acts like a switch flipped in a running viewer: after the first result, so the
+  // worker re-runs from the first layer the ablation affects.
+  if (!applied_args_ && !app.jobs.loading.valid() && (!s.model || settled(app))) {
+    applied_args_ = true;
+    if (!o_.ablation.is_default() && s.model && s.result) {
+      s.ablation = o_.ablation;
+      request_compute(app);
+      ablation_requested_ = std::chrono::steady_clock::now();
+    }
+  }
+}
+
+void HeadlessDriver::set_input(ImGuiIO& io) const {
+  if (!o_.headless) return;
+  io.MousePos = ImVec2(o_.mouse_x, o_.mouse_y);
+  if (o_.wheel != 0 && frames_after_ready_ == 1) io.MouseWheel += o_.wheel;
+}
+
+bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects) {
+  if (!o_.headless) return false;
+  ViewerState& s = app.state;
+  bool done = false;
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  bool ready = settled(app) && (applied_args_ || !s.model);
+  if (ready && then_load_next_ < o_.then_load.size()) {
+    // Try the next model; the frame counter restarts once that load has settled.
+    print_state(s);
+    start_load(app, o_.then_load[then_load_next_++]);
+    frames_after_ready_ = 0;
+    ready = false;
+  } else if (ready && !o_.then_load.empty() && frames_after_ready_ == 0) {
+    print_state(s);
+  }
+  if (ready && frames_after_ready_++ == 0 && s.result)
+    std::printf("computed %d tokens in %.1f ms on the %s backend (encoder from layer %lld)%s%s\n", token_count(s),
+                s.result->compute_ms, deberta::backend_name(deberta::backend()),
+                static_cast<long long>(s.result->first_layer),
+                ablation_latency_ms_ >= 0 ? (", ablation shown " + std::to_string(static_cast<int>(ablation_latency_ms_)) +
+                                             " ms after the switch").c_str() : "",
+                s.compute_error.empty() ? "" : (" — error: " + s.compute_error).c_str());
+  const bool first = ready && frames_after_ready_ == 1;
+  if (first && o_.lesson_show_me) s.lesson.press_show_me = true;
+  if (ready && frames_after_ready_ == 3 && o_.lesson_show_me)
+    print_show_me(s);
+  if (first) lesson_actions(s, o_.lesson_answer, o_.lesson_reveal, false);
+  if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
+    const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};
+    for (const auto& [path, grid] : figures) {
+      if (path.empty()) continue;
+      const std::string line = write_figure(figure_of_view(s, o_.figure_quantity, grid ? FigureKind::Grid : FigureKind::Map), path);
+      std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
+      if (line.rfind("wrote ", 0) != 0) exit_code_ = 1;
+    }
+    if (o_.screenshot.empty()) done = true;
+  }
+  if (first && (!o_.figure_pipeline.empty() || !o_.figure_links.empty())) {
+    for (const bool links : {false, true}) {
+      const std::string& path = links ? o_.figure_links : o_.figure_pipeline;
+      if (path.empty()) continue;
+      std::string line, why;
+      if (const std::optional<Diagram> d = links ? current_links(s, &why) : current_pipeline(s, &why)) {
+        line = write_diagram(*d, path);
+      } else {
+        line = "figure: " + path + ": " + why;
+      }
+      std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
+      if (line.rfind("wrote ", 0) != 0) exit_code_ = 1;
+    }
+    if (o_.screenshot.empty()) done = true;
+  }
+  if (first && !o_.export_dir.empty()) {
+    for (const auto& l : export_all(s, o_.export_dir)) {
+      std::printf("export: %s\n", l.c_str());
+      if (l.rfind("wrote ", 0) != 0) exit_code_ = 1;
+    }
+  }
+  if (first) {  // what the panels show in red, also on stderr
+    if (s.result)  // NaN / Inf: the warnings the CLI prints
+      for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
+    if (!s.model_notice.empty()) std::fprintf(stderr, "deberta-viewer: warning: %s\n", s.model_notice.c_str());
+    if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
+    if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
+    // The model asked for could not be loaded: the loader's message, and a failed run (the window
+    // still draws what it can, for the screenshot).
+    if (!s.model && !s.model_error.empty()) {
+      std::fprintf(stderr, "deberta-viewer: %s\n", s.model_error.c_str());
+      exit_code_ = 1;
+    }
+  }
+  if (o_.tour) return exit_code_ != 0 || tour_step(app, ready, waited);
+  if (!ready && waited > o_.timeout) {
+    std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
+    exit_code_ = 1;
+    done = true;
+  }
+  if (!o_.screenshot.empty() && frames_after_ready_ >= std::max(o_.frames, 3)) {
+    std::string err;
+    const auto rect = window_rects.find(window_of_panel(o_.panel));
+    if (o_.crop && rect != window_rects.end()) {
+      const ImVec4 r = rect->second;
+      err = write_window_png(o_.screenshot, fb_h, static_cast<int>(r.x), static_cast<int>(r.y),
+                             std::min(static_cast<int>(r.z), fb_w - static_cast<int>(r.x)),
+                             std::min(static_cast<int>(r.w), fb_h - static_cast<int>(r.y)));
+    } else {
+      err = write_window_png(o_.screenshot, fb_h, 0, 0, fb_w, fb_h);
+    }
+    if (!err.empty()) {
+      std::fprintf(stderr, "deberta-viewer: %s\n", err.c_str());
+      exit_code_ = 1;
+    } else {
+      std::printf("wrote %s\n", o_.screenshot.c_str());
+    }
+    done = true;
+  }
+  return done;
+}
+
+bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
+  ViewerState& s = app.state;
+  if (tour_frames_ < 0) {  // the first result is shown: every tab, then the lesson's steps (added below)
+    if (!ready) {
+      if (waited <= o_.timeout) return false;
+      std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
+      exit_code_ = 1;
+      return true;
+    }
+    for (int k = 0; k < static_cast<int>(Tab::Count); ++k) tour_.push_back({static_cast<Tab>(k)});
+    start_layer_ = s.layer, start_head_ = s.head, start_emd_head_ = s.emd_head, start_qi_ = s.qi, start_kj_ = s.kj;
+    start_k_ = s.distance_k;
+    tour_frames_ = o_.frames;  // "the previous stop is done"
+  }
+  const double stop_waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - tour_stop_began_).count();
+  if (!ready) {
+    if (stop_waited <= o_.timeout) return false;
+    std::fprintf(stderr, "deberta-viewer: tour: gave up waiting for stop %zu after %.0f s\n", tour_next_, stop_waited);
+    exit_code_ = 1;
+    return true;
+  }
+  ++tour_frames_;
+  const TourStop* current = tour_next_ > 0 ? &tour_[tour_next_ - 1] : nullptr;
+  if (current && current->lesson_step >= 0 && tour_frames_ == 1)  // the step was drawn once: its steps are built
+    lesson_actions(s, "0", !current->show_me, current->show_me);
+  if (current && current->show_me && tour_frames_ == 3)
+    print_show_me(s);
+  if (tour_frames_ < std::max(o_.frames, 3)) return false;
+  // The Lesson tab has been drawn, so its steps are known: a stop for each, twice.
+  if (current && current->tab == Tab::Lesson && current->lesson_step < 0)
+    for (int k = 0; k < static_cast<int>(s.lesson.steps.size()); ++k)
+      for (const bool show_me : {false, true}) tour_.insert(tour_.begin() + static_cast<long>(tour_next_) + 2 * k + show_me, {Tab::Lesson, k, show_me});
+  if (tour_next_ == tour_.size()) {
+    std::printf("tour: %zu stops drawn\n", tour_.size());
+    return true;
+  }
+  const TourStop& next = tour_[tour_next_++];
+  s.layer = start_layer_, s.head = start_head_, s.emd_head = start_emd_head_, s.qi = start_qi_, s.kj = start_kj_;
+  s.distance_k = start_k_;
+  s.tab = next.tab, s.switch_tab = true;
+  if (next.lesson_step >= 0) s.lesson.start_step(next.lesson_step);
+  std::printf("tour: %s", tab_name(next.tab));
+  if (next.lesson_step >= 0) std::printf(" step %d, %s", next.lesson_step + 1, next.show_me ? "show me" : "show the working");
+  std::printf("\n");
+  std::fflush(stdout);  // a crash at this stop leaves its name as the last line
+  tour_frames_ = 0;
+  tour_stop_began_ = std::chrono::steady_clock::now();
+  return false;
+}
+
+bool HeadlessDriver::after_swap(const App& app, double frame_ms, double ui_ms) {
+  if (o_.bench_frames <= 0 || frames_after_ready_ <= 3) return false;
+  frame_ms_.push_back(frame_ms);
+  ui_ms_.push_back(ui_ms);
+  if (static_cast<int>(frame_ms_.size()) < o_.bench_frames) return false;
+  std::vector<double> sorted = frame_ms_;
+  std::sort(sorted.begin(), sorted.end());
+  double mean = 0;
+  for (double v : sorted) mean += v;
+  mean /= static_cast<double>(sorted.size());
+  const double p95 = sorted[std::min(sorted.size() - 1, static_cast<size_t>(0.95 * static_cast<double>(sorted.size())))];
+  double ui_mean = 0;
+  for (double v : ui_ms_) ui_mean += v;
+  ui_mean /= static_cast<double>(ui_ms_.size());
+  std::printf("frames %zu  tokens %d  panel %s  mean %.2f ms  p95 %.2f ms  (ImGui frame %.2f ms, GL render + swap %.2f ms)\n",
+              sorted.size(), token_count(app.state), tab_name(app.state.tab), mean, p95, ui_mean, mean - ui_mean);
+  return true;
+}
+
+}  // namespace viewer

@@ -1,0 +1,94 @@
+// headless.h — the driver of the headless modes: it waits for the model and the computation,
+// applies --ablate like a switch flipped in a running viewer, then prints, exports, writes
+// figures and the screenshot, and measures frames (--bench-frames), and says when to exit.
+//
+// main's loop calls it around each frame; it reads and edits the App as a learner would (the
+// same actions the panels call), so what it writes is what the window shows.
+#pragma once
+
+#include "app/app.h"
+
+#include <imgui.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace viewer {
+
+/// What the headless run does (main's command-line flags).
+struct HeadlessOptions {
+  bool headless = false;            ///< any of --screenshot, --bench-frames, --figure, --figure-grid
+  deberta::Ablation ablation;       ///< --ablate: applied once the first result is shown
+  std::string screenshot;           ///< write the window (or the --panel's window with `crop`) here, then exit
+  int frames = 4;                   ///< frames to render once ready before the screenshot (at least 3)
+  std::string panel;                ///< --panel: the window --crop cuts out
+  bool crop = false;
+  float mouse_x = -3.4e38f, mouse_y = -3.4e38f;  ///< pinned mouse (-FLT_MAX: none)
+  float wheel = 0;                  ///< wheel notches at the mouse once the result is shown
+  std::string export_dir;           ///< every export of the selected map and the trace (created by main)
+  double timeout = 120;             ///< seconds to wait for the model and the computation
+  std::vector<std::string> then_load;  ///< models to load in turn once the first is shown
+  std::string lesson_answer;        ///< type this into the lesson step and press "check"
+  bool lesson_show_me = false;      ///< press the lesson step's "show me"
+  bool lesson_reveal = false;       ///< press "show the working" (after the answer: shown only after an attempt)
+  std::string figure, figure_grid;  ///< figures to write (.pdf / .svg)
+  std::string figure_pipeline, figure_links;  ///< the Pipeline / Token links diagrams (.pdf / .svg)
+  Quantity figure_quantity = Quantity::Probs;
+  int bench_frames = 0;             ///< render this many frames once ready, print mean and p95 frame time
+  /// --tour: once ready, open every tab, then every lesson step twice (answer 0 and "show the
+  /// working"; answer 0 and "show me"), each from the first selection, `frames` settled frames a
+  /// stop; print a line a stop, then exit. One process instead of one a stop (issue 28's test).
+  bool tour = false;
+};
+
+/// Drives one run of the viewer in the headless modes (and applies --ablate in the interactive one).
+class HeadlessDriver {
+ public:
+  explicit HeadlessDriver(HeadlessOptions options);
+
+  /// Before the frame's UI, after the polls: notes when a requested ablation's result arrived
+  /// (`result_changed`), and applies --ablate once the first result is settled.
+  void before_frame(App& app, bool result_changed);
+  /// Headless: pins the mouse and turns the wheel for this frame (after the backend's NewFrame).
+  void set_input(ImGuiIO& io) const;
+  /// Headless, after rendering and before the swap: prints the state lines, writes the exports,
+  /// figures and the screenshot (reading the framebuffer `fb_w` × `fb_h`; `window_rects` are the
+  /// layout's windows, x, y, w, h, for --crop). Returns true when the run is done.
+  bool after_render(App& app, int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects);
+  /// After the swap (and glFinish): records the frame for --bench-frames (`frame_ms` whole frame,
+  /// `ui_ms` the ImGui part) and prints the summary once enough frames were measured. Returns true
+  /// when done.
+  bool after_swap(const App& app, double frame_ms, double ui_ms);
+  /// 0, or 1 when something failed (a timeout, an export or screenshot error).
+  int exit_code() const { return exit_code_; }
+
+ private:
+  /// One stop of --tour: a tab, or a lesson step (0-based) with "show the working" or "show me".
+  struct TourStop {
+    Tab tab = Tab::Grid;
+    int lesson_step = -1;
+    bool show_me = false;
+  };
+  /// --tour, after a frame drawn once ready: counts the stop's settled frames, moves to the next
+  /// stop (restoring the first selection) and says when the tour is over.
+  bool tour_step(App& app, bool ready, double waited);
+
+  std::vector<TourStop> tour_;
+  size_t tour_next_ = 0;
+  int tour_frames_ = -1;  ///< settled frames drawn at the current stop (−1: the tour has not begun)
+  int start_layer_ = 0, start_head_ = 0, start_emd_head_ = 0, start_qi_ = 0, start_kj_ = 0, start_k_ = 0;  ///< each stop's selection
+  std::chrono::steady_clock::time_point tour_stop_began_{};
+  HeadlessOptions o_;
+  bool applied_args_ = false;
+  size_t then_load_next_ = 0;
+  std::chrono::steady_clock::time_point ablation_requested_{};
+  double ablation_latency_ms_ = -1;
+  int frames_after_ready_ = 0;
+  std::vector<double> frame_ms_, ui_ms_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  int exit_code_ = 0;
+};
+
+}  // namespace viewer

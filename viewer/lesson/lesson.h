@@ -1,0 +1,250 @@
+// lesson.h — the guided lesson: twelve steps from the standard self-attention of §3.1 to the EMD
+// and the ablations, each with a question whose answer is computed from the loaded model's own
+// numbers. Equation and section numbers are those printed in arXiv 2006.03654 v6 (eq. 1 is the MLM
+// objective of §2.2; the standard attention display of §3.1 is unnumbered).
+//
+// Notation, everywhere in the lesson: Ã is the unscaled sum of the active terms (eq. 4); the score
+// is Ã scaled by the model's own factor, Ã/√(f·d) (the paper's Ã/√(3d)); the attention weights are
+// the softmax of the score over the keys.
+//
+// GL-free and ImGui-free (core types only) so that tests/test_lesson.cpp can check every answer
+// against the core. The Lesson tab (panel_lesson.cpp) only shows these steps and compares the
+// learner's number with `Step::answer`. Nothing here is hard-coded: a question names a layer,
+// head and cell chosen from the input's length, and its answer is read from the trace (the terms
+// from the selected layer and layer 0 in full)
+// (probs, c2c/c2p/p2c, logits, the sequence context's rel_pos / c2p_row / p2c_row, the resolved
+// scale) or computed by the core (deberta::relative_distance, log_bucket_position, table_rows).
+//
+// Each step also carries the paper's passages it computes (`quotes`, from paper_quotes.h) and, where
+// its number depends on k, the scale factor or the p2c index, a "what if" (`what_if`): what_if_row
+// reruns the model through the core under that one ablation switch and returns the query's softmax
+// row before and after (issue 42, items 5 and 6).
+#pragma once
+
+#include "deberta/ablation.h"
+#include "deberta/model.h"
+#include "lesson/paper_quotes.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace viewer {
+
+/// The viewer's default sentence for a model with a tokenizer: long enough (more than 17 tokens)
+/// that the bundled model's log buckets (position_buckets 32: exact up to |i − j| = 16) and the
+/// clamp of eq. 3 both show, and with a [MASK] for the EMD's predictions.
+inline constexpr const char* kDefaultText =
+    "In the beginning God created the heaven and the earth. And the earth was without form, and void; "
+    "and darkness was upon the face of the [MASK].";
+
+/// Where a step's "show me" button takes the learner: a tab (by its --panel name), a layer,
+/// head and cell (query i, key j), and optionally the k of the distance illustration.
+struct LessonTarget {
+  std::string tab = "head";  ///< "grid", "head", "distance", "equation", "predictions"
+  int layer = 0, head = 0;
+  int i = 0, j = 0;
+  int distance_k = 0;        ///< > 0: set the Relative-distance tab's k slider
+  /// The column of the "emd_I" map (a hidden component, not a key): −1 for the other maps. Kept
+  /// apart from `j` so that "show me" never selects a component index as a key.
+  int component = -1;
+  /// The map the Lesson tab draws beside the question, cell (i, j) outlined: "probs", "logits",
+  /// "c2p", "p2c" (of `layer`/`head`), "rel_pos", "rows" (the c2p table rows), "delta" (eq. 3 with
+  /// `distance_k`), "emd_I" (cell (i, component)), or "" for none (a model without relative
+  /// positions has no δ map).
+  std::string map;
+};
+
+/// A typical wrong answer of a step, computed from the same numbers as the right one: a learner who
+/// types `value` most likely made the mistake `name` (e.g. "forgot the scale 1/√(3d)").
+/// `reading` marks a number that is not a mistake but another reading of the paper (step 11: I = P,
+/// appendix A.8 taken literally), where the question asks for the released code's number.
+struct LessonMistake {
+  double value = 0;
+  std::string name;
+  bool reading = false;
+};
+
+/// The one core switch (deberta::Ablation) a step's "what if" control turns (issue 42, item 6).
+enum class WhatIfKnob {
+  None,      ///< the step's number depends on none of them
+  Span,      ///< the relative span: read only the central 2K table rows, K ≤ k (max_relative_positions)
+  Scale,     ///< the scale factor f of s = 1/√(f·d) (ScaleMode::Fixed)
+  P2CIndex,  ///< the p2c index: the released code's δ(i, j) or the paper's δ(j, i)
+};
+
+/// A step's "what if": which switch, and whose softmax row (layer, head, query i) it redraws.
+struct LessonWhatIf {
+  WhatIfKnob knob = WhatIfKnob::None;
+  int layer = 0, head = 0, query = 0;
+  int64_t k = 0;                 ///< Span: the model's k (K ranges over 1 … k)
+  int64_t window = 0;            ///< Span: the K this run reads (k unless ablated)
+  double scale_factor = 0;       ///< Scale: this run's f
+  deberta::P2CIndex p2c_index = deberta::P2CIndex::Code;  ///< P2CIndex: this run's index
+};
+
+/// A value of the control: the K, the f or the index to try (only the knob's own field is read).
+struct WhatIfValue {
+  int64_t window = 0;
+  double scale_factor = 0;
+  deberta::P2CIndex p2c_index = deberta::P2CIndex::Code;
+};
+
+/// One step of the lesson.
+struct LessonStep {
+  std::string title;         ///< e.g. "3. Relative distance δ(i, j) (eq. 3)"
+  std::string equation;      ///< the equation, in the paper's notation
+  std::string text;          ///< a few sentences that teach it
+  bool applies = true;       ///< false: this model or run has nothing to show here
+  std::string skip_reason;   ///< why the step does not apply (shown instead of the question)
+  std::string question;      ///< asked before the answer is revealed; says the precision it wants
+  double answer = 0;         ///< the answer, read from the trace / computed by the core
+  /// |given − answer| ≤ tolerance counts as right: half a unit of the asked decimal place, plus what
+  /// the rounding of the numbers printed in the question can add (0 for integers).
+  double tolerance = 0;
+  int decimals = 0;          ///< the decimal places the question asks for (0 for integers)
+  bool integer = false;      ///< the answer is an index or a count (shown without decimals)
+  std::string explanation;   ///< how the answer follows, with the numbers (shown on reveal)
+  LessonTarget show;         ///< what "show me" selects
+  /// The typical wrong answers, each more than twice the tolerance away from `answer` and from each
+  /// other (distinguishable at the asked precision); a typed number names the nearest one whose
+  /// window (lesson_mistake_window) holds it.
+  std::vector<LessonMistake> mistakes;
+  /// The paper's passages this step computes (paper_quotes.h), shown beside the equation: one or
+  /// two per step, on every model (also where the step does not apply).
+  std::vector<PaperQuote> quotes;
+  LessonWhatIf what_if;      ///< the step's "what if" control (knob None: it has none here)
+};
+
+/// How far from a mistake's value a typed number still names it: 0.5 % of the value's own size (so a
+/// value rounded to two decimals is recognised once |value| ≥ 1), and never less than the step's
+/// tolerance (the precision the question asks for). Integers: exactly.
+double lesson_mistake_window(const LessonStep& step, double value);
+
+/// How a typed answer is judged.
+struct LessonVerdict {
+  enum Kind { NotAnswer, Right, Wrong } kind = NotAnswer;
+  std::string mistake;       ///< Wrong: the named mistake the answer matches, "" for none known
+  bool reading = false;      ///< Wrong: the number is another reading of the paper, not a mistake
+  /// ASCII English verdict words, then the mistake: "right", "wrong: <mistake or no known
+  /// mistake>", "other reading: <reading>", "not an answer".
+  std::string text() const;
+};
+
+/// Judges the typed `text` for `step`: not an answer (blank, not a decimal number:
+/// parse_lesson_answer), right (lesson_answer_ok) or wrong, naming the nearest mistake whose window
+/// (lesson_mistake_window) holds the number (integers exactly).
+LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text);
+
+/// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
+/// in full, the EMD passes when there are any, the token names, and the layer/head the learner
+/// selected.
+struct LessonInput {
+  const deberta::Model* model = nullptr;
+  /// The run at any level: the hidden states of every layer and the sequence context.
+  const deberta::ForwardTrace* trace = nullptr;
+  /// The same run at TraceLevel::Full holding at least the selected layer and layer 0 (the others
+  /// may be empty: the viewer's LayerDetail, deberta::materialize_layer). Null: `trace` itself.
+  const deberta::ForwardTrace* full = nullptr;
+  const deberta::EMDTrace* emd = nullptr;  ///< null when the model has no EMD (then `emd_note` says why)
+  std::string emd_note;
+  std::vector<std::string> tokens;         ///< display names, one per position (may be empty: "#i")
+  int layer = 0, head = 0;                 ///< the selection; clamped to the model
+};
+
+/// The steps of the lesson for `in`, in reading order (always the same number of steps; the
+/// ones that do not apply say why). Errors: null model or trace, a full trace (`full`, else
+/// `trace`) that is not at TraceLevel::Full or lacks the selected layer or layer 0, an empty
+/// input — std::invalid_argument naming the problem.
+std::vector<LessonStep> build_lesson(const LessonInput& in);
+
+/// The control's first value, chosen to differ from the run so that the redrawn row shows a change:
+/// Span K = 2 (1 when k ≤ 2; the run's K − 1 when it is already a window: every key more than K
+/// away then reads one of the table's two end rows), Scale f = 3 (the paper's) or 1
+/// (BERT's) on a model whose f is 3, P2CIndex the other index.
+WhatIfValue what_if_default(const LessonWhatIf& w);
+
+/// The run's ablation with the one switch of `w` set to `v`: max_relative_positions = K (Span),
+/// ScaleMode::Fixed with factor f (Scale), p2c_index (P2CIndex); every other switch as in `base`.
+deberta::Ablation what_if_ablation(const deberta::Ablation& base, const LessonWhatIf& w, const WhatIfValue& v);
+
+/// The query's softmax row before and after the change.
+struct WhatIfRow {
+  std::vector<double> original;  ///< `[N]` weights of query `w.query`, layer `w.layer`, head `w.head` in the run
+  std::vector<double> changed;   ///< `[N]` the same row under `what_if_ablation(run.ablation, w, v)`
+  int favourite_before = 0, favourite_after = 0;  ///< the key each gives the largest weight (first on ties)
+  double max_change = 0;         ///< max_j |changed − original|
+  int most_changed = 0;          ///< the key where it is reached
+};
+
+/// Recomputes the row through the core: deberta::forward(model, run.inputs, what_if_ablation(…),
+/// TraceLevel::Probs) — every layer under the change, not this layer alone — and reads query
+/// `w.query` of layer `w.layer`, head `w.head`; `original` is the same row of `run` (any trace level:
+/// it holds the probabilities). Cost: one forward pass without the term maps. Errors: a knob None,
+/// indices outside the run, and what resolve_attention refuses (K outside [1, k], f ≤ 0, a p2c index
+/// on a run without p2c) — std::invalid_argument or deberta's Error, naming the problem.
+WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& run, const LessonWhatIf& w,
+                      const WhatIfValue& v);
+
+/// True when `given` answers `step` (within `step.tolerance`; integers exactly).
+bool lesson_answer_ok(const LessonStep& step, double given);
+
+/// A typed answer as a number: a decimal number as a student writes it — optional sign (+, - or the
+/// typographic minus U+2212 the lesson prints), digits with at most one decimal point, an optional
+/// decimal exponent (1.5e-3) — spaces around it allowed. Anything else is not an answer (nullopt):
+/// blank text, "abc", "1.2.3", "4x", hexadecimal ("0xA", "0x1.4p3"), "inf", "nan", a comma — except
+/// that in a language whose catalogue gives "," as its decimal separator (Italian) "0,25" is 0.25.
+std::optional<double> parse_lesson_answer(const std::string& text);
+
+/// The tolerance as the check uses it, for display: "±0.00005" (not "±0.0"); "" for integers.
+std::string lesson_tolerance_text(const LessonStep& step);
+
+/// The answer as text at the precision the question asks for ("7", "0.0833", "33.34").
+std::string lesson_answer_text(const LessonStep& step);
+
+/// Mirror of the Explorer's selection for the Lesson tab: the step shown, what the learner typed,
+/// whether the answer was checked / revealed, and the steps built for one (result, layer, head).
+struct LessonState {
+  int step = 0;
+  char given[64] = "";       ///< the answer as typed
+  int checked = 0;           ///< 0 not yet, +1 right, −1 wrong, −2 not an answer (blank or not a number)
+  int attempts = 0;          ///< answers judged right or wrong on this step (not-answers do not count)
+  std::string mistake;       ///< the named mistake of the last wrong answer ("" none known)
+  bool revealed = false;     ///< the learner asked for the answer (shown only after an attempt)
+  /// Predict, then observe: the answer, its working and the step's map are shown only once the
+  /// learner has committed a number (right or wrong), or when the step does not apply.
+  bool answer_visible(const LessonStep& st) const { return !st.applies || checked > 0 || (revealed && attempts > 0); }
+  bool press_show_me = false;  ///< headless (--lesson-show-me): press "show me" on the next frame
+  /// Opens step `to` (0-based) afresh: no answer, no attempt, the working hidden, the keyboard in
+  /// the answer box (also when `to` is the step shown).
+  void start_step(int to) {
+    step = to;
+    checked = 0;
+    attempts = 0;
+    mistake.clear();
+    revealed = false;
+    given[0] = '\0';
+    focus_answer = true;
+  }
+  /// The step buttons: opens step `to` afresh; the step shown keeps its answer.
+  void go_to(int to) {
+    if (to != step) start_step(to);
+  }
+  bool focus_answer = true;    ///< put the keyboard in the answer box (a new step, or after a wrong answer)
+  std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
+  uint64_t built_generation = 0;
+  int built_layer = -1, built_head = -1;
+  unsigned built_language = 0;  ///< i18n::generation() the steps' text was written in
+  std::string error;         ///< build_lesson's error, if any
+  deberta::Matrix map;       ///< the step's index map (rel_pos, rows, delta) as numbers, cached
+  std::string map_key;       ///< what `map` holds ("" = nothing yet)
+  /// The step's "what if": the value tried, the row it gave, and for what (result generation, step,
+  /// value) both were made; recomputed only when that changes.
+  WhatIfValue what_if;
+  std::string what_if_for;   ///< the step whose control `what_if` belongs to ("" = not set yet)
+  WhatIfRow what_if_row;
+  std::string what_if_key;   ///< what `what_if_row` was computed for ("" = nothing yet)
+  std::string what_if_error; ///< what_if_row's error for `what_if_key`, if any
+};
+
+}  // namespace viewer

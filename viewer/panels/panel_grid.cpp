@@ -1,0 +1,106 @@
+// panel_grid.cpp — Attention grid: one thumbnail per layer × head of a chosen quantity, all on one
+// shared colour scale. Click a thumbnail to open it in Head detail; right-click to mask that head.
+#include "ui/heatmap.h"
+#include "panels/panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace viewer {
+
+void DrawGridPanel(App& app) {
+  ViewerState& s = app.state;
+  const Result* shown = ResultOrWaiting(app);
+  if (!shown) return;
+  const Result& r = *shown;
+  const auto& c = r.model->model.config;
+  const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
+
+  // Quantity selector: only the terms this run computed.
+  ImGui::TextUnformatted(tr("show"));
+  const Quantity all[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs};
+  for (Quantity q : all) {
+    if (!computed(r, q)) continue;
+    ImGui::SameLine();
+    if (ImGui::RadioButton(quantity_name(q), s.grid_quantity == q)) s.grid_quantity = q;
+  }
+  if (!computed(r, s.grid_quantity)) s.grid_quantity = Quantity::Probs;
+  ImGui::SameLine();
+  ImGui::TextDisabled("  %s", tr(quantity_label(s.grid_quantity)));
+  Note(tr("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
+          "Ctrl+wheel: zoom all maps, drag: pan, double-click: reset."));
+
+  const bool prob = s.grid_quantity == Quantity::Probs;
+  // Probabilities from the result's trace; any other term needs every layer in full (the worker
+  // materializes them when this quantity is picked).
+  std::vector<const deberta::Matrix*> maps;
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < H; ++h) maps.push_back(shown_map(s, l, h, s.grid_quantity));
+  for (int l = 0; l < L; ++l)
+    if (!maps[static_cast<size_t>(l * H)]) {
+      DetailNote(l);
+      return;
+    }
+  const ColorScale scale = prob ? ColorScale::sequential(0, max_value(maps)) : ColorScale::diverging(max_abs(maps));
+
+  const float label_w = 70, bar_w = 110;
+  const float gap = 6;
+  const float avail_w = ImGui::GetContentRegionAvail().x - label_w - bar_w - gap * H;
+  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 2 - gap * L;
+  const float size = std::clamp(std::min(avail_w / H, avail_h / L), 24.0f, 220.0f);
+
+  ImGui::BeginGroup();
+  ImGui::Dummy(ImVec2(label_w, 0));
+  for (int h = 0; h < H; ++h) {
+    ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
+    ImGui::Text(tr("head %d"), h);
+  }
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(gap, gap));
+  int hover_l = -1, hover_h = -1, hover_i = -1, hover_j = -1;
+  for (int l = 0; l < L; ++l) {
+    ImGui::BeginGroup();
+    ImGui::Dummy(ImVec2(label_w, size * 0.5f - ImGui::GetTextLineHeight()));
+    ImGui::Text(tr("layer %d"), l);
+    ImGui::EndGroup();
+    for (int h = 0; h < H; ++h) {
+      ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
+      const deberta::Matrix* m = maps[static_cast<size_t>(l * H + h)];
+      Overlay ov;
+      ov.highlight = s.hover_token;
+      ov.crossed = r.trace.context.head_mask.count({l, h}) > 0;
+      if (l == s.layer && h == s.head) ov.sel_i = s.qi, ov.sel_j = s.kj;
+      ov.view = "grid";  // every thumbnail zooms and pans together
+      const HeatmapEvent ev = Heatmap(app, "grid/" + std::to_string(l) + "/" + std::to_string(h), *m, scale,
+                                      ImVec2(size, size), r.generation, ov);
+      if (l == s.layer && h == s.head)
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(ev.min.x - 3, ev.min.y - 3), ImVec2(ev.max.x + 3, ev.max.y + 3),
+                                            IM_COL32(255, 200, 60, 255), 0, 0, 2);
+      if (ev.hovered) hover_l = l, hover_h = h, hover_i = ev.i, hover_j = ev.j;
+      if (ev.clicked) {
+        s.layer = l, s.head = h;
+        s.tab = Tab::Head;
+        s.switch_tab = true;
+      }
+      if (ev.right_clicked) toggle_head_mask(app, l, h);
+    }
+  }
+  ImGui::PopStyleVar();
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ColorBar(app, scale, std::min(size * L, 300.0f), prob ? trc("colour bar", "probability") : trc("colour bar", "score"));
+
+  if (hover_l >= 0) {
+    const deberta::Matrix& m = *maps[static_cast<size_t>(hover_l * H + hover_h)];
+    ImGui::BeginTooltip();
+    ImGui::Text(r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("layer %d, head %d  (masked)") : tr("layer %d, head %d"),
+                hover_l, hover_h);
+    ImGui::Text("%s(i=%d '%s', j=%d '%s') = %s", quantity_name(s.grid_quantity), hover_i, token_name(s, hover_i).c_str(),
+                hover_j, token_name(s, hover_j).c_str(), fmt(m(hover_i, hover_j), 5).c_str());
+    ImGui::TextDisabled("%s", r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("click: open in Head detail · right-click: unmask this head")
+                                                                                   : tr("click: open in Head detail · right-click: mask this head"));
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace viewer

@@ -1,0 +1,531 @@
+// panel_lesson.cpp — Lesson: the guided walk from the standard attention of §3.1 to the EMD and
+// the ablations (arXiv 2006.03654 v6's numbering: eq. 1 is the MLM objective of §2.2).
+//
+// The steps, their questions and their answers come from build_lesson (lesson.cpp), built from
+// the shown result for the selected layer and head and cached in `state.lesson` until one of
+// them changes (never per frame). The learner types a number, checks it, may reveal the answer
+// with the computation behind it, and "show me" opens the tab, layer, head and cell the step
+// talks about.
+#include "ui/heatmap.h"
+#include "ui/layout.h"
+#include "i18n/i18n.h"
+#include "lesson/lesson.h"
+#include "panels/panels.h"
+#include "ui/quote_widget.h"
+
+#include "deberta/equations.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <string>
+
+namespace viewer {
+
+namespace {
+
+/// Rebuilds the cached steps when the result, layer or head changed. Resets the answer state
+/// when the question of the current step changed. Returns false while the selected layer and
+/// layer 0 are not yet materialized in full (the steps read their terms).
+bool refresh_lesson(ViewerState& s) {
+  LessonState& L = s.lesson;
+  const Result& r = *s.result;
+  const bool same_language = L.built_language == i18n::generation();
+  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head && same_language)
+    return true;
+  const LayerDetail* full = detail_for(s, s.layer);
+  if (!full || !full->has(0)) return false;
+  const bool has_step = L.step >= 0 && L.step < static_cast<int>(L.steps.size());
+  const std::string old_question = has_step ? L.steps[static_cast<size_t>(L.step)].question : "";
+  // The named mistake of the last answer, by its place in the step's list (its name changes with the language).
+  int mistake_index = -1;
+  if (has_step)
+    for (size_t m = 0; m < L.steps[static_cast<size_t>(L.step)].mistakes.size(); ++m)
+      if (L.steps[static_cast<size_t>(L.step)].mistakes[m].name == L.mistake) mistake_index = static_cast<int>(m);
+  LessonInput in;
+  in.model = &r.model->model;
+  in.trace = &r.trace;
+  in.full = &full->trace;
+  in.emd = r.emd();
+  in.emd_note = r.emd_note;
+  in.tokens = r.input.names;
+  in.layer = s.layer, in.head = s.head;
+  try {
+    L.steps = build_lesson(in);
+    L.error.clear();
+  } catch (const std::exception& e) {
+    L.steps.clear();
+    L.error = e.what();
+  }
+  // A new language rewrites the same steps: the learner's step, answer and attempts stay.
+  const bool only_language = L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head;
+  L.built_generation = r.generation, L.built_layer = s.layer, L.built_head = s.head;
+  L.built_language = i18n::generation();
+  L.step = std::clamp(L.step, 0, std::max(static_cast<int>(L.steps.size()) - 1, 0));
+  if (!only_language && (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question)) {
+    L.checked = 0, L.attempts = 0, L.revealed = false;
+    L.mistake.clear();
+  } else if (only_language && mistake_index >= 0 && !L.steps.empty()) {
+    const auto& now = L.steps[static_cast<size_t>(L.step)].mistakes;
+    L.mistake = mistake_index < static_cast<int>(now.size()) ? now[static_cast<size_t>(mistake_index)].name : "";
+  }
+  return true;
+}
+
+/// The map of the step beside the question, with its cell outlined (null when it has none).
+void draw_step_map(App& app, const LessonStep& st) {
+  ViewerState& s = app.state;
+  const LessonTarget& t = st.show;
+  if (t.map.empty()) return;
+  const Result& r = *s.result;
+  LessonState& L = s.lesson;
+  const deberta::Matrix* m = nullptr;
+  ColorScale scale;
+  bool index = false;
+  std::string what;
+  const std::map<std::string, Quantity> terms = {
+      {"probs", Quantity::Probs}, {"logits", Quantity::Logits}, {"c2p", Quantity::C2P}, {"p2c", Quantity::P2C}};
+  if (t.map == "emd_I") {
+    m = r.emd() ? &r.emd()->query_states0 : nullptr;
+    if (!m || m->size() == 0) return;
+    scale = ColorScale::diverging(max_abs({m}));
+    what = tr("the EMD's query input I_0 = H + P (rows: tokens, columns: hidden components)");
+  } else if (const auto q = terms.find(t.map); q != terms.end()) {
+    m = shown_map(s, t.layer, t.head, q->second);
+    if (!m || m->size() == 0) return;
+    scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
+    // TRANSLATORS: {quantity} names the map with its formula ("score Ã/√(3d) = s·(c2c + …)").
+    what = trf("{quantity} — layer {layer}, head {head}", arg("quantity", quantity_label(q->second, r.trace.context.attention.scale_factor, true)),
+               arg("layer", t.layer), arg("head", t.head));
+  } else {
+    // Index maps, converted once per (result, map, k) and kept in the lesson state.
+    const std::string key = std::to_string(r.generation) + "/" + t.map + "/" + std::to_string(t.distance_k);
+    const auto& ctx = r.trace.context;
+    const int N = token_count(s);
+    if (L.map_key != key) {
+      if (t.map == "rel_pos") L.map = ctx.rel_pos.cast<double>();
+      else if (t.map == "rows") L.map = ctx.c2p_row.cast<double>();
+      else {
+        L.map.resize(N, N);
+        for (int i = 0; i < N; ++i)
+          for (int j = 0; j < N; ++j) L.map(i, j) = static_cast<double>(deberta::relative_distance(i, j, std::max(t.distance_k, 1)));
+      }
+      L.map_key = key;
+    }
+    m = &L.map;
+    if (m->size() == 0) {  // a model without relative attention has no rel_pos or table rows
+      ImGui::Spacing();
+      // TRANSLATORS: relative_attention = false is a configuration key and value (keep them).
+      ImGui::TextDisabled("%s", tr("no map to show: this model has no relative positions (relative_attention = false)"));
+      return;
+    }
+    index = true;
+    scale = ColorScale::sequential(m->minCoeff(), m->maxCoeff());
+    what = t.map == "rel_pos" ? std::string(tr("relative position i − j as the model uses it (bucketed in v2)"))
+           : t.map == "rows"  ? trf("table row c2p reads, clamp(rel_pos + k, 0, 2k − 1), k = {k}", arg("k", ctx.attention.k))
+                              : trf("δ(i, j) of eq. 3 with k = {k}", arg("k", t.distance_k));
+  }
+  ImGui::Spacing();
+  const bool emd_map = t.map == "emd_I";
+  const int col = emd_map ? t.component : t.j;  // the emd_I map's columns are hidden components, not keys
+  ImGui::PushTextWrapPos(0.0f);  // wraps at the window's edge (the map may stand beside the "what if")
+  // TRANSLATORS: the map's caption: the map's name, then the outlined cell ("i = 3, j = 5" or "i = 3, component = 7").
+  ImGui::TextDisabled(tr("%s · cell (%s = %d, %s = %d) outlined · Ctrl+wheel zooms, drag pans"), what.c_str(), "i", t.i,
+                      // TRANSLATORS: a column of the EMD's map: an index of the hidden vector.
+                      emd_map ? tr("component") : "j", col);
+  ImGui::PopTextWrapPos();
+  const float label_w = 110;
+  const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130 - label_w, ImGui::GetContentRegionAvail().y - 8 - 18),
+                                120.0f, 420.0f);
+  // Token labels: a column of row labels left of the map (every row when a row is a text line
+  // tall, else every few rows and always the outlined one) and the outlined column's label above.
+  {
+    const float line = ImGui::GetTextLineHeight();
+    const int rows = static_cast<int>(m->rows()), cols = static_cast<int>(m->cols());
+    const float ch = size / static_cast<float>(rows), cw = size / static_cast<float>(cols);
+    const int every = std::max(1, static_cast<int>(std::ceil(line / std::max(ch, 1e-3f))));
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const std::string top = emd_map ? trf("component {c}", arg("c", col))
+                                    : "j = " + std::to_string(col) + " " + token_name(s, col);
+    const float top_x = std::clamp(p0.x + label_w + (static_cast<float>(col) + 0.5f) * cw - ImGui::CalcTextSize(top.c_str()).x * 0.5f,
+                                   p0.x + label_w, p0.x + label_w + size);
+    dl->AddText(ImVec2(top_x, p0.y), ink, top.c_str());
+    for (int i = 0; i < rows; ++i) {
+      if (i != t.i && (i % every != 0 || std::abs(i - t.i) < every)) continue;
+      std::string lab = std::to_string(i) + " " + token_name(s, i);
+      while (lab.size() > 4 && ImGui::CalcTextSize(lab.c_str()).x > label_w - 6) lab.pop_back();
+      const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
+      dl->AddText(ImVec2(p0.x + label_w - ts.x - 4, p0.y + 18 + (static_cast<float>(i) + 0.5f) * ch - ts.y * 0.5f),
+                  i == t.i ? ink : dim, lab.c_str());
+    }
+    ImGui::Dummy(ImVec2(label_w, 18));
+    ImGui::SetCursorScreenPos(ImVec2(p0.x + label_w, p0.y + 18));
+  }
+  Overlay ov;
+  ov.sel_i = t.i, ov.sel_j = col;
+  ov.highlight = s.hover_token;
+  ov.view = "lesson";
+  if (index) ov.digits = 0;
+  const uint64_t version = std::hash<std::string>{}(t.map + "/" + std::to_string(t.layer) + "/" + std::to_string(t.head) + "/" +
+                                                    std::to_string(t.distance_k)) ^ r.generation;
+  const HeatmapEvent ev = Heatmap(app, "lesson/" + t.map, *m, scale, ImVec2(size, size), version, ov);
+  if (ev.hovered)
+    // TRANSLATORS: a map's tooltip: the row (i = 3 'God'), the column ("j = 5 'the'" or "component 7"), the value.
+    ImGui::SetTooltip(tr("i = %d '%s', %s\nvalue %s"), ev.i, token_name(s, ev.i).c_str(),
+                      emd_map ? trf("component {c}", arg("c", ev.j)).c_str() : ("j = " + std::to_string(ev.j) + " '" + token_name(s, ev.j) + "'").c_str(),
+                      index ? std::to_string(static_cast<long long>((*m)(ev.i, ev.j))).c_str() : fmt((*m)(ev.i, ev.j), 5).c_str());
+  ImGui::SameLine();
+  // TRANSLATORS: the colour bar's caption (a few words: a table row or a relative position; an attention weight; …).
+  ColorBar(app, scale, size, index ? tr("row / position") : t.map == "probs" ? tr("weight") : emd_map ? tr("value") : tr("score"));
+}
+
+/// One query's softmax row before and after the "what if" change, on one scale: for each key j the
+/// run's weight (blue, left) and the changed one (orange, right); key j's index under every few
+/// bars, the query's favourite keys marked. Hover: both weights of the key.
+void what_if_bars(ViewerState& s, const WhatIfRow& r, ImVec2 size) {
+  const int n = static_cast<int>(r.original.size());
+  if (n == 0) return;
+  const float line = ImGui::GetTextLineHeight();
+  const float bars_h = std::max(size.y - line - 2, 30.0f), bw = size.x / static_cast<float>(n);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("what_if_bars", ImVec2(size.x, bars_h + line + 2));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + bars_h), IM_COL32(30, 32, 38, 255));
+  double top = 1e-12;
+  for (int j = 0; j < n; ++j) top = std::max({top, r.original[static_cast<size_t>(j)], r.changed[static_cast<size_t>(j)]});
+  const ImU32 before = IM_COL32(90, 150, 230, 255), after = IM_COL32(240, 150, 60, 255);
+  const float gap = bw > 4 ? 1.0f : 0.0f, half = std::max((bw - 2 * gap) * 0.5f, 0.5f);
+  for (int j = 0; j < n; ++j) {
+    const float x = p0.x + static_cast<float>(j) * bw + gap;
+    const float h0 = static_cast<float>(r.original[static_cast<size_t>(j)] / top) * (bars_h - 4);
+    const float h1 = static_cast<float>(r.changed[static_cast<size_t>(j)] / top) * (bars_h - 4);
+    dl->AddRectFilled(ImVec2(x, p0.y + bars_h - h0), ImVec2(x + half, p0.y + bars_h), before);
+    dl->AddRectFilled(ImVec2(x + half, p0.y + bars_h - h1), ImVec2(x + 2 * half, p0.y + bars_h), after);
+  }
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const int every = std::max(1, static_cast<int>(std::ceil(ImGui::CalcTextSize("000").x / std::max(bw, 1e-3f))));
+  for (int j = 0; j < n; j += every) {
+    const std::string l = std::to_string(j);
+    dl->AddText(ImVec2(p0.x + (static_cast<float>(j) + 0.5f) * bw - ImGui::CalcTextSize(l.c_str()).x * 0.5f, p0.y + bars_h + 1), text,
+                l.c_str());
+  }
+  if (hovered) {
+    const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, n - 1);
+    // TRANSLATORS: the "what if" bars' tooltip: the key, its weight in the run and under the change (two spaces align the numbers).
+    ImGui::SetTooltip(tr("key j = %d '%s'\nweight in this run  %s\nweight with the change  %s"), j, token_name(s, j).c_str(),
+                      fmt(r.original[static_cast<size_t>(j)], 5, false).c_str(), fmt(r.changed[static_cast<size_t>(j)], 5, false).c_str());
+  }
+}
+
+/// The step's "what if" control (issue 42, item 6), in a column `width` pixels wide: one core switch
+/// (the relative span K, the scale factor f or the p2c index) set to another value; the query's
+/// softmax row is recomputed through the core (what_if_row: a forward pass under that ablation) as
+/// soon as the value changes, and drawn beside the run's own row on one scale.
+void draw_what_if(App& app, const LessonStep& st, float width) {
+  ViewerState& s = app.state;
+  LessonState& L = s.lesson;
+  const Result& r = *s.result;
+  const LessonWhatIf& w = st.what_if;
+  // A new step (or result) starts from the default change.
+  const std::string owner = std::to_string(r.generation) + "/" + std::to_string(L.step) + "/" + std::to_string(static_cast<int>(w.knob));
+  if (L.what_if_for != owner) L.what_if = what_if_default(w), L.what_if_for = owner;
+  WhatIfValue& v = L.what_if;
+  const ImVec4 blue(0.45f, 0.65f, 1.0f, 1), orange(0.95f, 0.6f, 0.25f, 1);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::PushID("what_if");
+  std::string now;
+  // TRANSLATORS: starts a question continued beside it ("What if" + "the scores were divided by … ?").
+  ImGui::TextColored(orange, "%s", tr("What if"));
+  ImGui::SameLine();
+  if (w.knob == WhatIfKnob::Span) {
+    // TRANSLATORS: continues "What if" (shown before it).
+    ImGui::TextUnformatted(tr("the table were read through a window K ≤ k (rows k − K … k + K − 1)?"));
+    int K = static_cast<int>(v.window);
+    ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
+    if (ImGui::SliderInt("K", &K, 1, static_cast<int>(w.k))) v.window = K;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("K = k")) v.window = w.k;
+    ImGui::SameLine();
+    ImGui::TextDisabled(tr("this run: K = %lld, k = %lld"), static_cast<long long>(w.window), static_cast<long long>(w.k));
+    now = "K = " + std::to_string(v.window);
+  } else if (w.knob == WhatIfKnob::Scale) {
+    // TRANSLATORS: continues "What if" (shown before it).
+    ImGui::TextUnformatted(tr("the scores were divided by √(f·d) with another factor f?"));
+    float fv = static_cast<float>(v.scale_factor);
+    ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
+    if (ImGui::SliderFloat("f", &fv, 0.25f, 8.0f, "%.2f")) v.scale_factor = std::max(0.25, static_cast<double>(fv));
+    ImGui::SameLine();
+    ImGui::TextDisabled(tr("this model: f = %g"), w.scale_factor);
+    char buf[128];
+    // TRANSLATORS: a button that sets the scale factor f back to this model's own (%g is the factor).
+    std::snprintf(buf, sizeof buf, tr("the model's %g"), w.scale_factor);
+    bool first = true;
+    // TRANSLATORS: buttons setting the scale factor f: BERT's 1 and the paper's 3.
+    const std::pair<const char*, double> choices[] = {{tr("1 (BERT)"), 1.0}, {"2", 2.0}, {tr("3 (paper)"), 3.0}, {buf, w.scale_factor}};
+    for (size_t c = 0; c < std::size(choices); ++c) {
+      if (!first) ImGui::SameLine();
+      first = false;
+      // A fixed ID per button: the same in every language.
+      if (ImGui::SmallButton((std::string(choices[c].first) + "###f" + std::to_string(c)).c_str())) v.scale_factor = choices[c].second;
+    }
+    std::snprintf(buf, sizeof buf, "f = %g", v.scale_factor);
+    now = buf;
+  } else {
+    // TRANSLATORS: continues "What if" (shown before it).
+    ImGui::TextUnformatted(tr("p2c read the other row of Q_r?"));
+    if (ImGui::RadioButton((std::string(tr("released code: δ(i, j)")) + "###code").c_str(), v.p2c_index == deberta::P2CIndex::Code))
+      v.p2c_index = deberta::P2CIndex::Code;
+    ImGui::SameLine();
+    if (ImGui::RadioButton((std::string(tr("paper, eq. 4: δ(j, i)")) + "###paper").c_str(), v.p2c_index == deberta::P2CIndex::Paper))
+      v.p2c_index = deberta::P2CIndex::Paper;
+    if (w.p2c_index == deberta::P2CIndex::Code)
+      ImGui::TextDisabled("%s", tr("this run: the code's δ(i, j)"));
+    else
+      ImGui::TextDisabled("%s", tr("this run: the paper's δ(j, i)"));
+    now = v.p2c_index == deberta::P2CIndex::Code ? tr("p2c index δ(i, j)") : tr("p2c index δ(j, i)");
+  }
+  ImGui::PopID();
+  // Recomputed through the core when the value (or the step, or the result) changes, not per frame.
+  char key[160];
+  std::snprintf(key, sizeof key, "%s/%d/%d/%d/%lld/%.17g/%d", owner.c_str(), w.layer, w.head, w.query, static_cast<long long>(v.window),
+                v.scale_factor, static_cast<int>(v.p2c_index));
+  if (L.what_if_key != key) {
+    L.what_if_key = key;
+    L.what_if_error.clear();
+    try {
+      L.what_if_row = what_if_row(r.model->model, r.trace, w, v);
+    } catch (const std::exception& e) {
+      L.what_if_row = {};
+      L.what_if_error = e.what();
+    }
+  }
+  if (!L.what_if_error.empty()) {
+    // TRANSLATORS: {error} is the reason the row could not be recomputed.
+    ErrorText(trf("what if: {error}", arg("error", L.what_if_error)));
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const WhatIfRow& row = L.what_if_row;
+  ImGui::TextDisabled(tr("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):"), w.query,
+                      token_name(s, w.query).c_str(), w.layer, w.head);
+  ImGui::TextColored(blue, "%s", tr("this run (blue)"));
+  ImGui::SameLine();
+  // TRANSLATORS: %s is the value tried ("K = 2", "f = 3", "p2c index δ(j, i)").
+  ImGui::TextColored(orange, tr("beside %s (orange)"), now.c_str());
+  what_if_bars(s, row, ImVec2(width, 80));
+  // TRANSLATORS: the key the query favours before → after the change (index and token), then the largest change of a weight.
+  ImGui::TextDisabled(tr("favourite key %d %s → %d %s; largest change %s, at key %d %s"), row.favourite_before,
+                      token_name(s, row.favourite_before).c_str(), row.favourite_after, token_name(s, row.favourite_after).c_str(),
+                      fmt(row.max_change, 3, false).c_str(), row.most_changed, token_name(s, row.most_changed).c_str());
+  ImGui::PopTextWrapPos();
+}
+
+void show_me(ViewerState& s, const LessonTarget& t) {
+  for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
+    if (t.tab == tab_name(static_cast<Tab>(k))) s.tab = static_cast<Tab>(k), s.switch_tab = true;
+  s.layer = t.layer, s.head = t.head, s.qi = t.i, s.kj = t.j;
+  if (t.tab == "predictions") s.emd_head = t.head;  // the decoder passes' head slider
+  if (t.distance_k > 0) s.distance_k = t.distance_k;
+  clamp_selection(s);
+}
+
+}  // namespace
+
+void DrawLessonPanel(App& app) {
+  ViewerState& s = app.state;
+  if (!ResultOrWaiting(app)) return;
+  if (!refresh_lesson(s)) {
+    DetailNote(s.layer);
+    return;
+  }
+  LessonState& L = s.lesson;
+  if (!L.error.empty()) {
+    // TRANSLATORS: {error} says why (an error message).
+    ErrorText(trf("The lesson cannot be built for this run: {error}", arg("error", L.error)));
+    return;
+  }
+  const int n = static_cast<int>(L.steps.size());
+  const LessonStep& st = L.steps[static_cast<size_t>(L.step)];
+
+  // Navigation: previous / next and the list of steps.
+  if (ImGui::ArrowButton("##prev", ImGuiDir_Left) && L.step > 0) L.go_to(L.step - 1);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##next", ImGuiDir_Right) && L.step + 1 < n) L.go_to(L.step + 1);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.6f, 460.0f));
+  if (ImGui::BeginCombo("##steps", st.title.c_str())) {
+    for (int k = 0; k < n; ++k) {
+      const LessonStep& o = L.steps[static_cast<size_t>(k)];
+      const std::string label = o.title + (o.applies ? "" : "   " + std::string(tr("(does not apply here)"))) + "###step" + std::to_string(k);
+      if (ImGui::Selectable(label.c_str(), k == L.step)) L.go_to(k);
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  // TRANSLATORS: the step's number, the number of steps, then the model's configuration in short.
+  ImGui::TextDisabled(tr("step %d of %d · %s"), L.step + 1, n, s.result->model->model.config.summary().c_str());
+  if (!s.result->ablation.is_default())
+    // TRANSLATORS: %s describes the ablation (the switches changed).
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("The numbers below are from the ablated run (%s)."),
+                       s.result->ablation.describe(&s.result->model->model.config).c_str());
+  ImGui::Separator();
+
+  // The step: title, equation, a few sentences.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.8f, 1.0f, 1));
+  ImGui::TextUnformatted(st.title.c_str());
+  ImGui::PopStyleColor();
+  ImGui::Spacing();
+  {
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::Indent(12);
+    if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x - 12);
+    ImGui::TextUnformatted(st.equation.c_str());
+    ImGui::PopTextWrapPos();
+    if (app.gfx.mono) ImGui::PopFont();
+    ImGui::Unindent(12);
+    const ImVec2 p1(p0.x + ImGui::GetContentRegionAvail().x, ImGui::GetCursorScreenPos().y);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y - 3), ImVec2(p0.x + 4, p1.y - 2), IM_COL32(90, 150, 230, 255));
+  }
+  // The paper's own words for what this step computes (paper_quotes.h), beside the equation.
+  if (!st.quotes.empty()) {
+    ImGui::Spacing();
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::Indent(12);
+    ImGui::TextDisabled("%s", tr("In the paper (arXiv 2006.03654 v6):"));
+    for (size_t k = 0; k < st.quotes.size(); ++k)  // two passages of one place: cited once, after the second
+      PaperQuoteText(st.quotes[k], k + 1 == st.quotes.size() || st.quotes[k + 1].paraphrase || st.quotes[k].paraphrase ||
+                                       st.quotes[k].cite() != st.quotes[k + 1].cite());
+    ImGui::Unindent(12);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p0.x, p0.y), ImVec2(p0.x + 4, ImGui::GetCursorScreenPos().y - 4),
+                                              IM_COL32(200, 170, 110, 255));
+  }
+  ImGui::Spacing();
+  ImGui::TextWrapped("%s", st.text.c_str());
+  ImGui::Spacing();
+  ImGui::Separator();
+
+  if (!st.applies) {
+    // TRANSLATORS: heads the reason a lesson step does not apply (shown below it).
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s", tr("Not with this model or input:"));
+    ImGui::TextWrapped("%s", st.skip_reason.c_str());
+    if (L.step + 1 < n && ImGui::Button((std::string(tr("next step")) + "###next step").c_str())) L.go_to(L.step + 1);
+  } else {
+    ImGui::TextUnformatted(tr("Question"));
+    ImGui::TextWrapped("%s", st.question.c_str());
+    ImGui::SetNextItemWidth(160);
+    // The keyboard goes to the answer box on a new step and after a wrong answer: type, Enter, retype.
+    if (L.focus_answer) {
+      ImGui::SetKeyboardFocusHere();
+      L.focus_answer = false;
+    }
+    // The value applies as it is typed (so "check" sees it); Enter also checks.
+    // Text, not a number field: a blank or unparsable entry must not count as "0".
+    ImGui::InputText((std::string(tr("your answer")) + "###your answer").c_str(), L.given, sizeof L.given, ImGuiInputTextFlags_AutoSelectAll);  // refocused after a wrong answer: typing replaces it
+    const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
+    ImGui::SameLine();
+    // TRANSLATORS: the button that checks the typed answer.
+    if (ImGui::Button((std::string(trc("lesson", "check")) + "###check").c_str()) || enter) {
+      const LessonVerdict v = judge_lesson_answer(st, L.given);
+      L.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
+      if (v.kind != LessonVerdict::NotAnswer) ++L.attempts;
+      L.mistake = v.mistake;
+      L.focus_answer = v.kind != LessonVerdict::Right;
+    }
+    // Predict, then observe: the working and "show me" open only once a number was committed.
+    const bool attempted = L.attempts > 0;
+    ImGui::BeginDisabled(!attempted);
+    ImGui::SameLine();
+    // One ID for both labels, so the button keeps its ID when it toggles (and in every language).
+    if (ImGui::Button((std::string(L.revealed ? tr("hide the working") : tr("show the working")) + "###working").c_str()))
+      L.revealed = !L.revealed;
+    ImGui::SameLine();
+    // TRANSLATORS: the button that opens the tab, layer, head and cell the step talks about.
+    if (ImGui::Button((std::string(tr("show me")) + "###show me").c_str()) || (L.press_show_me && attempted)) show_me(s, st.show);
+    ImGui::EndDisabled();
+    L.press_show_me = false;
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      // TRANSLATORS: the first %s is a tab's title, translated (Head detail, Distance δ, Equation, …).
+      ImGui::SetTooltip(attempted ? tr("opens the %s tab at layer %d, head %d, query i = %d, key j = %d")
+                                  // TRANSLATORS: as above, before the learner has answered.
+                                  : tr("answer first: predict, then observe (opens the %s tab at layer %d, head %d, i = %d, j = %d)"),
+                        tr(tab_title(st.show.tab)), st.show.layer, st.show.head, st.show.i, st.show.j);
+    if (!attempted) ImGui::TextDisabled("%s", tr("Commit a number first: the answer, its working and the map open after your attempt."));
+    if (L.checked > 0)
+      // TRANSLATORS: the verdict on a right answer.
+      ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "%s", tr("Right."));
+    else if (L.checked == -2)
+      ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s",
+                         std::string(L.given).find_first_not_of(" \t") == std::string::npos
+                             ? tr("Type a number first: an empty box is not an answer.")
+                             // TRANSLATORS: {given} is what the learner typed.
+                             : trf("'{given}' is not a number: type one, e.g. 3 or -0.25.", arg("given", std::string(L.given))).c_str());
+    else if (L.checked < 0) {
+      // A number that is another reading of the paper (step 11: I = P) is not called a mistake.
+      bool reading = false;
+      for (const LessonMistake& m : st.mistakes)
+        if (m.name == L.mistake) reading = m.reading;
+      // TRANSLATORS: {decimals} is the number of decimal places asked for, {tolerance} the margin ("±0.00005").
+      const std::string precision = trf("Not the number asked for ({decimals} decimal places, right within {tolerance}).",
+                                        arg("decimals", st.decimals), arg("tolerance", lesson_tolerance_text(st)));
+      // TRANSLATORS: the verdict on a wrong answer; {decimals} and {tolerance} as in "Not the number asked for …".
+      const std::string not_quite = trf("Not quite ({decimals} decimal places, right within {tolerance}).",
+                                        arg("decimals", st.decimals), arg("tolerance", lesson_tolerance_text(st)));
+      if (reading)
+        ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s", precision.c_str());
+      else
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.integer ? tr("Not quite.") : not_quite.c_str());
+      ImGui::PushTextWrapPos(0);
+      if (!L.mistake.empty()) {
+        // TRANSLATORS: {mistake} is another reading of the paper ("I = P is the paper's literal reading of A.8 …").
+        const std::string other = trf("Another reading of the paper, not a mistake: {mistake}.", arg("mistake", L.mistake));
+        // TRANSLATORS: {mistake} is a named mistake ("forgot the square root").
+        const std::string likely = trf("Likely mistake: {mistake}.", arg("mistake", L.mistake));
+        ImGui::TextColored(reading ? ImVec4(0.7f, 0.85f, 1.0f, 1) : ImVec4(1, 0.7f, 0.6f, 1), "%s", (reading ? other : likely).c_str());
+      }
+      ImGui::PopTextWrapPos();
+      // TRANSLATORS: "show the working" is the button of that name: use its translation.
+      ImGui::TextUnformatted(tr("Try again, or press \"show the working\"."));
+    }
+    if (L.revealed && attempted) {
+      ImGui::Spacing();
+      ImGui::Text(tr("Answer: %s"), lesson_answer_text(st).c_str());
+      if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
+      ImGui::TextWrapped("%s", st.explanation.c_str());
+      if (app.gfx.mono) ImGui::PopFont();
+    }
+  }
+  ImGui::Spacing();
+  ImGui::Separator();
+  Note(trf("Answers are computed from the loaded model's own numbers (the trace of layer {layer}, head {head}). Change the "
+           "layer or head in any tab and the questions follow.",
+           arg("layer", s.layer), arg("head", s.head)));
+  // Only once the learner has answered right or revealed: the map would give the answer away.
+  // The "what if" beside the step's map (left and right) when the step has both.
+  const bool what_if = L.answer_visible(st) && st.applies && st.what_if.knob != WhatIfKnob::None;
+  if (what_if && !st.show.map.empty()) {
+    ImGui::Spacing();
+    ImGui::BeginGroup();
+    draw_what_if(app, st, std::floor(ImGui::GetContentRegionAvail().x * 0.46f));
+    ImGui::EndGroup();
+    ImGui::SameLine(0, 18);
+    ImGui::BeginGroup();
+    draw_step_map(app, st);
+    ImGui::EndGroup();
+  } else if (what_if) {
+    ImGui::Spacing();
+    draw_what_if(app, st, ImGui::GetContentRegionAvail().x);
+  } else if (L.answer_visible(st)) {
+    draw_step_map(app, st);
+  }
+}
+
+}  // namespace viewer

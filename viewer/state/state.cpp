@@ -1,0 +1,198 @@
+// state.cpp — reading the plain viewer state: quantities, tabs, tokens, the selection and which
+// layers the shown panels need in full.
+#include "state/state.h"
+
+#include "i18n/i18n.h"
+
+#include "deberta/explain.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace viewer {
+
+// ----------------------------------------------------------------------------------------------
+// Quantities and tabs
+
+const char* quantity_name(Quantity q) {
+  switch (q) {
+    case Quantity::C2C: return "c2c";
+    case Quantity::C2P: return "c2p";
+    case Quantity::P2C: return "p2c";
+    case Quantity::P2P: return "p2p";
+    case Quantity::Logits: return "logits";
+    case Quantity::Probs: return "probs";
+  }
+  return "?";
+}
+
+const char* quantity_label(Quantity q) {
+  switch (q) {
+    // English here (figures, tests); the panels show tr(quantity_label(q)).
+    case Quantity::C2C: return N_("c2c: content→content  s·Q_c[i]·K_c[j]");
+    case Quantity::C2P: return N_("c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]");
+    case Quantity::P2C: return N_("p2c: position→content  s·K_c[j]·Q_r[δ]");
+    case Quantity::P2P: return N_("p2p: position→position  s·Q_r·K_r");
+    case Quantity::Logits: return N_("score s·Ã = s·(c2c + c2p + p2c (+ p2p)), s the model's scale");
+    case Quantity::Probs: return N_("attention weights softmax_j(s·Ã)");
+  }
+  return "?";
+}
+
+std::string score_label(double scale_factor, bool translated) {
+  const std::string root = deberta::scale_root(scale_factor);
+  // TRANSLATORS: {root} is the scale's root, e.g. √(3d); Ã is the paper's symbol.
+  return translated ? trf("score Ã/{root}", arg("root", root)) : "score Ã/" + root;
+}
+
+std::string weights_label(double scale_factor) { return "softmax(Ã/" + deberta::scale_root(scale_factor) + ")"; }
+
+std::string quantity_label(Quantity q, double scale_factor, bool translated) {
+  const std::string root = deberta::scale_root(scale_factor);
+  switch (q) {
+    case Quantity::Logits:
+      // TRANSLATORS: {root} is the scale's root, e.g. √(3d); keep the formula as written.
+      return translated ? trf("score Ã/{root} = s·(c2c + c2p + p2c (+ p2p)), s = 1/{root}", arg("root", root))
+                        : "score Ã/" + root + " = s·(c2c + c2p + p2c (+ p2p)), s = 1/" + root;
+    case Quantity::Probs:
+      // TRANSLATORS: {root} is the scale's root, e.g. √(3d).
+      return translated ? trf("attention weights softmax_j(Ã/{root})", arg("root", root))
+                        : "attention weights softmax_j(Ã/" + root + ")";
+    default: return translated ? tr(quantity_label(q)) : quantity_label(q);
+  }
+}
+
+std::string quantity_words(Quantity q) {
+  switch (q) {
+    case Quantity::C2C: return "Content-to-content term (c2c)";
+    case Quantity::C2P: return "Content-to-position term (c2p)";
+    case Quantity::P2C: return "Position-to-content term (p2c)";
+    case Quantity::P2P: return "Position-to-position term (p2p)";
+    case Quantity::Logits: return "Attention scores";
+    case Quantity::Probs: return "Attention weights";
+  }
+  return "?";
+}
+
+std::string layer_head_words(int layer, int layers, int head, int heads) {
+  return "layer " + std::to_string(layer) + " (of 0–" + std::to_string(std::max(layers - 1, 0)) + "), head " +
+         std::to_string(head) + " (of 0–" + std::to_string(std::max(heads - 1, 0)) + ")";
+}
+
+std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& scaled_terms, double scale, double score,
+                          double weight, double scale_factor) {
+  char buf[64];
+  const auto v = [&](double x, bool sign = true) {
+    std::snprintf(buf, sizeof buf, sign ? "%+.4f" : "%.4f", x);
+    return std::string(buf);
+  };
+  std::string out;
+  for (const auto& [name, value] : scaled_terms) out += (out.empty() ? "" : " + ") + name + " " + v(value);
+  out += (out.empty() ? "" : " = ") + score_label(scale_factor, true) + " " + v(score);
+  if (scale > 0) out += " (Ã = " + v(score / scale) + ")";
+  // TRANSLATORS: the end of a cell's sum in Head detail: "… (Ã = 33.3392)  →  weight 0.1727".
+  return out + "  →  " + trf("weight {weight}", arg("weight", v(weight, false)));
+}
+
+std::optional<deberta::Term> quantity_term(Quantity q) {
+  const int index = static_cast<int>(q);
+  if (index < deberta::kTermCount) return deberta::kAllTerms[index];
+  return std::nullopt;
+}
+
+Quantity term_quantity(deberta::Term t) { return static_cast<Quantity>(static_cast<int>(t)); }
+static_assert(static_cast<int>(Quantity::Logits) == deberta::kTermCount, "Quantity lists the terms first, in Term's order");
+
+const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q) {
+  const std::optional<deberta::Term> term = quantity_term(q);
+  const std::vector<deberta::Matrix>* v = term ? &a.terms[*term] : q == Quantity::Logits ? &a.logits : &a.probs;
+  if (!v || head < 0 || head >= static_cast<int64_t>(v->size())) return nullptr;
+  return &(*v)[head];
+}
+
+const deberta::Matrix* head_map(const deberta::ForwardTrace& trace, int64_t layer, int64_t head, Quantity q) {
+  if (layer < 0 || layer >= static_cast<int64_t>(trace.layers.size())) return nullptr;
+  return attention_map(trace.layers[layer].attention, head, q);
+}
+
+bool computed(const Result& r, Quantity q) {
+  const std::optional<deberta::Term> term = quantity_term(q);
+  return !term || r.trace.context.attention.terms[*term];
+}
+
+bool LayerDetail::has(int64_t layer) const { return std::binary_search(held.begin(), held.end(), layer); }
+
+const char* tab_name(Tab t) {
+  switch (t) {
+    case Tab::Grid: return "grid";
+    case Tab::Head: return "head";
+    case Tab::Distance: return "distance";
+    case Tab::Equation: return "equation";
+    case Tab::Predictions: return "predictions";
+    case Tab::Compare: return "compare";
+    case Tab::Export: return "export";
+    case Tab::Lesson: return "lesson";
+    case Tab::Pipeline: return "pipeline";
+    case Tab::Links: return "links";
+    case Tab::Count: break;
+  }
+  return "?";
+}
+
+int token_count(const ViewerState& s) { return s.result ? static_cast<int>(s.result->input.inputs.size()) : 0; }
+
+std::string token_name(const ViewerState& s, int t) {
+  if (!s.result || t < 0 || t >= static_cast<int>(s.result->input.names.size())) return "?";
+  return s.result->input.names[t];
+}
+
+std::string vocab_name(const LoadedModel* m, int64_t id) {
+  if (m && m->tokenizer) return m->tokenizer->display(id);
+  return "#" + std::to_string(id);
+}
+
+void clamp_selection(ViewerState& s) {
+  if (!s.result) return;
+  const auto& c = s.result->model->model.config;
+  const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
+  const int N = token_count(s);
+  s.layer = std::clamp(s.layer, 0, std::max(L - 1, 0));
+  s.head = std::clamp(s.head, 0, std::max(H - 1, 0));
+  s.emd_head = std::clamp(s.emd_head, 0, std::max(H - 1, 0));
+  s.qi = std::clamp(s.qi, 0, std::max(N - 1, 0));
+  s.kj = std::clamp(s.kj, 0, std::max(N - 1, 0));
+}
+
+std::vector<int64_t> wanted_layers(const ViewerState& s) {
+  if (!s.result) return {};
+  const int64_t L = static_cast<int64_t>(s.result->trace.layers.size());
+  if (L == 0) return {};
+  std::vector<int64_t> layers;
+  if (s.tab == Tab::Grid && s.grid_quantity != Quantity::Probs && computed(*s.result, s.grid_quantity)) {
+    for (int64_t l = 0; l < L; ++l) layers.push_back(l);
+    return layers;
+  }
+  // The tabs that show no term of a layer (the grid's probabilities, predictions, comparison) need
+  // none: a re-run there costs the forward pass alone. The Export tab writes the selected map.
+  if (s.tab != Tab::Head && s.tab != Tab::Equation && s.tab != Tab::Distance && s.tab != Tab::Lesson && s.tab != Tab::Export &&
+      s.tab != Tab::Links)
+    return layers;
+  const int64_t selected = std::clamp<int64_t>(s.layer, 0, L - 1);
+  if (s.tab == Tab::Lesson && selected != 0) layers.push_back(0);
+  layers.push_back(selected);
+  return layers;
+}
+
+const LayerDetail* detail_for(const ViewerState& s, int64_t layer) {
+  if (!s.result || !s.detail || s.detail->generation != s.result->generation || !s.detail->has(layer)) return nullptr;
+  return s.detail.get();
+}
+
+const deberta::Matrix* shown_map(const ViewerState& s, int64_t layer, int64_t head, Quantity q) {
+  if (!s.result || !computed(*s.result, q)) return nullptr;
+  if (q == Quantity::Probs) return head_map(s.result->trace, layer, head, q);
+  const LayerDetail* d = detail_for(s, layer);
+  return d ? head_map(d->trace, layer, head, q) : nullptr;
+}
+
+}  // namespace viewer
