@@ -358,6 +358,35 @@ def write_tokenizer_files(out, max_len):
     return specials
 
 
+def init_from_model(model, init_dir, sp):
+    """Warm start (issue 54, the multilingual model's second vocabulary): every parameter of the
+    model in `init_dir` (config.json, model.safetensors, spm.model) whose name and shape match is
+    copied; the word embeddings and the LM head's bias are copied row by row for every piece both
+    vocabularies hold (matched by the piece's text), the new pieces keep their fresh initialisation.
+    Returns {"copied": n tensors, "pieces_shared": n, "pieces_new": n}."""
+    import sentencepiece as spm_mod
+    old_sp = spm_mod.SentencePieceProcessor(model_file=os.path.join(init_dir, "spm.model"))
+    old_ids = {old_sp.id_to_piece(i): i for i in range(old_sp.get_piece_size())}
+    state = dt.load_safetensors(os.path.join(init_dir, "model.safetensors"))
+    rows = {"embeddings.word_embeddings.weight": 0, "lm_predictions.lm_head.bias": 0}
+    pairs = [(i, old_ids[sp.id_to_piece(i)]) for i in range(sp.get_piece_size()) if sp.id_to_piece(i) in old_ids]
+    copied = 0
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name not in state:
+                continue
+            src = torch.from_numpy(np.asarray(state[name], dtype=np.float32))
+            if name in rows:
+                new_idx = torch.tensor([a for a, _ in pairs])
+                old_idx = torch.tensor([b for _, b in pairs])
+                p[new_idx] = src[old_idx]
+                copied += 1
+            elif src.shape == p.shape:
+                p.copy_(src)
+                copied += 1
+    return {"copied": copied, "pieces_shared": len(pairs), "pieces_new": sp.get_piece_size() - len(pairs)}
+
+
 def save_model(model, out, cfg_dict, dtype=np.float32):
     sd = dt.state_dict_numpy(model, dtype)
     dt.save_safetensors(os.path.join(out, "model.safetensors"), sd, {"format": "pt"})
@@ -412,6 +441,9 @@ def main():
                     help="at every evaluation write OUT/resume.pt (weights, optimizer, step, data order, random "
                          "states), and continue from it when it exists: a long run can span several sessions and "
                          "ends with the bits of an uninterrupted one; removed when the run finishes")
+    ap.add_argument("--init-from", default="",
+                    help="warm start from this model directory (config.json, model.safetensors, spm.model): "
+                         "matching tensors copied, embedding rows matched by piece (init_from_model)")
     ap.add_argument("--exit-after-checkpoint", type=int, default=0,
                     help="(testing the resume) exit right after writing the checkpoint of this step")
     ap.add_argument("--stop-after", type=int, default=0,
@@ -449,6 +481,10 @@ def main():
         own_init = init_shared(model, baseline_initial_state(base_cfg, args.seed), args.seed)
     else:
         init_weights(model)
+    warm = None
+    if args.init_from:
+        warm = init_from_model(model, args.init_from, sp)
+        print("warm start from %s: %s" % (args.init_from, warm), flush=True)
     common = common_parameter_names(base_cfg)
     init_hash = init_sha256(model, common)
     print("init_sha256 %s over %d shared tensors; own init: %s" % (init_hash, len(common), own_init or "none"),
@@ -482,7 +518,7 @@ def main():
 
     log = {"config": cfg_dict, "args": vars(args), "variant": args.variant, "seed": args.seed,
            "parameters": n_params, "init_sha256": init_hash, "init_sha256_tensors": len(common),
-           "init_own_tensors": own_init, "eval_seed": eval_seed,
+           "init_own_tensors": own_init, "eval_seed": eval_seed, "warm_start": warm,
            "train_sentences": len(train), "train_tokens": int(sum(len(s) for s in train)),
            "heldout_sentences_eval": len(held[:args.eval_sentences]),
            "loss_curve": [], "heldout_curve": [], "openblas_core": openblas_core(),
