@@ -162,7 +162,7 @@ def _links_check(page, failures):
         data = urllib.request.urlopen(source, timeout=60).read()
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:xz") as tar:
             names = tar.getnames()
-        want = ["deberta-explorer/core/src/equations/equations.cpp", "deberta-explorer/viewer/figure_svg.cpp",
+        want = ["deberta-explorer/core/src/equations/equations.cpp", "deberta-explorer/viewer/figures/figure_svg.cpp",
                 "deberta-explorer/docs/user-guide.md", "deberta-explorer/README.md"]
         print("(v) Source: %s, %.2f MB, %d files" % (source, len(data) / 1e6, len(names)))
         missing = [w for w in want if w not in names]
