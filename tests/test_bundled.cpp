@@ -1,4 +1,4 @@
-// The bundled model (notebooks_data/models/deberta-tiny, trained by notebooks_data/train_tiny.py)
+// The bundled model (notebooks_data/models/deberta-tiny, trained by notebooks_data/train/train_tiny.py)
 // reproduced by the core: the float64 reference tensors its training script wrote for held-out
 // sentences (notebooks_data/models/deberta-tiny-golden/golden_*.safetensors) at ≤ 1e-9.
 #include "test_util.h"
@@ -59,7 +59,7 @@ TEST_SUITE("bundled") {
   TEST_CASE("every model of the trained-ablation zoo reproduces its PyTorch reference within 1e-9") {
     // notebooks_data/models/zoo (docs/table4.md): each variant is run as its config.json says it was
     // trained (deberta_explorer keys, no position table = no EMD, absolute positions at the input),
-    // and must match the float64 tensors of notebooks_data/make_zoo_golden.sh.
+    // and must match the float64 tensors of notebooks_data/zoo/make_zoo_golden.sh.
     const fs::path zoo = test::source_path("notebooks_data/models/zoo");
     const fs::path golden_root = test::source_path("notebooks_data/models/zoo-golden");
     REQUIRE(fs::is_directory(zoo));
@@ -84,7 +84,7 @@ TEST_SUITE("bundled") {
   }
 
   TEST_CASE("the shipped WordNet-match classifier reproduces its PyTorch reference within 1e-9") {
-    // notebooks_data/finetune_cls.py: deberta-tiny fine-tuned as DebertaV2ForSequenceClassification
+    // notebooks_data/train/finetune_cls.py: deberta-tiny fine-tuned as DebertaV2ForSequenceClassification
     // (F16 weights); its float64 reference holds the layer outputs, cls.pooled and cls.logits.
     const fs::path model = test::source_path("notebooks_data/models/deberta-tiny-wordnet-match");
     const fs::path golden = test::source_path("notebooks_data/models/deberta-tiny-wordnet-match-golden");

@@ -1,5 +1,5 @@
 // The shipped replaced-token-detection discriminator (notebooks_data/models/deberta-tiny-rtd,
-// trained by notebooks_data/train_rtd.py the DeBERTa-v3 way with deberta-tiny as the generator)
+// trained by notebooks_data/train/train_rtd.py the DeBERTa-v3 way with deberta-tiny as the generator)
 // reproduced by the core: the float64 tensors its training script wrote with the PyTorch twin on
 // the stored F16 weights (notebooks_data/models/deberta-tiny-rtd-golden/golden_*.safetensors:
 // embedding_output, layer.{l}.output, rtd.logits) at ≤ 1e-9; the checkpoint is read as a v3

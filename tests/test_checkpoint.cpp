@@ -1,5 +1,5 @@
 // Checkpoint tests: PyTorch state dicts (zip fp32/fp16/bf16, legacy fp32) made by
-// notebooks_data/make_fixtures.py from the golden models give exactly the forward outputs of the
+// notebooks_data/references/make_fixtures.py from the golden models give exactly the forward outputs of the
 // same weights rounded to that dtype; views (strides, offsets, shared and expanded storages) load
 // element for element; hostile or broken files are refused with a message naming the problem.
 #include "test_util.h"

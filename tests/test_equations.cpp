@@ -68,7 +68,7 @@ TEST_SUITE("equations") {
 
   TEST_CASE("log buckets follow the exact ceiling where the references' float arithmetic does not") {
     // The rule (docs/paper-vs-code.md §4): the mathematically exact ⌈x⌉, decided in
-    // notebooks_data/bucket_rounding.py by integer arithmetic. Each row is a case where at least
+    // notebooks_data/studies/bucket_rounding.py by integer arithmetic. Each row is a case where at least
     // one reference rounds differently: {b, m, |r|, exact bucket, what that reference gives}.
     struct Row {
       int64_t b, m, r, exact, reference;

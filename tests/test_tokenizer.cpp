@@ -1,7 +1,7 @@
 // Tokenizer tests: SentencePiece ids equal the Python sentencepiece library's for every fixture
 // sentence; the GPT-2 byte-level BPE matches an independent Python implementation; DeBERTa's
 // layout, special tokens and [MASK] handling; bad inputs raise Error with a clear message.
-// Fixtures: notebooks_data/make_fixtures.py.
+// Fixtures: notebooks_data/references/make_fixtures.py.
 #include "test_util.h"
 
 #include "deberta/file_limits.h"

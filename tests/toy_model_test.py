@@ -3,7 +3,7 @@
 
     toy_model_test.py DEBERTA_CLI REPO_DIR
 
-1. notebooks_data/make_toy_model.py, run again into a temporary folder, writes the committed
+1. notebooks_data/references/make_toy_model.py, run again into a temporary folder, writes the committed
    notebooks_data/models/deberta-toy byte for byte, and the sheet between the toy-sheet markers of
    docs/lesson.md unchanged (the doc is the script's output).
 2. `deberta dump --model notebooks_data/models/deberta-toy --ids 1,6,7,2` is run, and every number
@@ -95,7 +95,7 @@ def main():
         fresh = os.path.join(tmp, "deberta-toy")
         doc_copy = os.path.join(tmp, "lesson.md")
         shutil.copy(lesson, doc_copy)
-        subprocess.run(["/usr/bin/python3", os.path.join(repo, "notebooks_data", "make_toy_model.py"),
+        subprocess.run(["/usr/bin/python3", os.path.join(repo, "notebooks_data", "references", "make_toy_model.py"),
                         "--out", fresh, "--doc", doc_copy], check=True, stdout=subprocess.DEVNULL)
         for f in ("config.json", "model.safetensors", "vocab.txt"):
             if not filecmp.cmp(os.path.join(fresh, f), os.path.join(model_dir, f), shallow=False):

@@ -72,7 +72,7 @@ void register_eval_mlm(CLI::App* app) {
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--per-sentence", args->per_sentence,
                 "With --json: also per sentence [line, masked, top-1 hits, top-5 hits, summed cross-entropy] "
-                "(for bootstrap intervals over sentences, notebooks_data/make_table4.py)");
+                "(for bootstrap intervals over sentences, notebooks_data/zoo/make_table4.py)");
   args->ablation.add_to(cmd);
   cmd->callback([args] {
     const Model model = load_model_with_progress(model_path_or_default(args->model));

@@ -78,7 +78,7 @@ import torch  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "notebooks_data"))
-from deberta_torch import load_safetensors, save_safetensors  # noqa: E402
+from lib.deberta_torch import load_safetensors, save_safetensors  # noqa: E402
 
 torch.set_num_threads(1)
 

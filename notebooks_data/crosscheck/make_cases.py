@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from deberta_torch import load_safetensors, save_safetensors  # noqa: E402
+from lib.deberta_torch import load_safetensors, save_safetensors  # noqa: E402
 
 torch.set_num_threads(1)
 DT = torch.float64

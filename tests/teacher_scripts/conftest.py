@@ -1,6 +1,6 @@
 """Shared helpers of the teacher-script tests (tests/teacher_scripts, ctest `teacher_scripts`).
 
-The scripts under test (notebooks_data/make_zoo.py, make_table4.py, paired_stats.py) are copied
+The scripts under test (notebooks_data/zoo/make_zoo.py, make_table4.py, paired_stats.py) are copied
 into a temporary tree shaped like the repository (tmp/notebooks_data/..., tmp/docs/), so every run
 reads and writes only there: the committed zoo, its cards and table4.json are never touched, and
 make_zoo's trainer is a stub (no training). TEACHER_SCRIPTS_SRC=<folder> takes the scripts from
@@ -20,16 +20,17 @@ TIMEOUT = 120   # a hang guard only (a run that never ends fails the test instea
 
 def train_tiny_variants():
     """train_tiny.VARIANTS, read from the source with ast (importing train_tiny imports torch)."""
-    with open(os.path.join(NOTEBOOKS, "train_tiny.py")) as f:
+    with open(os.path.join(NOTEBOOKS, "train", "train_tiny.py")) as f:
         tree = ast.parse(f.read())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "VARIANTS" for t in node.targets):
             return ast.literal_eval(node.value)
-    raise AssertionError("notebooks_data/train_tiny.py has no VARIANTS = {...}")
+    raise AssertionError("notebooks_data/train/train_tiny.py has no VARIANTS = {...}")
 
 
 def copy_script(root, name):
-    """Copy notebooks_data/NAME (from SRC) into ROOT/notebooks_data/; returns its path."""
+    """Copy notebooks_data/NAME (from SRC; NAME with its room, e.g. "zoo/make_zoo.py") into
+    ROOT/notebooks_data/NAME; returns its path."""
     dst = os.path.join(root, "notebooks_data", name)
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     shutil.copyfile(os.path.join(SRC, name), dst)
@@ -74,10 +75,10 @@ def assert_one_line_error(proc, *needles, argparse_error=False):
 
 
 def import_script(root, name):
-    """Import notebooks_data/NAME.py (from SRC, with paired_stats.py beside it) from a copy under
-    ROOT; returns the module."""
+    """Import notebooks_data/NAME.py (NAME with its room, e.g. "zoo/make_table4"; from SRC, with
+    lib/paired_stats.py) from a copy under ROOT; returns the module."""
     import importlib.util
-    copy_script(root, "paired_stats.py")
+    copy_script(root, "lib/paired_stats.py")
     path = copy_script(root, name + ".py")
     spec = importlib.util.spec_from_file_location("teacher_" + name, path)
     module = importlib.util.module_from_spec(spec)

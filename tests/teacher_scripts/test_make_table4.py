@@ -1,4 +1,4 @@
-"""notebooks_data/make_table4.py: --help writes nothing, the input / output folders, and bad run
+"""notebooks_data/zoo/make_table4.py: --help writes nothing, the input / output folders, and bad run
 cards end in one line "make_table4: <path>: <problem>" before anything is written (issue 44,
 class 7).
 
@@ -53,9 +53,9 @@ def t4(tmp_path):
     """tmp/notebooks_data/{make_table4.py, paired_stats.py, models/zoo-runs/..., models/zoo/{unigram,
     inference}.json}, tmp/docs/table4-notes.md. Returns a dict of paths."""
     root = str(tmp_path / "repo")
-    script = copy_script(root, "make_table4.py")
-    copy_script(root, "paired_stats.py")
-    nb = os.path.dirname(script)
+    script = copy_script(root, "zoo/make_table4.py")
+    copy_script(root, "lib/paired_stats.py")
+    nb = os.path.dirname(os.path.dirname(script))
     runs, zoo, docs = os.path.join(nb, "models", "zoo-runs"), os.path.join(nb, "models", "zoo"), os.path.join(root, "docs")
     for variant, ces in CE.items():
         for seed, ce in enumerate(ces, 1):
@@ -122,7 +122,7 @@ def test_contrasts_and_one_holm_family(t4):
     family = [("paired", k, t) for k, t in table["paired"].items()] + \
              [("contrasts", k, t) for k, t in table["contrasts"].items()]
     assert table["recipe"]["family_size"] == len(family) == 4 + 2   # no-emd vs no-emd-depth, no-c2p vs no-emd
-    ps = import_script(t4["root"] + "-stats", "paired_stats")
+    ps = import_script(t4["root"] + "-stats", "lib/paired_stats")
     adjusted = ps.holm({(g, k): t["p"] for g, k, t in family})
     for g, k, t in family:
         assert abs(t["p_holm"] - adjusted[(g, k)]) <= 1e-15, (g, k)
@@ -244,7 +244,7 @@ def test_bad_cache_is_one_line_naming_the_file(t4, cache, data, problem):
 
 def test_every_committed_card_passes_the_checks(tmp_path):
     """The checks refuse no card of the committed zoo (notebooks_data/models/zoo-runs)."""
-    make_table4 = import_script(str(tmp_path), "make_table4")
+    make_table4 = import_script(str(tmp_path), "zoo/make_table4")
     cards = make_table4.read_cards(os.path.join(NOTEBOOKS, "models", "zoo-runs"))
     n = sum(len(runs) for by_variant in cards.values() for runs in by_variant.values())
     on_disk = sum(1 for d, _, files in os.walk(os.path.join(NOTEBOOKS, "models", "zoo-runs")) if "card.json" in files)

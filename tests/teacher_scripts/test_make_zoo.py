@@ -1,4 +1,4 @@
-"""notebooks_data/make_zoo.py's arguments, queue and exit status (issue 44, classes 6 and 7).
+"""notebooks_data/zoo/make_zoo.py's arguments, queue and exit status (issue 44, classes 6 and 7).
 
 make_zoo.py runs here from a temporary copy of the repository's layout whose train_tiny.py is a
 stub (conftest.py): the stub has the real VARIANTS; run as the trainer it records its arguments in
@@ -13,7 +13,7 @@ import pytest
 from conftest import assert_one_line_error, copy_script, import_script, run, train_tiny_variants
 
 STUB = '''"""Stub of train_tiny.py (tests/teacher_scripts): the real VARIANTS; as a script it records
-its arguments in ../trainer_calls.log, then fails unless its --variant is in FAKE_TRAINER_OK."""
+its arguments in ../../trainer_calls.log (the test's tmp folder), then fails unless its --variant is in FAKE_TRAINER_OK."""
 import json
 import os
 import sys
@@ -22,7 +22,7 @@ VARIANTS = %s
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "trainer_calls.log"), "a") as f:
+    with open(os.path.join(here, "..", "..", "trainer_calls.log"), "a") as f:
         f.write(json.dumps(sys.argv[1:]) + "\\n")
     a = sys.argv
     variant, seed, steps = a[a.index("--variant") + 1], int(a[a.index("--seed") + 1]), int(a[a.index("--max-steps") + 1])
@@ -43,11 +43,12 @@ if __name__ == "__main__":
 
 @pytest.fixture
 def zoo(tmp_path):
-    """tmp/notebooks_data/{make_zoo.py, train_tiny.py (stub), corpus/train.txt}; returns a dict of
+    """tmp/notebooks_data/{zoo/make_zoo.py, train/train_tiny.py (stub), corpus/train.txt}; returns a dict of
     the paths a test looks at."""
-    script = copy_script(str(tmp_path), "make_zoo.py")
-    nb = os.path.dirname(script)
-    with open(os.path.join(nb, "train_tiny.py"), "w") as f:
+    script = copy_script(str(tmp_path), "zoo/make_zoo.py")
+    nb = os.path.dirname(os.path.dirname(script))
+    os.makedirs(os.path.join(nb, "train"))
+    with open(os.path.join(nb, "train", "train_tiny.py"), "w") as f:
         f.write(STUB % pprint.pformat(train_tiny_variants()))
     os.makedirs(os.path.join(nb, "corpus"))
     open(os.path.join(nb, "corpus", "train.txt"), "w").close()
@@ -156,7 +157,7 @@ def test_failed_single_run_is_one_line_and_exit_1(zoo):
 # --- what still works: the queue trains, writes cards make_table4 accepts, and skips done runs ---
 
 def test_queue_trains_every_run_and_skips_finished_ones(zoo, tmp_path):
-    make_table4 = import_script(str(tmp_path / "t4"), "make_table4")
+    make_table4 = import_script(str(tmp_path / "t4"), "zoo/make_table4")
     env = {"FAKE_TRAINER_OK": "baseline,no-c2p"}
     p = run(zoo["script"], "--queue", "baseline@2:7", "no-c2p@3:7", "--jobs", "2", env=env)
     assert p.returncode == 0, (p.stdout, p.stderr)

@@ -1,7 +1,7 @@
 """The zoo's statistics and its shared initialisation (issue 27), run by ctest as `zoo_stats`.
 
 paired_stats.py is plain Python; SciPy is the reference here only. The shared-initialisation test
-builds small models with notebooks_data/train_tiny.py (torch, one thread)."""
+builds small models with notebooks_data/train/train_tiny.py (torch, one thread)."""
 import argparse
 import math
 import os
@@ -11,7 +11,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "notebooks_data"))
-import paired_stats as ps  # noqa: E402
+from lib import paired_stats as ps  # noqa: E402
 
 import scipy.stats as scipy_stats  # noqa: E402  (the reference; a missing SciPy fails, not skips)
 import torch  # noqa: E402
@@ -155,7 +155,7 @@ def test_table4_long_pair_follows_from_its_seeds():
 
 
 def _small_config():
-    import train_tiny as tt
+    from train import train_tiny as tt
     a = argparse.Namespace(hidden=16, layers=2, heads=2, intermediate=32, max_len=16,
                            max_relative_positions=16, position_buckets=4)
     return tt, tt.model_config(50, a)
@@ -194,12 +194,12 @@ def test_resumed_run_has_the_bits_of_an_uninterrupted_one(tmp_path):
     straight through, across epoch boundaries (a 300-sentence text: an epoch is a few batches)."""
     import subprocess
     import json
-    import make_zoo
+    from zoo import make_zoo
     root = os.path.join(HERE, "..", "..", "notebooks_data")
     small = tmp_path / "train.txt"
     with open(make_zoo.train_text(), encoding="utf-8") as f:
         small.write_text("".join(f.readline() for _ in range(300)), encoding="utf-8")
-    args = [sys.executable, os.path.join(root, "train_tiny.py"), "--variant", "no-emd", "--seed", "2",
+    args = [sys.executable, os.path.join(root, "train", "train_tiny.py"), "--variant", "no-emd", "--seed", "2",
             "--hidden", "32", "--intermediate", "64", "--layers", "2", "--heads", "2", "--max-steps", "40",
             "--eval-every", "10", "--warmup", "5", "--time-budget", "0", "--eval-sentences", "50",
             "--weights-dtype", "f16", "--shared-init", "--resumable", "--test", "--train", str(small)]
@@ -214,7 +214,7 @@ def test_resumed_run_has_the_bits_of_an_uninterrupted_one(tmp_path):
     assert "exit after the checkpoint of step 20" in run(tmp_path / "resumed", "--exit-after-checkpoint", "20")
     assert (tmp_path / "resumed" / "resume.pt").exists()
     # A checkpoint continues only on the OpenBLAS kernels that wrote it (they decide the rounding).
-    probe = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); import train_tiny; "
+    probe = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); from train import train_tiny; "
                             "print(train_tiny.openblas_core())" % root], env=env, capture_output=True, text=True)
     current = probe.stdout.strip()
     if current not in ("", "None"):

@@ -856,7 +856,7 @@ def checkpoint_check(chromium, base, letter, failures):
     """(q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model, no tokenizer.json:
     deberta-tiny-512's weights saved by torch.save) and (r) a deberta-v3-base-shaped model (184.6 M
     random parameters, fp16 model.safetensors, spm.model), each written by
-    notebooks_data/make_web_test_models.py into a temporary folder, opened through the page's file
+    notebooks_data/references/make_web_test_models.py into a temporary folder, opened through the page's file
     input #files as a user's pick (DevTools DOM.setFileInputFiles: index.html's change handler, the
     file-picker path) and predicted on: the page's predictions must be the CLI's on the same folder.
     (q) also: the spm.model tokenizer is loaded (no "token ids only"). (r) also: model.safetensors is
@@ -869,7 +869,7 @@ def checkpoint_check(chromium, base, letter, failures):
     text = "The capital of France is [MASK]."
     page = None
     try:
-        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "make_web_test_models.py"), kind, folder],
+        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "references", "make_web_test_models.py"), kind, folder],
                        check=True, capture_output=True)
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
         cli = cli_predict(folder, text)

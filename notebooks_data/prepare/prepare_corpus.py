@@ -12,7 +12,7 @@ sentences -> keep 3..80 words -> dedupe (case- and whitespace-insensitive) -> sh
 fixed seed -> hold out 5 % -> write corpus/train.txt and corpus/heldout.txt, one sentence a line.
 
     apt-get install -y --no-install-recommends wordnet-base bible-kjv-text bible-kjv
-    python3 notebooks_data/prepare_corpus.py
+    python3 notebooks_data/prepare/prepare_corpus.py
 """
 import argparse
 import hashlib
@@ -23,7 +23,7 @@ import re
 import subprocess
 import unicodedata
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 SEED = 20210503          # DeBERTa's ICLR 2021 presentation date, used as the corpus seed
 HELDOUT_FRACTION = 0.05
 

@@ -15,12 +15,12 @@ golden_5 is golden_0's sentence followed by three padding tokens (id 0, attentio
 mlm.logits ([N, V]) is not stored (size); mlm.masked_logits is. The per-term scores
 layer.{l}.{c2c,c2p,p2c,attn_logits} are stored only in files with N <= 24 (size).
 
-    nice -n 10 python3 notebooks_data/make_tiny_golden.py          # write
-    nice -n 10 python3 notebooks_data/make_tiny_golden.py --check  # recompute and compare
+    nice -n 10 python3 notebooks_data/references/make_tiny_golden.py          # write
+    nice -n 10 python3 notebooks_data/references/make_tiny_golden.py --check  # recompute and compare
 
 The trained-ablation zoo (docs/table4.md) uses the same script with the three short bins only:
 
-    python3 notebooks_data/make_tiny_golden.py --model models/zoo/deberta-tiny-no-c2p \
+    python3 notebooks_data/references/make_tiny_golden.py --model models/zoo/deberta-tiny-no-c2p \
         --out models/zoo/golden/deberta-tiny-no-c2p --bins 3
 """
 import argparse
@@ -36,9 +36,9 @@ import sys
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import deberta_torch as dt  # noqa: E402
+from lib import deberta_torch as dt  # noqa: E402
 
 MASK_SEED = 7
 # (min, max) token counts including [CLS] and [SEP], one sentence per bin
@@ -229,7 +229,7 @@ def main():
     for name, g in files.items():
         dt.save_safetensors(os.path.join(args.out, name), g,
                             {"model": "%s (%s weights upcast to float64)" % (name_, wdtype),
-                             "producer": "notebooks_data/make_tiny_golden.py"})
+                             "producer": "notebooks_data/references/make_tiny_golden.py"})
     info = {"weights": "%s/model.safetensors (%s; upcast to float64 before running)" %
                        (os.path.relpath(args.model, args.out), wdtype),
             "precision": "float64", "mask_token": "[MASK]", "mask_token_id": sp.piece_to_id("[MASK]"),

@@ -10,7 +10,7 @@ validation curve (cross-entropy, top-1, top-5). A candidate *matches* when every
 equal (|difference| <= 1e-12: the logs store Python floats, so equal runs log equal numbers). A
 candidate whose step-100 training loss already differs in its printed 4 decimals is stopped there.
 
-    /usr/bin/python3 notebooks_data/rerun_zoo_start.py RUN_DIR [RUN_DIR ...] [--steps 200]
+    /usr/bin/python3 notebooks_data/zoo/rerun_zoo_start.py RUN_DIR [RUN_DIR ...] [--steps 200]
         [--cores SkylakeX,Haswell,Prescott] [--update-card] [--mark-unrecorded RUNS_DIR]
 
 RUN_DIR is a run folder (models/zoo-runs/<variant>/s<seed>) holding card.json and
@@ -29,9 +29,9 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import make_zoo  # noqa: E402
+from zoo import make_zoo  # noqa: E402
 
 CANDIDATES = ("SkylakeX", "Haswell", "Prescott")
 # Arguments of train_tiny.py that name files (replaced by this checkout's), or that are not part
@@ -57,7 +57,7 @@ def read_json(path):
 def trainer_command(log_args, out, steps):
     """train_tiny.py's command line for the first STEPS steps of a run whose logged arguments are
     LOG_ARGS (training_log.json "args"), writing into OUT."""
-    cmd = [sys.executable, os.path.join(HERE, "train_tiny.py"), "--out", out, "--train", make_zoo.train_text(),
+    cmd = [sys.executable, os.path.join(HERE, "train", "train_tiny.py"), "--out", out, "--train", make_zoo.train_text(),
            "--stop-after", str(steps)]
     for key, value in sorted(log_args.items()):
         if key in NOT_PASSED:
@@ -159,7 +159,7 @@ def mark_unrecorded(runs_dir):
     """Every card under RUNS_DIR/<variant>/<run>/ (the variants of make_table4.VARIANTS) that records
     no openblas_core or no torch_version, and was not settled by a re-run, gets "unknown" for what
     it lacks, and "unrecorded" lists those keys. Returns the paths of the cards changed."""
-    import make_table4
+    from zoo import make_table4
     changed = []
     for _, _, path in make_table4.run_files(runs_dir, "card.json"):
         card = read_json(path)

@@ -3,7 +3,7 @@
 PyTorch implementation (deberta_torch.py, Debian's torch with OpenBLAS), in one run, and prints
 the table of docs/performance.md.
 
-    /usr/bin/python3 notebooks_data/bench_compare.py [--deberta build/bin/deberta] [--repeat 3]
+    /usr/bin/python3 notebooks_data/studies/bench_compare.py [--deberta build/bin/deberta] [--repeat 3]
         [--presets tiny,xsmall,base] [--seqs 16,128,512] [--threads 1,2] [--markdown]
 
 The forward pass is the same in both: embeddings, every encoder layer, the Enhanced Mask Decoder
@@ -55,8 +55,8 @@ if _SET_WAIT_POLICY:
 
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import deberta_torch as dt  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # notebooks_data/
+from lib import deberta_torch as dt  # noqa: E402
 
 PRESETS = {
     "tiny": dict(model_type="deberta-v2", hidden_size=128, num_hidden_layers=4, num_attention_heads=4,
@@ -166,7 +166,7 @@ def hf_forward_ms(hf, preset, n, threads, repeat):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--deberta", default=os.path.join(os.path.dirname(__file__), "..", "build", "bin", "deberta"))
+    ap.add_argument("--deberta", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin", "deberta"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--presets", default="tiny,xsmall,base")
     ap.add_argument("--seqs", default="16,128,512")

@@ -11,14 +11,14 @@
 # Output: vocab_multilingual/v2/spm.{model,vocab} (version 1: vocab_multilingual/spm.*; OUT=dir to
 # write elsewhere).
 set -e
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."  # notebooks_data/
 out=${OUT:-vocab_multilingual/v2}
 if [ "${1:-}" = "--v1" ]; then
   out=${OUT:-vocab_multilingual}
   [ -f corpus_multilingual/train.txt ] || xz -dk corpus_multilingual/train.txt.xz
   input=corpus_multilingual/train.txt coverage=0.9995
 else
-  [ -f corpus_multilingual/train_everyday.txt ] || /usr/bin/python3 prepare_everyday_corpus.py
+  [ -f corpus_multilingual/train_everyday.txt ] || /usr/bin/python3 prepare/prepare_everyday_corpus.py
   input=corpus_multilingual/train_everyday.txt coverage=0.99995
 fi
 mkdir -p "$out"

@@ -11,7 +11,7 @@ only the EMD reads, are kept; rows 128..511 start from N(0, 0.02)) on a mix of b
 Held-out numbers are computed on corpus/heldout.txt both as single sentences (the split and
 masks of deberta-tiny's eval.json: eval_tiny.py) and packed into sequences of 129..512 tokens.
 
-    nice -n 10 /usr/bin/python3 notebooks_data/train_long.py [--time-budget 3000]
+    nice -n 10 /usr/bin/python3 notebooks_data/train/train_long.py [--time-budget 3000]
 
 Writes models/deberta-tiny-512/{config.json, model.safetensors, spm.model, tokenizer files,
 training_log.json}. One thread, seeded; with --time-budget 0 reproducible step for step.
@@ -30,10 +30,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import deberta_torch as dt  # noqa: E402
-import train_tiny as tt  # noqa: E402
+from lib import deberta_torch as dt  # noqa: E402
+from train import train_tiny as tt  # noqa: E402
 
 MAX_LEN = 512
 LONG_MIN = 129

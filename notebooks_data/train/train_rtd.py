@@ -33,10 +33,10 @@ Saved layout (a released v3 discriminator, microsoft/deberta-v3-xsmall style)
     generator's). The core reads this as an RTD model (task_head_plan) with RTD as its default head.
 
 Usage
-    nice -n 10 /usr/bin/python3 notebooks_data/train_rtd.py --time-budget 3000 \\
+    nice -n 10 /usr/bin/python3 notebooks_data/train/train_rtd.py --time-budget 3000 \\
         --out notebooks_data/models/deberta-tiny-rtd --log /tmp/train_rtd.log
-    /usr/bin/python3 notebooks_data/train_rtd.py --golden-only      # float64 reference tensors
-    /usr/bin/python3 notebooks_data/train_rtd.py --eval-only        # eval.json of the saved model
+    /usr/bin/python3 notebooks_data/train/train_rtd.py --golden-only      # float64 reference tensors
+    /usr/bin/python3 notebooks_data/train/train_rtd.py --eval-only        # eval.json of the saved model
 
 Writes into --out: config.json, model.safetensors (F16), spm.model + tokenizer files (copied from
 the generator), training_log.json, eval.json; into <out>-golden: golden_*.safetensors (float64
@@ -57,10 +57,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import deberta_torch as dt  # noqa: E402
-from train_tiny import N_SPECIAL, SPECIAL, encode_file, make_batches, pad  # noqa: E402
+from lib import deberta_torch as dt  # noqa: E402
+from train.train_tiny import N_SPECIAL, SPECIAL, encode_file, make_batches, pad  # noqa: E402
 
 MASK_ID = SPECIAL["mask"][1]
 # Inputs of the reference tensors and of the model card (the second has a replaced word).
@@ -258,7 +258,7 @@ def write_golden(out, gdir, sp, held_example):
             g["layer.%d.output" % l] = trace["layer.%d.output" % l].numpy()[0]
         g["rtd.logits"] = res["rtd_logits"].numpy()[0]
         dt.save_safetensors(os.path.join(gdir, "golden_%d.safetensors" % k), g,
-                            {"producer": "notebooks_data/train_rtd.py", "model": os.path.basename(out)})
+                            {"producer": "notebooks_data/train/train_rtd.py", "model": os.path.basename(out)})
         p = 1.0 / (1.0 + np.exp(-g["rtd.logits"]))
         cases.append({"text": text, "pieces": [sp.id_to_piece(int(i)) for i in ids],
                       "p_replaced": [round(float(x), 6) for x in p]})

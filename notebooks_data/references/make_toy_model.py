@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Make deberta-toy, a DeBERTa small enough to check with a pencil (issue 42, item 7).
 
-    /usr/bin/python3 notebooks_data/make_toy_model.py [--out DIR] [--doc docs/lesson.md]
+    /usr/bin/python3 notebooks_data/references/make_toy_model.py [--out DIR] [--doc docs/lesson.md]
 
 Writes DIR (default notebooks_data/models/deberta-toy): config.json (Hugging Face DebertaV2 layout),
 model.safetensors (F64, Hugging Face state-dict names of the base model, no task head) and
@@ -32,7 +32,7 @@ import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 REPO = os.path.dirname(HERE)
 
 VOCAB = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]", "the", "cat", "sat"]
@@ -144,7 +144,7 @@ def write_safetensors(path, tensors):
         header[name] = {"dtype": "F64", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
-    header["__metadata__"] = {"format": "pt", "source": "notebooks_data/make_toy_model.py"}
+    header["__metadata__"] = {"format": "pt", "source": "notebooks_data/references/make_toy_model.py"}
     text = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
     text += b" " * (-len(text) % 8)
     with open(path, "wb") as f:
@@ -258,7 +258,7 @@ SHEET = """\
 
 `notebooks_data/models/deberta-toy` is a DeBERTa (v2/v3 layout) small enough to work through by
 hand: one layer, one head, H = d = 4, k = 2 without log buckets, c2p + p2c with shared keys,
-8 pieces, every weight with one decimal. `notebooks_data/make_toy_model.py` writes it (and this
+8 pieces, every weight with one decimal. `notebooks_data/references/make_toy_model.py` writes it (and this
 sheet); it has no masked-LM head, so it runs with `deberta dump` and the viewer, not `predict`
 (which says "the model has no output head"):
 

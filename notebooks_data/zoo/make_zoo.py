@@ -12,8 +12,8 @@ The zoo recipe (issue 27): the bundled model's architecture, corpus, vocabulary 
     the other 8,628 are the test set of the final numbers (float64 of the saved f16 weights,
     masks of seed 2022), the same masks for every run.
 
-    /usr/bin/python3 notebooks_data/make_zoo.py --variant no-c2p --seed 3
-    /usr/bin/python3 notebooks_data/make_zoo.py --queue baseline@1 no-c2p@1 ... [--jobs 2]
+    /usr/bin/python3 notebooks_data/zoo/make_zoo.py --variant no-c2p --seed 3
+    /usr/bin/python3 notebooks_data/zoo/make_zoo.py --queue baseline@1 no-c2p@1 ... [--jobs 2]
 
 A run writes notebooks_data/models/zoo-runs/<variant>/s<seed>/: card.json (seed, init_sha256,
 the test numbers, the curve), training_log.json, train.log, config.json and model.safetensors
@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 RUNS = os.path.join(HERE, "models", "zoo-runs")
 ZOO = os.path.join(HERE, "models", "zoo")
 SHIPPED_SEED = 1
@@ -86,7 +86,7 @@ def write_card(out, variant, seed, steps):
         "train_seconds": log["train_seconds"],
         "openblas_core": log.get("openblas_core"),  # None: trained before it was recorded
         "torch_version": log.get("torch_version"),  # None: likewise (rerun_zoo_start.py fills both in)
-        "command": "/usr/bin/python3 notebooks_data/make_zoo.py --variant %s --seed %d%s" %
+        "command": "/usr/bin/python3 notebooks_data/zoo/make_zoo.py --variant %s --seed %d%s" %
                    (variant, seed, "" if steps == STEPS else " --steps %d" % steps),
     }
     with open(os.path.join(out, "card.json"), "w") as f:
@@ -132,7 +132,7 @@ def train_one(variant, seed, steps=STEPS, nice=10):
     RunFailed when the trainer exits non-zero."""
     out = run_dir(variant, seed, steps)
     os.makedirs(out, exist_ok=True)
-    cmd = ["nice", "-n", str(nice), sys.executable, os.path.join(HERE, "train_tiny.py"),
+    cmd = ["nice", "-n", str(nice), sys.executable, os.path.join(HERE, "train", "train_tiny.py"),
            "--variant", variant, "--seed", str(seed), "--out", out, "--train", train_text(),
            "--max-steps", str(steps), "--warmup", "200", "--time-budget", "0",
            "--eval-every", "100", "--eval-sentences", str(VALIDATION_SENTENCES),
@@ -202,7 +202,7 @@ def main(argv=None):
     run finished (or was skipped), 1 when one failed (a one-line message names it and its log).
     A bad argument exits 2 (argparse) before any run starts."""
     sys.path.insert(0, HERE)
-    import train_tiny
+    from train import train_tiny
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--variant", choices=sorted(train_tiny.VARIANTS))
     ap.add_argument("--seed", type=count(0, SEED_MAX))
@@ -256,7 +256,7 @@ def commit_run(variant, seed, steps):
         # A shipped model is committed with its reference tensors (tests/test_bundled.cpp needs both),
         # so main never holds a zoo model without its zoo-golden.
         name = "deberta-tiny-" + variant
-        subprocess.check_call(["bash", os.path.join(HERE, "make_zoo_golden.sh"), os.path.join("models", "zoo", name)])
+        subprocess.check_call(["bash", os.path.join(HERE, "zoo", "make_zoo_golden.sh"), os.path.join("models", "zoo", name)])
         for d in (ZOO, os.path.join(HERE, "models", "zoo-golden")):
             paths.append(os.path.relpath(os.path.join(d, name), root))
     subprocess.call(["git", "add", "--"] + paths, cwd=root)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make the checkpoint and tokenizer test fixtures of the C++ readers (issue 4).
 
-    /usr/bin/python3 notebooks_data/make_fixtures.py            # writes notebooks_data/fixtures/
+    /usr/bin/python3 notebooks_data/references/make_fixtures.py            # writes notebooks_data/fixtures/
 
 Needs Debian's python3-torch, python3-numpy, python3-sentencepiece. The outputs are committed, so
 CI never runs this script; it is deterministic (fixed seeds, single thread), re-running it should
@@ -64,7 +64,7 @@ import sentencepiece as spm
 
 torch.set_num_threads(1)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 OUT = os.path.join(HERE, "fixtures")
 GOLDEN = os.path.join(HERE, "golden")
 

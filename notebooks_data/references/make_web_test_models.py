@@ -2,12 +2,12 @@
 """Model folders for the browser test's checkpoint checks (issue 41, items 5 and 6), written into a
 folder the caller names (a temporary one: never committed).
 
-    /usr/bin/python3 notebooks_data/make_web_test_models.py microsoft OUT_DIR
+    /usr/bin/python3 notebooks_data/references/make_web_test_models.py microsoft OUT_DIR
         config.json + pytorch_model.bin + spm.model (+ tokenizer_config.json, special_tokens_map.json),
         no tokenizer.json: the layout a microsoft/deberta-v3-* checkpoint comes as. The weights are
         deberta-tiny-512's (a trained model, so its predictions mean something), saved with
         torch.save under the same names, float32 as in its model.safetensors.
-    /usr/bin/python3 notebooks_data/make_web_test_models.py base OUT_DIR [--dtype fp16|fp32] [--bin]
+    /usr/bin/python3 notebooks_data/references/make_web_test_models.py base OUT_DIR [--dtype fp16|fp32] [--bin]
         a deberta-v3-base-shaped model with random weights: hidden 768, 12 layers, 12 heads,
         intermediate 3072, vocab 128100, position_buckets 256, relative attention (c2p + p2c),
         the masked-LM head: 184.6 M parameters, as model.safetensors (fp16 by default: 369 MB;
@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 TINY = os.path.join(HERE, "models", "deberta-tiny-512")
 TOKENIZER_FILES = ("spm.model", "tokenizer_config.json", "special_tokens_map.json")
 

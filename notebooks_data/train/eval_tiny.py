@@ -16,7 +16,7 @@ the attention scale stays 1/sqrt(3 d)):
     -p2c   p2c term dropped
     +p2p   p2p[h,i,j] = s * Q_r[row(i,j)] . K_r[row(i,j)] added
 
-    nice -n 10 python3 notebooks_data/eval_tiny.py
+    nice -n 10 python3 notebooks_data/train/eval_tiny.py
 """
 import argparse
 import json
@@ -32,10 +32,10 @@ import time
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import deberta_torch as dt  # noqa: E402
-import train_tiny as tt  # noqa: E402
+from lib import deberta_torch as dt  # noqa: E402
+from train import train_tiny as tt  # noqa: E402
 
 EVAL_SEED = 2021
 
@@ -130,7 +130,7 @@ def main():
                                                             r["top5"], r["seconds"]), flush=True)
     if args.long:
         import numpy as np
-        import train_long
+        from train import train_long
         seqs = train_long.pack_sequences(held, np.random.default_rng(2023))
         long_batches, _ = masked_heldout(seqs, V, 2024)
         results["long"] = {"sequences": len(seqs), "min_tokens": int(min(len(s) for s in seqs)),

@@ -19,7 +19,7 @@ trained on) -> cap the training lines per language at --cap. Writes corpus_multi
     apt-get install -y --no-install-recommends manpages-ja manpages-zh manpages-it fortunes-zh \
         fortunes-it debian-faq-ko debian-faq-ja debian-faq-it debian-faq-zh-cn debian-reference-ja \
         debian-reference-it debian-reference-zh-cn debian-reference-zh-tw libreoffice-help-ko
-    /usr/bin/python3 notebooks_data/prepare_multilingual_corpus.py
+    /usr/bin/python3 notebooks_data/prepare/prepare_multilingual_corpus.py
 """
 import argparse
 import glob
@@ -34,7 +34,7 @@ import random
 import re
 import unicodedata
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 SEED = 20210503
 HELDOUT = 1500          # held-out sentences per language
 

@@ -12,7 +12,7 @@ tests/test_tokenizer_hf.cpp that the multilingual one does on 2,100 lines of sev
 whitespace at the ends of a line (SentencePiece only spaces), and Hugging Face matches literal
 "<0x41>" text to a byte piece: lines with either tokenize differently (docs/loaders.md §7).
 
-    /usr/bin/python3 notebooks_data/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny; run for
+    /usr/bin/python3 notebooks_data/prepare/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny; run for
     models/deberta-tiny-512 too, the model the desktop and the web edition open by default)
 """
 import json
@@ -21,7 +21,7 @@ import sys
 
 import sentencepiece as spm
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 
 
 def main():

@@ -14,14 +14,14 @@ held-out tokens (all but [CLS], [SEP]) that are [UNK] or byte-fallback pieces. T
 figures on the same splits are added for comparison (`--compare`, default the bundled
 deberta-tiny-512).
 
-    /usr/bin/python3 notebooks_data/eval_multilingual.py [--model DIR] [--cli build/bin/deberta]
+    /usr/bin/python3 notebooks_data/train/eval_multilingual.py [--model DIR] [--cli build/bin/deberta]
 """
 import argparse
 import json
 import os
 import subprocess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 ROOT = os.path.dirname(HERE)
 LANGS = ("ko", "ja", "zh-Hans", "zh-Hant", "it", "en")
 MASK_RATE, SEED = 0.15, 2021

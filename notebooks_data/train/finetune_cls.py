@@ -12,7 +12,7 @@ Model: Hugging Face DebertaV2ForSequenceClassification layout — encoder weight
 ContextPooler pooled = gelu(h[0] W_p^T + b_p) ("pooler.dense"), logits = pooled W_c^T + b_c
 ("classifier"), the same formulas as notebooks_data/golden/README.md (v2_cls_nli). float32, one thread, seeded.
 
-    nice python3 notebooks_data/finetune_cls.py --out notebooks_data/models/deberta-tiny-wordnet-match
+    nice python3 notebooks_data/train/finetune_cls.py --out notebooks_data/models/deberta-tiny-wordnet-match
 
 Writes config.json (architectures, id2label, pooler keys), model.safetensors (F16), the tokenizer
 files, training_log.json, README.md numbers come from training_log.json; and the float64
@@ -34,10 +34,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import deberta_torch as dt  # noqa: E402
-from train_tiny import pad  # noqa: E402  (the pre-training script's right-padding with a mask)
+from lib import deberta_torch as dt  # noqa: E402
+from train.train_tiny import pad  # noqa: E402  (the pre-training script's right-padding with a mask)
 
 LABELS = {0: "NO_MATCH", 1: "MATCH"}
 
@@ -289,7 +289,7 @@ def main():
         g["cls.pooled"] = pooled.numpy()[0]
         g["cls.logits"] = logits.numpy()[0]
         dt.save_safetensors(os.path.join(gdir, "golden_%d.safetensors" % k), g,
-                            {"producer": "notebooks_data/finetune_cls.py", "model": os.path.basename(args.out)})
+                            {"producer": "notebooks_data/train/finetune_cls.py", "model": os.path.basename(args.out)})
         p = torch.softmax(logits[0], -1).numpy()
         cases.append({"lemma": a, "definition": b, "label": LABELS[y], "probabilities": p.tolist()})
     with open(os.path.join(gdir, "cases.json"), "w") as f:

@@ -4,7 +4,7 @@ of the first version (corpus_multilingual/train.txt.xz, prepare_multilingual_cor
 everyday sentences written for the project (corpus_multilingual/everyday/<lang>.{a,b}.txt: home,
 school, food, weather, travel, work, family, the city; ko, ja, zh (Simplified), it).
 
-  /usr/bin/python3 notebooks_data/prepare_everyday_corpus.py [--debian-share 0.5] [--repeat 5]
+  /usr/bin/python3 notebooks_data/prepare/prepare_everyday_corpus.py [--debian-share 0.5] [--repeat 5]
 
 Steps: NFC; blank lines and lines of fewer than 4 characters dropped; exact duplicates dropped; every
 sentence of a held-out file (everyday/heldout.<lang>.txt, and the Debian held-out files) removed from
@@ -25,7 +25,7 @@ import os
 import random
 import unicodedata
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 CORPUS = os.path.join(HERE, "corpus_multilingual")
 EVERYDAY = os.path.join(CORPUS, "everyday")
 LANGS = ["ko", "ja", "zh", "it"]

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Trains the mini-Table-4 zoo (docs/table4.md): every variant with one recipe, two runs at a time
 # on one thread each. Never run by CI.
-#   bash notebooks_data/train_zoo.sh [RUN ...]     RUN = variant@seed, e.g. baseline@1234 no-c2p@1234
+#   bash notebooks_data/zoo/train_zoo.sh [RUN ...]     RUN = variant@seed, e.g. baseline@1234 no-c2p@1234
 # Each run writes notebooks_data/models/zoo/deberta-tiny-<variant>/ and its log; seed replicas
 # (seed != 1234) go to models/zoo-seeds/deberta-tiny-<variant>-s<seed>/ (not shipped: size budget).
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."  # notebooks_data/
 STEPS=${ZOO_STEPS:-1000}
 JOBS=${ZOO_JOBS:-2}
 runs=("$@")
@@ -22,7 +22,7 @@ train_one() {
   mkdir -p "$out"
   # The zoo recipe: the bundled model's architecture, corpus, vocabulary and optimizer, a fixed
   # number of steps and no time budget (step-for-step reproducible on one thread).
-  nice -n 10 /usr/bin/python3 train_tiny.py --variant "$variant" --seed "$seed" --out "$out" \
+  nice -n 10 /usr/bin/python3 train/train_tiny.py --variant "$variant" --seed "$seed" --out "$out" \
     --max-steps "$STEPS" --warmup 200 --time-budget 0 --eval-every 250 --eval-sentences 1000 \
     --weights-dtype f16 > "$out/train.log" 2>&1 && echo "finished $name" || echo "FAILED $name"
 }

@@ -9,7 +9,7 @@ deberta_torch.py. float32, one CPU thread, seeded. Training stops at --max-steps
 elapsed / --time-budget, so the decay completes either way; with --time-budget 0 the run is
 reproducible step for step (one thread, fixed seeds).
 
-    nice -n 10 python3 notebooks_data/train_tiny.py --out notebooks_data/models/deberta-tiny
+    nice -n 10 python3 notebooks_data/train/train_tiny.py --out notebooks_data/models/deberta-tiny
 
 Writes config.json, model.safetensors (F32, Hugging Face names), spm.model, tokenizer files and
 training_log.json into --out.
@@ -32,9 +32,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 sys.path.insert(0, HERE)
-import deberta_torch as dt  # noqa: E402
+from lib import deberta_torch as dt  # noqa: E402
 
 SPECIAL = {"pad": ("[PAD]", 0), "cls": ("[CLS]", 1), "sep": ("[SEP]", 2), "unk": ("[UNK]", 3),
            "mask": ("[MASK]", 4)}

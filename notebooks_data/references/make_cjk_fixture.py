@@ -2,7 +2,7 @@
 """A model whose tokenizer pieces are Korean, Japanese and Chinese, for the viewer's font test
 (issue 30: Hangul, Kana and Han must render in token labels).
 
-    /usr/bin/python3 notebooks_data/make_cjk_fixture.py
+    /usr/bin/python3 notebooks_data/references/make_cjk_fixture.py
 
 Writes notebooks_data/fixtures/cjk_model/: spm.model (a SentencePiece unigram model trained here
 on the sentences below, character coverage 1.0), config.json and model.safetensors (the shape of
@@ -20,10 +20,10 @@ import numpy as np
 import sentencepiece as spm
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_fixtures import read_safetensors, write_safetensors  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # notebooks_data/
+from references.make_fixtures import read_safetensors, write_safetensors  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_data/
 OUT = os.path.join(HERE, "fixtures", "cjk_model")
 BASE = os.path.join(HERE, "golden", "v3_emd")
 
@@ -76,7 +76,7 @@ def main():
                    "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}, f, indent=2)
         f.write("\n")
     # The web edition reads tokenizer.json (no libsentencepiece in WebAssembly): the same pieces.
-    subprocess.check_call([sys.executable, os.path.join(HERE, "make_web_tokenizer.py"), OUT])
+    subprocess.check_call([sys.executable, os.path.join(HERE, "prepare", "make_web_tokenizer.py"), OUT])
     pieces = sp.encode("나는 책을 읽는다. 私は本を読みます。我在看书。", out_type=str)
     print(f"{OUT}: vocab {vocab}; pieces of a mixed sentence: {' '.join(pieces)}")
 

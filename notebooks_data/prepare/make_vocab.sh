@@ -4,7 +4,7 @@
 # literal text "[MASK]" is one token). Identity normalisation (the corpus is ASCII already);
 # extra whitespace is collapsed and a "▁" dummy prefix is added, as in DeBERTa-v2/v3's spm.
 set -e
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."  # notebooks_data/
 mkdir -p vocab
 spm_train --input=corpus/train.txt --model_prefix=vocab/spm --model_type=unigram \
   --vocab_size=8000 --character_coverage=1.0 --normalization_rule_name=identity \
