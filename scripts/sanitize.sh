@@ -18,7 +18,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # malformed inputs, the bench and the Python module's forward. Left to the Release build, where they
 # run once: the viewer (not built here: it needs GL), the notebooks (NumPy vs the CLI, 2.5 min
 # under ASan), the Python-only checks (zoo_stats, teacher_scripts, the layer rule and its planted
-# violations) and the installed package's consumers (package_*, a CMake and a pkg-config build).
+# violations, the rooms, the architecture doc against the tree) and the installed package's
+# consumers (package_*, a CMake and a pkg-config build).
 (cd build-asan && ctest -j"${CTEST_JOBS:-$(nproc)}" --output-on-failure --timeout 900 \
-   -E "viewer|notebooks|zoo_stats|teacher_scripts|^layers|^package_")
+   -E "viewer|notebooks|zoo_stats|teacher_scripts|^layers|^package_|^rooms$|^docs_")
 BUILD=build-asan bash scripts/fuzz.sh "$seconds"
