@@ -2,10 +2,12 @@
 # compiler"): each include below is preprocessed with the include folder of the layer's object
 # library, as the build compiles that layer's files. Every upward include, every include of a
 # layer of the same rank and every include of a lower layer's internals around its door must name
-# no file; the includes a layer is allowed must be found.
+# no file; the includes a layer is allowed must be found. The frontends too: the CLI (target
+# deberta) and the viewer (deberta_viewer_model, which every viewer target links) see the public
+# headers and, of the internal ones, analysis/bench.h alone.
 #
 #   cmake -DCXX=<compiler> -DINCLUDE_<layer>="dir|dir…" (each layer's include directories, as its
-#         object library has them) -DWORK=<dir> -P layers_compiler.cmake
+#         object library has them; INCLUDE_cli, INCLUDE_viewer the frontends') -DWORK=<dir> -P layers_compiler.cmake
 
 # (layer, header, "refused" or "found")
 set(cases
@@ -30,12 +32,20 @@ set(cases
   "analysis|analysis/bench.h|found"          # a layer's own internal header
   "io|io/tokenizer_unicode_tables.inc|found"
   "io|deberta/model.h|found"
-  "backend|backend/threading.h|found")
+  "backend|backend/threading.h|found"
+  # the frontends: public headers, and of the internal ones analysis/bench.h alone
+  "cli|io/pickle.h|refused"
+  "cli|backend/ops.h|refused"
+  "cli|deberta/model_io.h|found"
+  "cli|analysis/bench.h|found"
+  "viewer|io/tokenizer_detail.h|refused"
+  "viewer|backend/threading.h|refused"
+  "viewer|deberta/compare.h|found")
 
 file(MAKE_DIRECTORY ${WORK})
-foreach(layer tensor backend equations model analysis io)
+foreach(layer tensor backend equations model analysis io cli)
   if(NOT INCLUDE_${layer})
-    message(FATAL_ERROR "layers_compiler: no include directories given for the ${layer} layer")
+    message(FATAL_ERROR "layers_compiler: no include directories given for ${layer}")
   endif()
 endforeach()
 set(failures 0)
@@ -44,6 +54,10 @@ foreach(case IN LISTS cases)
   list(GET case 0 layer)
   list(GET case 1 header)
   list(GET case 2 expected)
+  if(layer STREQUAL "viewer" AND NOT DEFINED INCLUDE_viewer)
+    message(STATUS "layers_compiler: the viewer is not built (DEBERTA_BUILD_VIEWER=OFF): <${header}> not tried")
+    continue()
+  endif()
   string(REPLACE "|" ";" dirs "${INCLUDE_${layer}}")
   list(TRANSFORM dirs PREPEND -I)
   file(WRITE ${WORK}/planted.cpp "#include <${header}>\n")
@@ -55,9 +69,9 @@ foreach(case IN LISTS cases)
     set(got refused)
   endif()
   if(got STREQUAL expected)
-    message(STATUS "layers_compiler: the ${layer} layer: <${header}> ${got}")
+    message(STATUS "layers_compiler: ${layer}: <${header}> ${got}")
   else()
-    message(STATUS "layers_compiler: the ${layer} layer: <${header}> ${got}, expected ${expected}\n${err}")
+    message(STATUS "layers_compiler: ${layer}: <${header}> ${got}, expected ${expected}\n${err}")
     math(EXPR failures "${failures} + 1")
   endif()
 endforeach()
