@@ -3,6 +3,9 @@
 // naming the file and what to do instead, as the desktop refuses any file it cannot read.
 // (PyTorch checkpoints and spm.model are read by the desktop's own readers, with libzip, zlib and
 // libsentencepiece built for WebAssembly by scripts/web.sh.)
+// It stands in for tokenizer_bpe.cpp and tokenizer_regex.cpp inside the web build's core library,
+// so it includes the io layer's internal headers whose functions it defines: the one file of the
+// page that does (tests/check_layers.py, FRONTEND_EXCEPTIONS).
 #include "io/tokenizer_detail.h"
 #include "io/tokenizer_pipeline.h"
 
