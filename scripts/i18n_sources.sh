@@ -7,9 +7,9 @@ I18N_SOURCES=(
   viewer/app/app.cpp viewer/ui/layout.cpp viewer/ui/widgets.cpp viewer/state/state.cpp viewer/state/state.h viewer/jobs/worker.cpp
   viewer/lesson/lesson.cpp viewer/lesson/lesson.h viewer/figures/diagrams.cpp viewer/ui/heatmap.cpp viewer/ui/fonts.cpp viewer/export/exporters.cpp
   viewer/export/file_writers.cpp viewer/ui/quote_widget.h viewer/lesson/paper_quotes.h viewer/panels/panels.h
-  viewer/panel_model.cpp viewer/panel_tokens.cpp viewer/panel_distance.cpp viewer/panel_grid.cpp
-  viewer/panel_head.cpp viewer/panel_equation.cpp viewer/panel_predictions.cpp viewer/panel_ablation.cpp
-  viewer/panel_compare.cpp viewer/panel_lesson.cpp viewer/panel_export.cpp viewer/panel_diagrams.cpp
+  viewer/panels/panel_model.cpp viewer/panels/panel_tokens.cpp viewer/panels/panel_distance.cpp viewer/panels/panel_grid.cpp
+  viewer/panels/panel_head.cpp viewer/panels/panel_equation.cpp viewer/panels/panel_predictions.cpp viewer/panels/panel_ablation.cpp
+  viewer/panels/panel_compare.cpp viewer/panels/panel_lesson.cpp viewer/panels/panel_export.cpp viewer/panels/panel_diagrams.cpp
   viewer/web/page/web_main.cpp
 )
 XGETTEXT_ARGS=(
