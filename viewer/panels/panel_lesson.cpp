@@ -316,18 +316,8 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
     return;
   }
   const WhatIfRow& row = L.what_if_row;
-  ImGui::TextDisabled(tr("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):"), w.query,
-                      token_name(s, w.query).c_str(), w.layer, w.head);
-  ImGui::TextColored(blue, "%s", tr("this run (blue)"));
-  ImGui::SameLine();
-  // TRANSLATORS: %s is the value tried ("K = 2", "f = 3", "p2c index δ(j, i)").
-  ImGui::TextColored(orange, tr("beside %s (orange)"), now.c_str());
-  what_if_bars(s, row, ImVec2(width, 80));
-  // TRANSLATORS: the key the query favours before → after the change (index and token), then the largest change of a weight.
-  ImGui::TextDisabled(tr("favourite key %d %s → %d %s; largest change %s, at key %d %s"), row.favourite_before,
-                      token_name(s, row.favourite_before).c_str(), row.favourite_after, token_name(s, row.favourite_after).c_str(),
-                      fmt(row.max_change, 3, false).c_str(), row.most_changed, token_name(s, row.most_changed).c_str());
-  // The loop closed (issue 58, item 4): the step's own number and the [MASK] prediction under the change.
+  // The loop closed (issue 58, item 4), above the bars so that it stays in view: the step's own number
+  // and the [MASK] prediction under the change.
   const auto number = [&](double x) {
     if (!std::isfinite(x)) return std::string("—");
     return w.number == WhatIfNumber::C2PRow || w.number == WhatIfNumber::P2CRow ? std::to_string(std::llround(x)) : fmt(x, 5, false);
@@ -352,6 +342,17 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
     ImGui::TextUnformatted(trf("[MASK] at {i}: {before}", arg("i", w.mask), arg("before", top(row.top_before))).c_str());
     ImGui::TextColored(orange, "%s", trf("with {value}: {after}", arg("value", now), arg("after", top(row.top_after))).c_str());
   }
+  ImGui::TextDisabled(tr("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):"), w.query,
+                      token_name(s, w.query).c_str(), w.layer, w.head);
+  ImGui::TextColored(blue, "%s", tr("this run (blue)"));
+  ImGui::SameLine();
+  // TRANSLATORS: %s is the value tried ("K = 2", "f = 3", "p2c index δ(j, i)").
+  ImGui::TextColored(orange, tr("beside %s (orange)"), now.c_str());
+  what_if_bars(s, row, ImVec2(width, 80));
+  // TRANSLATORS: the key the query favours before → after the change (index and token), then the largest change of a weight.
+  ImGui::TextDisabled(tr("favourite key %d %s → %d %s; largest change %s, at key %d %s"), row.favourite_before,
+                      token_name(s, row.favourite_before).c_str(), row.favourite_after, token_name(s, row.favourite_after).c_str(),
+                      fmt(row.max_change, 3, false).c_str(), row.most_changed, token_name(s, row.most_changed).c_str());
   ImGui::PopTextWrapPos();
 }
 
