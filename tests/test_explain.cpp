@@ -76,10 +76,23 @@ TEST_SUITE("explain") {
     const ForwardTrace tr = forward(model, in, {}, TraceLevel::Full, false);
     const CellExplanation e = explain_cell(model, tr, 0, 0, 2, 3);
     const std::string text = format_explanation(e);
-    CHECK(text.find("Ã_ij = the unscaled sum of the active terms") != std::string::npos);
+    // One notation (issue 58): the terms unscaled (c2c = Q_c[i] · K_c[j]), their scaled parts written s · c2c.
+    CHECK(text.find("Ã_ij = c2c + c2p + p2c (unscaled") != std::string::npos);
+    CHECK(text.find("c2c = Q_c[i] · K_c[j]  (unscaled") != std::string::npos);
+    CHECK(text.find("c2c = s ·") == std::string::npos);
+    CHECK(text.find("× s") == std::string::npos);
+    CHECK(text.find(",  s · c2p = ") != std::string::npos);
     CHECK(text.find("softmax_j(Ã_i / √(3d))") != std::string::npos);
     char sum[64];
     std::snprintf(sum, sizeof sum, "%.6g", e.dot[Term::c2c] + e.dot[Term::c2p] + e.dot[Term::p2c]);
     CHECK(text.find(std::string("= ") + sum + ";  s · Ã = ") != std::string::npos);
+    // A model with c2c alone names only c2c in the sum (v1 without relative attention keeps f = 3).
+    const Model c2c_only = load_model(source_path("notebooks_data/golden_extra/v1_norel"));
+    const ForwardTrace t1 = forward(c2c_only, in, {}, TraceLevel::Full, false);
+    const std::string one = format_explanation(explain_cell(c2c_only, t1, 0, 0, 2, 3));
+    CAPTURE(one);
+    CHECK(one.find("Ã_ij = c2c (unscaled") != std::string::npos);
+    CHECK(one.find("c2p") == std::string::npos);
+    CHECK(one.find("p2c") == std::string::npos);
   }
 }

@@ -64,6 +64,7 @@ void lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool
     s.lesson.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
     if (v.kind != LessonVerdict::NotAnswer) ++s.lesson.attempts;
     s.lesson.mistake = v.mistake;
+    s.lesson.give_decimals = v.give_decimals;
     std::printf("lesson: step %d, answer %s: %s\n", s.lesson.step + 1, answer.c_str(), v.text().c_str());
   }
   if (show_me) s.lesson.press_show_me = true;
@@ -76,6 +77,57 @@ void lesson_actions(ViewerState& s, const std::string& answer, bool reveal, bool
   // What "show the working" shows, for scripts (a teacher's slides, the xdotool walkthrough).
   std::printf("lesson: step %d, the answer: %s\n", s.lesson.step + 1, step.applies ? lesson_answer_text(step).c_str() : "(does not apply)");
   for (const LessonMistake& m : step.mistakes) std::printf("lesson: step %d, mistake %.17g: %s\n", s.lesson.step + 1, m.value, m.name.c_str());
+}
+
+/// Sets the step's "what if" control to `spec` (NAME=VALUE: parse_what_if), as the panel's control
+/// does, and prints the step's own number and the [MASK]'s top 3 in the run and with the change
+/// (what_if_row). As in the panel, the control opens only once the working is shown (a right answer,
+/// or an attempt and "show the working").
+void lesson_what_if(ViewerState& s, const std::string& spec) {
+  if (spec.empty() || s.lesson.steps.empty() || !s.result) return;
+  const int n = s.lesson.step + 1;
+  const LessonStep& step = s.lesson.steps[static_cast<size_t>(s.lesson.step)];
+  if (!s.lesson.answer_visible(step)) {
+    std::printf("lesson: step %d, the \"what if\" opens only with the working shown (--lesson-answer, then --lesson-reveal)\n", n);
+    return;
+  }
+  std::string error;
+  const std::optional<WhatIfValue> v = parse_what_if(step.what_if, spec, &error);
+  if (!v) {
+    std::printf("lesson: step %d, what if %s: %s\n", n, spec.c_str(), error.c_str());
+    return;
+  }
+  // What the panel's control holds (its owner key as draw_what_if writes it), so the frame shows it too.
+  s.lesson.what_if = *v;
+  s.lesson.what_if_for = std::to_string(s.result->generation) + "/" + std::to_string(s.lesson.step) + "/" +
+                         std::to_string(static_cast<int>(step.what_if.knob));
+  const LayerDetail* full = detail_for(s, step.what_if.layer);
+  try {
+    const WhatIfRow r = what_if_row(s.result->model->model, s.result->trace, step.what_if, *v,
+                                    full && full->has(step.what_if.layer) ? &full->trace : nullptr);
+    const std::string now = what_if_value_text(step.what_if, *v);
+    if (step.what_if.number != WhatIfNumber::None)
+      std::printf("lesson: step %d, what if %s: %s: %.6g -> %.6g\n", n, now.c_str(), what_if_number_label(step.what_if).c_str(),
+                  r.number_before, r.number_after);
+    std::printf("lesson: step %d, what if %s: favourite key %d -> %d, largest change %.4g at key %d\n", n, now.c_str(),
+                r.favourite_before, r.favourite_after, r.max_change, r.most_changed);
+    const auto top = [&](const std::vector<deberta::TokenScore>& t) {
+      std::string out;
+      for (const auto& ts : t) {
+        char p[32];
+        std::snprintf(p, sizeof p, " %.4f", ts.probability);
+        out += (out.empty() ? "" : ", ") + vocab_name(s.result->model.get(), ts.id) + p;
+      }
+      return out;
+    };
+    if (!r.predict_note.empty())
+      std::printf("lesson: step %d, what if %s: %s\n", n, now.c_str(), r.predict_note.c_str());
+    else
+      std::printf("lesson: step %d, what if %s: [MASK] at %d: %s -> %s\n", n, now.c_str(), step.what_if.mask,
+                  top(r.top_before).c_str(), top(r.top_after).c_str());
+  } catch (const std::exception& e) {
+    std::printf("lesson: step %d, what if %s: %s\n", n, spec.c_str(), e.what());
+  }
 }
 
 }  // namespace
@@ -134,6 +186,7 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
   if (ready && frames_after_ready_ == 3 && o_.lesson_show_me)
     print_show_me(s);
   if (first) lesson_actions(s, o_.lesson_answer, o_.lesson_reveal, false);
+  if (first) lesson_what_if(s, o_.lesson_what_if);
   if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};
     for (const auto& [path, grid] : figures) {

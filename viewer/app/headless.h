@@ -33,6 +33,7 @@ struct HeadlessOptions {
   std::string lesson_answer;        ///< type this into the lesson step and press "check"
   bool lesson_show_me = false;      ///< press the lesson step's "show me"
   bool lesson_reveal = false;       ///< press "show the working" (after the answer: shown only after an attempt)
+  std::string lesson_what_if;       ///< NAME=VALUE: set the step's "what if" and print what it changes
   std::string figure, figure_grid;  ///< figures to write (.pdf / .svg)
   std::string figure_pipeline, figure_links;  ///< the Pipeline / Token links diagrams (.pdf / .svg)
   Quantity figure_quantity = Quantity::Probs;

@@ -71,6 +71,7 @@ struct Args {
   std::string lesson_answer;  ///< headless: type this answer into the lesson and press "check"
   bool lesson_reveal = false; ///< headless: press "reveal"
   bool lesson_show_me = false; ///< headless: press "show me" once the result is shown
+  std::string lesson_what_if;  ///< headless: NAME=VALUE for the step's "what if" (K=2, f=1, p2c=paper)
   bool tour = false;           ///< --tour: every tab and lesson step in one run (headless.h)
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
@@ -180,6 +181,9 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--lesson-answer", args.lesson_answer, "Headless: type this answer into the lesson step and press check")
 ;
   cli.add_flag("--lesson-reveal", args.lesson_reveal, "Headless: press \"show the working\" after --lesson-answer (the working shows only after an attempt)");
+  cli.add_option("--lesson-what-if", args.lesson_what_if,
+                 "Headless: set the lesson step's \"what if\" control (K=2, f=1.5, p2c=paper or p2c=code) after "
+                 "--lesson-answer and print the step's number and the [MASK]'s top 3 before and after");
   cli.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
   cli.add_flag("--tour", args.tour,
                "Headless: draw every tab, then every lesson step (answer 0, then \"show the working\"; answer 0, then \"show me\"), "
@@ -326,6 +330,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   ho.mouse_x = args.mouse_x, ho.mouse_y = args.mouse_y, ho.wheel = args.wheel;
   ho.export_dir = args.export_dir, ho.timeout = args.timeout, ho.then_load = args.then_load;
   ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me, ho.lesson_reveal = args.lesson_reveal;
+  ho.lesson_what_if = args.lesson_what_if;
   ho.figure = args.figure, ho.figure_grid = args.figure_grid, ho.figure_quantity = args.figure_q;
   ho.figure_pipeline = args.figure_pipeline, ho.figure_links = args.figure_links;
   ho.bench_frames = args.bench_frames;

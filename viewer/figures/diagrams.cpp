@@ -68,7 +68,9 @@ Diagram pipeline_diagram(const deberta::ModelConfig& c, const deberta::ResolvedA
   }
   if (c.relative_attention) {
     add("c2p  Q_c[i] K_r[δ(i,j)]ᵀ  (eq. 4, term (b))", nn + ", K_r = P W_{k,r}", kTerm, "head", 1, !att.terms[Term::c2p]);
-    add("p2c  K_c[j] Q_r[δ(" + std::string(att.p2c_index == deberta::P2CIndex::Paper ? "j,i" : "i,j") + ")]ᵀ  (eq. 4, term (c))",
+    // eq. 4's term (c) reads δ(j,i); the released code's default reads δ(i,j), and the label says so.
+    add(att.p2c_index == deberta::P2CIndex::Paper ? "p2c  K_c[j] Q_r[δ(j,i)]ᵀ  (eq. 4, term (c))"
+                                                  : "p2c  K_c[j] Q_r[δ(i,j)]ᵀ  (eq. 4, term (c) with the code's index; paper: δ(j,i))",
         nn + ", Q_r = P W_{q,r}", kTerm, "head", 2, !att.terms[Term::p2c]);
     if (att.terms[Term::p2p]) add("p2p  Q_r K_rᵀ  (eq. 2's fourth term)", nn, kTerm, "head", 3, false);
   }

@@ -175,7 +175,7 @@ struct Ctx {
 /// A step's "what if" control (issue 42, item 6) on the row of its own cell (`target`): a span only
 /// where a term reads the table and K < k exists; the p2c index only where p2c is on; none on a
 /// masked head (its row is all 0 whatever the switch) or a cell outside the run.
-LessonWhatIf knob(const Ctx& x, WhatIfKnob which, const LessonTarget& target) {
+LessonWhatIf knob(const Ctx& x, WhatIfKnob which, const LessonTarget& target, WhatIfNumber number, int key2 = -1) {
   LessonWhatIf w;
   const bool ok = which == WhatIfKnob::Span       ? x.c.relative_attention && x.pos_terms && x.k >= 2
                   : which == WhatIfKnob::P2CIndex ? x.att.terms[deberta::Term::p2c] && x.N >= 2
@@ -185,6 +185,9 @@ LessonWhatIf knob(const Ctx& x, WhatIfKnob which, const LessonTarget& target) {
     return w;
   w.knob = which;
   w.layer = target.layer, w.head = target.head, w.query = target.i;
+  w.number = number, w.key = target.j, w.key2 = key2;
+  for (int p = 0; p < x.N && w.mask < 0; ++p)
+    if (p < static_cast<int>(x.in.tokens.size()) && x.in.tokens[static_cast<size_t>(p)] == "[MASK]") w.mask = p;
   w.k = x.k, w.window = x.att.window, w.scale_factor = x.f_scale, w.p2c_index = x.att.p2c_index;
   return w;
 }
@@ -306,11 +309,21 @@ LessonStep step_terms(const Ctx& x) {
   if (on == 0) {
     return skip(s, tr("every term is switched off in this run: there is no score to decompose."));
   } else if (!pos_terms) {
-    // TRANSLATORS: {terms} lists the active terms (here "c2c"); "Ablations" is the panel of that name.
-    return skip(s, trf("this run has no position term ({terms} only): Ã of eq. 4 is the content term alone, "
-                       "the standard attention of step 1, with nothing to add. A model with c2p or p2c (or the "
-                       "Ablations panel) has terms to add.",
-                       arg("terms", active)));
+    // The Ablations panel can switch a position term back on only where the model has its projections.
+    const bool can = deberta::has_projections_for(*in.model, deberta::Term::c2p) ||
+                     deberta::has_projections_for(*in.model, deberta::Term::p2c);
+    return skip(s, can ? trf(  // TRANSLATORS: {terms} lists the active terms (here "c2c"); "Ablations" is the panel of that name.
+                             "this run has no position term ({terms} only): Ã of eq. 4 is the content term alone, the "
+                             "standard attention of step 1, with nothing to add. Switch c2p or p2c back on in the "
+                             "Ablations panel to see terms to add.",
+                             arg("terms", active))
+                       : trf(  // TRANSLATORS: {terms} lists the active terms (here "c2c"); the model zoo is the set of
+                               // small models trained for the explorer.
+                             "this model has no position term ({terms} only; it was built without c2p and p2c): Ã of "
+                             "eq. 4 is the content term alone, the standard attention of step 1, with nothing to add. "
+                             "Load a model with c2p or p2c (the bundled model, or most of the model zoo) to see terms "
+                             "to add.",
+                             arg("terms", active)));
   } else {
     // TRANSLATORS: {terms} lists each term with its value ("c2c = 1.2345, c2p = -0.5000").
     s.question = trf("In layer {layer}, head {head}, cell i = {i}, j = {j} has the terms {terms} (unscaled dot products). "
@@ -357,14 +370,31 @@ LessonStep step_distance(const Ctx& x) {
   // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words
   // ("if", "otherwise"); keep every symbol and the spacing.
   s.equation = tr("δ(i, j) = 0 if i − j ≤ −k;   2k − 1 if i − j ≥ k;   i − j + k otherwise");
+  // Where positions enter this model: as distances only, or also (or only) as absolute positions at the input.
+  const char* where = c.relative_attention
+                          ? (c.position_biased_input
+                                 // TRANSLATORS: position_biased_input is a configuration key (keep it).
+                                 ? N_("In the attention, positions enter as distances, not as absolute indices; this model "
+                                      "also adds absolute position embeddings to its input (position_biased_input), so its "
+                                      "hidden states carry absolute positions as well.")
+                                 : N_("Positions enter as distances, not as absolute indices."))
+                          : (c.position_biased_input
+                                 // TRANSLATORS: position_biased_input and relative_attention are configuration keys.
+                                 ? N_("This model has no relative positions (relative_attention = false): its positions "
+                                      "enter only as absolute position embeddings added to its input "
+                                      "(position_biased_input). In DeBERTa they enter the attention as distances.")
+                                 // TRANSLATORS: relative_attention is a configuration key.
+                                 : N_("This model has no positions in its attention (relative_attention = false). In "
+                                      "DeBERTa they enter the attention as distances."));
   // TRANSLATORS: max_relative_positions and position_buckets are configuration keys (keep them); "Distance δ" is a tab.
-  s.text = tr("Positions enter as distances, not as absolute indices. δ(i, j) turns the distance i − j into a row of the "
-              "relative table P (2k rows, k = max_relative_positions, or position_buckets in v2/v3): distances inside "
-              "(−k, k) each get their own row, i − j + k. The Distance δ tab draws δ for any k.") +
+  s.text = std::string(tr(where)) + " " +
+           tr("δ(i, j) turns the distance i − j into a row of the relative table P (2k rows, k = max_relative_positions, or "
+              "position_buckets in v2/v3): distances inside (−k, k) each get their own row, i − j + k. The Distance δ tab "
+              "draws δ for any k.") +
            unread;
   s.show = {"distance", x.layer, x.head, ki, kj, static_cast<int>(std::max<int64_t>(k, 1)), -1, "delta"};
   s.quotes = {paper_quote(Quote::Eq3)};
-  s.what_if = knob(x, WhatIfKnob::Span, s.show);
+  s.what_if = knob(x, WhatIfKnob::Span, s.show, WhatIfNumber::C2PRow);
   if (!c.relative_attention) {
     s.show.map.clear();  // no δ: no δ map
     // TRANSLATORS: relative_attention = false is a configuration key and value (keep them).
@@ -430,7 +460,7 @@ LessonStep step_clamp(const Ctx& x) {
   }
   s.show = {"distance", x.layer, x.head, ci, cj, static_cast<int>(kk), -1, "delta"};
   s.quotes = {paper_quote(Quote::Truncate)};
-  s.what_if = knob(x, WhatIfKnob::Span, s.show);
+  s.what_if = knob(x, WhatIfKnob::Span, s.show, WhatIfNumber::C2PRow);
   if (!c.relative_attention) {
     s.show.map.clear();
     // TRANSLATORS: relative_attention = false is a configuration key and value (keep them).
@@ -477,6 +507,18 @@ LessonStep step_clamp(const Ctx& x) {
                                                       arg("here", here)));
         // TRANSLATORS: {from} is a key index, {last} a table row; "the rows" are those this run reads along the query's row.
         s.explanation += " " + (from >= N - 1 ? std::string(tr("The rows it reads keep changing up to the last key of this input."))
+                                : c.log_buckets()
+                                    ? (last == 0 ? trf(  // TRANSLATORS: {from} is a key index, {last} a table row.
+                                                       "The rows it reads change to the right in steps (a bucket holds "
+                                                       "several distances, more the farther out); only from key {from} on "
+                                                       "does every key read one row, row {last} (the table's end: there "
+                                                       "the clamp acts).",
+                                                       arg("from", from), arg("last", last))
+                                                 : trf(  // TRANSLATORS: {from} is a key index, {last} a table row.
+                                                       "The rows it reads change to the right in steps (a bucket holds "
+                                                       "several distances, more the farther out); only from key {from} on "
+                                                       "does every key read one row, row {last} (one bucket).",
+                                                       arg("from", from), arg("last", last)))
                                 : last == 0   ? trf("The rows it reads keep changing to the right; only from key {from} on "
                                                     "does every key read one row, row {last} (the table's end: there the "
                                                     "clamp acts).",
@@ -586,7 +628,7 @@ LessonStep step_table_row(const Ctx& x) {
            unread;
   s.show = {"distance", x.layer, x.head, ri, rj, 0, -1, "rows"};
   s.quotes = {paper_quote(Quote::DeltaMatrix)};
-  s.what_if = knob(x, WhatIfKnob::Span, s.show);
+  s.what_if = knob(x, WhatIfKnob::Span, s.show, WhatIfNumber::C2PRow);
   if (!c.relative_attention) {
     s.show.map.clear();
     return skip(s, tr("this model has no relative attention: it reads no table rows."));
@@ -664,7 +706,7 @@ LessonStep step_c2p(const Ctx& x) {
               "once and then gathers the needed row for each pair (§3.1.1 and Algorithm 1).");
   s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "c2p"};
   s.quotes = {paper_quote(Quote::C2PRow)};
-  s.what_if = knob(x, WhatIfKnob::Scale, s.show);
+  s.what_if = knob(x, WhatIfKnob::Scale, s.show, WhatIfNumber::ScaledC2P);
   const deberta::Matrix* c2p = x.term(a.terms[deberta::Term::c2p]);
   if (!c2p) {
     return skip(s, tr("c2p is off in this run (the model was trained without it, or the ablation switched it off)."));
@@ -716,7 +758,7 @@ LessonStep step_p2c_index(const Ctx& x) {
               "as c2p, δ(i, j) (docs/paper-vs-code.md). The ablation panel can switch between the two.");
   s.show = {"equation", x.layer, x.head, ki, kj, 0, -1, "p2c"};
   s.quotes = {paper_quote(Quote::P2CIndex)};
-  s.what_if = knob(x, WhatIfKnob::P2CIndex, s.show);
+  s.what_if = knob(x, WhatIfKnob::P2CIndex, s.show, WhatIfNumber::P2CRow);
   if (!x.term(a.terms[deberta::Term::p2c])) {
     return skip(s, tr("p2c is off in this run (the model was trained without it, or the ablation switched it off)."));
   } else if (N < 2) {
@@ -775,10 +817,11 @@ LessonStep step_scale(const Ctx& x) {
                    "position terms;   this model: f = {f}",
                    arg("f", f_text));
   // TRANSLATORS: pos_att_type is a configuration key.
-  s.text = tr("The paper's scale (quoted above) is 1/√(3d). Adding terms adds variance: the sum of three dot products of "
-              "width d is about √3 times larger than one, so the paper divides by √(3d) where BERT divides by √d. The "
-              "released code counts the position terms the model was built with (v1: the entries of pos_att_type; v2/v3: "
-              "c2p and p2c).");
+  s.text = tr("The paper's scale (quoted above) is 1/√(3d); the paper says it stabilizes training and gives no derivation. "
+              "A reading of ours, not the paper's: if the three terms were independent with equal variance, the standard "
+              "deviation of their sum would be √3 times that of one term, so dividing by √(3d) where BERT divides by √d "
+              "keeps the scores as spread out as BERT's. The released code counts the position terms the model was built "
+              "with (v1: the entries of pos_att_type; v2/v3: c2p and p2c).");
   if (f_scale == 3.0)
     s.text += " " + std::string(tr("This model's factor is f = 3: its scale is the paper's 1/√(3d)."));
   else if (f_scale == 1.0 && !pos_terms)
@@ -790,7 +833,7 @@ LessonStep step_scale(const Ctx& x) {
                         arg("f", f_text), arg("terms", active), arg("root", root));
   s.show = {"equation", x.layer, x.head, qi, qj, 0, -1, "logits"};
   s.quotes = {paper_quote(Quote::Scale)};
-  s.what_if = knob(x, WhatIfKnob::Scale, s.show);
+  s.what_if = knob(x, WhatIfKnob::Scale, s.show, WhatIfNumber::Scale);
   s.question = trf("This model has heads of width d = {d} and its scale factor is f = {f}. What is s = 1/√(f·d)?",
                    arg("d", d_head), arg("f", f_text));
   s.answer = s_scale;
@@ -828,6 +871,11 @@ LessonStep step_softmax(const Ctx& x) {
   s.text = trf("Only differences of scores matter within a row: adding a constant to every score of query i changes "
                "nothing. A key whose score (Ã/{root}) is larger by 1 gets e ≈ 2.72 times more attention.",
                arg("root", root));
+  // TRANSLATORS: {root} is the scale's root (√(3d), …); the words in quotation marks are the paper's own (§3.1).
+  s.text += " " + trf("The paper calls Ã_ij itself \"the attention score\" (quoted above); this lesson calls Ã/{root} the "
+                      "score because that is the number the softmax takes. The two differ by the one constant factor "
+                      "1/{root}, which keeps the order of the keys but makes the row sharper or flatter.",
+                      arg("root", root));
   // The favourite key against the key of median weight.
   std::vector<int> order(static_cast<size_t>(N));
   for (int j = 0; j < N; ++j) order[static_cast<size_t>(j)] = j;
@@ -835,7 +883,11 @@ LessonStep step_softmax(const Ctx& x) {
   const int j2 = order[static_cast<size_t>(N / 2)];
   s.show = {"equation", x.layer, x.head, qi, j2, 0, -1, "probs"};
   s.quotes = {paper_quote(Quote::Eq4Softmax), paper_quote(Quote::ScoreElement)};
-  s.what_if = knob(x, WhatIfKnob::Scale, s.show);
+  {
+    LessonTarget gap = s.show;
+    gap.j = qj;  // the step's number: the score of the favourite key qj minus that of j2
+    s.what_if = knob(x, WhatIfKnob::Scale, gap, WhatIfNumber::ScoreGap, j2);
+  }
   if (x.masked()) {
     return skip(s, tr("this head is masked in this run: its weights are all 0."));
   } else if (N < 2 || j2 == qj || !(probs(qi, j2) > 0)) {
@@ -979,7 +1031,11 @@ LessonStep step_ablation(const Ctx& x) {
   const std::vector<deberta::Matrix>& c2p_maps = a0.terms[deberta::Term::c2p];
   const bool has = x.head < static_cast<int>(c2p_maps.size()) && c2p_maps[static_cast<size_t>(x.head)].size();
   if (!has) {
-    return skip(s, tr("c2p is off in this run already (model or ablation). Reset the ablation to ask this question."));
+    return skip(s, deberta::has_projections_for(*x.in.model, deberta::Term::c2p)
+                       ? tr("c2p is off in this run already (the ablation switched it off). Reset the ablation to ask this "
+                            "question.")
+                       : tr("this model has no c2p term (it was built without it): there is nothing to switch off. A model "
+                            "with c2p (the bundled model) asks this question."));
   } else {
     // The key whose c2p term matters most for the query: the largest |c2p| of its row in layer 0.
     const deberta::Matrix& c2p0 = c2p_maps[static_cast<size_t>(x.head)];
@@ -1050,17 +1106,64 @@ deberta::Ablation what_if_ablation(const deberta::Ablation& base, const LessonWh
   return a;
 }
 
+namespace {
+
+/// The step's own number (w.number) in a run that holds layer `w.layer` at TraceLevel::Full where
+/// the number needs term maps; NaN when the run lacks it.
+double what_if_number(const LessonWhatIf& w, const deberta::ForwardTrace& t) {
+  const deberta::SequenceContext& c = t.context;
+  const int64_t n = static_cast<int64_t>(t.inputs.size());
+  const bool cell = w.query >= 0 && w.query < n && w.key >= 0 && w.key < n;
+  switch (w.number) {
+    case WhatIfNumber::None: break;
+    case WhatIfNumber::C2PRow:
+      if (cell && c.c2p_row.size()) return static_cast<double>(c.c2p_row(w.query, w.key));
+      break;
+    case WhatIfNumber::P2CRow:
+      if (cell && c.p2c_row.size()) return static_cast<double>(c.p2c_row(w.query, w.key));
+      break;
+    case WhatIfNumber::Scale: return c.attention.scale;
+    case WhatIfNumber::ScaledC2P:
+    case WhatIfNumber::ScoreGap: {
+      if (!cell || w.layer < 0 || w.layer >= static_cast<int>(t.layers.size())) break;
+      const deberta::AttentionTrace& a = t.layers[static_cast<size_t>(w.layer)].attention;
+      if (w.number == WhatIfNumber::ScaledC2P) {
+        const auto& m = a.terms[deberta::Term::c2p];
+        if (w.head < static_cast<int>(m.size()) && m[static_cast<size_t>(w.head)].size()) return m[static_cast<size_t>(w.head)](w.query, w.key);
+      } else if (w.head < static_cast<int>(a.logits.size()) && a.logits[static_cast<size_t>(w.head)].size() && w.key2 >= 0 &&
+                 w.key2 < n) {
+        const deberta::Matrix& l = a.logits[static_cast<size_t>(w.head)];
+        return l(w.query, w.key) - l(w.query, w.key2);
+      }
+      break;
+    }
+  }
+  return NAN;
+}
+
+/// The top 3 at `mask` from a run's decoder output (the EMD's when it ran).
+std::vector<deberta::TokenScore> top3(const deberta::Model& model, const deberta::ForwardTrace& t, int mask) {
+  const std::vector<deberta::MaskPrediction> p = deberta::predict_from_states(model, t.decoder_output(), {mask}, 3);
+  return p.empty() ? std::vector<deberta::TokenScore>{} : p.front().top;
+}
+
+}  // namespace
+
 WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& run, const LessonWhatIf& w,
-                      const WhatIfValue& v) {
-  if (w.knob == WhatIfKnob::None) throw std::invalid_argument(tr("what if: this step has no control"));
+                      const WhatIfValue& v, const deberta::ForwardTrace* full) {
+  if (w.knob == WhatIfKnob::None) throw std::invalid_argument(tr("this step has no control"));
   if (w.layer < 0 || w.layer >= static_cast<int>(run.layers.size()))
-    throw std::invalid_argument(trf("what if: layer {layer} is not in the run", arg("layer", w.layer)));
+    throw std::invalid_argument(trf("layer {layer} is not in the run", arg("layer", w.layer)));
   const auto& before = run.layers[static_cast<size_t>(w.layer)].attention.probs;
   if (w.head < 0 || w.head >= static_cast<int>(before.size()) || w.query < 0 || w.query >= before[static_cast<size_t>(w.head)].rows())
     throw std::invalid_argument(
-        trf("what if: head {head}, query {i} is not in the run's weights", arg("head", w.head), arg("i", w.query)));
-  const deberta::ForwardTrace changed =
-      deberta::forward(model, run.inputs, what_if_ablation(run.ablation, w, v), deberta::TraceLevel::Probs, false);
+        trf("head {head}, query {i} is not in the run's weights", arg("head", w.head), arg("i", w.query)));
+  // Term maps only where the step's number is one; the decoder where the run has it (its [MASK]
+  // prediction is the EMD's).
+  const bool maps = w.number == WhatIfNumber::ScaledC2P || w.number == WhatIfNumber::ScoreGap;
+  const deberta::ForwardTrace changed = deberta::forward(model, run.inputs, what_if_ablation(run.ablation, w, v),
+                                                         maps ? deberta::TraceLevel::Full : deberta::TraceLevel::Probs,
+                                                         run.emd.has_value());
   const deberta::Matrix& after = changed.layers[static_cast<size_t>(w.layer)].attention.probs[static_cast<size_t>(w.head)];
   WhatIfRow r;
   const deberta::Matrix& b = before[static_cast<size_t>(w.head)];
@@ -1074,7 +1177,81 @@ WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& 
   }
   r.favourite_before = argmax_row(b, w.query);
   r.favourite_after = argmax_row(after, w.query);
+  r.number_before = what_if_number(w, maps && full ? *full : run);
+  r.number_after = what_if_number(w, changed);
+  if (w.mask >= 0 && w.mask < static_cast<int>(run.inputs.size())) {
+    if (!model.weights.lm_head) {
+      // TRANSLATORS: shown where the "what if" would give the [MASK] prediction.
+      r.predict_note = tr("this model has no masked-LM head: no prediction at the [MASK]");
+    } else {
+      r.top_before = top3(model, run, w.mask);
+      r.top_after = top3(model, changed, w.mask);
+    }
+  } else {
+    // TRANSLATORS: shown where the "what if" would give the [MASK] prediction.
+    r.predict_note = tr("the input has no [MASK]: put one in the text to see the prediction change");
+  }
   return r;
+}
+
+std::string what_if_number_label(const LessonWhatIf& w) {
+  switch (w.number) {
+    case WhatIfNumber::None: break;
+    // TRANSLATORS: the step's number redrawn by the "what if"; K_r is the paper's symbol.
+    case WhatIfNumber::C2PRow: return trf("the row of K_r that c2p reads at i = {i}, j = {j}", arg("i", w.query), arg("j", w.key));
+    // TRANSLATORS: the step's number redrawn by the "what if"; Q_r is the paper's symbol.
+    case WhatIfNumber::P2CRow: return trf("the row of Q_r that p2c reads at i = {i}, j = {j}", arg("i", w.query), arg("j", w.key));
+    // TRANSLATORS: the step's number redrawn by the "what if": c2p times the scale s.
+    case WhatIfNumber::ScaledC2P: return trf("s·c2p at i = {i}, j = {j}", arg("i", w.query), arg("j", w.key));
+    // TRANSLATORS: the step's number redrawn by the "what if".
+    case WhatIfNumber::Scale: return tr("the scale s = 1/√(f·d)");
+    // TRANSLATORS: the step's number redrawn by the "what if": the score of key {j} minus the score of key {j2}.
+    case WhatIfNumber::ScoreGap:
+      return trf("the score of key {j} minus that of key {j2} (query i = {i})", arg("j", w.key), arg("j2", w.key2), arg("i", w.query));
+  }
+  return "";
+}
+
+std::string what_if_value_text(const LessonWhatIf& w, const WhatIfValue& v) {
+  char buf[64];
+  switch (w.knob) {
+    case WhatIfKnob::Span: return "K = " + std::to_string(v.window);
+    case WhatIfKnob::Scale: std::snprintf(buf, sizeof buf, "f = %g", v.scale_factor); return buf;
+    case WhatIfKnob::P2CIndex: return v.p2c_index == deberta::P2CIndex::Code ? tr("p2c index δ(i, j)") : tr("p2c index δ(j, i)");
+    case WhatIfKnob::None: break;
+  }
+  return "";
+}
+
+std::optional<WhatIfValue> parse_what_if(const LessonWhatIf& w, const std::string& spec, std::string* error) {
+  const auto fail = [&](const std::string& why) {
+    if (error) *error = why;
+    return std::optional<WhatIfValue>();
+  };
+  const char* name = w.knob == WhatIfKnob::Span ? "K" : w.knob == WhatIfKnob::Scale ? "f" : w.knob == WhatIfKnob::P2CIndex ? "p2c" : "";
+  if (!*name) return fail("this step has no \"what if\" control");
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos || spec.substr(0, eq) != name)
+    return fail("this step's control is " + std::string(name) + " (" + name + "=VALUE), not '" + spec + "'");
+  const std::string value = spec.substr(eq + 1);
+  WhatIfValue v = what_if_default(w);
+  char* end = nullptr;
+  if (w.knob == WhatIfKnob::Span) {
+    const long long K = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end || K < 1 || K > w.k) return fail("K must be an integer in [1, " + std::to_string(w.k) + "], not '" + value + "'");
+    v.window = K;
+  } else if (w.knob == WhatIfKnob::Scale) {
+    const double f = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end || !std::isfinite(f) || f <= 0) return fail("f must be a number > 0, not '" + value + "'");
+    v.scale_factor = f;
+  } else if (value == "code") {
+    v.p2c_index = deberta::P2CIndex::Code;
+  } else if (value == "paper") {
+    v.p2c_index = deberta::P2CIndex::Paper;
+  } else {
+    return fail("p2c must be code (δ(i, j)) or paper (δ(j, i)), not '" + value + "'");
+  }
+  return v;
 }
 
 double lesson_mistake_window(const LessonStep& step, double value) {
@@ -1082,25 +1259,47 @@ double lesson_mistake_window(const LessonStep& step, double value) {
   return std::max(0.005 * std::fabs(value), step.tolerance);
 }
 
+namespace {
+
+/// Whether `given`, typed with `typed` decimal places, is `value` rounded to those digits, and those
+/// digits are at least 2 decimals or 2 significant figures of `value` (a bare "0" rounds too much to
+/// name anything). A hair of slack for the binary representation of a half-way rounding.
+bool rounds_to(double given, int typed, double value) {
+  const double half = 0.5 * std::pow(10.0, -typed);
+  const bool enough = typed >= 2 || half <= 0.05 * std::fabs(value) + 1e-12;
+  return enough && std::fabs(given - value) <= half * (1 + 1e-9) + 1e-12;
+}
+
+}  // namespace
+
 LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text) {
   LessonVerdict v;
-  const std::optional<double> given = parse_lesson_answer(text);
+  int typed = 0;
+  const std::optional<double> given = parse_lesson_answer(text, &typed);
   if (!given || !step.applies) return v;
   if (lesson_answer_ok(step, *given)) {
     v.kind = LessonVerdict::Right;
     return v;
   }
   v.kind = LessonVerdict::Wrong;
-  // The nearest mistake whose window holds the number.
+  // The nearest mistake that the number rounds: within its window, or rounded to the typed digits.
   double best = HUGE_VAL;
   for (const LessonMistake& m : step.mistakes) {
     const double off = std::fabs(*given - m.value);
-    const bool holds = step.integer ? off < 1e-9 : off <= lesson_mistake_window(step, m.value);
+    const bool holds = step.integer ? off < 1e-9 : off <= lesson_mistake_window(step, m.value) || rounds_to(*given, typed, m.value);
     if (holds && off < best) {
       best = off;
       v.mistake = m.name;
       v.reading = m.reading;
     }
+  }
+  // The right value with fewer decimals than asked (1.5 for 1.493): say how many to give, unless a
+  // mistake is nearer.
+  if (!step.integer && typed < step.decimals && rounds_to(*given, typed, step.answer) &&
+      std::fabs(*given - step.answer) <= best) {
+    v.mistake.clear();
+    v.reading = false;
+    v.give_decimals = step.decimals;
   }
   return v;
 }
@@ -1109,6 +1308,7 @@ std::string LessonVerdict::text() const {
   switch (kind) {
     case Right: return "right";
     case Wrong:
+      if (give_decimals > 0) return "wrong: give " + std::to_string(give_decimals) + " decimals";
       if (reading) return "other reading: " + mistake;
       return "wrong: " + (mistake.empty() ? std::string("no known mistake") : mistake);
     case NotAnswer: break;
@@ -1122,11 +1322,41 @@ bool lesson_answer_ok(const LessonStep& step, double given) {
   return std::fabs(given - step.answer) <= step.tolerance;
 }
 
-std::optional<double> parse_lesson_answer(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t");
+namespace {
+
+/// The text with full-width forms (U+FF01–FF5E, as CJK input methods type digits and signs) turned
+/// into their ASCII characters and the ideographic space (U+3000) into a space; the rest kept.
+std::string ascii_forms(const std::string& in) {
+  std::string out;
+  for (size_t p = 0; p < in.size();) {
+    const unsigned char c0 = static_cast<unsigned char>(in[p]);
+    if (c0 == 0xEF && p + 2 < in.size()) {
+      const unsigned cp = ((c0 & 0x0Fu) << 12) | ((static_cast<unsigned char>(in[p + 1]) & 0x3Fu) << 6) |
+                          (static_cast<unsigned char>(in[p + 2]) & 0x3Fu);
+      if (cp >= 0xFF01 && cp <= 0xFF5E) {
+        out += static_cast<char>(cp - 0xFF01 + 0x21);
+        p += 3;
+        continue;
+      }
+    }
+    if (in.compare(p, 3, "\xE3\x80\x80") == 0) {
+      out += ' ';
+      p += 3;
+      continue;
+    }
+    out += in[p++];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> parse_lesson_answer(const std::string& text, int* decimals) {
+  const std::string ascii = ascii_forms(text);
+  const size_t first = ascii.find_first_not_of(" \t");
   if (first == std::string::npos) return std::nullopt;
-  const size_t last = text.find_last_not_of(" \t");
-  std::string t = text.substr(first, last - first + 1);
+  const size_t last = ascii.find_last_not_of(" \t");
+  std::string t = ascii.substr(first, last - first + 1);
   // The lesson prints the typographic minus (U+2212); a student who copies a number keeps it.
   if (t.rfind("\xE2\x88\x92", 0) == 0) t = "-" + t.substr(3);
   // A decimal number: [+-] digits [. digits] [e [+-] digits], at least one digit before the exponent.
@@ -1134,22 +1364,24 @@ std::optional<double> parse_lesson_answer(const std::string& text) {
   // point too; elsewhere "1,5" stays no number (a thousands separator would be read wrong).
   // TRANSLATORS: the decimal separator of numbers in your language: "." or ",".
   const bool decimal_comma = std::strcmp(trc("decimal separator", "."), ",") == 0;
-  size_t p = 0, digits = 0;
+  size_t p = 0, digits = 0, after_point = 0;
   const auto digit = [&](size_t q) { return q < t.size() && t[q] >= '0' && t[q] <= '9'; };
   if (p < t.size() && (t[p] == '+' || t[p] == '-')) ++p;
   while (digit(p)) ++p, ++digits;
   if (p < t.size() && (t[p] == '.' || (t[p] == ',' && decimal_comma))) {
     t[p] = '.';
     ++p;
-    while (digit(p)) ++p, ++digits;
+    while (digit(p)) ++p, ++digits, ++after_point;
   }
   if (digits == 0) return std::nullopt;
+  long exponent = 0;
   if (p < t.size() && (t[p] == 'e' || t[p] == 'E')) {
-    ++p;
+    const size_t e0 = ++p;
     if (p < t.size() && (t[p] == '+' || t[p] == '-')) ++p;
     size_t exp_digits = 0;
     while (digit(p)) ++p, ++exp_digits;
     if (exp_digits == 0) return std::nullopt;
+    exponent = std::strtol(t.c_str() + e0, nullptr, 10);
   }
   if (p != t.size()) return std::nullopt;
   // strtod reads exactly this grammar (the viewer never sets a locale, so '.' is the decimal point;
@@ -1157,6 +1389,7 @@ std::optional<double> parse_lesson_answer(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
   if (end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
+  if (decimals) *decimals = static_cast<int>(std::clamp<long>(static_cast<long>(after_point) - exponent, -300, 300));
   return v;
 }
 

@@ -22,9 +22,11 @@
 #pragma once
 
 #include "deberta/ablation.h"
+#include "deberta/analysis.h"
 #include "deberta/model.h"
 #include "lesson/paper_quotes.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,10 +75,24 @@ enum class WhatIfKnob {
   P2CIndex,  ///< the p2c index: the released code's δ(i, j) or the paper's δ(j, i)
 };
 
-/// A step's "what if": which switch, and whose softmax row (layer, head, query i) it redraws.
+/// The step's own number, recomputed under the "what if" (issue 58, item 4): what it is and where.
+enum class WhatIfNumber {
+  None,       ///< the step's number is not redrawn
+  C2PRow,     ///< the table row c2p reads at (query, key): context.c2p_row (steps 3, 4, 6)
+  P2CRow,     ///< the table row p2c reads at (query, key): context.p2c_row (step 8)
+  ScaledC2P,  ///< s·c2p at (query, key) of (layer, head): the trace's c2p map (step 7)
+  Scale,      ///< the scale s = 1/√(f·d) (step 9)
+  ScoreGap,   ///< the score of key `key` minus that of `key2` in the query's row (step 10)
+};
+
+/// A step's "what if": which switch, whose softmax row (layer, head, query i) it redraws, which of the
+/// step's numbers it recomputes, and the [MASK] whose prediction it redraws.
 struct LessonWhatIf {
   WhatIfKnob knob = WhatIfKnob::None;
   int layer = 0, head = 0, query = 0;
+  WhatIfNumber number = WhatIfNumber::None;
+  int key = 0, key2 = -1;        ///< the step's key j (and ScoreGap's second key j')
+  int mask = -1;                 ///< the first [MASK] of the input (−1: none), whose top 3 are redrawn
   int64_t k = 0;                 ///< Span: the model's k (K ranges over 1 … k)
   int64_t window = 0;            ///< Span: the K this run reads (k unless ablated)
   double scale_factor = 0;       ///< Scale: this run's f
@@ -126,14 +142,20 @@ struct LessonVerdict {
   enum Kind { NotAnswer, Right, Wrong } kind = NotAnswer;
   std::string mistake;       ///< Wrong: the named mistake the answer matches, "" for none known
   bool reading = false;      ///< Wrong: the number is another reading of the paper, not a mistake
+  /// Wrong: the number is the answer rounded to fewer decimals than the question asks for; this many
+  /// are asked (0: not that case).
+  int give_decimals = 0;
   /// ASCII English verdict words, then the mistake: "right", "wrong: <mistake or no known
-  /// mistake>", "other reading: <reading>", "not an answer".
+  /// mistake>", "wrong: give N decimals", "other reading: <reading>", "not an answer".
   std::string text() const;
 };
 
 /// Judges the typed `text` for `step`: not an answer (blank, not a decimal number:
-/// parse_lesson_answer), right (lesson_answer_ok) or wrong, naming the nearest mistake whose window
-/// (lesson_mistake_window) holds the number (integers exactly).
+/// parse_lesson_answer), right (lesson_answer_ok) or wrong, naming the nearest mistake that the
+/// number rounds (integers exactly): within its window (lesson_mistake_window), or the mistake
+/// rounded to the digits the student typed when those are at least 2 decimals or 2 significant
+/// figures (0.14 for 0.1372, 32 for 31.74, −25 for −25.43). The answer itself rounded to fewer
+/// decimals than asked (1.5 for 1.493) is wrong with `give_decimals` set, unless a mistake is nearer.
 LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text);
 
 /// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
@@ -175,26 +197,51 @@ struct WhatIfRow {
   int favourite_before = 0, favourite_after = 0;  ///< the key each gives the largest weight (first on ties)
   double max_change = 0;         ///< max_j |changed − original|
   int most_changed = 0;          ///< the key where it is reached
+  /// The step's own number (w.number) in the run and under the change; NaN when it has none.
+  double number_before = NAN, number_after = NAN;
+  /// The top 3 tokens at the [MASK] (w.mask), most probable first, in the run and under the change
+  /// (the decoder output: the EMD's when the run has it). Empty when the input has no [MASK] or the
+  /// model no masked-LM head (`predict_note` then says which).
+  std::vector<deberta::TokenScore> top_before, top_after;
+  std::string predict_note;
 };
 
-/// Recomputes the row through the core: deberta::forward(model, run.inputs, what_if_ablation(…),
-/// TraceLevel::Probs) — every layer under the change, not this layer alone — and reads query
-/// `w.query` of layer `w.layer`, head `w.head`; `original` is the same row of `run` (any trace level:
-/// it holds the probabilities). Cost: one forward pass without the term maps. Errors: a knob None,
+/// Recomputes the row through the core: deberta::forward(model, run.inputs, what_if_ablation(…)) —
+/// every layer under the change, not this layer alone, with the decoder when `run` has its EMD —
+/// and reads query `w.query` of layer `w.layer`, head `w.head`; `original` is the same row of `run`
+/// (any trace level: it holds the probabilities). It also recomputes the step's own number
+/// (`w.number`: from `full`, the run at TraceLevel::Full holding `w.layer`, before; from the changed
+/// pass after) and the top 3 at `w.mask` (deberta::predict_from_states on both decoder outputs).
+/// Cost: one forward pass (term maps kept only for ScaledC2P and ScoreGap). Errors: a knob None,
 /// indices outside the run, and what resolve_attention refuses (K outside [1, k], f ≤ 0, a p2c index
 /// on a run without p2c) — std::invalid_argument or deberta's Error, naming the problem.
 WhatIfRow what_if_row(const deberta::Model& model, const deberta::ForwardTrace& run, const LessonWhatIf& w,
-                      const WhatIfValue& v);
+                      const WhatIfValue& v, const deberta::ForwardTrace* full = nullptr);
+
+/// What the step's own number is, as the "what if" names it ("the row c2p reads at i = 5, j = 3");
+/// translated. "" for WhatIfNumber::None.
+std::string what_if_number_label(const LessonWhatIf& w);
+
+/// The value of `--lesson-what-if NAME=VALUE` for a step's control: K=2 (Span), f=1.5 (Scale),
+/// p2c=paper or p2c=code (P2CIndex). nullopt with `*error` set (English) when NAME is not the step's
+/// knob, the value is not one, or the step has no control.
+std::optional<WhatIfValue> parse_what_if(const LessonWhatIf& w, const std::string& spec, std::string* error);
+
+/// The value as the control shows it: "K = 2", "f = 3", "p2c index δ(j, i)"; translated.
+std::string what_if_value_text(const LessonWhatIf& w, const WhatIfValue& v);
 
 /// True when `given` answers `step` (within `step.tolerance`; integers exactly).
 bool lesson_answer_ok(const LessonStep& step, double given);
 
 /// A typed answer as a number: a decimal number as a student writes it — optional sign (+, - or the
 /// typographic minus U+2212 the lesson prints), digits with at most one decimal point, an optional
-/// decimal exponent (1.5e-3) — spaces around it allowed. Anything else is not an answer (nullopt):
-/// blank text, "abc", "1.2.3", "4x", hexadecimal ("0xA", "0x1.4p3"), "inf", "nan", a comma — except
-/// that in a language whose catalogue gives "," as its decimal separator (Italian) "0,25" is 0.25.
-std::optional<double> parse_lesson_answer(const std::string& text);
+/// decimal exponent (1.5e-3) — spaces around it allowed. Full-width forms, as CJK input methods type
+/// them (１１, －０．５, the ideographic space), read as their ASCII digits and signs. Anything else
+/// is not an answer (nullopt): blank text, "abc", "1.2.3", "4x", hexadecimal ("0xA", "0x1.4p3"),
+/// "inf", "nan", a comma — except that in a language whose catalogue gives "," as its decimal
+/// separator (Italian) "0,25" is 0.25. `decimals`, when given, receives the number of decimal places
+/// the text carries (its digits after the point, less its exponent: "1.5" 1, "32" 0, "2.5e-2" 3).
+std::optional<double> parse_lesson_answer(const std::string& text, int* decimals = nullptr);
 
 /// The tolerance as the check uses it, for display: "±0.00005" (not "±0.0"); "" for integers.
 std::string lesson_tolerance_text(const LessonStep& step);
@@ -210,6 +257,7 @@ struct LessonState {
   int checked = 0;           ///< 0 not yet, +1 right, −1 wrong, −2 not an answer (blank or not a number)
   int attempts = 0;          ///< answers judged right or wrong on this step (not-answers do not count)
   std::string mistake;       ///< the named mistake of the last wrong answer ("" none known)
+  int give_decimals = 0;     ///< the last answer was the right value with too few decimals: this many are asked
   bool revealed = false;     ///< the learner asked for the answer (shown only after an attempt)
   /// Predict, then observe: the answer, its working and the step's map are shown only once the
   /// learner has committed a number (right or wrong), or when the step does not apply.
@@ -222,6 +270,7 @@ struct LessonState {
     checked = 0;
     attempts = 0;
     mistake.clear();
+    give_decimals = 0;
     revealed = false;
     given[0] = '\0';
     focus_answer = true;

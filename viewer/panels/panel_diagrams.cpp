@@ -7,6 +7,8 @@
 // opacity is the attention weight, or one term's signed part of the score (orange raises it, blue
 // lowers it), for the selected layer and head; hovering a token shows only its links.
 #include "figures/diagrams.h"
+
+#include "deberta/explain.h"
 #include "figures/figure_export.h"
 #include "ui/heatmap.h"
 #include "ui/layout.h"
@@ -216,8 +218,8 @@ std::optional<Diagram> current_links(const ViewerState& s, std::string* why, boo
   if (!t || t->size() == 0)
     return *why = say(translated, "the terms of layer {layer} are not computed yet", arg("layer", l)), std::nullopt;
   return signed_links_diagram(names, *t,
-                              "Token links: " + std::string(quantity_name(q)) + "'s signed part of the score " + score_label(f) +
-                                  " (the term × s), " + where);
+                              "Token links: " + std::string(quantity_name(q)) + "'s signed part of the score Ã/" +
+                                  deberta::scale_root(f) + " (s·" + quantity_name(q) + "), " + where);
 }
 
 void DrawPipelinePanel(App& app) {

@@ -120,13 +120,14 @@ void DrawEquationPanel(App& app) {
       ImGui::BeginGroup();
       ImGui::PushID(static_cast<int>(c));
       const Eigen::VectorXd prod = p.va.cwiseProduct(p.vb);
-      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s = s · ∑ (%s ∘ %s)", p.term, p.a_name.c_str(), p.b_name.c_str());
+      // One notation with `deberta explain` (issue 58): the term is the unscaled sum, the map holds s · term.
+      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s = ∑ (%s ∘ %s)", p.term, p.a_name.c_str(), p.b_name.c_str());
       VectorBars(p.a_name.c_str(), p.va, vmax, label_w, ImVec2(col_w, bar_h));
       VectorBars(p.b_name.c_str(), p.vb, vmax, label_w, ImVec2(col_w, bar_h));
       VectorBars(tr("product"), prod, pmax, label_w, ImVec2(col_w, bar_h));
-      ImGui::Text("∑ = %s,  × s = %s", fmt(prod.sum(), 4).c_str(), fmt(prod.sum() * e.scale, 4).c_str());
-      // TRANSLATORS: %s is a term (c2c, c2p, p2c, p2p), then its value.
-      ImGui::TextDisabled(tr("the trace's %s: %s"), p.term, fmt(p.value, 4).c_str());
+      ImGui::Text("%s = %s,  s · %s = %s", p.term, fmt(prod.sum(), 4).c_str(), p.term, fmt(prod.sum() * e.scale, 4).c_str());
+      // TRANSLATORS: %s is a term times the scale (s·c2c, s·c2p, …), then its value.
+      ImGui::TextDisabled(tr("the trace's %s: %s"), ("s·" + std::string(p.term)).c_str(), fmt(p.value, 4).c_str());
       ImGui::PopID();
       ImGui::EndGroup();
     }

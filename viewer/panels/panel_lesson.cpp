@@ -68,7 +68,7 @@ bool refresh_lesson(ViewerState& s) {
   L.built_language = i18n::generation();
   L.step = std::clamp(L.step, 0, std::max(static_cast<int>(L.steps.size()) - 1, 0));
   if (!only_language && (L.steps.empty() || L.steps[static_cast<size_t>(L.step)].question != old_question)) {
-    L.checked = 0, L.attempts = 0, L.revealed = false;
+    L.checked = 0, L.attempts = 0, L.revealed = false, L.give_decimals = 0;
     L.mistake.clear();
   } else if (only_language && mistake_index >= 0 && !L.steps.empty()) {
     const auto& now = L.steps[static_cast<size_t>(L.step)].mistakes;
@@ -100,7 +100,8 @@ void draw_step_map(App& app, const LessonStep& st) {
     if (!m || m->size() == 0) return;
     scale = q->second == Quantity::Probs ? ColorScale::sequential(0, max_value({m})) : ColorScale::diverging(max_abs({m}));
     // TRANSLATORS: {quantity} names the map with its formula ("score Ã/√(3d) = s·(c2c + …)").
-    what = trf("{quantity} — layer {layer}, head {head}", arg("quantity", quantity_label(q->second, r.trace.context.attention.scale_factor, true)),
+    what = trf("{quantity} — layer {layer}, head {head}",
+               arg("quantity", quantity_label(q->second, r.trace.context.attention.scale_factor, true, &r.trace.context.attention.terms)),
                arg("layer", t.layer), arg("head", t.head));
   } else {
     // Index maps, converted once per (result, map, k) and kept in the lesson state.
@@ -301,7 +302,8 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
     L.what_if_key = key;
     L.what_if_error.clear();
     try {
-      L.what_if_row = what_if_row(r.model->model, r.trace, w, v);
+      const LayerDetail* full = detail_for(s, w.layer);  // the step's number before the change (term maps)
+      L.what_if_row = what_if_row(r.model->model, r.trace, w, v, full && full->has(w.layer) ? &full->trace : nullptr);
     } catch (const std::exception& e) {
       L.what_if_row = {};
       L.what_if_error = e.what();
@@ -309,11 +311,37 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
   }
   if (!L.what_if_error.empty()) {
     // TRANSLATORS: {error} is the reason the row could not be recomputed.
-    ErrorText(trf("what if: {error}", arg("error", L.what_if_error)));
+    ErrorText(trf("what if: {error}", arg("error", L.what_if_error)));  // what_if_row's errors carry no prefix
     ImGui::PopTextWrapPos();
     return;
   }
   const WhatIfRow& row = L.what_if_row;
+  // The loop closed (issue 58, item 4), above the bars so that it stays in view: the step's own number
+  // and the [MASK] prediction under the change.
+  const auto number = [&](double x) {
+    if (!std::isfinite(x)) return std::string("—");
+    return w.number == WhatIfNumber::C2PRow || w.number == WhatIfNumber::P2CRow ? std::to_string(std::llround(x)) : fmt(x, 5, false);
+  };
+  if (w.number != WhatIfNumber::None) {
+    // TRANSLATORS: {what} names the step's number ("s·c2p at i = 5, j = 3"); {before} and {after} are its values
+    // in this run and with the change.
+    ImGui::TextUnformatted(trf("{what}: {before} → {after}", arg("what", what_if_number_label(w)),
+                               arg("before", number(row.number_before)), arg("after", number(row.number_after)))
+                               .c_str());
+  }
+  if (!row.predict_note.empty()) {
+    ImGui::TextDisabled("%s", row.predict_note.c_str());
+  } else {
+    const LoadedModel* m = r.model.get();
+    const auto top = [&](const std::vector<deberta::TokenScore>& t) {
+      std::string out;
+      for (const auto& ts : t) out += (out.empty() ? "" : ",  ") + vocab_name(m, ts.id) + " " + fmt(ts.probability, 3, false);
+      return out;
+    };
+    // TRANSLATORS: the top 3 predicted tokens at the [MASK] (position {i}) in this run, then with the change.
+    ImGui::TextUnformatted(trf("[MASK] at {i}: {before}", arg("i", w.mask), arg("before", top(row.top_before))).c_str());
+    ImGui::TextColored(orange, "%s", trf("with {value}: {after}", arg("value", now), arg("after", top(row.top_after))).c_str());
+  }
   ImGui::TextDisabled(tr("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):"), w.query,
                       token_name(s, w.query).c_str(), w.layer, w.head);
   ImGui::TextColored(blue, "%s", tr("this run (blue)"));
@@ -438,6 +466,7 @@ void DrawLessonPanel(App& app) {
       L.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
       if (v.kind != LessonVerdict::NotAnswer) ++L.attempts;
       L.mistake = v.mistake;
+      L.give_decimals = v.give_decimals;
       L.focus_answer = v.kind != LessonVerdict::Right;
     }
     // Predict, then observe: the working and "show me" open only once a number was committed.
@@ -479,7 +508,12 @@ void DrawLessonPanel(App& app) {
       // TRANSLATORS: the verdict on a wrong answer; {decimals} and {tolerance} as in "Not the number asked for …".
       const std::string not_quite = trf("Not quite ({decimals} decimal places, right within {tolerance}).",
                                         arg("decimals", st.decimals), arg("tolerance", lesson_tolerance_text(st)));
-      if (reading)
+      if (L.give_decimals > 0)
+        // TRANSLATORS: the verdict on the right value written with fewer decimal places than asked ({decimals}).
+        ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s",
+                           trf("That is the answer rounded too far: give {decimals} decimal places.", arg("decimals", L.give_decimals))
+                               .c_str());
+      else if (reading)
         ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s", precision.c_str());
       else
         ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", st.integer ? tr("Not quite.") : not_quite.c_str());

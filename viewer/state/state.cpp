@@ -29,11 +29,12 @@ const char* quantity_name(Quantity q) {
 const char* quantity_label(Quantity q) {
   switch (q) {
     // English here (figures, tests); the panels show tr(quantity_label(q)).
-    case Quantity::C2C: return N_("c2c: content→content  s·Q_c[i]·K_c[j]");
-    case Quantity::C2P: return N_("c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]");
-    case Quantity::P2C: return N_("p2c: position→content  s·K_c[j]·Q_r[δ]");
-    case Quantity::P2P: return N_("p2p: position→position  s·Q_r·K_r");
-    case Quantity::Logits: return N_("score s·Ã = s·(c2c + c2p + p2c (+ p2p)), s the model's scale");
+    // The maps hold each term times s: s·c2c; c2c itself is the unscaled dot product (eq. 4).
+    case Quantity::C2C: return N_("s·c2c: content→content, c2c = Q_c[i]·K_c[j]");
+    case Quantity::C2P: return N_("s·c2p: content→position, c2p = Q_c[i]·K_r[δ(i,j)]");
+    case Quantity::P2C: return N_("s·p2c: position→content, p2c = K_c[j]·Q_r[δ]");
+    case Quantity::P2P: return N_("s·p2p: position→position, p2p = Q_r·K_r");
+    case Quantity::Logits: return N_("score s·Ã, Ã the sum of the model's active terms, s the model's scale");
     case Quantity::Probs: return N_("attention weights softmax_j(s·Ã)");
   }
   return "?";
@@ -47,13 +48,20 @@ std::string score_label(double scale_factor, bool translated) {
 
 std::string weights_label(double scale_factor) { return "softmax(Ã/" + deberta::scale_root(scale_factor) + ")"; }
 
-std::string quantity_label(Quantity q, double scale_factor, bool translated) {
+std::string quantity_label(Quantity q, double scale_factor, bool translated, const deberta::PerTerm<bool>* terms) {
   const std::string root = deberta::scale_root(scale_factor);
   switch (q) {
-    case Quantity::Logits:
-      // TRANSLATORS: {root} is the scale's root, e.g. √(3d); keep the formula as written.
-      return translated ? trf("score Ã/{root} = s·(c2c + c2p + p2c (+ p2p)), s = 1/{root}", arg("root", root))
-                        : "score Ã/" + root + " = s·(c2c + c2p + p2c (+ p2p)), s = 1/" + root;
+    case Quantity::Logits: {
+      // Ã as this run's own sum (c2c + c2p on a two-term model), or Ã itself where the terms are not known.
+      std::string sum;
+      if (terms)
+        for (deberta::Term t : deberta::kAllTerms)
+          if ((*terms)[t]) sum += std::string(sum.empty() ? "" : " + ") + deberta::term_name(t);
+      const std::string rhs = sum.empty() ? "s·Ã" : "s·(" + sum + ")";
+      // TRANSLATORS: {root} is the scale's root, e.g. √(3d); {sum} is "s·(c2c + c2p)" or "s·Ã"; keep the formula as written.
+      return translated ? trf("score Ã/{root} = {sum}, s = 1/{root}", arg("root", root), arg("sum", rhs))
+                        : "score Ã/" + root + " = " + rhs + ", s = 1/" + root;
+    }
     case Quantity::Probs:
       // TRANSLATORS: {root} is the scale's root, e.g. √(3d).
       return translated ? trf("attention weights softmax_j(Ã/{root})", arg("root", root))

@@ -133,8 +133,9 @@ std::optional<deberta::Term> quantity_term(Quantity q);
 /// The quantity that shows term `t`.
 Quantity term_quantity(deberta::Term t);
 const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file and --panel names)
-/// The quantity with its formula, without naming the scale's factor ("score s·Ã = s·(c2c + …)"):
-/// for places that do not know the model. `quantity_label(q, f)` names it. English (figures,
+/// The quantity with its formula, without naming the scale's factor or the model's terms ("s·c2c:
+/// content→content, c2c = Q_c[i]·K_c[j]"; the maps hold each term times s, the terms themselves are
+/// the unscaled dot products): for places that do not know the model. `quantity_label(q, f)` names it. English (figures,
 /// tests); marked for translation: the panels show `tr(quantity_label(q))`.
 const char* quantity_label(Quantity q);
 
@@ -149,10 +150,12 @@ const char* quantity_label(Quantity q);
 std::string score_label(double scale_factor, bool translated = false);
 /// "softmax(Ã/√(3d))": the attention weights.
 std::string weights_label(double scale_factor);
-/// The quantity with its formula and the model's scale: "score Ã/√(2d) = s·(c2c + c2p + p2c (+ p2p))",
-/// "attention weights softmax_j(Ã/√(2d))", "c2p: content→position  s·Q_c[i]·K_r[δ(i,j)]".
-/// English (figures, tests) unless `translated`.
-std::string quantity_label(Quantity q, double scale_factor, bool translated = false);
+/// The quantity with its formula and the model's scale: "score Ã/√(2d) = s·(c2c + c2p), s = 1/√(2d)"
+/// (the terms of `terms`, the run's own; without them "= s·Ã"), "attention weights
+/// softmax_j(Ã/√(2d))", "s·c2p: content→position, c2p = Q_c[i]·K_r[δ(i,j)]". English (figures,
+/// tests) unless `translated`.
+std::string quantity_label(Quantity q, double scale_factor, bool translated = false,
+                           const deberta::PerTerm<bool>* terms = nullptr);
 /// The quantity in words, for figure titles: "Attention weights", "Attention scores",
 /// "Content-to-content term (c2c)", "Content-to-position term (c2p)", …
 std::string quantity_words(Quantity q);

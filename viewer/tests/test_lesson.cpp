@@ -17,6 +17,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -457,7 +458,7 @@ TEST_CASE("labels follow one notation with the model's own factor: 3-term, 2-ter
     // Head detail's labels, figure units and the grid: Ã unscaled, the score Ã/root, the weights softmax(Ã/root).
     CHECK(viewer::score_label(att.scale_factor) == "score Ã/" + root);
     CHECK(viewer::weights_label(att.scale_factor) == "softmax(Ã/" + root + ")");
-    CHECK(has(viewer::quantity_label(viewer::Quantity::Logits, att.scale_factor), "score Ã/" + root + " = s·("));
+    CHECK(has(viewer::quantity_label(viewer::Quantity::Logits, att.scale_factor, false, &att.terms), "score Ã/" + root + " = s·("));
     CHECK(has(viewer::quantity_label(viewer::Quantity::Probs, att.scale_factor), "softmax_j(Ã/" + root + ")"));
     for (int q = 0; q < 6; ++q) {
       CHECK(!has(viewer::quantity_label(static_cast<viewer::Quantity>(q), att.scale_factor), "√(1d)"));
@@ -995,4 +996,280 @@ TEST_CASE("what if: where the number depends on no switch there is no control; b
   v = viewer::what_if_default(s9.what_if);
   v.scale_factor = 0;
   CHECK_THROWS(viewer::what_if_row(r.model, r.trace, s9.what_if, v));
+}
+
+namespace {
+
+/// A 508-token run of the bucketed model (log buckets, k = 32): every bucket up to the table's ends.
+Run run_long(const std::string& dir) {
+  Run r;
+  r.model = load_model(dir);
+  const auto tok = load_tokenizer_for_model(dir, r.model.config.vocab_size);
+  std::string text = kDefaultText;
+  while (tok->encode(text).ids.size() < 508) text += std::string(" ") + kDefaultText;
+  const Encoding enc = tok->encode(text);
+  Inputs in;
+  in.input_ids.assign(enc.ids.begin(), enc.ids.begin() + 508);
+  r.tokens.assign(enc.tokens.begin(), enc.tokens.begin() + 508);
+  r.trace = forward(r.model, in, {}, TraceLevel::Full, true);
+  if (r.trace.emd) r.emd = r.trace.emd;
+  return r;
+}
+
+/// The terms of a run as a caption lists them: "c2c + c2p".
+std::string term_list(const ResolvedAttention& att) {
+  std::string out;
+  for (Term t : kAllTerms)
+    if (att.terms[t]) out += std::string(out.empty() ? "" : " + ") + term_name(t);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every sentence holds on every kind of model: 3-term, 2-term, c2c-only, c2c + absolute, bucketed at 508 (issue 58)") {
+  struct Case {
+    const char* name;
+    Run run;
+  };
+  const std::string mask_text = "And God said, Let there be light: and there was [MASK].";
+  std::vector<Case> cases;
+  cases.push_back({"3-term (v1_basic)", run_ids(source("notebooks_data/golden/v1_basic"), 12)});
+  cases.push_back({"3-term (bundled)", run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText)});
+  cases.push_back({"2-term (v1_c2p_only)", run_ids(source("notebooks_data/golden/v1_c2p_only"), 12)});
+  cases.push_back({"c2c-only (v1_norel)", run_ids(source("notebooks_data/golden_extra/v1_norel"), 12)});
+  cases.push_back({"c2c + absolute (zoo c2c-abs)", run_text(source("notebooks_data/models/zoo/deberta-tiny-c2c-abs"), mask_text)});
+  cases.push_back({"3-term + absolute (zoo no-emd-abs)", run_text(source("notebooks_data/models/zoo/deberta-tiny-no-emd-abs"), kDefaultText)});
+  cases.push_back({"bucketed at 508 tokens", run_long(source("notebooks_data/models/deberta-tiny-512"))});
+  for (const Case& k : cases) {
+    CAPTURE(k.name);
+    const Run& r = k.run;
+    const ModelConfig& c = r.model.config;
+    const ResolvedAttention& att = r.trace.context.attention;
+    const bool pos = att.terms[Term::c2p] || att.terms[Term::p2c];
+    const bool can_c2p = has_projections_for(r.model, Term::c2p);
+    const auto steps = viewer::build_lesson(r.input(0, 0));
+    // Step 2: the Ablations panel is offered only where it can switch a position term on.
+    const auto& s2 = step_titled(steps, "2.");
+    CHECK(s2.applies == pos);
+    if (!pos) {
+      CHECK(!has(s2.skip_reason, "Ablations"));
+      CHECK(has(s2.skip_reason, "this model has no position term (c2c only"));
+    }
+    // Step 3: "not as absolute indices" only on a model that has no absolute positions at its input.
+    const auto& s3 = step_titled(steps, "3.");
+    CAPTURE(s3.text);
+    if (c.position_biased_input) {
+      CHECK(!has(s3.text, "Positions enter as distances, not as absolute indices."));
+      CHECK(has(s3.text, "absolute position embeddings"));
+    } else {
+      CHECK(s3.text.rfind("Positions enter as distances, not as absolute indices.", 0) == 0);
+    }
+    // Step 4: on a bucketed model the rows change in steps, not key by key.
+    const auto& s4 = step_titled(steps, "4.");
+    if (c.log_buckets()) CHECK(!has(s4.explanation, "keep changing to the right"));
+    // Step 9: the √3 argument is ours, stated with its condition, not presented as the paper's.
+    const auto& s9 = step_titled(steps, "9.");
+    CHECK(!has(s9.text, "is about √3 times larger"));
+    CHECK(has(s9.text, "A reading of ours, not the paper's"));
+    CHECK(has(s9.text, "standard deviation"));
+    // Step 10 reconciles the paper's "attention score" (Ã) with the lesson's score (Ã/root).
+    const auto& s10 = step_titled(steps, "10.");
+    CHECK(has(s10.text, "The paper calls Ã_ij itself \"the attention score\""));
+    CHECK(has(s10.text, "this lesson calls Ã/" + deberta::scale_root(att.scale_factor) + " the score"));
+    // Step 12: "Reset the ablation" only where the model has c2p and an ablation took it away.
+    const auto& s12 = step_titled(steps, "12.");
+    CHECK(s12.applies == static_cast<bool>(att.terms[Term::c2p]));
+    if (!s12.applies) {
+      CHECK(has(s12.skip_reason, can_c2p ? "Reset the ablation" : "this model has no c2p term"));
+      if (!can_c2p) CHECK(!has(s12.skip_reason, "Reset the ablation"));
+    }
+    // Captions from the model's own terms.
+    const std::string terms = term_list(att);
+    const std::string root = deberta::scale_root(att.scale_factor);
+    CHECK(viewer::quantity_label(viewer::Quantity::Logits, att.scale_factor, false, &att.terms) ==
+          "score Ã/" + root + " = s·(" + terms + "), s = 1/" + root);
+    if (!att.terms[Term::c2p]) CHECK(!has(viewer::quantity_label(viewer::Quantity::Logits, att.scale_factor, false, &att.terms), "c2p"));
+    CHECK(!has(viewer::quantity_label(viewer::Quantity::Logits, att.scale_factor), "c2p"));  // the model-free label lists no term
+    // The CLI's walk-through: the sum names the model's terms, the scaled parts are written s · term.
+    const deberta::CellExplanation e = deberta::explain_cell(r.model, r.trace, 0, 0, 5, 2);
+    std::string walk;
+    for (const auto& st : deberta::explanation_steps(e)) walk += "[" + st.equation + "] " + st.formula + " " + st.numbers + "\n";
+    CAPTURE(walk);
+    CHECK(!has(walk, "× s"));
+    CHECK(!has(walk, "= s · Q"));
+    if (pos || att.scale_factor != 1) CHECK(has(walk, "Ã_ij = " + terms + " (unscaled"));
+    for (Term t : kAllTerms)
+      if (!att.terms[t]) CHECK(!has(walk, std::string(term_name(t)) + " ="));
+    // The pipeline's p2c box names the index it draws.
+    if (c.relative_attention) {
+      const viewer::Diagram p = viewer::pipeline_diagram(c, att, r.trace.inputs.size(), r.emd.has_value(), true);
+      for (const auto& b : p.boxes)
+        if (has(b.title, "p2c  K_c[j] Q_r[δ(i,j)]")) CHECK(has(b.title, "with the code's index; paper: δ(j,i)"));
+    }
+  }
+  // On a 3-term model whose c2p an ablation switched off, step 12 does say to reset it; step 2 on a
+  // run without position terms offers the Ablations panel.
+  Run off = run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText);
+  Ablation no_pos;
+  no_pos.terms[Term::c2p] = false, no_pos.terms[Term::p2c] = false;
+  off.trace = forward(off.model, off.trace.inputs, no_pos, TraceLevel::Full, true);
+  const auto off_steps = viewer::build_lesson(off.input(0, 0));
+  CHECK(has(step_titled(off_steps, "12.").skip_reason, "Reset the ablation"));
+  CHECK(has(step_titled(off_steps, "2.").skip_reason, "Ablations panel"));
+  // The what-if's errors carry no prefix of their own (the panel adds "what if: ").
+  viewer::LessonWhatIf none;
+  try {
+    viewer::what_if_row(off.model, off.trace, none, {});
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).rfind("what if", 0) != 0);
+  }
+}
+
+TEST_CASE("answers as students write them: 2 decimals, 2 significant figures, too few decimals, full-width digits (issue 58)") {
+  using viewer::judge_lesson_answer;
+  using viewer::parse_lesson_answer;
+  // The examples of issue 58: mistakes below 1 rounded to 2 decimals, above 1 to 2 significant figures.
+  viewer::LessonStep st;
+  st.applies = true, st.answer = 1.4932, st.decimals = 4, st.tolerance = 0.00005;
+  st.mistakes = {{0.1372, "a"}, {0.0083, "b"}, {-0.0412, "c"}, {0.0779, "d"}, {2.5931, "e"}, {31.74, "f"}, {-25.43, "g"}};
+  const std::pair<const char*, const char*> named[] = {{"0.14", "a"}, {"0.01", "b"}, {"-0.04", "c"}, {"0.08", "d"}, {"2.6", "e"},
+                                                       {"32", "f"},   {"-25", "g"},  {"0.0083", "b"}, {"2.59", "e"}, {"31.7", "f"},
+                                                       {"−25.4", "g"}, {"0.137", "a"}};
+  for (const auto& [typed, name] : named) {
+    CAPTURE(typed);
+    const viewer::LessonVerdict v = judge_lesson_answer(st, typed);
+    CHECK(v.kind == viewer::LessonVerdict::Wrong);
+    CHECK(v.mistake == name);
+    CHECK(v.give_decimals == 0);
+  }
+  // Too coarse to name anything: one significant figure of a number above 1, "0" for a small one.
+  for (const char* typed : {"3", "30", "0", "-20"}) {
+    CAPTURE(typed);
+    CHECK(judge_lesson_answer(st, typed).mistake.empty());
+  }
+  // The right value with fewer decimals than asked: "give 4 decimal places".
+  for (const char* typed : {"1.5", "1.49", "1.493"}) {
+    CAPTURE(typed);
+    const viewer::LessonVerdict v = judge_lesson_answer(st, typed);
+    CHECK(v.kind == viewer::LessonVerdict::Wrong);
+    CHECK(v.give_decimals == 4);
+    CHECK(v.text() == "wrong: give 4 decimals");
+  }
+  CHECK(judge_lesson_answer(st, "1.4932").kind == viewer::LessonVerdict::Right);
+  CHECK(judge_lesson_answer(st, "1.4").give_decimals == 0);  // not the answer rounded
+  CHECK(judge_lesson_answer(st, "1").give_decimals == 0);    // too coarse to tell
+  // Full-width digits, sign and point (as CJK input methods type them) and the ideographic space.
+  CHECK(*parse_lesson_answer("\xEF\xBC\x91\xEF\xBC\x91") == 11.0);                                     // １１
+  CHECK(*parse_lesson_answer("\xEF\xBC\x8D\xEF\xBC\x90\xEF\xBC\x8E\xEF\xBC\x92\xEF\xBC\x95") == -0.25);  // －０．２５
+  CHECK(*parse_lesson_answer("\xE3\x80\x80" "0.5\xE3\x80\x80") == 0.5);
+  CHECK(!parse_lesson_answer("\xEF\xBC\x91\xEF\xBC\x8E\xEF\xBC\x8E\xEF\xBC\x92"));  // １．．２
+  viewer::LessonStep eleven;
+  eleven.applies = true, eleven.integer = true, eleven.answer = 11;
+  CHECK(judge_lesson_answer(eleven, "\xEF\xBC\x91\xEF\xBC\x91").kind == viewer::LessonVerdict::Right);
+  CHECK(judge_lesson_answer(st, "\xEF\xBC\x91\xEF\xBC\x8E\xEF\xBC\x95").give_decimals == 4);  // １．５
+  // The decimals a text carries.
+  int d = -1;
+  REQUIRE(parse_lesson_answer("2.5e-2", &d));
+  CHECK(d == 3);
+  REQUIRE(parse_lesson_answer("32", &d));
+  CHECK(d == 0);
+  // The language's decimal sign: Italian writes a comma (also the full-width one); the others a point.
+  REQUIRE(viewer::i18n::set_language("it"));
+  CHECK(judge_lesson_answer(st, "0,14").mistake == "a");
+  CHECK(judge_lesson_answer(st, "1,5").give_decimals == 4);
+  CHECK(*parse_lesson_answer("0\xEF\xBC\x8C" "5") == 0.5);  // ０，５ with a full-width comma
+  for (const char* lang : {"ko", "ja", "zh_CN"}) {
+    CAPTURE(lang);
+    REQUIRE(viewer::i18n::set_language(lang));
+    CHECK(*parse_lesson_answer("\xEF\xBC\x90\xEF\xBC\x8E\xEF\xBC\x95") == 0.5);  // ０．５
+    CHECK(judge_lesson_answer(st, "0.14").mistake == "a");
+  }
+  REQUIRE(viewer::i18n::set_language("en"));
+}
+
+TEST_CASE("what if closes the loop: the step's own number and the [MASK]'s top 3 follow the control (issue 58, item 4)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  const Run r = run_text(dir, kDefaultText);
+  const int layer = 1, head = 2;
+  const auto steps = viewer::build_lesson(r.input(layer, head));
+  const int mask = static_cast<int>(std::find(r.tokens.begin(), r.tokens.end(), "[MASK]") - r.tokens.begin());
+  REQUIRE(mask < static_cast<int>(r.tokens.size()));
+  std::set<viewer::WhatIfNumber> seen;
+  for (const auto& s : steps) {
+    const viewer::LessonWhatIf& w = s.what_if;
+    if (w.knob == viewer::WhatIfKnob::None) continue;
+    CAPTURE(s.title);
+    CHECK(w.mask == mask);
+    seen.insert(w.number);
+    const viewer::WhatIfValue v = viewer::what_if_default(w);
+    const viewer::WhatIfRow row = viewer::what_if_row(r.model, r.trace, w, v, &r.trace);
+    // The reference: the core's forward under the same switch, set by hand, with the decoder.
+    Ablation a;
+    if (w.knob == viewer::WhatIfKnob::Span) a.max_relative_positions = v.window;
+    if (w.knob == viewer::WhatIfKnob::Scale) a.scale_mode = ScaleMode::Fixed, a.scale_factor = v.scale_factor;
+    if (w.knob == viewer::WhatIfKnob::P2CIndex) a.p2c_index = v.p2c_index;
+    const ForwardTrace t = forward(r.model, r.trace.inputs, a, TraceLevel::Full, true);
+    const auto number = [&](const ForwardTrace& x) {
+      const auto& at = x.layers[static_cast<size_t>(w.layer)].attention;
+      switch (w.number) {
+        case viewer::WhatIfNumber::C2PRow: return static_cast<double>(x.context.c2p_row(w.query, w.key));
+        case viewer::WhatIfNumber::P2CRow: return static_cast<double>(x.context.p2c_row(w.query, w.key));
+        case viewer::WhatIfNumber::ScaledC2P: return at.terms[Term::c2p][static_cast<size_t>(w.head)](w.query, w.key);
+        case viewer::WhatIfNumber::Scale: return x.context.attention.scale;
+        case viewer::WhatIfNumber::ScoreGap:
+          return at.logits[static_cast<size_t>(w.head)](w.query, w.key) - at.logits[static_cast<size_t>(w.head)](w.query, w.key2);
+        case viewer::WhatIfNumber::None: break;
+      }
+      return static_cast<double>(NAN);
+    };
+    CHECK(w.number != viewer::WhatIfNumber::None);
+    CHECK(row.number_before == number(r.trace));
+    CHECK(std::fabs(row.number_after - number(t)) <= 1e-12 * std::max(1.0, std::fabs(number(t))));
+    // The step's own number before the change is the step's answer (steps 6, 7, 8, 9, 10 ask exactly it).
+    if (s.title.rfind("6.", 0) == 0 || s.title.rfind("7.", 0) == 0 || s.title.rfind("8.", 0) == 0 ||
+        s.title.rfind("9.", 0) == 0 || s.title.rfind("10.", 0) == 0)
+      CHECK(std::fabs(row.number_before - s.answer) <= 1e-12);
+    // The [MASK]'s top 3 before and after, as the core predicts them from each decoder output.
+    const auto before = predict_from_states(r.model, r.trace.decoder_output(), {mask}, 3).front().top;
+    const auto after = predict_from_states(r.model, t.decoder_output(), {mask}, 3).front().top;
+    REQUIRE(row.top_before.size() == 3);
+    REQUIRE(row.top_after.size() == 3);
+    for (size_t q = 0; q < 3; ++q) {
+      CHECK(row.top_before[q].id == before[q].id);
+      CHECK(row.top_before[q].probability == before[q].probability);
+      CHECK(row.top_after[q].id == after[q].id);
+      CHECK(std::fabs(row.top_after[q].probability - after[q].probability) <= 1e-12);
+    }
+    CHECK(row.predict_note.empty());
+    CHECK(!viewer::what_if_number_label(w).empty());
+  }
+  CHECK(seen.size() == 5);  // C2PRow, P2CRow, ScaledC2P, Scale, ScoreGap
+  // The scale step: the number under f = 1 is 1/√d; the prediction moves.
+  const auto& s9 = step_titled(steps, "9.");
+  viewer::WhatIfValue one;
+  one.scale_factor = 1;
+  const viewer::WhatIfRow r9 = viewer::what_if_row(r.model, r.trace, s9.what_if, one, &r.trace);
+  CHECK(std::fabs(r9.number_after - 1 / std::sqrt(static_cast<double>(r.model.config.d_head()))) <= 1e-15);
+  CHECK(r9.top_after[0].probability != r9.top_before[0].probability);
+  // --lesson-what-if's values.
+  std::string error;
+  CHECK(viewer::parse_what_if(s9.what_if, "f=1.5", &error)->scale_factor == 1.5);
+  CHECK(!viewer::parse_what_if(s9.what_if, "f=0", &error));
+  CHECK(!viewer::parse_what_if(s9.what_if, "K=2", &error));
+  CHECK(has(error, "this step's control is f"));
+  const auto& s3 = step_titled(steps, "3.");
+  CHECK(viewer::parse_what_if(s3.what_if, "K=2", &error)->window == 2);
+  CHECK(!viewer::parse_what_if(s3.what_if, "K=" + std::to_string(s3.what_if.k + 1), &error));
+  const auto& s8 = step_titled(steps, "8.");
+  CHECK(viewer::parse_what_if(s8.what_if, "p2c=paper", &error)->p2c_index == P2CIndex::Paper);
+  CHECK(!viewer::parse_what_if(s8.what_if, "p2c=other", &error));
+  CHECK(!viewer::parse_what_if(step_titled(steps, "1.").what_if, "f=1", &error));
+  // Without a [MASK] (or an LM head) the prediction says why.
+  const Run plain = run_text(dir, "In the beginning God created the heaven and the earth.");
+  const auto& p9 = step_titled(viewer::build_lesson(plain.input(0, 0)), "9.");
+  CHECK(p9.what_if.mask == -1);
+  const viewer::WhatIfRow rp = viewer::what_if_row(plain.model, plain.trace, p9.what_if, one);
+  CHECK(rp.top_after.empty());
+  CHECK(has(rp.predict_note, "no [MASK]"));
 }

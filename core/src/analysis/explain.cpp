@@ -117,23 +117,30 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
                    "s = 1 / √(" + num(e.scale_factor) + " · " + num(e.d) + ") = 1/" + root + " = " + num(e.scale)});
   if (e.active[Term::c2c])
     steps.push_back({plain_attention ? "§3.1 (standard attention)" : "eq. 4 (c2c)",
-                     plain_attention ? "A_ij = Q[i] · K[j] / √d" : "c2c = s · Q_c[i] · K_c[j]",
-                     "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.dot[Term::c2c]) + ",  × s = " + num(e.scaled[Term::c2c])});
+                     plain_attention ? "A_ij = Q[i] · K[j] / √d" : "c2c = Q_c[i] · K_c[j]  (unscaled; the map holds s · c2c)",
+                     "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.dot[Term::c2c]) +
+                         (plain_attention ? ",  A_ij = " : ",  s · c2c = ") + num(e.scaled[Term::c2c])});
   if (e.active[Term::c2p])
-    steps.push_back({"eq. 4 (c2p)", "c2p = s · Q_c[i] · K_r[δ(i,j)]",
+    steps.push_back({"eq. 4 (c2p)", "c2p = Q_c[i] · K_r[δ(i,j)]  (unscaled; the map holds s · c2p)",
                      "Q_c[" + std::to_string(e.i) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::c2p]) +
-                         ",  × s = " + num(e.scaled[Term::c2p])});
+                         ",  s · c2p = " + num(e.scaled[Term::c2p])});
   if (e.active[Term::p2c])
-    steps.push_back({"eq. 4 (p2c)", std::string("p2c = s · K_c[j] · Q_r[") + (e.paper_p2c ? "δ(j,i)]" : "δ(i,j)]"),
+    steps.push_back({"eq. 4 (p2c)", std::string("p2c = K_c[j] · Q_r[") + (e.paper_p2c ? "δ(j,i)]" : "δ(i,j)]") +
+                                        "  (unscaled; the map holds s · p2c)",
                      "K_c[" + std::to_string(e.j) + "]·Q_r[" + std::to_string(e.p2c_row) + "] = " + num(e.dot[Term::p2c]) +
-                         ",  × s = " + num(e.scaled[Term::p2c])});
+                         ",  s · p2c = " + num(e.scaled[Term::p2c])});
   if (e.active[Term::p2p])
-    steps.push_back({"eq. 2 (p2p)", "p2p = s · Q_r[p2c row] · K_r[δ(i,j)]",
+    steps.push_back({"eq. 2 (p2p)", "p2p = Q_r[p2c row] · K_r[δ(i,j)]  (unscaled; the map holds s · p2p)",
                      "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::p2p]) +
-                         ",  × s = " + num(e.scaled[Term::p2p])});
+                         ",  s · p2p = " + num(e.scaled[Term::p2p])});
+  std::string terms;  // this model's own terms, as eq. 4's sum lists them
+  for (Term t : kAllTerms)
+    if (e.active[t]) terms += std::string(terms.empty() ? "" : " + ") + term_name(t);
   steps.push_back({plain_attention ? "§3.1 (score)" : "eq. 4 (sum)",
                    plain_attention ? "A_ij = Q[i]·K[j] / √d (§3.1's A is the scaled score)"
-                                   : "Ã_ij = the unscaled sum of the active terms; the score is Ã_ij / " + root + " = s · Ã_ij",
+                                   : "Ã_ij = " + (terms.empty() ? std::string("0") : terms) +
+                                         " (unscaled; the paper's \"attention score\"); the score the softmax takes is s · Ã_ij = Ã_ij / " +
+                                         root,
                    term_sum(e, plain_attention)});
   std::string softmax = "weight_ij = " + num(e.prob);
   if (!e.valid) softmax = "query or key is padding: excluded, weight_ij = 0";
