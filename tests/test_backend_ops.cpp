@@ -199,7 +199,8 @@ void reference_attention(const ops::AttentionHead& head, ops::AttentionResult* o
 }
 
 // eq. 4 whole for one head: both backends' `attention` against the equations layer's
-// `attention_head` (context, probs, term maps, logits) to 1e-12; the fast one's context and probs
+// `attention_head` (context, probs, term maps, logits) to 1e-12, the reference one bit for bit (it
+// is attention_head, on copies of the head's columns); the fast one's context and probs
 // the same bits whatever it keeps (every trace level of a forward then agrees). Every subset of the
 // four terms, a padding key and query, a masked head, and the paper's p2c rows (another table row
 // than c2p's) where p2c is on.
@@ -253,6 +254,11 @@ void check_attention(Random& random, Worst& worst, const Shape& s) {
       CHECK(same_bits(full_by_distance.logits, full.logits));
       for (Term t : kAllTerms) CHECK(same_bits(full_by_distance.terms[t], full.terms[t]));
       reference_attention(h, &ref, true, true);
+      // The reference backend's eq. 4 is attention_head itself: the same bits.
+      CHECK(same_bits(ref.context, want.context));
+      CHECK(same_bits(ref.probs, want.probs));
+      CHECK(same_bits(ref.logits, want.scores.logits));
+      for (Term t : kAllTerms) CHECK(same_bits(ref.terms[t], want.scores.terms[t]));
       for (const ops::AttentionResult* got : {&full, &ref}) {
         const std::string which = got == &full ? "attention" : "attention (reference)";
         worst.record(which, got->context, want.context);

@@ -8,22 +8,24 @@ namespace deberta {
 
 namespace {
 // The unscaled dot product of each term at cell (i, j) of head `head`, from the equations' own term
-// functions (`term_scores`, s = 1): the cell is eq. 4 for one query and one key — Q_c's row i,
-// K_c's row j — against a table of the two rows it reads, row 0 at c2p's table row (K_r's, and
-// Q_r's for p2p) and row 1 at p2c's (likewise). A term whose projection the trace lacks stays 0.
+// functions (`term_scores` with s = 1): the cell as eq. 4 for one query and one key — Q_c's row i,
+// K_c's row j — and a table of two rows, row 0 the one c2p reads (δ(i, j) = c2p_row: K_r's row
+// there) and row 1 the one p2c reads (p2c_row: Q_r's row there); p2p reads Q_r's row 1 against
+// K_r's row 0. The rows no term reads (K_r's 1, Q_r's 0) are zero: the trace need not hold them.
+// A term whose projection the trace lacks stays 0.
 PerTerm<double> cell_dot_products(const AttentionTrace& a, int64_t head, int64_t d, int64_t i, int64_t j,
                                   int64_t c2p_row, int64_t p2c_row) {
   HeadProjections cell;
   cell.Q_c = a.Q_c.row(i).segment(head * d, d);
   cell.K_c = a.K_c.row(j).segment(head * d, d);
-  const auto two_rows = [&](const Matrix& projection) {
+  // `projection`'s row `row` (whole-table coordinates) as row `at` of a two-row table.
+  const auto two_rows = [&](const Matrix& projection, int64_t row, int64_t at) {
     if (projection.size() == 0) return Matrix();
-    Matrix rows(2, d);
-    rows.row(0) = projection.row(c2p_row - a.row_offset).segment(head * d, d);
-    rows.row(1) = projection.row(p2c_row - a.row_offset).segment(head * d, d);
-    return rows;
+    Matrix table = Matrix::Zero(2, d);
+    table.row(at) = projection.row(row - a.row_offset).segment(head * d, d);
+    return table;
   };
-  cell.K_r = two_rows(a.K_r), cell.Q_r = two_rows(a.Q_r);
+  cell.K_r = two_rows(a.K_r, c2p_row, 0), cell.Q_r = two_rows(a.Q_r, p2c_row, 1);
   const IndexMatrix c2p = IndexMatrix::Constant(1, 1, 0), p2c = IndexMatrix::Constant(1, 1, 1);
   const Vector one = Vector::Ones(1);
   AttentionSetup unscaled;
