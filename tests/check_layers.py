@@ -44,10 +44,13 @@ def read_layers(root):
     return rank, door, layer_of_header
 
 
-# The ops the equations call, by name: a product y = x Wᵀ + b and the exact GELU. Everything else
-# of ops.h (attention, products with fused steps, tasks, for_rows, the tied decoder, packing) is
-# the engine's or the model's business; a new one here is a decision about the paper's layer.
-EQUATIONS_OPS = {"linear", "gelu_erf"}
+# The ops the equations call, by name: a product y = x Wᵀ + b and the exact GELU; and the hand-over
+# of eq. 4 (issue 57, item 1): the equations give their attention_head to the reference backend as
+# its ops::attention (set_reference_attention, with the op's operand and result types), so the
+# reference engine's attention is the equation itself. Everything else of ops.h (attention itself,
+# products with fused steps, tasks, for_rows, the tied decoder, packing) is the engine's or the
+# model's business; a new one here is a decision about the paper's layer.
+EQUATIONS_OPS = {"linear", "gelu_erf", "set_reference_attention", "AttentionHead", "AttentionResult"}
 
 # Words of the engine that the paper's layer must not name (its code, not its comments).
 ENGINE_WORDS = re.compile(r"\b(\w*thread\w*|tile\w*|pack\w*|omp\w*|OpenMP|parallel_\w+|LinearJob|gemm\w*|run_tasks|"

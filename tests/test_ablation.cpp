@@ -50,9 +50,9 @@ Matrix head_projection(const Linear& lin, const Matrix& table, int64_t h, int64_
 
 TEST_SUITE("ablation") {
   TEST_CASE("a forward keeping no term maps (eq. 4 summed whole) equals one keeping them, bit for bit") {
-    // TraceLevel::Full sums the kept term maps; Probs and None take attention_logits's row-by-row
-    // sum, which never forms the relative maps. Every combination of the relative terms, p2p (the
-    // summed-maps path) and padding (v2_conv_pad).
+    // TraceLevel::Full keeps the term maps; Probs and None do not (the fast backend's attention
+    // then forms no term map at all; the reference one, attention_head, drops each once added).
+    // Every combination of the relative terms, p2p and padding (v2_conv_pad).
     for (const char* name : {"v1_basic", "v2_conv_pad", "v3_emd", "v1_c2p_only"}) {
       const Case c = load_case(name);
       const bool decoder = c.model.weights.embeddings.position.size() > 0;

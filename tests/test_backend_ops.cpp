@@ -184,8 +184,23 @@ bool same_bits(const Matrix& a, const Matrix& b) {
          (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(double)) == 0);
 }
 
+// The reference backend's `attention` (the equations layer's `attention_head`, handed over) on heads.
+void reference_attention(const std::vector<ops::AttentionHead>& heads, std::vector<ops::AttentionResult>* out,
+                         bool keep_probs, bool keep_maps) {
+  const test::BackendGuard reference(Backend::Reference);
+  ops::attention(heads, out, keep_probs, keep_maps);
+}
+
+// The same on one head.
+void reference_attention(const ops::AttentionHead& head, ops::AttentionResult* out, bool keep_probs, bool keep_maps) {
+  std::vector<ops::AttentionResult> one;
+  reference_attention(std::vector<ops::AttentionHead>{head}, &one, keep_probs, keep_maps);
+  *out = std::move(one.at(0));
+}
+
 // eq. 4 whole for one head: both backends' `attention` against the equations layer's
-// `attention_head` (context, probs, term maps, logits) to 1e-12; the fast one's context and probs
+// `attention_head` (context, probs, term maps, logits) to 1e-12, the reference one bit for bit (it
+// is attention_head, on copies of the head's columns); the fast one's context and probs
 // the same bits whatever it keeps (every trace level of a forward then agrees). Every subset of the
 // four terms, a padding key and query, a masked head, and the paper's p2c rows (another table row
 // than c2p's) where p2c is on.
@@ -238,7 +253,12 @@ void check_attention(Random& random, Worst& worst, const Shape& s) {
       CHECK(same_bits(full_by_distance.probs, full.probs));
       CHECK(same_bits(full_by_distance.logits, full.logits));
       for (Term t : kAllTerms) CHECK(same_bits(full_by_distance.terms[t], full.terms[t]));
-      ops::reference::attention(h, &ref, true, true);
+      reference_attention(h, &ref, true, true);
+      // The reference backend's eq. 4 is attention_head itself: the same bits.
+      CHECK(same_bits(ref.context, want.context));
+      CHECK(same_bits(ref.probs, want.probs));
+      CHECK(same_bits(ref.logits, want.scores.logits));
+      for (Term t : kAllTerms) CHECK(same_bits(ref.terms[t], want.scores.terms[t]));
       for (const ops::AttentionResult* got : {&full, &ref}) {
         const std::string which = got == &full ? "attention" : "attention (reference)";
         worst.record(which, got->context, want.context);
@@ -304,7 +324,7 @@ TEST_SUITE("backend_ops") {
       if (all_but_padding_masked) mask.head(4).setZero(), mask[4] = 1;  // one key left: probability 1
       ops::AttentionResult fast, ref;
       ops::fast::attention(h, &fast, true, false);
-      ops::reference::attention(h, &ref, true, false);
+      reference_attention(h, &ref, true, false);
       CHECK(fast.probs.allFinite());
       CHECK(fast.context.allFinite());
       CHECK((fast.probs - ref.probs).cwiseAbs().maxCoeff() <= 1e-15);
@@ -354,7 +374,7 @@ TEST_SUITE("backend_ops") {
           if (fast)
             ops::fast::attention(into, &together, true, true);
           else
-            ops::reference::attention(into, &together, true, true);
+            reference_attention(into, &together, true, true);
           REQUIRE(together.size() == static_cast<size_t>(heads));
           for (int64_t h = 0; h < heads; ++h) {
             const Matrix q = Q_c.middleCols(h * d, d), k = K_c.middleCols(h * d, d), v = V_c.middleCols(h * d, d),
@@ -366,7 +386,7 @@ TEST_SUITE("backend_ops") {
             if (fast)
               ops::fast::attention(alone, &one, true, true);
             else
-              ops::reference::attention(alone, &one, true, true);
+              reference_attention(alone, &one, true, true);
             CHECK(together[h].context.size() == 0);  // written into the layer's context instead
             CHECK(same_bits(Matrix(context.middleCols(h * d, d)), one.context));
             CHECK(same_bits(together[h].probs, one.probs));

@@ -291,7 +291,7 @@ TEST_SUITE("equations") {
   TEST_CASE("eq. 4 whole (attention_head): the scores are the sum of the term functions, kept or not, bit for bit") {
     // One head, N = 5, d = 3, a table of R = 6 projected rows starting at row 2; every subset of
     // the four terms. With the maps kept, logits = c2c + ((c2p + p2c) + p2p) of the term functions;
-    // without them (the row-by-row path for c2c + c2p/p2c) the same doubles.
+    // without them (each map dropped once added) the same doubles.
     std::srand(7);
     const int64_t N = 5, d = 3, R = 6, offset = 2;
     HeadProjections p;

@@ -169,7 +169,7 @@ TEST_SUITE("equations") {
 
   TEST_CASE("packed weights: products read the model's panels, the same bits as panels packed per product") {
     // Issue 43, item 5: a model keeps its encoder weights in the panel layout (ModelWorkspace::packed)
-    // and lends them to its products (ops::PackedScope). The numbers may not depend on it: the same
+    // and gives them to its products (ops::products' `packed`). The numbers may not depend on it: the same
     // bits with the model's panels, with none, and at any thread count; a weight replaced since
     // (another buffer) is packed on the fly, not read stale; the reference backend keeps none.
     ThreadCountGuard guard;
@@ -184,9 +184,8 @@ TEST_SUITE("equations") {
       const Matrix plain_q = linear(q, x), plain_up = linear(up, x);
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
-        const ops::PackedScope scope(packed.get());
         Matrix yq, yup;
-        ops::products({{&q, &x, &yq}, {&up, &x, &yup}});
+        ops::products({{&q, &x, &yq}, {&up, &x, &yup}}, packed.get());
         CHECK(std::memcmp(yq.data(), plain_q.data(), plain_q.size() * sizeof(double)) == 0);
         CHECK(std::memcmp(yup.data(), plain_up.data(), plain_up.size() * sizeof(double)) == 0);
       }
@@ -198,8 +197,8 @@ TEST_SUITE("equations") {
     const Matrix x = random(64, 384);
     const Matrix fresh = linear(replaced, x);
     {
-      const ops::PackedScope scope(of_replaced.get());
-      const Matrix y = linear(replaced, x);
+      Matrix y;
+      ops::products({{&replaced, &x, &y}}, of_replaced.get());
       CHECK(std::memcmp(y.data(), fresh.data(), fresh.size() * sizeof(double)) == 0);
     }
     // A model packs on first use under the fast backend, drops them when told its weights changed,
@@ -233,10 +232,12 @@ TEST_SUITE("equations") {
         for (int threads : {1, 2, 3})
           for (const ops::PackedWeights* lent : {static_cast<const ops::PackedWeights*>(nullptr), panels.get()}) {
             set_num_threads(threads);
-            const ops::PackedScope scope(lent);
-            const Matrix all = linear(*l, many);
+            Matrix all;
+            ops::products({{l, &many, &all}}, lent);
             for (int64_t n : {1, 3, 8, 9, 16, 24, 25, 32}) {
-              const Matrix part = linear(*l, Matrix(many.topRows(n)));
+              const Matrix rows = many.topRows(n);
+              Matrix part;
+              ops::products({{l, &rows, &part}}, lent);
               REQUIRE(part.rows() == n);
               CHECK_MESSAGE(std::memcmp(part.data(), all.data(), static_cast<size_t>(n * out) * sizeof(double)) == 0,
                             "in " << in << ", out " << out << ", N " << n << ", " << threads << " threads, bias "
@@ -353,10 +354,11 @@ TEST_SUITE("equations") {
     }
   }
 
-  TEST_CASE("threads: a layer's post-LN steps, fused into the fast backend's products, are the equations', bit for bit") {
-    // run_layer on the fast backend adds the residual, applies the activation and normalises rows
-    // inside the products' tiles (model.cpp); the equations' residual_layer_norm and feed_forward
-    // make the same numbers in separate passes.
+  TEST_CASE("threads: a layer's post-LN steps, run as products with steps, are the equations', bit for bit") {
+    // run_layer gives the post-LN steps to the products (model.cpp): the fast backend adds the
+    // residual, applies the activation and normalises rows inside the products' tiles, the
+    // reference one runs the steps one after the other on whole matrices; the equations'
+    // residual_layer_norm and feed_forward make the same numbers in separate passes.
     ThreadCountGuard guard;
     const Model model = make_preset_model("tiny");
     UniformMatrices random{std::mt19937_64(17)};
@@ -365,13 +367,17 @@ TEST_SUITE("equations") {
       project_positions(model, &seq);
       const Matrix x = random(n, model.config.hidden_size);
       const LayerWeights& w = model.weights.layers[1];
-      for (int threads : {1, 2, 3}) {
-        set_num_threads(threads);
-        const LayerTrace t = run_layer(model, 1, x, x, seq, TraceLevel::Probs);
-        const Matrix attention_output = residual_layer_norm(t.attention.context, w.attention.output, x, w.attention.output_norm);
-        check_same_bits(t.attention_output, attention_output, "attention output, N = " + std::to_string(n));
-        check_same_bits(t.output, feed_forward(attention_output, w, model.config.hidden_act), "layer output, N = " + std::to_string(n));
-      }
+      for (int threads : {1, 2, 3})
+        for (Backend engine : {Backend::Fast, Backend::Reference}) {
+          const test::BackendGuard on(engine);
+          const char* engine_name = backend_name(engine);
+          CAPTURE(engine_name);
+          set_num_threads(threads);
+          const LayerTrace t = run_layer(model, 1, x, x, seq, TraceLevel::Probs);
+          const Matrix attention_output = residual_layer_norm(t.attention.context, w.attention.output, x, w.attention.output_norm);
+          check_same_bits(t.attention_output, attention_output, "attention output, N = " + std::to_string(n));
+          check_same_bits(t.output, feed_forward(attention_output, w, model.config.hidden_act), "layer output, N = " + std::to_string(n));
+        }
     }
   }
 

@@ -204,9 +204,11 @@ struct HeadScores {
 /// unscaled sum of the active terms. Each term is scaled before the sum, and the sum is taken in
 /// the reference code's order, c2c + ((c2p + p2c) + p2p) (Hugging Face
 /// `DisentangledSelfAttention.forward`: `rel_att` first, then added to the c2c scores), so the
-/// doubles are the reference's. With `keep_terms` false only `logits` is returned: the same
-/// doubles, formed row by row without keeping the term maps (tests/test_equations.cpp, "eq. 4 whole",
-/// and tests/test_ablation.cpp's first case pin the bits).
+/// doubles are the reference's. With `keep_terms` false only `logits` is returned (each term's map
+/// dropped once added): the same doubles (tests/test_equations.cpp, "eq. 4 whole", and
+/// tests/test_ablation.cpp's first case pin the bits). The one sum of eq. 4 of the reference
+/// engine: `attention_head` runs it, and the reference backend's `ops::attention` is
+/// `attention_head` (the fast backend's is its own, pinned to this one).
 /// No terms on: all zero. Errors: as `term_scores`.
 HeadScores attention_logits(const HeadProjections& p, const AttentionSetup& a, bool keep_terms = true);
 

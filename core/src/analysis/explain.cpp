@@ -6,6 +6,38 @@
 
 namespace deberta {
 
+namespace {
+// The unscaled dot product of each term at cell (i, j) of head `head`, from the equations' own term
+// functions (`term_scores` with s = 1): the cell as eq. 4 for one query and one key — Q_c's row i,
+// K_c's row j — and a table of two rows, row 0 the one c2p reads (δ(i, j) = c2p_row: K_r's row
+// there) and row 1 the one p2c reads (p2c_row: Q_r's row there); p2p reads Q_r's row 1 against
+// K_r's row 0. The rows no term reads (K_r's 1, Q_r's 0) are zero: the trace need not hold them.
+// A term whose projection the trace lacks stays 0.
+PerTerm<double> cell_dot_products(const AttentionTrace& a, int64_t head, int64_t d, int64_t i, int64_t j,
+                                  int64_t c2p_row, int64_t p2c_row) {
+  HeadProjections cell;
+  cell.Q_c = a.Q_c.row(i).segment(head * d, d);
+  cell.K_c = a.K_c.row(j).segment(head * d, d);
+  // `projection`'s row `row` (whole-table coordinates) as row `at` of a two-row table.
+  const auto two_rows = [&](const Matrix& projection, int64_t row, int64_t at) {
+    if (projection.size() == 0) return Matrix();
+    Matrix table = Matrix::Zero(2, d);
+    table.row(at) = projection.row(row - a.row_offset).segment(head * d, d);
+    return table;
+  };
+  cell.K_r = two_rows(a.K_r, c2p_row, 0), cell.Q_r = two_rows(a.Q_r, p2c_row, 1);
+  const IndexMatrix c2p = IndexMatrix::Constant(1, 1, 0), p2c = IndexMatrix::Constant(1, 1, 1);
+  const Vector one = Vector::Ones(1);
+  AttentionSetup unscaled;
+  unscaled.scale = 1, unscaled.c2p_row = &c2p, unscaled.p2c_row = &p2c, unscaled.mask = &one;
+  PerTerm<double> dot{};
+  for (Term t : kAllTerms)
+    if ((!reads_K_r(t) || cell.K_r.size() > 0) && (!reads_Q_r(t) || cell.Q_r.size() > 0))
+      dot[t] = term_scores(t, cell, unscaled)(0, 0);
+  return dot;
+}
+}  // namespace
+
 CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int64_t layer, int64_t head, int64_t i,
                              int64_t j) {
   const ModelConfig& c = model.config;
@@ -28,19 +60,12 @@ CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int6
   e.k = r.k, e.window = r.window;
   e.paper_p2c = r.p2c_index == P2CIndex::Paper;
   e.d = static_cast<double>(d), e.scale_factor = r.scale_factor, e.scale = r.scale;
-  const auto q_i = a.Q_c.row(i).segment(head * d, d);
-  const auto k_j = a.K_c.row(j).segment(head * d, d);
-  e.dot[Term::c2c] = q_i.dot(k_j);
   if (c.relative_attention) {
     e.rel_pos = s.rel_pos(i, j);
     e.c2p_row = s.c2p_row(i, j);
     e.p2c_row = s.p2c_row(i, j);
-    if (a.K_r.size() > 0) e.dot[Term::c2p] = q_i.dot(a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
-    if (a.Q_r.size() > 0) e.dot[Term::p2c] = k_j.dot(a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d));
-    if (a.K_r.size() > 0 && a.Q_r.size() > 0)
-      e.dot[Term::p2p] = a.Q_r.row(e.p2c_row - a.row_offset).segment(head * d, d).dot(
-          a.K_r.row(e.c2p_row - a.row_offset).segment(head * d, d));
   }
+  e.dot = cell_dot_products(a, head, d, i, j, e.c2p_row, e.p2c_row);
   e.active = r.terms;
   // The stored, scaled terms: the same numbers the maps show.
   for (Term t : kAllTerms)

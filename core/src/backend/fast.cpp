@@ -41,14 +41,6 @@ namespace {
 std::atomic<int> g_num_threads{0};
 }  // namespace
 
-namespace ops {
-namespace {
-// The packed weights of the model whose products run on this thread (PackedScope); the threads of
-// `run_tasks` take over their caller's.
-thread_local const PackedWeights* t_packed = nullptr;
-}  // namespace
-}  // namespace ops
-
 void set_num_threads(int threads) {
   if (threads < 1 || threads > kMaxThreads)
     throw Error("threads must be in [1, " + std::to_string(kMaxThreads) + "], found " + std::to_string(threads));
@@ -78,20 +70,17 @@ void run_tasks(int64_t count, const std::function<void(int64_t)>& task) {
   if (count <= 0) return;
   const int team = num_threads();  // refuses an environment asking for more than kMaxThreads
   const Backend engine = backend();  // the caller's (a BackendScope holds for its tasks too)
-  const ops::PackedWeights* packed = ops::t_packed;  // and its packed weights
   ParallelErrors errors;
 #ifdef DEBERTA_THREAD_TEAM
   std::atomic<int64_t> next{0};
   detail::run_team(count > 1 ? static_cast<int>(std::min<int64_t>(team, count)) : 1, [&](int) {
     const BackendScope same(engine);
-    const ops::PackedScope same_weights(packed);
     for (int64_t i; (i = next.fetch_add(1)) < count;) errors.run([&] { task(i); });
   });
 #else
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) if (count > 1 && team > 1)
   for (int64_t i = 0; i < count; ++i) errors.run([&] {
     const BackendScope same(engine);
-    const ops::PackedScope same_weights(packed);
     task(i);
   });
 #endif
@@ -314,13 +303,11 @@ std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear
 
 size_t packed_bytes(const PackedWeights* packed) { return packed ? packed->bytes : 0; }
 
-PackedScope::PackedScope(const PackedWeights* packed) : previous_(t_packed) { t_packed = packed; }
-PackedScope::~PackedScope() { t_packed = previous_; }
-
-const detail::WeightPanels* packed_panels(const Matrix& W) {
-  if (!t_packed) return nullptr;
-  const auto it = t_packed->entries.find(&W);
-  if (it == t_packed->entries.end()) return nullptr;
+// W's panels in `packed`, or null (none there, or W replaced since it was packed).
+const detail::WeightPanels* packed_panels(const PackedWeights* packed, const Matrix& W) {
+  if (!packed) return nullptr;
+  const auto it = packed->entries.find(&W);
+  if (it == packed->entries.end()) return nullptr;
   const PackedWeights::Entry& e = it->second;
   // A weight replaced since (another buffer or shape) is packed on the fly instead.
   if (e.data != W.data() || e.rows != W.rows() || e.cols != W.cols()) return nullptr;
@@ -329,7 +316,7 @@ const detail::WeightPanels* packed_panels(const Matrix& W) {
 
 }  // namespace ops
 
-void parallel_linears(const std::vector<ops::Product>& jobs) {
+void parallel_linears(const std::vector<ops::Product>& jobs, const ops::PackedWeights* model_weights) {
   for (const ops::Product& j : jobs) {
     ops::check_product(j);
     j.y->resize(j.x->rows(), j.layer->weight.rows());
@@ -377,7 +364,7 @@ void parallel_linears(const std::vector<ops::Product>& jobs) {
       state.pending = std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(std::max<int64_t>(1, tiles)));
       for (int64_t t = 0; t < tiles; ++t) state.pending[t].store(b.count, std::memory_order_relaxed);
     }
-    const detail::WeightPanels* model_panels = input ? ops::packed_panels(j.layer->weight) : nullptr;
+    const detail::WeightPanels* model_panels = input ? ops::packed_panels(model_weights, j.layer->weight) : nullptr;
     for (int64_t c = 0; c < b.count; ++c) {
       auto block = std::make_unique<Block>();
       block->job = &j;
@@ -478,11 +465,11 @@ Matrix parallel_linear(const Linear& layer, const Matrix& x) {
 
 namespace ops::fast {
 
-void products(const std::vector<Product>& set) { parallel_linears(set); }
+void products(const std::vector<Product>& set, const PackedWeights* packed) { parallel_linears(set, packed); }
 
 Matrix linear(const Linear& layer, const Matrix& x) {
   Matrix y;
-  products({{&layer, &x, &y}});  // the threaded product, for many rows or few
+  products({{&layer, &x, &y}}, nullptr);  // the threaded product, for many rows or few
   return y;
 }
 

@@ -1,6 +1,7 @@
 // ops.cpp — the backend switch (deberta/backend.h) and the dispatch of each op (ops.h).
 #include "backend/ops.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -60,9 +61,9 @@ void check_product(const Product& p) {
                 std::to_string(p.x->rows()) + ", " + std::to_string(W.rows()) + "]");
 }
 
-void products(const std::vector<Product>& set) {
+void products(const std::vector<Product>& set, const PackedWeights* packed) {
   for (const Product& p : set) check_product(p);
-  reference_on() ? reference::products(set) : fast::products(set);
+  reference_on() ? reference::products(set) : fast::products(set, packed);
 }
 
 Matrix linear(const Linear& layer, const Matrix& x) {
@@ -71,14 +72,27 @@ Matrix linear(const Linear& layer, const Matrix& x) {
   return reference_on() ? reference::linear(layer, x) : fast::linear(layer, x);
 }
 
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent) {
-  if (h.cols() != E.cols() || bias.size() != E.rows())
-    throw Error("tied decoder: h " + shape(h) + ", E " + shape(E) + ", bias [" + std::to_string(bias.size()) +
-                "] do not fit");
-  return reference_on() ? reference::tied_decoder(h, E, bias) : fast::tied_decoder(h, E, bias, rows_independent);
+std::vector<Matrix> tied_decoder(const std::vector<const Matrix*>& h, const Matrix& E, const Vector& bias) {
+  for (const Matrix* states : h)
+    if (states->cols() != E.cols() || bias.size() != E.rows())
+      throw Error("tied decoder: h " + shape(*states) + ", E " + shape(E) + ", bias [" + std::to_string(bias.size()) +
+                  "] do not fit");
+  std::vector<Matrix> out;
+  const int64_t M = h.empty() ? 0 : h[0]->rows();
+  const bool same_rows = std::all_of(h.begin(), h.end(), [&](const Matrix* states) { return states->rows() == M; });
+  if (reference_on() || h.size() < 2 || !same_rows || !fast::few_rows(M)) {  // state by state
+    for (const Matrix* states : h)
+      out.push_back(reference_on() ? reference::tied_decoder(*states, E, bias)
+                                   : fast::tied_decoder(*states, E, bias, /*rows_independent=*/false));
+    return out;
+  }
+  // Few rows: one pass over E for all states (their rows stacked), the same arithmetic per logit.
+  Matrix stacked(M * static_cast<int64_t>(h.size()), E.cols());
+  for (size_t g = 0; g < h.size(); ++g) stacked.middleRows(static_cast<int64_t>(g) * M, M) = *h[g];
+  const Matrix logits = fast::tied_decoder(stacked, E, bias, /*rows_independent=*/true);
+  for (size_t g = 0; g < h.size(); ++g) out.push_back(logits.middleRows(static_cast<int64_t>(g) * M, M));
+  return out;
 }
-
-bool few_rows(int64_t rows) { return !reference_on() && fast::few_rows(rows); }
 
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body) {
   if (rows <= 0) return;
@@ -132,7 +146,7 @@ void check_head(const AttentionHead& head) {
 void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
                bool keep_maps) {
   for (const AttentionHead& head : heads) check_head(head);
-  reference_on() ? reference::attention(heads, out, keep_probs, keep_maps)
+  reference_on() ? reference::head_by_head(heads, out, keep_probs, keep_maps)
                  : fast::attention(heads, out, keep_probs, keep_maps);
 }
 

@@ -3,7 +3,9 @@
 //   fast       (fast.cpp)       a SIMD kernel on operands packed in panels, tiles shared between
 //                               threads; the results do not depend on the thread count
 //                               (panel_gemm.h, gemm_nt.h, threading.h)
-//   reference  (reference.cpp)  each op one Eigen expression or one straight loop, on one thread
+//   reference  (reference.cpp)  each op one Eigen expression or one straight loop, on one thread;
+//                               its `attention` is the equations layer's `attention_head`, handed
+//                               over at start-up (`set_reference_attention`)
 // `deberta::set_backend` (deberta/backend.h) picks one at run time; DEBERTA_BACKEND sets the
 // starting choice. Both give the same numbers to rounding (tests/test_backend_ops.cpp).
 //
@@ -25,14 +27,18 @@ namespace deberta::ops {
 /// The registry: every op of this interface, listed once (as ggml's test-backend-ops lists its
 /// ops). Both backends implement each one, and tests/test_backend_ops.cpp compares the fast backend
 /// with the reference on every entry, failing for an entry it has no comparison for: an op added
-/// here cannot skip its test. (`few_rows` and `fast::vector_erf` are queries, and `pack_weights` /
-/// `PackedScope` a preparation that changes no number (tests/test_threads.cpp), not ops.)
+/// here cannot skip its test. (`fast::vector_erf` is a query, `pack_weights` a preparation that
+/// changes no number (tests/test_threads.cpp), and `set_reference_attention` the reference
+/// backend's eq. 4 handed over by the equations layer: not ops.)
 #define DEBERTA_OPS(X) X(products) X(linear) X(tied_decoder) X(for_rows) X(gelu_erf) X(tasks) X(attention)
 
 #define DEBERTA_OP_NAME(op) #op,
 /// The names of DEBERTA_OPS, in its order.
 inline constexpr const char* kOpNames[] = {DEBERTA_OPS(DEBERTA_OP_NAME)};
 #undef DEBERTA_OP_NAME
+
+/// The packed copy of some linear layers' weights (opaque; the fast backend's): see `pack_weights`.
+class PackedWeights;
 
 /// Elementwise work applied in place to a block of a product's output (an activation): the block
 /// may be any rectangle of y, so the work must treat each entry alone.
@@ -61,24 +67,27 @@ struct Product {
 };
 
 /// Runs a set of products (the five projections of an attention sub-layer, say) as one piece of
-/// work. Errors: x's width ≠ W's `in`; a residual that is not `[N, out]`; the first exception of
-/// an elementwise or rows_done step, rethrown once every thread has stopped.
-void products(const std::vector<Product>& set);
+/// work. `packed`: a model's packed weights (`pack_weights`, kept in its `ModelWorkspace`), or null;
+/// a product whose W is in it reads its panels instead of packing W — unless the matrix has since
+/// been replaced (another buffer or shape). The same bits with or without (tests/test_threads.cpp);
+/// the reference backend ignores it. On the reference backend the steps run one after the other
+/// on the whole of y (so `rows_done` once on all rows): a post-LN block's product with its steps
+/// is then, operation for operation, the equations' `residual_layer_norm` / `feed_forward`.
+/// Errors: x's width ≠ W's `in`; a residual that is not `[N, out]`; the first exception of an
+/// elementwise or rows_done step, rethrown once every thread has stopped.
+void products(const std::vector<Product>& set, const PackedWeights* packed = nullptr);
 
 /// y = x Wᵀ + b `[N, out]` for x `[N, in]`: a product of `products` (threaded; W read in place for
-/// `few_rows`, packed above). Fast: a row's bits depend neither on N nor on the thread count.
+/// at most 32 rows, packed above). Fast: a row's bits depend neither on N nor on the thread count.
 /// Errors: x's width ≠ `in`.
 Matrix linear(const Linear& layer, const Matrix& x);
 
-/// logits = h Eᵀ + bias `[M, V]` for h `[M, H]`, E `[V, H]`, bias `[V]`: the tied MLM decoder.
-/// `rows_independent`: each row's bits must not depend on M (rows of several states stacked).
-/// Errors: shapes that do not fit.
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent);
-
-/// Whether `rows` rows are few (≤ 32) for the fast backend: its products then read W in place
-/// instead of packing it, and stacking several inputs into one `tied_decoder` call reads E once
-/// for all of them.
-bool few_rows(int64_t rows);
+/// logits_g = h_g Eᵀ + bias `[M, V]` for each h_g `[M, H]` of `h` (several hidden states at the same
+/// M positions: the EMD's output and the last layer's, say), E `[V, H]`, bias `[V]`: the tied MLM
+/// decoder. Each result has the bits of its state decoded alone. Fast: when the states have few
+/// rows (≤ 32, the products' W-in-place regime), they are stacked into one pass over E (a logit's
+/// bits do not depend on M there). Errors: shapes that do not fit (the first state's that does not).
+std::vector<Matrix> tied_decoder(const std::vector<const Matrix*>& h, const Matrix& E, const Vector& bias);
 
 /// body(first, last) over ranges covering [0, rows) of rows `cols` entries wide, where every row is
 /// independent of the others (LayerNorm, an activation). Errors: the first exception of a range.
@@ -147,28 +156,35 @@ struct AttentionResult {
 /// eq. 4 whole for each of `heads` (an attention sub-layer's), into (*out)[h]: Ã = the active terms,
 /// each scaled by s, summed in the reference's order ((c2p + p2c) + p2p) + c2c; the masked softmax
 /// of each row (a padding query, or one with no key that counts, gets zeros; a `masked` head gets
-/// zeros everywhere); context = probs · V_c `[N, d]`. The same numbers as the equations layer's
-/// `attention_head` to rounding (≤ 1e-12 relative, tests/test_backend_ops.cpp). Fast
-/// (fast_attention.cpp): a task per head packs its operands from its columns and forms K_c Q_rᵀ
-/// (p2c) over the table rows each group of keys reads, then takes blocks of 32 query rows, each
-/// gathered, summed, normalised and multiplied by V_c while in cache, never forming a term's
-/// `[N, N]` map unless `keep_maps`; the forward runs it for every layer and trace level. A head's
-/// bits depend neither on the other heads nor on the thread count.
-/// Reference: each entry a dot product per term, one head after the other. Errors: a term on whose
-/// projection or table rows are missing or do not fit; operands whose shapes differ (the first
-/// such head's).
+/// zeros everywhere); context = probs · V_c `[N, d]`.
+/// Reference: the equations layer's `attention_head` itself, one head after the other, on copies of
+/// each head's columns (the backend sits below the equations and cannot call them: the equations
+/// layer hands it over, `set_reference_attention`). Fast (fast_attention.cpp): a task per head
+/// packs its operands from its columns and forms K_c Q_rᵀ (p2c) over the table rows each group of
+/// keys reads, then takes blocks of 32 query rows, each gathered, summed, normalised and multiplied
+/// by V_c while in cache, never forming a term's `[N, N]` map unless `keep_maps`; its numbers are
+/// `attention_head`'s to rounding (≤ 1e-12 relative, tests/test_backend_ops.cpp). A head's bits
+/// depend neither on the other heads nor on the thread count.
+/// Errors: a term on whose projection or table rows are missing or do not fit; operands whose
+/// shapes differ (the first such head's); the reference backend with no eq. 4 handed over.
 void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
                bool keep_maps);
+
+/// eq. 4 whole for one head (its operands checked), as `attention` gives it: the terms and logits
+/// when `keep_maps`, the probabilities when `keep_probs`, the context (or into `context_out`).
+using HeadAttention = void (*)(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
+
+/// Hands the reference backend its eq. 4: the equations layer passes its `attention_head` (as a
+/// `HeadAttention` on one head's columns) when the program starts (equations.cpp). The last one
+/// given holds. Returns true (so that it can initialise a constant). No errors.
+bool set_reference_attention(HeadAttention head);
 
 // ----------------------------------------------------------------------------------------------
 // Weights packed once per model (issue 43, item 5). The fast backend's products read W as panels
 // (backend/panel_gemm.h); packing them costs a pass over W, which a forward otherwise pays in
-// every product. A model keeps its packed copy (`ModelWorkspace::packed`), and a `PackedScope`
-// lends it to the products run inside it. Same bits either way: a product packs the same panels
-// itself when W has none. The reference backend ignores all of this.
-
-/// The packed copy of some linear layers' weights (opaque; the fast backend's).
-class PackedWeights;
+// every product. A model keeps its packed copy (`ModelWorkspace::packed`) and gives it to its
+// products (`products`' `packed`). Same bits either way: a product packs the same panels itself
+// when W has none. The reference backend ignores all of this.
 
 /// Whether models keep packed weights: the environment's DEBERTA_PACK_WEIGHTS (0 = no) when set,
 /// else yes on the desktop and no in the page (its memory bounds the model size). No errors.
@@ -176,25 +192,12 @@ bool packing_weights();
 
 /// Packs the weights of `layers` (empty ones skipped; each layer's W once) as tasks on the
 /// threads. Null when the current backend is the reference one or `packing_weights()` is false.
-/// Memory: as much again as the weights (xsmall: 170 MB; base: 680 MB). Errors: std::bad_alloc.
+/// Memory: as much again as the weights (xsmall: 170 MB; base: 680 MB). Edits of a weight in
+/// place must drop the packed copy (`Model::weights_changed`). Errors: std::bad_alloc.
 std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear*>& layers);
 
 /// Bytes held by `packed` (0 for null).
 size_t packed_bytes(const PackedWeights* packed);
-
-/// While alive, products on this thread (and the tasks it starts) of a weight in `packed` read its
-/// panels instead of packing them — unless the matrix has since been replaced (another buffer or
-/// shape). Edits in place must drop the packed copy first (`Model::weights_changed`).
-class PackedScope {
- public:
-  explicit PackedScope(const PackedWeights* packed);
-  ~PackedScope();
-  PackedScope(const PackedScope&) = delete;
-  PackedScope& operator=(const PackedScope&) = delete;
-
- private:
-  const PackedWeights* previous_;
-};
 
 namespace reference {
 void products(const std::vector<Product>& set);
@@ -203,16 +206,16 @@ Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias);
 void for_rows(int64_t rows, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 void gelu_erf(Eigen::Ref<Matrix> x);
-void attention(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
-               bool keep_maps);
-/// One head (tests): `attention` on {head}.
-void attention(const AttentionHead& head, AttentionResult* out, bool keep_probs, bool keep_maps);
+/// `attention`: the handed-over `attention_head` on each head in turn.
+void head_by_head(const std::vector<AttentionHead>& heads, std::vector<AttentionResult>* out, bool keep_probs,
+                  bool keep_maps);
 }  // namespace reference
 
 namespace fast {
-void products(const std::vector<Product>& set);
+void products(const std::vector<Product>& set, const PackedWeights* packed = nullptr);
 Matrix linear(const Linear& layer, const Matrix& x);
 Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent);
+/// Whether `rows` rows are few (≤ 32): the products then read W in place instead of packing it.
 bool few_rows(int64_t rows);
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
@@ -234,6 +237,12 @@ bool vector_erf();
 /// `kept_maps` N x N double matrices kept in the trace, plus `transient_maps` alive at once while
 /// the heads run. The message gives the token count, the bytes needed and the bytes available.
 void check_attention_memory(int64_t n_tokens, int64_t kept_maps, int64_t transient_maps);
+
+/// `check_attention_memory` for a forward pass of `heads` heads a layer, each needing
+/// `maps_per_head` N x N maps while it runs: the backend counts how many may run at once (as many
+/// as the threads, at most `heads`; counted so on either backend). Errors: as
+/// `check_attention_memory`.
+void check_forward_memory(int64_t n_tokens, int64_t kept_maps, int64_t heads, int64_t maps_per_head);
 
 /// Physical memory of this machine in bytes (0 when unknown).
 uint64_t physical_memory_bytes();

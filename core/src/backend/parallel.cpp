@@ -1,4 +1,5 @@
-// parallel.cpp — the memory guard of ops.h (check_attention_memory and the memory it may use).
+// parallel.cpp — the memory guard of ops.h (check_attention_memory, check_forward_memory and the
+// memory they may use).
 #include "backend/ops.h"
 
 #include "deberta/tensor.h"
@@ -6,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -64,6 +66,10 @@ void check_attention_memory(int64_t n_tokens, int64_t kept_maps, int64_t transie
                   static_cast<long long>(n_tokens), static_cast<long long>(n_tokens), static_cast<double>(limit / 1e9));
     throw Error(buf);
   }
+}
+
+void check_forward_memory(int64_t n_tokens, int64_t kept_maps, int64_t heads, int64_t maps_per_head) {
+  check_attention_memory(n_tokens, kept_maps, maps_per_head * std::min<int64_t>(heads, num_threads()));
 }
 
 }  // namespace deberta::ops

@@ -59,7 +59,7 @@ ColumnBlocks column_blocks(int64_t cols);
 /// x is packed once into panels (core/src/backend/panel_gemm.h; shared by Q_c, K_c and V_c), each
 /// product is cut into column blocks of 4 W panels (2 where in > 1024: 96 and 48 columns with
 /// AVX-512) and each block into tiles of 32 rows. A block's W panels are the model's, packed once
-/// (`ops::PackedScope`), or packed by the thread that takes the block; any thread claims its tiles
+/// (`model_weights`, from `ops::pack_weights`), or packed by the thread that takes the block; any thread claims its tiles
 /// one by one, and a thread with no block left takes the remaining tiles of the others. So two
 /// cores of unequal speed share a product by how fast each is. Every entry is bias + its dot
 /// product in the order of k, whichever tile and thread computes it. N ≤ 32 rows: one task per
@@ -69,7 +69,7 @@ ColumnBlocks column_blocks(int64_t cols);
 /// core/src/backend/gemm_nt.h. Each entry's bits never depend on the thread count.
 /// Errors: x's width ≠ the layer's `in`; a residual that is not `[N, out]` (`ops::check_product`);
 /// the first exception of a job's steps.
-void parallel_linears(const std::vector<ops::Product>& jobs);
+void parallel_linears(const std::vector<ops::Product>& jobs, const ops::PackedWeights* model_weights = nullptr);
 
 /// One product x Wᵀ + b `[N, out]` split as `parallel_linears` splits it. Bitwise equal to
 /// `ops::linear(layer, x)` for the shapes tested. Errors: x's width ≠ the layer's `in`.

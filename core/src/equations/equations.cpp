@@ -196,42 +196,13 @@ double kl_divergence(const Vector& log_p, const Vector& log_q) {
 Matrix content_to_content(const Matrix& Q_c, const Matrix& K_c, double s) { return s * (Q_c * K_c.transpose()); }
 
 namespace {
-// The gather both relative terms end with, row i: out[j] = s · scores(q ? i : j, rows(i, j) − offset),
+// The gather both relative terms end with: out(i, j) = s · scores(by_query ? i : j, rows(i, j) − offset),
 // where `scores` holds one token against every projected table row.
-void gather_table_row(const Matrix& scores, const IndexMatrix& rows, int64_t i, int64_t row_offset, double s,
-                      bool by_query, double* out) {
-  for (int64_t j = 0; j < rows.cols(); ++j) out[j] = s * scores(by_query ? i : j, rows(i, j) - row_offset);
-}
-
 Matrix gather_table_rows(const Matrix& scores, const IndexMatrix& rows, int64_t row_offset, double s, bool by_query) {
   Matrix out(rows.rows(), rows.cols());
-  for (int64_t i = 0; i < rows.rows(); ++i) gather_table_row(scores, rows, i, row_offset, s, by_query, out.row(i).data());
+  for (int64_t i = 0; i < rows.rows(); ++i)
+    for (int64_t j = 0; j < rows.cols(); ++j) out(i, j) = s * scores(by_query ? i : j, rows(i, j) - row_offset);
   return out;
-}
-// eq. 4's sum when only the sum is wanted: c2c + (c2p + p2c), each relative entry read from its
-// all-rows product and rounded as content_to_position / position_to_content round it, row by row,
-// without forming the two [N_q, N_k] maps (at N = 512 each is 2 MB written and read back). An
-// empty K_r (Q_r) leaves out c2p (p2c). The same doubles as adding the maps (tests/test_heads.cpp).
-Matrix sum_row_by_row(Matrix c2c, const Matrix& Q_c, const Matrix& K_c, const Matrix& K_r, const Matrix& Q_r,
-                      const IndexMatrix& c2p_rows, const IndexMatrix& p2c_rows, int64_t row_offset, double s) {
-  const bool c2p = K_r.size() > 0, p2c = Q_r.size() > 0;
-  const Matrix all_c2p = c2p ? Matrix(Q_c * K_r.transpose()) : Matrix();  // as content_to_position
-  const Matrix all_p2c = p2c ? Matrix(K_c * Q_r.transpose()) : Matrix();  // as position_to_content
-  // One row of each term at a time: each entry is rounded as in its map, then summed in the same
-  // order, c2c + (c2p + p2c) — the same doubles as adding the maps, without forming them.
-  Eigen::Array<double, 1, Eigen::Dynamic> c2p_row(c2c.cols()), p2c_row(c2c.cols());
-  for (int64_t i = 0; i < c2c.rows(); ++i) {
-    if (c2p) gather_table_row(all_c2p, c2p_rows, i, row_offset, s, /*by_query=*/true, c2p_row.data());
-    if (p2c) gather_table_row(all_p2c, p2c_rows, i, row_offset, s, /*by_query=*/false, p2c_row.data());
-    auto logits = c2c.row(i).array();
-    if (c2p && p2c)
-      logits += c2p_row + p2c_row;
-    else if (c2p)
-      logits += c2p_row;
-    else if (p2c)
-      logits += p2c_row;
-  }
-  return c2c;
 }
 }  // namespace
 
@@ -324,17 +295,6 @@ Matrix term_scores(Term term, const HeadProjections& p, const AttentionSetup& a)
 HeadScores attention_logits(const HeadProjections& p, const AttentionSetup& a, bool keep_terms) {
   const PerTerm<bool>& on = a.terms;
   HeadScores h;
-  if (!keep_terms && on[Term::c2c] && !on[Term::p2p] && (on[Term::c2p] || on[Term::p2c])) {
-    // Only the sum is wanted: the same doubles, row by row, without the c2p / p2c maps.
-    const Matrix none;
-    const IndexMatrix no_rows;
-    if (on[Term::c2p]) needs(Term::c2p, p.K_r, "K_r", a.c2p_row);
-    if (on[Term::p2c]) needs(Term::p2c, p.Q_r, "Q_r", a.p2c_row);
-    h.logits = sum_row_by_row(term_scores(Term::c2c, p, a), p.Q_c, p.K_c, on[Term::c2p] ? p.K_r : none,
-                              on[Term::p2c] ? p.Q_r : none, a.c2p_row ? *a.c2p_row : no_rows,
-                              a.p2c_row ? *a.p2c_row : no_rows, p.row_offset, a.scale);
-    return h;
-  }
   for (Term t : kAllTerms)
     if (on[t]) h.terms[t] = term_scores(t, p, a);
   // The sum in the reference's order: the relative terms first, rel_att = (c2p + p2c) + p2p, then
@@ -362,6 +322,28 @@ HeadResult attention_head(const HeadProjections& p, const AttentionSetup& a, boo
   h.context = attention_context(h.probs, p.V_c);
   return h;
 }
+
+namespace {
+// The reference backend's eq. 4 (ops.h, `attention`): `attention_head` on one head's columns of
+// the layer's projections, its results where the op puts them. Handed to the backend when the
+// program starts, since the backend, below this layer, cannot call it.
+void reference_head(const ops::AttentionHead& h, ops::AttentionResult* out, bool keep_probs, bool keep_maps) {
+  const auto columns = [&](const Matrix* m) { return m && m->size() > 0 ? Matrix(h.of(*m)) : Matrix(); };
+  HeadProjections p;
+  p.Q_c = columns(h.Q_c), p.K_c = columns(h.K_c), p.V_c = columns(h.V_c), p.K_r = columns(h.K_r), p.Q_r = columns(h.Q_r);
+  p.row_offset = h.row_offset;
+  AttentionSetup a;
+  a.terms = h.terms, a.scale = h.scale, a.c2p_row = h.c2p_row, a.p2c_row = h.p2c_row, a.mask = h.mask;
+  HeadResult r = attention_head(p, a, h.masked, keep_maps);
+  if (keep_maps) out->terms = std::move(r.scores.terms), out->logits = std::move(r.scores.logits);
+  if (keep_probs) out->probs = std::move(r.probs);
+  if (h.context_out)
+    h.context_out->middleCols(h.column0, h.d()) = r.context;
+  else
+    out->context = std::move(r.context);
+}
+[[maybe_unused]] const bool reference_head_handed_over = ops::set_reference_attention(&reference_head);
+}  // namespace
 
 Matrix emd_query_input(const Matrix& H, const Matrix& P) {
   if (H.rows() != P.rows() || H.cols() != P.cols())

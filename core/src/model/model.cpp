@@ -200,7 +200,7 @@ std::shared_ptr<const PositionTable> ModelWorkspace::positions(const Model& mode
 
 std::shared_ptr<const ops::PackedWeights> ModelWorkspace::packed(const Model& model) const {
   std::lock_guard<std::mutex> lock(packed_mutex_);
-  if (packed_ || backend() != Backend::Fast || !ops::packing_weights()) return packed_;
+  if (packed_) return packed_;
   std::vector<const Linear*> layers;
   for (const LayerWeights& w : model.weights.layers)
     for (const Linear* l : {&w.attention.query, &w.attention.key, &w.attention.value, &w.attention.output,
@@ -332,7 +332,7 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     if (any_reads(r, reads_K_r)) projections.push_back({&w.pos_key, &rows, &t.K_r, /*rows_independent=*/true});
     if (any_reads(r, reads_Q_r)) projections.push_back({&w.pos_query, &rows, &t.Q_r, /*rows_independent=*/true});
   }
-  ops::products(projections);
+  ops::products(projections, model.workspace.packed(model).get());
   const Matrix none;
   const Matrix& K_r = !projected ? t.K_r : any_reads(r, reads_K_r) ? seq.K_r[layer] : none;
   const Matrix& Q_r = !projected ? t.Q_r : any_reads(r, reads_Q_r) ? seq.Q_r[layer] : none;
@@ -354,29 +354,18 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
     }
     if (keep_probs) t.probs[h] = std::move(probs);
   };
-  // eq. 4 whole for every head: the equations layer's `attention_head` on the reference backend, a
-  // task per head; on the fast one the backend's second implementation (ops::attention: the heads
-  // in blocks of query rows that form no term map unless the trace keeps them, each head's columns
-  // read in place and its context written into its columns of the layer's), pinned to
-  // attention_head by tests/test_backend_ops.cpp.
-  if (backend() == Backend::Fast) {
-    std::vector<ops::AttentionHead> operands;
-    for (int64_t h = 0; h < heads; ++h) {
-      operands.push_back(head_operands(t, K_r, Q_r, h, d, setup, seq.head_mask.count({layer, h}) > 0, seq));
-      operands.back().context_out = &t.context;
-    }
-    std::vector<ops::AttentionResult> results;
-    ops::attention(operands, &results, keep_probs, full);
-    for (int64_t h = 0; h < heads; ++h) keep(h, results[h].terms, results[h].logits, results[h].probs);
-  } else {
-    // The heads are independent: one task each, writing only its own maps and context columns.
-    ops::tasks(heads, [&](int64_t h) {
-      const HeadProjections p = slice_head(t.Q_c, t.K_c, t.V_c, Q_r, K_r, t.row_offset, h, d);
-      HeadResult head = attention_head(p, setup, seq.head_mask.count({layer, h}) > 0, full);
-      t.context.middleCols(h * d, d) = head.context;
-      keep(h, head.scores.terms, head.scores.logits, head.probs);
-    });
+  // eq. 4 whole for every head, as one op on the layer's projections (each head reads its window
+  // of columns in place and writes its context into its columns of the layer's): on the reference
+  // backend the equations layer's `attention_head` head by head, on the fast one its fused
+  // implementation, pinned to attention_head by tests/test_backend_ops.cpp.
+  std::vector<ops::AttentionHead> operands;
+  for (int64_t h = 0; h < heads; ++h) {
+    operands.push_back(head_operands(t, K_r, Q_r, h, d, setup, seq.head_mask.count({layer, h}) > 0, seq));
+    operands.back().context_out = &t.context;
   }
+  std::vector<ops::AttentionResult> results;
+  ops::attention(operands, &results, keep_probs, full);
+  for (int64_t h = 0; h < heads; ++h) keep(h, results[h].terms, results[h].logits, results[h].probs);
   if (!full)
     t.Q_c = t.K_c = t.V_c = t.Q_r = t.K_r = Matrix();
   else if (projected)
@@ -385,50 +374,50 @@ AttentionTrace disentangled_attention(const Model& model, int64_t layer, const M
 }
 
 namespace {
-// The post-LN steps of a layer as the fast backend runs them: the equations' `residual_layer_norm`
-// and `feed_forward`, with the elementwise steps done by the thread that computed each tile of a
-// product (the activation on the tile, then the residual added, then LayerNorm of rows whose every
-// column is done: `ops::Product`'s steps). The reference backend runs the equations themselves.
-// Each entry gets the same operations in the same order as the equations (bias + the dot product,
-// + the residual; `layer_norm_rows`; the activation per entry), so the results are bitwise theirs
-// (tests/test_threads.cpp). Why: with two threads, a separate pass over a product's output reads
-// half of it from the other core's cache and runs on one thread (a residual add of [128, 384]:
-// 16 µs on one thread, 61 µs after a two-thread product); a layer at N = 512 on two threads,
-// 20.4 → 19.0 ms (docs/performance.md).
+// The post-LN steps of a layer: the equations' `residual_layer_norm` and `feed_forward` as
+// products with steps (ops.h), so that an engine may run each step on a tile of the product in the
+// task that computed it (the activation on the tile, then the residual added, then LayerNorm of
+// rows whose every column is done). Each entry gets the same operations in the same order as the
+// equations (bias + the dot product, + the residual; `layer_norm_rows`; the activation per entry),
+// so the results are bitwise theirs on either backend (tests/test_threads.cpp); the reference
+// backend runs the steps one after the other on whole matrices, which is the equations' own
+// sequence. Why: with two threads, a separate pass over a product's output reads half of it from
+// the other core's cache and runs on one thread (a residual add of [128, 384]: 16 µs on one
+// thread, 61 µs after a two-thread product); a layer at N = 512 on two threads, 20.4 → 19.0 ms
+// (docs/performance.md). `packed`: the model's packed weights, or null (ops::products).
 
 /// LN(x Wᵀ + b + residual) `[N, out]` for x `[N, in]`, residual `[N, out]` (equations'
 /// `residual_layer_norm`). Errors: x's width ≠ the layer's `in`, or a residual that is not
-/// `[N, out]` (`ops::check_product`'s messages on the fast backend).
-Matrix post_ln_output(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm) {
-  if (backend() != Backend::Fast) return residual_layer_norm(x, dense, residual, norm);
+/// `[N, out]` (`ops::check_product`'s messages).
+Matrix post_ln_output(const Matrix& x, const Linear& dense, const Matrix& residual, const LayerNormParams& norm,
+                      const ops::PackedWeights* packed) {
   Matrix sum, out(x.rows(), dense.weight.rows());
   ops::Product p{&dense, &x, &sum};
   p.residual = &residual;
   p.rows_done = [&](int64_t first, int64_t last) { layer_norm_rows(sum, first, last, norm, &out); };
-  ops::products({p});
+  ops::products({p}, packed);
   return out;
 }
 
 /// LN(act(a W_iᵀ + b_i) W_oᵀ + b_o + a) `[N, H]` for a `[N, H]` (equations' `feed_forward`).
-Matrix post_ln_feed_forward(const Matrix& a, const LayerWeights& w, Activation act) {
-  if (backend() != Backend::Fast) return feed_forward(a, w, act);
+Matrix post_ln_feed_forward(const Matrix& a, const LayerWeights& w, Activation act, const ops::PackedWeights* packed) {
   Matrix inner;
   ops::Product up{&w.intermediate, &a, &inner};
   up.elementwise = [act](Eigen::Ref<Matrix> block) { activation_in_place(block, act); };
-  ops::products({up});
-  return post_ln_output(inner, w.output, a, w.output_norm);
+  ops::products({up}, packed);
+  return post_ln_output(inner, w.output, a, w.output_norm, packed);
 }
 }  // namespace
 
 LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, const Matrix& kv,
                      const SequenceContext& seq, TraceLevel level) {
   const LayerWeights& w = model.weights.layers[layer];
+  // The layer's products read the model's packed weights when it keeps them (ModelWorkspace).
   const std::shared_ptr<const ops::PackedWeights> packed = model.workspace.packed(model);
-  const ops::PackedScope packed_products(packed.get());  // the layer's products read the model's panels
   LayerTrace t;
   t.attention = disentangled_attention(model, layer, query, kv, seq, level);
-  t.attention_output = post_ln_output(t.attention.context, w.attention.output, query, w.attention.output_norm);
-  t.output = post_ln_feed_forward(t.attention_output, w, model.config.hidden_act);
+  t.attention_output = post_ln_output(t.attention.context, w.attention.output, query, w.attention.output_norm, packed.get());
+  t.output = post_ln_feed_forward(t.attention_output, w, model.config.hidden_act, packed.get());
   if (level == TraceLevel::None) t.attention.context = t.attention_output = Matrix();
   return t;
 }
@@ -444,7 +433,7 @@ ForwardSteps::ForwardSteps(const Model& model, const Inputs& inputs, const Ablat
   // every term's map, logits, probs; Probs: probs), plus ~7 alive per running head.
   const int64_t per_head = level == TraceLevel::Full ? kTermCount + 2 : level == TraceLevel::Probs ? 1 : 0;
   const int64_t layers = model.config.num_hidden_layers + (decoder ? 2 : 0), heads = model.config.num_attention_heads;
-  ops::check_attention_memory(inputs.size(), per_head * layers * heads, 7 * std::min<int64_t>(heads, num_threads()));
+  ops::check_forward_memory(inputs.size(), per_head * layers * heads, heads, 7);
   stages_ = 1 + model.config.num_hidden_layers + (decoder ? 1 : 0);
 }
 
@@ -640,13 +629,6 @@ void require_lm_head(const Model& model) {
     throw Error(model.weights_path + ": this checkpoint has no masked-LM head (lm_predictions.lm_head.* or cls.predictions.*)");
 }
 
-void check_decoder_shapes(const Matrix& h, const Matrix& E, const Vector& bias) {
-  if (h.cols() != E.cols() || bias.size() != E.rows())
-    throw Error("tied decoder: h [" + std::to_string(h.rows()) + ", " + std::to_string(h.cols()) + "], E [" +
-                std::to_string(E.rows()) + ", " + std::to_string(E.cols()) + "], bias [" + std::to_string(bias.size()) +
-                "] do not fit");
-}
-
 }  // namespace
 
 Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<int64_t>& positions) {
@@ -661,26 +643,15 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
   require_lm_head(model);
   const Matrix& E = model.weights.embeddings.word;
   const Vector& bias = model.weights.lm_head->bias;
-  const auto P = static_cast<int64_t>(positions.size());
   std::vector<Matrix> h;
   for (const Matrix* states : hidden) h.push_back(lm_transform(model, *states, positions));
-  std::vector<Matrix> out;
-  if (!ops::few_rows(P) || hidden.size() < 2) {  // the one-state path, state by state
-    for (const Matrix& rows : h) out.push_back(tied_decoder_logits(rows, E, bias));
-    return out;
-  }
-  // Few positions: one pass over E for all states (the rows stacked), the same arithmetic per logit.
-  Matrix stacked(P * static_cast<int64_t>(h.size()), E.cols());
-  for (size_t g = 0; g < h.size(); ++g) stacked.middleRows(static_cast<int64_t>(g) * P, P) = h[g];
-  check_decoder_shapes(stacked, E, bias);
-  const Matrix logits = ops::tied_decoder(stacked, E, bias, /*rows_independent=*/true);
-  for (size_t g = 0; g < h.size(); ++g) out.push_back(logits.middleRows(static_cast<int64_t>(g) * P, P));
-  return out;
+  std::vector<const Matrix*> states;
+  for (const Matrix& rows : h) states.push_back(&rows);
+  return ops::tied_decoder(states, E, bias);  // with few positions, one pass over E for all states
 }
 
 Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
-  check_decoder_shapes(h, E, bias);
-  return ops::tied_decoder(h, E, bias, /*rows_independent=*/false);
+  return std::move(ops::tied_decoder({&h}, E, bias)[0]);
 }
 
 }  // namespace deberta
