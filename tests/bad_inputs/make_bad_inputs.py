@@ -350,6 +350,28 @@ case("cfg_fifo", "dump --model {tmp}/deberta_fifo_dir --ids 1,2,3 --out {tmp}/o.
      what="opening the FIFO waited forever")
 cases[-1]["setup"] = ("rm -rf {tmp}/deberta_fifo_dir && mkdir -p {tmp}/deberta_fifo_dir && mkfifo {tmp}/deberta_fifo_dir/config.json"
                       " && cp {cases}/dir_no_config/model.safetensors {tmp}/deberta_fifo_dir/")
+# Issue 59, class 1: an spm.model whose one piece is 150,000 bytes overflowed the stack inside
+# libsentencepiece's trie builder (a signal in deberta, the viewer and Python). A piece appended to
+# the bundled 8,000-piece model (ModelProto field 1: a SentencePiece whose field 1 is the piece).
+def pb_len(field, payload):
+    key, n, out = bytes([(field << 3) | 2]), len(payload), b""
+    while True:
+        out += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if not n:
+            break
+    return key + out + payload
+
+
+d = os.path.join(OUT, "tok_spm_huge_piece")
+os.makedirs(d, exist_ok=True)
+for f in ("config.json", "model.safetensors"):
+    shutil.copy(os.path.join(V3, f), os.path.join(d, f))
+with open(os.path.join(d, "spm.model"), "wb") as f:
+    f.write(open(os.path.join(BUNDLED, "spm.model"), "rb").read() + pb_len(1, pb_len(1, b"a" * 150000)))
+case("tok_spm_huge_piece", "tokenize --model {cases}/tok_spm_huge_piece --text hello",
+     "spm.model: piece 8000 is 150000 bytes long, more than the limit of 4096 bytes a piece",
+     what="stack overflow in libsentencepiece's trie builder")
 case("tok_spm_dev_zero", "tokenize --model {tmp}/deberta_devzero --text hello", "not a regular file", what="read /dev/zero whole")
 cases[-1]["setup"] = ("rm -rf {tmp}/deberta_devzero && mkdir -p {tmp}/deberta_devzero && cp {cases}/tok_bad_spm/config.json "
                       "{cases}/tok_bad_spm/model.safetensors {tmp}/deberta_devzero/ && ln -s /dev/zero {tmp}/deberta_devzero/spm.model")
