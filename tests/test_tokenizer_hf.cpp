@@ -387,6 +387,57 @@ TEST_SUITE("tokenizer_hf") {
     }
   }
 
+  TEST_CASE("issue 59 class 2: Oniguruma's ^ $ \\h \\v (?m) read as the library reads them, on texts with line breaks") {
+    // PCRE2 read ^ and $ at the text's ends only, \h as horizontal space, \v as any vertical space
+    // and (?m) as "^ at every line": each pattern split these texts differently from the library.
+    const std::vector<std::string> texts = {
+        "ab\ncd", "line one\nline two\n", "\n\nx\n", "a\x0B" "b\tc 0x1F\xC2\xA0" "d", "a\r\nb\rc\x0C" "d",
+        "DEAD beef\nCafe 42\n\n", "a\nb\nc", "x \xE2\x80\xA8 y\xC2\x85z", "tab\there\nand\x0B" "vt"};
+    const char* patterns[] = {"^\\w+", "\\w+$", "^", "$", "^$", "^.", ".$", "\\h+", "\\H+", "[\\h]+", "[^\\h\\s]+",
+                              "\\v", "[\\v]", "(?m)a.b", "(?m:.+)", "(?m).+", "(?i)[a-c]+(?-i)d", "(?im)^l.+?o",
+                              ".+", "\\A\\w+", "\\w+\\z", "\\w+\\Z"};
+    for (const char* pattern : patterns) {
+      for (const char* behavior : {"Isolated", "Removed"}) {
+        const json spec = {{"type", "Split"}, {"pattern", {{"Regex", pattern}}}, {"behavior", behavior}, {"invert", false}};
+        CAPTURE(spec.dump());
+        CHECK(compare_pre_tokenizer(spec, texts) == 0);
+      }
+    }
+    for (const char* pattern : {"^", "$", "(?m)o.l"}) {
+      const json spec = {{"type", "Replace"}, {"pattern", {{"Regex", pattern}}}, {"content", "|"}};
+      CAPTURE(spec.dump());
+      CHECK(compare_normalizer(spec, texts) == 0);
+    }
+  }
+
+  TEST_CASE("issue 59 class 2: regex constructs not translated are refused, naming the file, the pattern and the construct") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"(?s)a.b", "the option (?s) is not supported"},
+        {"a(?W)\\w", "the option (?W) is not supported"},
+        {"\\V", "\\V is not supported"},
+        {"[\\H]", "\\H inside a class is not supported"},
+        {"\\Qa.b\\E", "\\Q is not supported"},
+        {"[a[bc]]", "a class inside a class is not supported"},
+        {"[a-z&&b]", "&& inside a class is not supported"},
+    };
+    for (const auto& [pattern, message] : cases) {
+      const std::string m = test::error_of([&] { tokenizer_detail::Regex::compile(pattern, "dir/tokenizer.json: pre_tokenizer Split"); });
+      CHECK_MESSAGE(m.find(std::string("dir/tokenizer.json: pre_tokenizer Split: regex /") + pattern + "/: " + message) != std::string::npos, m);
+    }
+    CHECK_NOTHROW(tokenizer_detail::Regex::compile("[[:alpha:]]+", "w"));  // a POSIX class inside a class stays
+  }
+
+  TEST_CASE("issue 59 class 2: a match error (PCRE2's match limit) is an error naming the file and pattern, not the end of the matches") {
+    // (a|aa)+c backtracks exponentially on a run of a's without a c after it: PCRE2 gives up at its
+    // match limit. find_all took that for "no more matches" and dropped the later matches silently.
+    const auto regex = tokenizer_detail::Regex::compile("(a|aa)+c|x", "dir/tokenizer.json: pre_tokenizer Split");
+    const std::string text = std::string(60, 'a') + "! x c";
+    const std::string m = test::error_of([&] { regex->find_all(text); });
+    CHECK_MESSAGE(m.find("dir/tokenizer.json: pre_tokenizer Split: regex /(a|aa)+c|x/ failed at byte 0 of a 65-byte text") != std::string::npos, m);
+    CHECK_MESSAGE(m.find("limit") != std::string::npos, m);
+    CHECK(regex->find_all("aac x").size() == 2);  // below the limit, every match
+  }
+
   TEST_CASE("WordPiece by hand: longest match first, ## continuations, long and uncovered words are one [UNK]") {
     const fs::path dir = test::fresh_temp_dir("deberta_wordpiece_hand");
     std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nun\n##aff\n##able\nunaff\n##a\n##b\n.\n\xE4\xB8\xAD\n";
