@@ -24,6 +24,7 @@ LAYER_OF_HEADER = {
     "analysis.h": "analysis", "compare.h": "analysis", "dump.h": "analysis", "explain.h": "analysis",
     "finite.h": "analysis",
     "safetensors.h": "io", "checkpoint.h": "io", "model_io.h": "io", "tokenizer.h": "io", "file_limits.h": "io",
+    "output_file.h": "io",
     "inputs.h": "io",
 }
 
