@@ -462,9 +462,14 @@ case("opt_bench_threads_huge", "bench --preset tiny --seq 4 --threads 100000", "
 
 # Issue 44, class 3: one length rule. `dump --ids` took 129 ids on a 128-position model (predict
 # refused them); one position given 40,000 times cost 2.5 GB; bench --seq 100000 made a model first.
-case("len_dump_ids_over_positions", "dump --model {golden}/v1_c2p_only --ids \"$(printf '1,%.0s' $(seq 1 64))1\" "
-     "--out {tmp}/o.safetensors", "65 tokens, more than max_position_embeddings = 64",
+# Issue 59, class 8: refused only where a position past the table is read — here the embeddings'
+# absolute positions (position_biased_input, 32 positions); v1_c2p_only reads none and computes.
+case("len_dump_ids_over_positions", "dump --model {golden}/../golden_extra/v1_mlm_pbi --ids \"$(printf '1,%.0s' $(seq 1 32))1\" "
+     "--out {tmp}/o.safetensors", "33 tokens, more than max_position_embeddings = 32",
      what="dump --ids ran past max_position_embeddings")
+case("len_dump_ids_relative_only", "dump --model {golden}/v1_c2p_only --ids \"$(printf '1,%.0s' $(seq 1 64))1\" "
+     "--out {tmp}/o.safetensors", "wrote", exit_code=0,
+     what="refused in round 4 though nothing reads a position past the table (Hugging Face computes it)")
 case("len_dump_mlm_repeated", "dump --model {golden}/v1_c2p_only --ids 1,5,6,2 --mlm \"$(printf '2,%.0s' $(seq 1 39999))2\" "
      "--out {tmp}/o.safetensors", "masked position 2 is given more than once", what="40,000 copies took 2.5 GB")
 case("len_bench_seq_huge", "bench --preset tiny --seq 100000 --repeat 1", "100000 tokens, more than max_position_embeddings = 512",

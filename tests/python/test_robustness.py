@@ -341,9 +341,14 @@ def test_an_int_of_10_to_the_400_is_a_short_value_error(v3, tiny):
 
 
 def test_an_input_longer_than_the_model_is_invalid_input(v3, tiny):
-    """100,000 ids: InvalidInputError (a ValueError) naming max_position_embeddings, before any work."""
+    """100,000 ids: InvalidInputError (a ValueError) naming max_position_embeddings, before any work,
+    where a position past the table is read (here the EMD's I = H + P; issue 59, class 8). The
+    encoder alone reads none: its 100,000 tokens are refused by the memory guard, naming the size."""
+    with pytest.raises(dx.Error, match="100000 tokens need"):
+        dx.forward(v3, np.ones(100_000, dtype=np.int64))
     cases = [
-        (lambda: dx.forward(v3, np.ones(100_000, dtype=np.int64)), "input has 100000 tokens, more than max_position_embeddings = 32"),
+        (lambda: dx.forward(v3, np.ones(100_000, dtype=np.int64), masked_positions=[0]),
+         "input has 100000 tokens, more than max_position_embeddings = 32"),
         (lambda: dx.forward(v3, [[1] * 33], masked_positions=[0]), "input has 33 tokens, more than max_position_embeddings = 32"),
         (lambda: dx.predict(tiny, "a " * 5000 + "[MASK]"), "tokens, more than max_position_embeddings = 128"),
         (lambda: dx.ablate(tiny, "a " * 5000 + "[MASK]", c2p=False), "tokens, more than max_position_embeddings = 128"),
