@@ -438,6 +438,37 @@ TEST_SUITE("tokenizer_hf") {
     CHECK(regex->find_all("aac x").size() == 2);  // below the limit, every match
   }
 
+  TEST_CASE("issue 59 class 4: a Unigram piece listed twice takes its last entry's id and score, as the library does") {
+    // "▁a" at ids 3 (score -1) and 6 (score -0.5), "▁ab" at 5: the first entry won before (ids 3),
+    // and with -0.5 the lattice prefers ▁a + b over ▁ab.
+    json root = unigram_root();
+    root["model"]["vocab"] = json::array({json::array({"[UNK]", 0.0}), json::array({"[CLS]", 0.0}), json::array({"[SEP]", 0.0}),
+                                          json::array({"\xE2\x96\x81" "a", -1.0}), json::array({"b", -3.0}),
+                                          json::array({"\xE2\x96\x81" "ab", -4.0}), json::array({"\xE2\x96\x81" "a", -0.5})});
+    root["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "always"}, {"split", true}};
+    const fs::path dir = write_tokenizer_json("deberta_tok_duplicate_piece", root);
+    const std::vector<std::string> lines = {"a", "ab", "a ab b", "aab"};
+    const json theirs = run_reference({{"mode", "ids"}, {"folder", dir.string()}, {"lines", lines}});
+    const auto tok = load_tokenizer(dir.string());
+    for (size_t n = 0; n < lines.size(); ++n) {
+      CAPTURE(lines[n]);
+      CHECK(join(plain_ids(*tok, lines[n])) == join(theirs[n].get<std::vector<int64_t>>()));
+    }
+    CHECK(plain_ids(*tok, "a") == std::vector<int64_t>{6});
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("issue 59 class 4: a vocab.txt with CR-only line ends is refused for what it is") {
+    // It was read as one piece and refused as "the vocabulary has no [UNK]"-like reasons.
+    const fs::path dir = test::fresh_temp_dir("deberta_vocab_cr");
+    std::ofstream(dir / "vocab.txt", std::ios::binary) << "[PAD]\r[UNK]\r[CLS]\r[SEP]\r[MASK]\ra\r";
+    const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("vocab.txt: line 1 holds a carriage return inside it (CR-only line ends?)") != std::string::npos, m);
+    std::ofstream(dir / "vocab.txt", std::ios::binary) << "[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\na\r\n";  // CRLF: read
+    CHECK_NOTHROW(load_tokenizer(dir.string()));
+    fs::remove_all(dir);
+  }
+
   TEST_CASE("WordPiece by hand: longest match first, ## continuations, long and uncovered words are one [UNK]") {
     const fs::path dir = test::fresh_temp_dir("deberta_wordpiece_hand");
     std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nun\n##aff\n##able\nunaff\n##a\n##b\n.\n\xE4\xB8\xAD\n";

@@ -70,11 +70,13 @@ class UnigramTokenizer final : public PipelineTokenizer {
       const std::string piece = entry[0];
       if (!is_utf8(piece)) throw Error(source + ": Unigram piece is not valid UTF-8");
       const int64_t id = static_cast<int64_t>(pieces_.size());
-      if (ids_.emplace(piece, id).second && !piece.empty()) trie_.insert(piece, id);
+      ids_[piece] = id;  // a piece listed twice: the last entry's id (and score), as the library's token_to_ids
       pieces_.push_back(piece);
       scores_.push_back(entry[1].get<double>());
       min_score_ = std::min(min_score_, scores_.back());
     }
+    for (const auto& [piece, id] : ids_)
+      if (!piece.empty()) trie_.insert(piece, id);
     if (pieces_.empty()) throw Error(source + ": Unigram vocabulary is empty");
     std::optional<int64_t> unk;
     if (model.contains("unk_id") && !model["unk_id"].is_null()) {
