@@ -458,6 +458,43 @@ TEST_SUITE("tokenizer_hf") {
     fs::remove_all(dir);
   }
 
+  TEST_CASE("issue 59 class 6: work is bounded: a long Prepend, Replace content or Unigram piece is refused, naming the file and the limit") {
+    // Prepend of 20,000 characters with 24 KB of text reached 2.26 GB; a 100,000-byte Unigram piece
+    // with a 99,999-character word ran past 60 s.
+    struct Case {
+      const char* key;
+      json value;
+      std::string message;
+    };
+    const Case cases[] = {
+        {"normalizer", {{"type", "Prepend"}, {"prepend", std::string(20000, 'x')}},
+         "tokenizer.json: normalizer Prepend: \"prepend\" is 20000 bytes long, more than the limit of 256 bytes"},
+        {"normalizer", {{"type", "Sequence"}, {"normalizers", {{{"type", "Replace"}, {"pattern", {{"String", "a"}}}, {"content", std::string(300, 'y')}}}}},
+         "tokenizer.json: normalizer Replace: \"content\" is 300 bytes long, more than the limit of 256 bytes"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.message);
+      json root = unigram_root();
+      root[c.key] = c.value;
+      const fs::path dir = write_tokenizer_json("deberta_tok_bounded", root);
+      const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+      CHECK_MESSAGE(m.find(c.message) != std::string::npos, m);
+      fs::remove_all(dir);
+    }
+    json root = unigram_root();
+    root["model"]["vocab"].push_back(json::array({std::string(100000, 'a'), -1.0}));
+    const fs::path dir = write_tokenizer_json("deberta_tok_bounded", root);
+    const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("tokenizer.json: Unigram piece 4 is 100000 bytes long, more than the limit of 1024 bytes a piece") != std::string::npos, m);
+    fs::remove_all(dir);
+    json fine = unigram_root();  // at the limits: read
+    fine["normalizer"] = {{"type", "Prepend"}, {"prepend", std::string(256, 'x')}};
+    fine["model"]["vocab"].push_back(json::array({std::string(1024, 'a'), -1.0}));
+    const fs::path ok = write_tokenizer_json("deberta_tok_bounded", fine);
+    CHECK_NOTHROW(load_tokenizer(ok.string()));
+    fs::remove_all(ok);
+  }
+
   TEST_CASE("issue 59 class 4: a vocab.txt with CR-only line ends is refused for what it is") {
     // It was read as one piece and refused as "the vocabulary has no [UNK]"-like reasons.
     const fs::path dir = test::fresh_temp_dir("deberta_vocab_cr");

@@ -70,6 +70,9 @@ class UnigramTokenizer final : public PipelineTokenizer {
       const std::string piece = entry[0];
       if (!is_utf8(piece)) throw Error(source + ": Unigram piece is not valid UTF-8");
       const int64_t id = static_cast<int64_t>(pieces_.size());
+      if (piece.size() > kMaxUnigramPieceBytes)
+        throw Error(source + ": Unigram piece " + std::to_string(id) + " is " + std::to_string(piece.size()) +
+                    " bytes long, more than the limit of " + std::to_string(kMaxUnigramPieceBytes) + " bytes a piece");
       ids_[piece] = id;  // a piece listed twice: the last entry's id (and score), as the library's token_to_ids
       pieces_.push_back(piece);
       scores_.push_back(entry[1].get<double>());
