@@ -495,6 +495,55 @@ TEST_SUITE("tokenizer_hf") {
     fs::remove_all(ok);
   }
 
+  TEST_CASE("issue 59 class 3: added tokens: flags not read and ids the library renumbers are refused, naming the token and the value") {
+    // Only id, content and the mask's lstrip were read: rstrip, single_word, lstrip, normalized were
+    // ignored, and a declared id that the library renumbers (a collision with a vocabulary piece, an
+    // id past the vocabulary) was kept: different ids from the library, silently.
+    auto token = [](int64_t id, const char* content, const char* flag = nullptr) {
+      json t = {{"id", id}, {"content", content}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                {"normalized", false}, {"special", false}};
+      if (flag) t[flag] = true;
+      return t;
+    };
+    struct Case {
+      json added;
+      bool lowercase;
+      std::string message;
+    };
+    const Case cases[] = {
+        {token(3, "[NEW]"), false, "added token \"[NEW]\" declares id 3, but the library numbers it 4"},
+        {token(99, "[NEW]"), false, "added token \"[NEW]\" declares id 99, but the library numbers it 4"},
+        {token(2, "[CLS]"), false, "added token \"[CLS]\" declares id 2, but the library numbers it 1 (its id in the model's vocabulary)"},
+        {token(1, "[CLS]", "rstrip"), false, "added token \"[CLS]\": \"rstrip\": true is not supported"},
+        {token(4, "[NEW]", "single_word"), false, "added token \"[NEW]\": \"single_word\": true is not supported"},
+        {token(4, "[NEW]", "lstrip"), false, "added token \"[NEW]\": \"lstrip\": true is not supported"},
+        {token(4, "[NEW]", "normalized"), true, "added token \"[NEW]\": \"normalized\": true is not supported"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.message);
+      json root = unigram_root();
+      root["added_tokens"] = json::array({c.added});
+      if (c.lowercase) root["normalizer"] = {{"type", "Lowercase"}};
+      const fs::path dir = write_tokenizer_json("deberta_tok_added", root);
+      const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+      CHECK_MESSAGE(m.find("tokenizer.json: " + c.message) != std::string::npos, m);
+      fs::remove_all(dir);
+    }
+    // What is read gives the library's ids: [NEW] at 4 (normalized, but nothing normalizes), [CLS] at 1.
+    json root = unigram_root();
+    root["added_tokens"] = json::array({token(1, "[CLS]"), token(4, "[NEW]", "normalized"), token(5, "[TWO]")});
+    root["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "first"}, {"split", true}};
+    const fs::path dir = write_tokenizer_json("deberta_tok_added", root);
+    const std::vector<std::string> lines = {"a [NEW] a", "[TWO][NEW]a", "a[CLS] a"};
+    const json theirs = run_reference({{"mode", "ids"}, {"folder", dir.string()}, {"lines", lines}});
+    const auto tok = load_tokenizer(dir.string());
+    for (size_t n = 0; n < lines.size(); ++n) {
+      CAPTURE(lines[n]);
+      CHECK(join(plain_ids(*tok, lines[n])) == join(theirs[n].get<std::vector<int64_t>>()));
+    }
+    fs::remove_all(dir);
+  }
+
   TEST_CASE("issue 59 class 4: a vocab.txt with CR-only line ends is refused for what it is") {
     // It was read as one piece and refused as "the vocabulary has no [UNK]"-like reasons.
     const fs::path dir = test::fresh_temp_dir("deberta_vocab_cr");
