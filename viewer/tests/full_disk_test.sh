@@ -15,7 +15,7 @@ rm -rf "$out"
 mkdir -p "$out/export"
 full() { ln -s /dev/full "$1"; }
 # Every file --export writes, each a link to /dev/full.
-for q in c2c c2p logits probs; do
+for q in c2c c2p p2c p2p logits probs; do
   for ext in png csv npy; do full "$out/export/$q.$ext"; done
 done
 full "$out/export/trace.safetensors"
