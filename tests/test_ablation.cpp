@@ -480,4 +480,13 @@ TEST_SUITE("ablation") {
     CHECK(a.terms[Term::p2c] == std::optional<bool>(true));
     CHECK_FALSE(a.emd);
   }
+
+  TEST_CASE("issue 59 class 7: parse_ablation_flags takes --window as `deberta predict` does (the viewer's --ablate)") {
+    // deberta-viewer --ablate "--window 1" was refused as an unknown flag; predict's --window is
+    // --max-relative-positions by another name (cli_common.cpp).
+    CHECK(parse_ablation_flags("--window 1").max_relative_positions == 1);
+    CHECK(parse_ablation_flags("--window=3 --no-emd").max_relative_positions == 3);
+    CHECK(parse_ablation_flags("--max-relative-positions 2").max_relative_positions == 2);
+    CHECK_THROWS_WITH_AS(parse_ablation_flags("--window"), doctest::Contains("missing value"), Error);
+  }
 }

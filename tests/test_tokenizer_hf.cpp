@@ -387,6 +387,174 @@ TEST_SUITE("tokenizer_hf") {
     }
   }
 
+  TEST_CASE("issue 59 class 2: Oniguruma's ^ $ \\h \\v (?m) read as the library reads them, on texts with line breaks") {
+    // PCRE2 read ^ and $ at the text's ends only, \h as horizontal space, \v as any vertical space
+    // and (?m) as "^ at every line": each pattern split these texts differently from the library.
+    const std::vector<std::string> texts = {
+        "ab\ncd", "line one\nline two\n", "\n\nx\n", "a\x0B" "b\tc 0x1F\xC2\xA0" "d", "a\r\nb\rc\x0C" "d",
+        "DEAD beef\nCafe 42\n\n", "a\nb\nc", "x \xE2\x80\xA8 y\xC2\x85z", "tab\there\nand\x0B" "vt"};
+    const char* patterns[] = {"^\\w+", "\\w+$", "^", "$", "^$", "^.", ".$", "\\h+", "\\H+", "[\\h]+", "[^\\h\\s]+",
+                              "\\v", "[\\v]", "(?m)a.b", "(?m:.+)", "(?m).+", "(?i)[a-c]+(?-i)d", "(?im)^l.+?o",
+                              ".+", "\\A\\w+", "\\w+\\z", "\\w+\\Z"};
+    for (const char* pattern : patterns) {
+      for (const char* behavior : {"Isolated", "Removed"}) {
+        const json spec = {{"type", "Split"}, {"pattern", {{"Regex", pattern}}}, {"behavior", behavior}, {"invert", false}};
+        CAPTURE(spec.dump());
+        CHECK(compare_pre_tokenizer(spec, texts) == 0);
+      }
+    }
+    for (const char* pattern : {"^", "$", "(?m)o.l"}) {
+      const json spec = {{"type", "Replace"}, {"pattern", {{"Regex", pattern}}}, {"content", "|"}};
+      CAPTURE(spec.dump());
+      CHECK(compare_normalizer(spec, texts) == 0);
+    }
+  }
+
+  TEST_CASE("issue 59 class 2: regex constructs not translated are refused, naming the file, the pattern and the construct") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"(?s)a.b", "the option (?s) is not supported"},
+        {"a(?W)\\w", "the option (?W) is not supported"},
+        {"\\V", "\\V is not supported"},
+        {"[\\H]", "\\H inside a class is not supported"},
+        {"\\Qa.b\\E", "\\Q is not supported"},
+        {"[a[bc]]", "a class inside a class is not supported"},
+        {"[a-z&&b]", "&& inside a class is not supported"},
+    };
+    for (const auto& [pattern, message] : cases) {
+      const std::string m = test::error_of([&] { tokenizer_detail::Regex::compile(pattern, "dir/tokenizer.json: pre_tokenizer Split"); });
+      CHECK_MESSAGE(m.find(std::string("dir/tokenizer.json: pre_tokenizer Split: regex /") + pattern + "/: " + message) != std::string::npos, m);
+    }
+    CHECK_NOTHROW(tokenizer_detail::Regex::compile("[[:alpha:]]+", "w"));  // a POSIX class inside a class stays
+  }
+
+  TEST_CASE("issue 59 class 2: a match error (PCRE2's match limit) is an error naming the file and pattern, not the end of the matches") {
+    // (a|aa)+c backtracks exponentially on a run of a's without a c after it: PCRE2 gives up at its
+    // match limit. find_all took that for "no more matches" and dropped the later matches silently.
+    const auto regex = tokenizer_detail::Regex::compile("(a|aa)+c|x", "dir/tokenizer.json: pre_tokenizer Split");
+    const std::string text = std::string(60, 'a') + "! x c";
+    const std::string m = test::error_of([&] { regex->find_all(text); });
+    CHECK_MESSAGE(m.find("dir/tokenizer.json: pre_tokenizer Split: regex /(a|aa)+c|x/ failed at byte 0 of a 65-byte text") != std::string::npos, m);
+    CHECK_MESSAGE(m.find("limit") != std::string::npos, m);
+    CHECK(regex->find_all("aac x").size() == 2);  // below the limit, every match
+  }
+
+  TEST_CASE("issue 59 class 4: a Unigram piece listed twice takes its last entry's id and score, as the library does") {
+    // "▁a" at ids 3 (score -1) and 6 (score -0.5), "▁ab" at 5: the first entry won before (ids 3),
+    // and with -0.5 the lattice prefers ▁a + b over ▁ab.
+    json root = unigram_root();
+    root["model"]["vocab"] = json::array({json::array({"[UNK]", 0.0}), json::array({"[CLS]", 0.0}), json::array({"[SEP]", 0.0}),
+                                          json::array({"\xE2\x96\x81" "a", -1.0}), json::array({"b", -3.0}),
+                                          json::array({"\xE2\x96\x81" "ab", -4.0}), json::array({"\xE2\x96\x81" "a", -0.5})});
+    root["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "always"}, {"split", true}};
+    const fs::path dir = write_tokenizer_json("deberta_tok_duplicate_piece", root);
+    const std::vector<std::string> lines = {"a", "ab", "a ab b", "aab"};
+    const json theirs = run_reference({{"mode", "ids"}, {"folder", dir.string()}, {"lines", lines}});
+    const auto tok = load_tokenizer(dir.string());
+    for (size_t n = 0; n < lines.size(); ++n) {
+      CAPTURE(lines[n]);
+      CHECK(join(plain_ids(*tok, lines[n])) == join(theirs[n].get<std::vector<int64_t>>()));
+    }
+    CHECK(plain_ids(*tok, "a") == std::vector<int64_t>{6});
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("issue 59 class 6: work is bounded: a long Prepend, Replace content or Unigram piece is refused, naming the file and the limit") {
+    // Prepend of 20,000 characters with 24 KB of text reached 2.26 GB; a 100,000-byte Unigram piece
+    // with a 99,999-character word ran past 60 s.
+    struct Case {
+      const char* key;
+      json value;
+      std::string message;
+    };
+    const Case cases[] = {
+        {"normalizer", {{"type", "Prepend"}, {"prepend", std::string(20000, 'x')}},
+         "tokenizer.json: normalizer Prepend: \"prepend\" is 20000 bytes long, more than the limit of 256 bytes"},
+        {"normalizer", {{"type", "Sequence"}, {"normalizers", {{{"type", "Replace"}, {"pattern", {{"String", "a"}}}, {"content", std::string(300, 'y')}}}}},
+         "tokenizer.json: normalizer Replace: \"content\" is 300 bytes long, more than the limit of 256 bytes"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.message);
+      json root = unigram_root();
+      root[c.key] = c.value;
+      const fs::path dir = write_tokenizer_json("deberta_tok_bounded", root);
+      const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+      CHECK_MESSAGE(m.find(c.message) != std::string::npos, m);
+      fs::remove_all(dir);
+    }
+    json root = unigram_root();
+    root["model"]["vocab"].push_back(json::array({std::string(100000, 'a'), -1.0}));
+    const fs::path dir = write_tokenizer_json("deberta_tok_bounded", root);
+    const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("tokenizer.json: Unigram piece 4 is 100000 bytes long, more than the limit of 1024 bytes a piece") != std::string::npos, m);
+    fs::remove_all(dir);
+    json fine = unigram_root();  // at the limits: read
+    fine["normalizer"] = {{"type", "Prepend"}, {"prepend", std::string(256, 'x')}};
+    fine["model"]["vocab"].push_back(json::array({std::string(1024, 'a'), -1.0}));
+    const fs::path ok = write_tokenizer_json("deberta_tok_bounded", fine);
+    CHECK_NOTHROW(load_tokenizer(ok.string()));
+    fs::remove_all(ok);
+  }
+
+  TEST_CASE("issue 59 class 3: added tokens: flags not read and ids the library renumbers are refused, naming the token and the value") {
+    // Only id, content and the mask's lstrip were read: rstrip, single_word, lstrip, normalized were
+    // ignored, and a declared id that the library renumbers (a collision with a vocabulary piece, an
+    // id past the vocabulary) was kept: different ids from the library, silently.
+    auto token = [](int64_t id, const char* content, const char* flag = nullptr) {
+      json t = {{"id", id}, {"content", content}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                {"normalized", false}, {"special", false}};
+      if (flag) t[flag] = true;
+      return t;
+    };
+    struct Case {
+      json added;
+      bool lowercase;
+      std::string message;
+    };
+    const Case cases[] = {
+        {token(3, "[NEW]"), false, "added token \"[NEW]\" declares id 3, but the library numbers it 4"},
+        {token(99, "[NEW]"), false, "added token \"[NEW]\" declares id 99, but the library numbers it 4"},
+        {token(2, "[CLS]"), false, "added token \"[CLS]\" declares id 2, but the library numbers it 1 (its id in the model's vocabulary)"},
+        {token(1, "[CLS]", "rstrip"), false, "added token \"[CLS]\": \"rstrip\": true is not supported"},
+        {token(4, "[NEW]", "single_word"), false, "added token \"[NEW]\": \"single_word\": true is not supported"},
+        {token(4, "[NEW]", "lstrip"), false, "added token \"[NEW]\": \"lstrip\": true is not supported"},
+        {token(4, "[NEW]", "normalized"), true, "added token \"[NEW]\": \"normalized\": true is not supported"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.message);
+      json root = unigram_root();
+      root["added_tokens"] = json::array({c.added});
+      if (c.lowercase) root["normalizer"] = {{"type", "Lowercase"}};
+      const fs::path dir = write_tokenizer_json("deberta_tok_added", root);
+      const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+      CHECK_MESSAGE(m.find("tokenizer.json: " + c.message) != std::string::npos, m);
+      fs::remove_all(dir);
+    }
+    // What is read gives the library's ids: [NEW] at 4 (normalized, but nothing normalizes), [CLS] at 1.
+    json root = unigram_root();
+    root["added_tokens"] = json::array({token(1, "[CLS]"), token(4, "[NEW]", "normalized"), token(5, "[TWO]")});
+    root["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\xE2\x96\x81"}, {"prepend_scheme", "first"}, {"split", true}};
+    const fs::path dir = write_tokenizer_json("deberta_tok_added", root);
+    const std::vector<std::string> lines = {"a [NEW] a", "[TWO][NEW]a", "a[CLS] a"};
+    const json theirs = run_reference({{"mode", "ids"}, {"folder", dir.string()}, {"lines", lines}});
+    const auto tok = load_tokenizer(dir.string());
+    for (size_t n = 0; n < lines.size(); ++n) {
+      CAPTURE(lines[n]);
+      CHECK(join(plain_ids(*tok, lines[n])) == join(theirs[n].get<std::vector<int64_t>>()));
+    }
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("issue 59 class 4: a vocab.txt with CR-only line ends is refused for what it is") {
+    // It was read as one piece and refused as "the vocabulary has no [UNK]"-like reasons.
+    const fs::path dir = test::fresh_temp_dir("deberta_vocab_cr");
+    std::ofstream(dir / "vocab.txt", std::ios::binary) << "[PAD]\r[UNK]\r[CLS]\r[SEP]\r[MASK]\ra\r";
+    const std::string m = test::error_of([&] { load_tokenizer(dir.string()); });
+    CHECK_MESSAGE(m.find("vocab.txt: line 1 holds a carriage return inside it (CR-only line ends?)") != std::string::npos, m);
+    std::ofstream(dir / "vocab.txt", std::ios::binary) << "[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\na\r\n";  // CRLF: read
+    CHECK_NOTHROW(load_tokenizer(dir.string()));
+    fs::remove_all(dir);
+  }
+
   TEST_CASE("WordPiece by hand: longest match first, ## continuations, long and uncovered words are one [UNK]") {
     const fs::path dir = test::fresh_temp_dir("deberta_wordpiece_hand");
     std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nun\n##aff\n##able\nunaff\n##a\n##b\n.\n\xE4\xB8\xAD\n";

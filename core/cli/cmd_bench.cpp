@@ -293,14 +293,15 @@ void register_bench(CLI::App* app) {
     set_num_threads(args->threads);
     const int64_t N = args->seq;
     // The one length rule (check_input_length), before a preset's weights are made: --seq 100000
-    // allocated 1 GB before it was refused (issue 44, class 3).
-    if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset);
+    // allocated 1 GB before it was refused (issue 44, class 3). A preset has an MLM head and an
+    // absolute position table (make_preset_model), so its EMD runs and reads P's first N rows.
+    if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset, true);
     const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
-    check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset);
-    const Inputs in = bench_inputs(model.config, N);
-    const std::vector<int64_t> positions = bench_positions(N);  // ~15% of the tokens
     const bool decoder = model.weights.lm_head.has_value();
     const bool emd = decoder && runs_emd(model);
+    check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset, emd);
+    const Inputs in = bench_inputs(model.config, N);
+    const std::vector<int64_t> positions = bench_positions(N);  // ~15% of the tokens
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
     const std::string name = args->preset.empty() ? args->model : args->preset;
     if (args->rerun) return bench_rerun(*args, model, in, positions, level, name);

@@ -8,7 +8,9 @@
 
 #include "deberta/backend.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 int main(int argc, char** argv) {
   CLI::App app{"DeBERTa Explorer: a float64 reference implementation of DeBERTa (He et al., ICLR 2021) "
@@ -44,6 +46,13 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "deberta: %s\n", e.what());
+    return 1;
+  }
+  // A write is done when the close succeeds: standard output on a full disk (or a closed pipe) is
+  // an error, never exit 0 (issue 59, class 5). Files (dump --out) are checked by OutputFile.
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "deberta: cannot write standard output: %s\n", errno ? std::strerror(errno) : "write error");
     return 1;
   }
   return 0;

@@ -226,6 +226,29 @@ struct PyModel {
   /// DEBERTA_BACKEND). Fixed at load.
   std::optional<deberta::Backend> backend;
 
+  /// The engine the workspace's position table was projected on (at load, by set_tensor, or by the
+  /// last call that found another engine current). Read under `lock`, written under its write side.
+  deberta::Backend workspace_engine = deberta::Backend::Fast;
+
+  /// `lock`'s read side for a call on the engine now current (the caller's ModelEngine in force).
+  /// When the position table was projected on another engine, it is projected again first, under
+  /// the write side: every forward reads projections made on its own engine, so a model loaded on
+  /// the fast engine and run after set_backend("reference") gives the reference engine's bits
+  /// (issue 59, class 7; they differed by 8.4e-15).
+  std::shared_lock<std::shared_mutex> read_on_engine() {
+    for (;;) {
+      auto held = lock.read();
+      if (workspace_engine == deberta::backend()) return held;
+      held.unlock();
+      const auto exclusive = lock.write();
+      if (workspace_engine != deberta::backend()) {
+        model.weights_changed();
+        (void)model.workspace.positions(model);
+        workspace_engine = deberta::backend();
+      }
+    }
+  }
+
   mutable std::mutex index_mutex;                 ///< guards index_cache (file_index)
   mutable std::optional<TensorMap> index_cache;  ///< the weights file's names, dtypes, shapes
 
@@ -349,6 +372,7 @@ struct PyModel {
     model.weights = std::move(w);
     model.weights_changed();
     (void)model.workspace.positions(model);
+    workspace_engine = deberta::backend();
     edits[name] = std::move(value);
   }
 
@@ -607,12 +631,13 @@ std::shared_ptr<PyModel> load_model(const py::object& path_arg, const py::object
   if (!backend_arg.is_none()) {
     const std::string name = as_str(backend_arg, "load_model(): backend");
     if (name != "fast" && name != "reference")
-      throw value_error("load_model(): backend must be 'fast' or 'reference', got '" + name + "'");
+      throw value_error("load_model(): backend must be 'fast' or 'reference', got " + quoted(name));
     m->backend = deberta::parse_backend(name, "load_model(): backend");
   }
   without_gil([&] {
     const ModelEngine engine(m->backend);  // the position table is projected on the model's engine
     m->model = deberta::load_model(path);
+    m->workspace_engine = deberta::backend();
     const std::optional<FileIdentity> id = identity_of(m->model.weights_path);
     if (!id) throw Error(m->model.weights_path + ": cannot stat the weights file after reading it");
     m->loaded_file = *id;
@@ -653,8 +678,8 @@ py::dict forward(const py::object& model, const py::object& input_ids, const py:
   TensorMap out;
   std::string warning;
   without_gil([&] {
-    const auto held = m.lock.read();
     const ModelEngine engine(m.backend);
+    const auto held = m.read_on_engine();
     const deberta::Inputs inputs = deberta::inputs_from_tensors(in, "forward()");
     const std::vector<int64_t> positions = deberta::masked_positions_from_tensors(in, "forward()");
     const Ablation a = deberta::normalized(m.model, requested);
@@ -716,8 +741,8 @@ py::list predict(const py::object& model, const py::object& text_arg, const py::
   TextInput in;
   std::vector<deberta::MaskPrediction> preds;
   without_gil([&] {
-    const auto held = m.lock.read();
     const ModelEngine engine(m.backend);
+    const auto held = m.read_on_engine();
     in = text_input(m, text, "predict");
     preds = deberta::predict_masked(m.model, in.inputs, in.positions, deberta::normalized(m.model, requested), top_k);
   });
@@ -738,8 +763,8 @@ py::dict ablate(const py::object& model, const py::object& text_arg, const py::o
   Ablation a;
   std::string description;
   without_gil([&] {
-    const auto held = m.lock.read();
     const ModelEngine engine(m.backend);
+    const auto held = m.read_on_engine();
     in = text_input(m, text, "ablate");
     a = deberta::normalized(m.model, requested);
     baseline = deberta::predict_masked(m.model, in.inputs, in.positions, {}, top_k);
@@ -970,7 +995,11 @@ PYBIND11_MODULE(deberta_explorer, mod) {
   mod.def("set_backend",
           [](const py::object& name) {
             try {
-              deberta::set_backend(deberta::parse_backend(as_str(name, "set_backend(): backend"), "set_backend"));
+              const std::string value = as_str(name, "set_backend(): backend");
+              // The value quoted whole (a NUL as \x00): Python's message would end at a raw NUL.
+              if (value != "fast" && value != "reference")
+                throw value_error("set_backend(): backend " + quoted(value) + ": expected fast or reference");
+              deberta::set_backend(deberta::parse_backend(value, "set_backend"));
             } catch (const Error& e) {
               throw value_error(e.what());
             }

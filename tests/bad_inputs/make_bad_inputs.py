@@ -350,6 +350,28 @@ case("cfg_fifo", "dump --model {tmp}/deberta_fifo_dir --ids 1,2,3 --out {tmp}/o.
      what="opening the FIFO waited forever")
 cases[-1]["setup"] = ("rm -rf {tmp}/deberta_fifo_dir && mkdir -p {tmp}/deberta_fifo_dir && mkfifo {tmp}/deberta_fifo_dir/config.json"
                       " && cp {cases}/dir_no_config/model.safetensors {tmp}/deberta_fifo_dir/")
+# Issue 59, class 1: an spm.model whose one piece is 150,000 bytes overflowed the stack inside
+# libsentencepiece's trie builder (a signal in deberta, the viewer and Python). A piece appended to
+# the bundled 8,000-piece model (ModelProto field 1: a SentencePiece whose field 1 is the piece).
+def pb_len(field, payload):
+    key, n, out = bytes([(field << 3) | 2]), len(payload), b""
+    while True:
+        out += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if not n:
+            break
+    return key + out + payload
+
+
+d = os.path.join(OUT, "tok_spm_huge_piece")
+os.makedirs(d, exist_ok=True)
+for f in ("config.json", "model.safetensors"):
+    shutil.copy(os.path.join(V3, f), os.path.join(d, f))
+with open(os.path.join(d, "spm.model"), "wb") as f:
+    f.write(open(os.path.join(BUNDLED, "spm.model"), "rb").read() + pb_len(1, pb_len(1, b"a" * 150000)))
+case("tok_spm_huge_piece", "tokenize --model {cases}/tok_spm_huge_piece --text hello",
+     "spm.model: piece 8000 is 150000 bytes long, more than the limit of 4096 bytes a piece",
+     what="stack overflow in libsentencepiece's trie builder")
 case("tok_spm_dev_zero", "tokenize --model {tmp}/deberta_devzero --text hello", "not a regular file", what="read /dev/zero whole")
 cases[-1]["setup"] = ("rm -rf {tmp}/deberta_devzero && mkdir -p {tmp}/deberta_devzero && cp {cases}/tok_bad_spm/config.json "
                       "{cases}/tok_bad_spm/model.safetensors {tmp}/deberta_devzero/ && ln -s /dev/zero {tmp}/deberta_devzero/spm.model")
@@ -440,9 +462,14 @@ case("opt_bench_threads_huge", "bench --preset tiny --seq 4 --threads 100000", "
 
 # Issue 44, class 3: one length rule. `dump --ids` took 129 ids on a 128-position model (predict
 # refused them); one position given 40,000 times cost 2.5 GB; bench --seq 100000 made a model first.
-case("len_dump_ids_over_positions", "dump --model {golden}/v1_c2p_only --ids \"$(printf '1,%.0s' $(seq 1 64))1\" "
-     "--out {tmp}/o.safetensors", "65 tokens, more than max_position_embeddings = 64",
+# Issue 59, class 8: refused only where a position past the table is read — here the embeddings'
+# absolute positions (position_biased_input, 32 positions); v1_c2p_only reads none and computes.
+case("len_dump_ids_over_positions", "dump --model {golden}/../golden_extra/v1_mlm_pbi --ids \"$(printf '1,%.0s' $(seq 1 32))1\" "
+     "--out {tmp}/o.safetensors", "33 tokens, more than max_position_embeddings = 32",
      what="dump --ids ran past max_position_embeddings")
+case("len_dump_ids_relative_only", "dump --model {golden}/v1_c2p_only --ids \"$(printf '1,%.0s' $(seq 1 64))1\" "
+     "--out {tmp}/o.safetensors", "wrote", exit_code=0,
+     what="refused in round 4 though nothing reads a position past the table (Hugging Face computes it)")
 case("len_dump_mlm_repeated", "dump --model {golden}/v1_c2p_only --ids 1,5,6,2 --mlm \"$(printf '2,%.0s' $(seq 1 39999))2\" "
      "--out {tmp}/o.safetensors", "masked position 2 is given more than once", what="40,000 copies took 2.5 GB")
 case("len_bench_seq_huge", "bench --preset tiny --seq 100000 --repeat 1", "100000 tokens, more than max_position_embeddings = 512",

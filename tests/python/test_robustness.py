@@ -341,9 +341,14 @@ def test_an_int_of_10_to_the_400_is_a_short_value_error(v3, tiny):
 
 
 def test_an_input_longer_than_the_model_is_invalid_input(v3, tiny):
-    """100,000 ids: InvalidInputError (a ValueError) naming max_position_embeddings, before any work."""
+    """100,000 ids: InvalidInputError (a ValueError) naming max_position_embeddings, before any work,
+    where a position past the table is read (here the EMD's I = H + P; issue 59, class 8). The
+    encoder alone reads none: its 100,000 tokens are refused by the memory guard, naming the size."""
+    with pytest.raises(dx.Error, match="100000 tokens need"):
+        dx.forward(v3, np.ones(100_000, dtype=np.int64))
     cases = [
-        (lambda: dx.forward(v3, np.ones(100_000, dtype=np.int64)), "input has 100000 tokens, more than max_position_embeddings = 32"),
+        (lambda: dx.forward(v3, np.ones(100_000, dtype=np.int64), masked_positions=[0]),
+         "input has 100000 tokens, more than max_position_embeddings = 32"),
         (lambda: dx.forward(v3, [[1] * 33], masked_positions=[0]), "input has 33 tokens, more than max_position_embeddings = 32"),
         (lambda: dx.predict(tiny, "a " * 5000 + "[MASK]"), "tokens, more than max_position_embeddings = 128"),
         (lambda: dx.ablate(tiny, "a " * 5000 + "[MASK]", c2p=False), "tokens, more than max_position_embeddings = 128"),
@@ -429,3 +434,42 @@ def test_threads_share_a_model_without_deadlock(source_dir):
         print("ok")
     """, timeout=120)
     assert out.strip() == "ok"
+
+
+def test_issue59_class7_set_backend_after_a_fast_load_gives_the_reference_engines_bits(source_dir):
+    """The position projections were made at load time on the engine then current: a model loaded
+    on the fast engine and run after set_backend("reference") differed from a reference-loaded
+    model by 8.4e-15. Every forward now reads projections made on its own engine, both ways."""
+    golden = read_safetensors(source_dir / "notebooks_data/golden/v3_emd/golden.safetensors")
+    ids = np.arange(1, 41, dtype=np.int64) * 37 % 7000 + 5
+    cases = [
+        (source_dir / "notebooks_data/golden/v3_emd", (golden["input_ids"], golden["attention_mask"], golden["token_type_ids"])),
+        (source_dir / TINY, (ids,)),
+    ]
+    before = dx.backend()
+    try:
+        for case, args in cases:
+            dx.set_backend("fast")
+            loaded_fast = dx.load_model(str(case))
+            dx.set_backend("reference")
+            loaded_reference = dx.load_model(str(case))
+            for model, label in ((loaded_fast, "fast-loaded"), (loaded_reference, "reference-loaded")):
+                for engine in ("reference", "fast", "reference"):
+                    dx.set_backend(engine)
+                    got = dx.forward(model, *args)
+                    fresh = dx.forward(dx.load_model(str(case)), *args)
+                    for name in fresh:
+                        assert np.array_equal(got[name], fresh[name]), \
+                            f"{case.name}: {label} model on {engine}: {name} differs from a model loaded on {engine}"
+    finally:
+        dx.set_backend(before)
+
+
+def test_issue59_class7_set_backend_message_shows_the_whole_value():
+    """set_backend("reference\\x00x")'s message was cut at the NUL ("... 'reference")."""
+    with pytest.raises(ValueError) as caught:
+        dx.set_backend("reference\x00x")
+    assert "'reference\\x00x'" in str(caught.value), str(caught.value)
+    with pytest.raises(ValueError) as caught:
+        dx.load_model("unused", backend="fast\x00x")
+    assert "'fast\\x00x'" in str(caught.value), str(caught.value)

@@ -1,12 +1,17 @@
 // file_writers.cpp — PNG through stb_image_write (implementation in Debian's libstb), CSV and .npy by hand.
-// The error messages are English (the exporters' reports, exporters.cpp).
+// Every file goes through deberta::OutputFile: a failed write, flush or close is "cannot write PATH:
+// <reason>" (issue 59, class 5), never a report of success. The error messages are English (the
+// exporters' reports, exporters.cpp).
 #include "export/file_writers.h"
+
+#include "deberta/output_file.h"
+#include "deberta/tensor.h"  // Error
 
 #include <stb_image_write.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 
 namespace viewer {
 
@@ -25,7 +30,19 @@ std::string write_png_rgba(const std::string& path, int width, int height, const
                   flipped.data() + static_cast<size_t>(height - 1 - y) * stride);
     rows = flipped.data();
   }
-  return stbi_write_png(path.c_str(), width, height, 4, rows, static_cast<int>(stride)) ? "" : "cannot write " + path;
+  // stb encodes into memory; the file is written and closed (and checked) by OutputFile.
+  std::string png;
+  auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 4, rows, static_cast<int>(stride)))
+    return "cannot write " + path + ": the PNG encoder failed";
+  try {
+    deberta::write_whole_file(path, png);
+  } catch (const deberta::Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 std::string write_npy(const std::string& path, const deberta::Matrix& m) {
@@ -34,21 +51,24 @@ std::string write_npy(const std::string& path, const deberta::Matrix& m) {
                        std::to_string(m.cols()) + "), }";
   const size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return "cannot write " + path;
-  out.write("\x93NUMPY\x01\x00", 8);
-  const uint16_t len = static_cast<uint16_t>(header.size());
-  const char len_le[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  out.write(len_le, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(m.data()), static_cast<std::streamsize>(m.size() * sizeof(double)));
-  return out ? "" : "write error on " + path;
+  try {
+    deberta::OutputFile out(path);
+    out.write("\x93NUMPY\x01\x00", 8);
+    const uint16_t len = static_cast<uint16_t>(header.size());
+    const char len_le[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+    out.write(len_le, 2);
+    out.write(header);
+    out.write(m.data(), static_cast<size_t>(m.size()) * sizeof(double));
+    out.close();
+  } catch (const deberta::Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 std::string write_csv(const std::string& path, const deberta::Matrix& m, const std::string& corner,
                       const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels) {
-  std::ofstream out(path);
-  if (!out) return "cannot write " + path;
+  std::ostringstream out;
   auto quote = [](const std::string& t) {
     std::string o = "\"";
     for (char ch : t) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -69,7 +89,12 @@ std::string write_csv(const std::string& path, const deberta::Matrix& m, const s
     }
     out << "\n";
   }
-  return out ? "" : "write error on " + path;
+  try {
+    deberta::write_whole_file(path, out.str());
+  } catch (const deberta::Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace viewer

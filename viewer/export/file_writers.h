@@ -15,19 +15,19 @@ namespace viewer {
 
 /// Writes `height` rows of `width` RGBA pixels (4 bytes each, rows packed, `rgba` holds
 /// width·height·4 bytes) as a PNG. `flip_rows`: the first row in memory is the bottom of the image
-/// (OpenGL's glReadPixels order). Errors: "cannot write PATH" (stb_image_write failed), a size
-/// that does not match the buffer.
+/// (OpenGL's glReadPixels order). Errors: "cannot write PATH: reason" (stb's encoder failed, or a
+/// write, the flush or the close failed: deberta::OutputFile), a size that does not match the buffer.
 std::string write_png_rgba(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba,
                            bool flip_rows = false);
 
 /// Writes `m [R, C]` as NumPy format 1.0: '<f8', C order, shape (R, C), the header padded to 64
-/// bytes. Errors: "cannot write PATH", "write error on PATH".
+/// bytes. Errors: "cannot write PATH: reason" (the open, a write, the flush or the close).
 std::string write_npy(const std::string& path, const deberta::Matrix& m);
 
 /// Writes `m [R, C]` as CSV with 17 significant digits: a header row (`corner`, then
 /// `col_labels`), then one row per matrix row led by its `row_labels` entry. Labels are quoted,
 /// quotes doubled. `row_labels` has R entries, `col_labels` C (missing ones are written empty).
-/// Errors: "cannot write PATH", "write error on PATH".
+/// Errors: "cannot write PATH: reason" (the open, a write, the flush or the close).
 std::string write_csv(const std::string& path, const deberta::Matrix& m, const std::string& corner,
                       const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels);
 

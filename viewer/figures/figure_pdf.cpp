@@ -5,12 +5,16 @@
 #include "figures/diagrams.h"
 #include "figures/figure_draw.h"
 
+#include "deberta/output_file.h"
+#include "deberta/tensor.h"  // Error
 #include "deberta/tokenizer.h"
 
 #include <cairo-pdf.h>
 #include <cairo.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
 
 namespace viewer {
 
@@ -91,11 +95,33 @@ struct CairoCanvas : Canvas {
   void color_bar(const ColorScale& scale, double x, double y, double w, double h) override { cells(bar_ramp(scale, 256), scale, x, y, w, h); }
 };
 
-/// Draws `draw` on a new PDF surface of `width` × `height` pt at `path`: "" or "figure: cannot
-/// write PATH (cairo's error)".
+/// Draws `draw` on a new PDF surface of `width` × `height` pt written to `path`: "" or "figure:
+/// cannot write PATH (reason)". cairo writes through OutputFile (cairo's own file stream buffers, and
+/// a full disk at its close was reported as written): every write, the flush and the close checked.
 template <class Draw>
 std::string pdf(const std::string& path, double width, double height, Draw draw) {
-  cairo_surface_t* surf = cairo_pdf_surface_create(path.c_str(), width, height);
+  std::unique_ptr<deberta::OutputFile> file;
+  try {
+    file = std::make_unique<deberta::OutputFile>(path);
+  } catch (const deberta::Error& e) {
+    return std::string("figure: ") + e.what();
+  }
+  struct Sink {
+    deberta::OutputFile* file;
+    std::string error;  ///< the first failed write's message
+  } sink{file.get(), ""};
+  auto write = [](void* closure, const unsigned char* data, unsigned int length) {
+    auto* s = static_cast<Sink*>(closure);
+    if (!s->error.empty()) return CAIRO_STATUS_WRITE_ERROR;
+    try {
+      s->file->write(data, length);
+    } catch (const deberta::Error& e) {
+      s->error = e.what();
+      return CAIRO_STATUS_WRITE_ERROR;
+    }
+    return CAIRO_STATUS_SUCCESS;
+  };
+  cairo_surface_t* surf = cairo_pdf_surface_create_for_stream(write, &sink, width, height);
   if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
     const std::string err = cairo_status_to_string(cairo_surface_status(surf));
     cairo_surface_destroy(surf);
@@ -109,7 +135,13 @@ std::string pdf(const std::string& path, double width, double height, Draw draw)
   cairo_surface_finish(surf);
   const cairo_status_t st = drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surf);
   cairo_surface_destroy(surf);
+  if (!sink.error.empty()) return "figure: " + sink.error;
   if (st != CAIRO_STATUS_SUCCESS) return "figure: cannot write " + path + " (" + cairo_status_to_string(st) + ")";
+  try {
+    file->close();
+  } catch (const deberta::Error& e) {
+    return std::string("figure: ") + e.what();
+  }
   return "";
 }
 

@@ -13,6 +13,8 @@
 
 #include "figures/diagrams.h"
 
+#include "deberta/output_file.h"
+#include "deberta/tensor.h"  // Error
 #include "deberta/tokenizer.h"
 
 #include <algorithm>
@@ -312,12 +314,14 @@ std::string svg_document(double width, double height, const std::string& title, 
          " " + SvgCanvas::num(height) + "\">\n<title>" + xml_escape(title) + "</title>\n" + body + "</svg>\n";
 }
 
-/// Writes `text` to `path`: "" or "figure: cannot write PATH (reason)".
+/// Writes `text` to `path`: "" or "figure: cannot write PATH: reason" (OutputFile: the close checked).
 std::string write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file) file << text;
-  file.close();
-  return file ? "" : "figure: cannot write " + path + " (" + std::strerror(errno) + ")";
+  try {
+    deberta::write_whole_file(path, text);
+  } catch (const deberta::Error& e) {
+    return std::string("figure: ") + e.what();
+  }
+  return "";
 }
 
 std::vector<std::string> split_lines(const std::string& s) {

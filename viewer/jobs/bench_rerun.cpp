@@ -81,9 +81,8 @@ int run_bench_rerun(const BenchRerunOptions& o) {
       f.text = o.text, f.ids_text = o.ids, f.mask_id = static_cast<int>(mask);
       base = tokenize_fields(*lm, f).inputs.input_ids;
     }
-    if (n > c.max_position_embeddings)
-      throw deberta::Error(std::to_string(n) + " tokens: more than max_position_embeddings = " +
-                           std::to_string(c.max_position_embeddings));
+    // The core's one length rule; the worker runs the decoder, so the EMD's I = H + P counts.
+    deberta::check_input_length(c, n, o.model, deberta::runs_emd(lm->model));
     const int64_t layer = std::clamp<int64_t>(o.layer, 0, std::max<int64_t>(L - 1, 0));
     std::printf("bench-rerun: %s (%s), N = %lld, %d threads, %d toggles each way.\n"
                 "ms until the worker publishes the result (\"shown\": grid, predictions) and until the terms of "

@@ -7,6 +7,7 @@
 //  * the layout's text widths (FigureFont, no cairo: the page measures alike) equal cairo's on
 //    the strings a figure holds, at the sizes it uses, so the desktop's figures stayed byte-identical;
 //  * the writers' refusals: a spec's problem, no maps, an unknown extension.
+#include "export/file_writers.h"
 #include "figures/figure_export.h"
 #include "figures/figure_font.h"
 
@@ -199,4 +200,43 @@ TEST_CASE("the writers refuse what they cannot draw") {
   CHECK(write_figure(sample_spec(), "a.eps") == "figure: a.eps: unknown format (use .pdf or .svg)");
   CHECK(!std::filesystem::exists(temp_path("x.svg")));
   CHECK(!std::filesystem::exists(temp_path("x.png")));
+}
+
+TEST_CASE("issue 59 class 5: every writer reports a full disk, naming the path, never \"wrote\"") {
+  // The output path is a symlink to /dev/full: open succeeds, every write (or the flush at close)
+  // fails with ENOSPC. stb, cairo and ofstream buffered, and the close went unchecked: "wrote …".
+  const std::string dir = temp_path("full");
+  std::filesystem::create_directories(dir);
+  auto link = [&](const std::string& name) {
+    const std::string p = dir + "/" + name;
+    std::filesystem::remove(p);
+    std::filesystem::create_symlink("/dev/full", p);
+    return p;
+  };
+  deberta::Matrix m(3, 4);
+  m.setConstant(0.25);
+  const std::vector<uint8_t> rgba(4 * 3 * 4, 200);
+  struct Kind {
+    std::string path;
+    std::string status;
+  };
+  std::vector<Kind> kinds;
+  std::string p = link("map.pdf");
+  kinds.push_back({p, write_figure(sample_spec(), p)});
+  p = link("map.svg");
+  kinds.push_back({p, write_figure(sample_spec(), p)});
+  p = link("map.png");
+  kinds.push_back({p, write_figure_png(sample_spec(), p)});
+  p = link("window.png");
+  kinds.push_back({p, write_png_rgba(p, 4, 3, rgba, true)});
+  p = link("c2c.npy");
+  kinds.push_back({p, write_npy(p, m)});
+  p = link("c2c.csv");
+  kinds.push_back({p, write_csv(p, m, "q", {"a", "b", "c"}, {"w", "x", "y", "z"})});
+  for (const Kind& k : kinds) {
+    CAPTURE(k.path);
+    CHECK_MESSAGE(k.status.rfind("wrote", 0) == std::string::npos, k.status);
+    CHECK_MESSAGE(k.status.find("cannot write " + k.path + ": No space left on device") != std::string::npos, k.status);
+  }
+  std::filesystem::remove_all(dir);
 }

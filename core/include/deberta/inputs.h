@@ -38,7 +38,8 @@ struct TokenizedInput {
 /// silently dropped); a mask id outside [0, vocab_size); text or a pair without a tokenizer
 /// (naming `tokenizer_error` when given); token types of another length than the ids; an id
 /// outside [0, vocab_size); a token type outside [0, max(type_vocab_size, 1)); more tokens than
-/// max_position_embeddings (`check_input_length`); a position outside [0, N) or given twice.
+/// max_position_embeddings where the embeddings read absolute positions (`check_input_length`; the
+/// EMD's rule is checked by the forward that runs it); a position outside [0, N) or given twice.
 TokenizedInput tokenize_input(const Model& model, const Tokenizer* tokenizer, const InputRequest& request,
                               const std::string& tokenizer_error = "");
 

@@ -136,14 +136,17 @@ struct Inputs {
 /// show and dump is what the embeddings used. `[N]` in, `[N]` out. Errors: none.
 void zero_unused_token_types(const ModelConfig& c, Inputs* inputs);
 
-/// The one length rule of every frontend (issue 44, class 3): an input of `n` tokens is refused
-/// (InvalidInput: "input has n tokens, more than max_position_embeddings = m of DIR") when n exceeds
-/// the model's max_position_embeddings, and when it is 0. `forward` and `tokenize_input` call it
-/// before allocating anything, so `dump --ids`, `predict`, the Python module, `bench` and the
-/// viewer refuse the same inputs with the same message. (HF's relative-position models run longer
-/// inputs; a reference whose absolute tables — the EMD's P, the embeddings' positions — end at m has
-/// no defined result past it, and this project keeps one rule.)
-void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name);
+/// The one length rule of every frontend (issue 44, class 3; issue 59, class 8): an input of `n`
+/// tokens is refused (InvalidInput: "input has n tokens, more than max_position_embeddings = m of
+/// DIR") when it has none, and when n exceeds the model's max_position_embeddings where a position
+/// past the absolute table would be read: the embeddings add absolute positions
+/// (`position_biased_input`), or `emd` — the Enhanced Mask Decoder runs after this encoder, with
+/// I = H + P (`emd_position`). Otherwise any length computes, as Hugging Face's models do (relative
+/// positions are clamped to the relative table or bucketed); the N × N memory guard
+/// (ops::check_attention_memory) still bounds it. `forward` and `tokenize_input` call it before
+/// allocating anything, so `dump --ids`, `predict`, the Python module, `bench` and the viewer
+/// refuse the same inputs with the same message.
+void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name, bool emd = false);
 
 /// Positions whose id is `mask_id`, in order.
 std::vector<int64_t> find_mask_positions(const Inputs& inputs, int64_t mask_id);

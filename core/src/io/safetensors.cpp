@@ -1,5 +1,7 @@
 #include "deberta/safetensors.h"
 
+#include "deberta/output_file.h"
+
 #include "deberta/file_limits.h"
 
 #include <nlohmann/json.hpp>
@@ -390,18 +392,15 @@ void write_safetensors(const std::string& path, const TensorMap& tensors,
   }
   std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
   while ((text.size() + 8) % 8 != 0) text += ' ';
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot open for writing");
+  OutputFile out(path);  // every failure, the close's included, is an Error naming the path
   const uint64_t n = text.size();
-  out.write(reinterpret_cast<const char*>(&n), 8);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.write(&n, 8);
+  out.write(text);
   for (const auto& [name, t] : tensors) {
-    if (dtype_is_integer(t.dtype))
-      out.write(reinterpret_cast<const char*>(t.i.data()), static_cast<std::streamsize>(t.i.size() * 8));
-    else
-      out.write(reinterpret_cast<const char*>(t.f.data()), static_cast<std::streamsize>(t.f.size() * 8));
+    if (dtype_is_integer(t.dtype)) out.write(t.i.data(), t.i.size() * 8);
+    else out.write(t.f.data(), t.f.size() * 8);
   }
-  if (!out) throw Error(path + ": write failed");
+  out.close();
 }
 
 }  // namespace deberta

@@ -70,11 +70,16 @@ class UnigramTokenizer final : public PipelineTokenizer {
       const std::string piece = entry[0];
       if (!is_utf8(piece)) throw Error(source + ": Unigram piece is not valid UTF-8");
       const int64_t id = static_cast<int64_t>(pieces_.size());
-      if (ids_.emplace(piece, id).second && !piece.empty()) trie_.insert(piece, id);
+      if (piece.size() > kMaxUnigramPieceBytes)
+        throw Error(source + ": Unigram piece " + std::to_string(id) + " is " + std::to_string(piece.size()) +
+                    " bytes long, more than the limit of " + std::to_string(kMaxUnigramPieceBytes) + " bytes a piece");
+      ids_[piece] = id;  // a piece listed twice: the last entry's id (and score), as the library's token_to_ids
       pieces_.push_back(piece);
       scores_.push_back(entry[1].get<double>());
       min_score_ = std::min(min_score_, scores_.back());
     }
+    for (const auto& [piece, id] : ids_)
+      if (!piece.empty()) trie_.insert(piece, id);
     if (pieces_.empty()) throw Error(source + ": Unigram vocabulary is empty");
     std::optional<int64_t> unk;
     if (model.contains("unk_id") && !model["unk_id"].is_null()) {
@@ -191,6 +196,61 @@ bool has_byte_level(const json& node) {
   return false;
 }
 
+/// The id the model's own vocabulary gives `content` (Unigram: the last entry, WordPiece and BPE:
+/// the vocab object's), and the vocabulary's size; what the library numbers added tokens against.
+struct ModelVocab {
+  std::unordered_map<std::string, int64_t> ids;
+  int64_t size = 0;
+  explicit ModelVocab(const json& model) {
+    if (!model.contains("vocab")) return;
+    const json& vocab = model["vocab"];
+    if (vocab.is_array()) {
+      for (const auto& entry : vocab)
+        if (entry.is_array() && !entry.empty() && entry[0].is_string()) ids[entry[0].get<std::string>()] = size++;
+        else ++size;
+    } else if (vocab.is_object()) {
+      for (const auto& [piece, id] : vocab.items())
+        if (id.is_number_integer()) ids[piece] = id.get<int64_t>();
+      size = static_cast<int64_t>(vocab.size());
+    }
+  }
+};
+
+/// Refuses (naming the file, the token and the value) what the reader of added tokens does not do
+/// as the library does (issue 59, class 3): the flags rstrip, single_word, lstrip (read for the mask
+/// only) and normalized (where a normalizer runs); and an id other than the one the library gives
+/// the token — the vocabulary's id of its content, else the next id past the vocabulary and the
+/// added tokens before it — where the library renumbers and we would use the declared one.
+void check_added_tokens(const json& root, const std::string& path, const std::string& mask) {
+  const ModelVocab vocab(root["model"]);
+  const bool normalizes = root.contains("normalizer") && !root["normalizer"].is_null();
+  std::unordered_map<std::string, int64_t> given;
+  int64_t next = vocab.size;
+  for (const auto& t : root["added_tokens"]) {
+    const std::string content = t["content"].get<std::string>();
+    const std::string where = path + ": added token \"" + valid_utf8(content) + "\"";
+    auto flag = [&](const char* key) { return t.contains(key) && t[key].is_boolean() && t[key].get<bool>(); };
+    for (const char* key : {"rstrip", "single_word", "lstrip", "normalized"}) {
+      if (!flag(key)) continue;
+      const std::string k = key;
+      if (k == "lstrip" && content == mask) continue;  // the mask's lstrip is read (SpecialTokens::mask_lstrip)
+      if (k == "normalized" && !normalizes) continue;  // nothing normalizes the text: the same matches
+      throw Error(where + ": \"" + k + "\": true is not supported (this reader matches added tokens as written" +
+                  (k == "normalized" ? ", on the text before the normalizer)" : ", without stripping or word bounds)"));
+    }
+    int64_t expected;
+    if (const auto it = vocab.ids.find(content); it != vocab.ids.end()) expected = it->second;
+    else if (const auto seen = given.find(content); seen != given.end()) expected = seen->second;
+    else expected = next;
+    const int64_t declared = t["id"].get<int64_t>();
+    if (declared != expected)
+      throw Error(where + " declares id " + std::to_string(declared) + ", but the library numbers it " + std::to_string(expected) +
+                  (vocab.ids.count(content) ? " (its id in the model's vocabulary)" : " (the next id past the vocabulary and the added tokens before it)"));
+    given.emplace(content, expected);
+    next = std::max(next, expected + 1);
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir) {
@@ -216,6 +276,7 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& model_dir) {
       if (t["content"] == specials.mask && t.contains("lstrip") && t["lstrip"].is_boolean())
         specials.mask_lstrip = t["lstrip"].get<bool>();
     }
+    check_added_tokens(root, path, specials.mask);
   }
   const json& model = root["model"];
   if (!model.contains("type") || !model["type"].is_string()) throw Error(path + ": the model has no \"type\" string");

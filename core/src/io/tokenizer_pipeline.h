@@ -46,6 +46,13 @@ struct Word {
   size_t start = 0;
 };
 
+/// Bounded work (issue 59, class 6): the longest text a Replace or Prepend normalizer inserts, and
+/// the longest Unigram piece (the lattice walks up to a piece's length from every byte of a word:
+/// a 100,000-byte piece with a 99,999-character word ran past 60 s). Longer ones are refused when
+/// tokenizer.json is read, naming the file and the limit.
+constexpr size_t kMaxInsertedBytes = 256;
+constexpr size_t kMaxUnigramPieceBytes = 1024;
+
 /// A compiled regular expression (Replace and Split with a "Regex" pattern): PCRE2 with UTF and
 /// Unicode properties on the desktop (tokenizer_regex.cpp). The library uses Oniguruma; the
 /// patterns tokenizer.json files carry mean the same in both.

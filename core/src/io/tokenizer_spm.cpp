@@ -15,7 +15,83 @@ namespace deberta::tokenizer_detail {
 namespace {
 
 constexpr uint64_t kMaxModelBytes = 64ull << 20;
+/// libsentencepiece builds a trie of the pieces by recursion one frame a byte of the longest piece:
+/// a 150,000-byte piece overflowed an 8 MB stack. SentencePiece's trainer makes pieces of at most
+/// 16 characters (its own limit is 512); user-defined pieces are words or tags.
+constexpr uint64_t kMaxPieceBytes = 4096;
+constexpr uint64_t kMaxAllPieceBytes = 16ull << 20;
 const std::string kWordStart = "\xE2\x96\x81";  // U+2581 "▁"
+
+/// The protobuf wire format, as far as spm.model's pieces need it: a message is a run of fields,
+/// each a varint key (field number << 3 | wire type) and a value (varint, 8 bytes, a
+/// varint-length-prefixed run of bytes, or 4 bytes).
+struct WireReader {
+  const std::string& bytes;
+  size_t at;
+  size_t end;
+
+  bool varint(uint64_t* value) {
+    *value = 0;
+    for (int shift = 0; shift < 64 && at < end; shift += 7) {
+      const auto byte = static_cast<uint8_t>(bytes[at++]);
+      *value |= static_cast<uint64_t>(byte & 0x7F) << shift;
+      if (!(byte & 0x80)) return true;
+    }
+    return false;
+  }
+  /// Reads one field's key and skips or delimits its value: a length-delimited value is
+  /// [*begin, *begin + *length). False when the message is malformed.
+  bool field(uint32_t* number, uint32_t* wire, size_t* begin, uint64_t* length) {
+    uint64_t key = 0, n = 0;
+    if (!varint(&key)) return false;
+    *number = static_cast<uint32_t>(key >> 3);
+    *wire = static_cast<uint32_t>(key & 7);
+    *begin = at;
+    *length = 0;
+    switch (*wire) {
+      case 0: return varint(&n);
+      case 1: n = 8; break;
+      case 2: if (!varint(&n)) return false; *begin = at; *length = n; break;
+      case 5: n = 4; break;
+      default: return false;  // groups (3, 4) are not in sentencepiece_model.proto
+    }
+    if (n > end - at) return false;
+    at += static_cast<size_t>(n);
+    return true;
+  }
+};
+
+/// Refuses a model whose pieces (ModelProto field 1, each a SentencePiece whose field 1 is the
+/// piece) are longer than libsentencepiece can index, before it sees them. The message names the
+/// file, the piece's index (its id) and the limit.
+void check_piece_lengths(const std::string& bytes, const std::string& path) {
+  const std::string unparsable = path + ": not a SentencePiece model (the file does not parse as a SentencePiece ModelProto)";
+  WireReader model{bytes, 0, bytes.size()};
+  uint64_t index = 0, total = 0;
+  while (model.at < model.end) {
+    uint32_t number = 0, wire = 0;
+    size_t begin = 0;
+    uint64_t length = 0;
+    if (!model.field(&number, &wire, &begin, &length)) throw Error(unparsable);
+    if (number != 1 || wire != 2) continue;
+    WireReader piece{bytes, begin, begin + static_cast<size_t>(length)};
+    while (piece.at < piece.end) {
+      uint32_t n = 0, w = 0;
+      size_t b = 0;
+      uint64_t len = 0;
+      if (!piece.field(&n, &w, &b, &len)) throw Error(unparsable);
+      if (n != 1 || w != 2) continue;
+      if (len > kMaxPieceBytes)
+        throw Error(path + ": piece " + std::to_string(index) + " is " + std::to_string(len) +
+                    " bytes long, more than the limit of " + std::to_string(kMaxPieceBytes) + " bytes a piece");
+      total += len;
+      if (total > kMaxAllPieceBytes)
+        throw Error(path + ": the pieces up to piece " + std::to_string(index) + " hold more than the limit of " +
+                    std::to_string(kMaxAllPieceBytes) + " bytes of pieces in all");
+    }
+    ++index;
+  }
+}
 
 class SentencePieceTokenizer final : public BasicTokenizer {
  public:
@@ -24,6 +100,7 @@ class SentencePieceTokenizer final : public BasicTokenizer {
     // Regular files only and the size before reading: spm.model may be a FIFO or /dev/zero.
     const std::string bytes = read_whole_file(path, kMaxModelBytes);
     if (bytes.empty()) throw Error(path + ": empty file, not a SentencePiece model");
+    check_piece_lengths(bytes, path);
     const auto status = sp_.LoadFromSerializedProto(bytes);
     if (!status.ok()) {
       // libsentencepiece's message names its own source line; say what it means instead.

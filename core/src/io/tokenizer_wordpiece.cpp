@@ -149,6 +149,11 @@ std::unique_ptr<Tokenizer> load_bert_vocab(const std::string& model_dir) {
     if (end == std::string::npos) end = text.size();
     std::string piece = text.substr(at, end - at);
     if (!piece.empty() && piece.back() == '\r') piece.pop_back();
+    // A carriage return inside a line (CR-only line ends): the library's reader (lines split at
+    // "\n") and transformers' (universal newlines) read different vocabularies. Refused, naming it.
+    if (piece.find('\r') != std::string::npos)
+      throw Error(path + ": line " + std::to_string(pieces.size() + 1) +
+                  " holds a carriage return inside it (CR-only line ends?): write one piece a line, ending in \"\\n\"");
     model.vocab[piece] = static_cast<int64_t>(pieces.size());
     pieces.push_back(std::move(piece));
     at = next;

@@ -127,13 +127,14 @@ Ablation parse_ablation_flags(const std::string& flags) {
   std::stringstream in(flags);
   for (std::string w; in >> w;) words.push_back(w);
   AblationSwitches s;
-  const std::string known = "--terms, --p2c-index, --scale-factor, --rescale, --head-mask, --max-relative-positions, "
-                            "--no-emd, --relative-positions";
+  const std::string known = "--terms, --p2c-index, --scale-factor, --rescale, --head-mask, --max-relative-positions "
+                            "(or --window), --no-emd, --relative-positions";
   for (size_t n = 0; n < words.size(); ++n) {
     std::string flag = words[n], value;
     const auto eq = flag.find('=');
     const bool inline_value = eq != std::string::npos;
     if (inline_value) value = flag.substr(eq + 1), flag = flag.substr(0, eq);
+    if (flag == "--window") flag = "--max-relative-positions";  // the CLI's other name for it (cli_common.cpp)
     if (flag == "--rescale" || flag == "--no-emd") {
       if (inline_value) throw Error(flag + " takes no value");
       (flag == "--rescale" ? s.rescale : s.no_emd) = true;

@@ -56,9 +56,12 @@ std::vector<int64_t> by_distance(const IndexMatrix& rows) {
 }
 }  // namespace
 
-void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name) {
+void check_input_length(const ModelConfig& c, int64_t n, const std::string& model_name, bool emd) {
   if (n <= 0) throw InvalidInput("the input has no tokens");
-  if (n > c.max_position_embeddings)
+  // Only where a position past the absolute table is read (issue 59, class 8): relative positions
+  // are clamped to the relative table (or bucketed), so otherwise any length computes, as HF does.
+  const bool reads_absolute_positions = c.position_biased_input || (emd && c.emd_position);
+  if (reads_absolute_positions && n > c.max_position_embeddings)
     throw InvalidInput("input has " + std::to_string(n) + " tokens, more than max_position_embeddings = " +
                        std::to_string(c.max_position_embeddings) + (model_name.empty() ? "" : " of " + model_name));
 }
@@ -425,7 +428,8 @@ LayerTrace run_layer(const Model& model, int64_t layer, const Matrix& query, con
 ForwardSteps::ForwardSteps(const Model& model, const Inputs& inputs, const Ablation& ablation, TraceLevel level,
                            bool decoder)
     : model_(&model), first_(0), decoder_(decoder), fresh_(true) {
-  check_input_length(model.config, inputs.size(), model.directory);
+  // The EMD reads P's first N rows (I = H + P) when it runs after this encoder (run_decoder's rule).
+  check_input_length(model.config, inputs.size(), model.directory, decoder && ablation.emd && runs_emd(model));
   trace_.inputs = inputs;
   trace_.ablation = ablation;
   trace_.level = level;
