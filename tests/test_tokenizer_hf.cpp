@@ -420,7 +420,8 @@ TEST_SUITE("tokenizer_hf") {
         {"[a[bc]]", "a class inside a class is not supported"},
         {"[a-z&&b]", "&& inside a class is not supported"},
     };
-    for (const auto& [pattern, message] : cases) {
+    for (const auto& c : cases) {
+      const std::string pattern = c.first, message = c.second;  // (clang 14: no lambda capture of a structured binding)
       const std::string m = test::error_of([&] { tokenizer_detail::Regex::compile(pattern, "dir/tokenizer.json: pre_tokenizer Split"); });
       CHECK_MESSAGE(m.find(std::string("dir/tokenizer.json: pre_tokenizer Split: regex /") + pattern + "/: " + message) != std::string::npos, m);
     }
