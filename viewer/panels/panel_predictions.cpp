@@ -187,16 +187,21 @@ void DrawPredictionsPanel(App& app) {
   std::vector<const deberta::Matrix*> maps = {&enc};
   for (const auto& p : r.emd()->passes) maps.push_back(&p.attention.probs[h]);
   const ColorScale vir = ColorScale::sequential(0, max_value(maps));
-  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 140) / static_cast<float>(maps.size()) - 10,
-                                         ImGui::GetContentRegionAvail().y - 50),
-                                60.0f, 360.0f);
+  // Every map and the colour bar in the width (a phone too): sizes in units of the font, which
+  // follows the interface's scale; a title wider than its map wraps under it.
+  const float em = ImGui::GetFontSize() / 15.0f, spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 110 * em) / static_cast<float>(maps.size()) - spacing,
+                                         ImGui::GetContentRegionAvail().y - 50 * em),
+                                40.0f * em, 360.0f * em);
   int hover_map = -1, hi = -1, hj = -1;
   for (size_t t = 0; t < maps.size(); ++t) {
     ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size);
     if (t == 0)
-      ImGui::Text(tr("encoder layer %lld (no EMD)"), static_cast<long long>(c.num_hidden_layers - 1));
+      ImGui::TextWrapped(tr("encoder layer %lld (no EMD)"), static_cast<long long>(c.num_hidden_layers - 1));
     else
-      ImGui::Text(tr("EMD pass %zu: query I_%zu, key H"), t, t - 1);
+      ImGui::TextWrapped(tr("EMD pass %zu: query I_%zu, key H"), t, t - 1);
+    ImGui::PopTextWrapPos();
     Overlay ov;
     ov.highlight = s.hover_token;
     const HeatmapEvent ev = Heatmap(app, "emd/" + std::to_string(t), *maps[t], vir, ImVec2(size, size), r.generation, ov);
@@ -220,12 +225,14 @@ void DrawPredictionsPanel(App& app) {
   std::vector<const deberta::Matrix*> diffs;
   for (const auto& pass : r.emd_attention_diff) diffs.push_back(&pass[h]);
   const ColorScale div = ColorScale::diverging(max_abs(diffs));
-  ImGui::Dummy(ImVec2(size + 10, 1));  // under the encoder's map: nothing to subtract there
+  ImGui::Dummy(ImVec2(size, 1));  // under the encoder's map: nothing to subtract there
   ImGui::SameLine();
   int hover_diff = -1;
   for (size_t t = 0; t < diffs.size(); ++t) {
     ImGui::BeginGroup();
-    ImGui::Text(tr("pass %zu − encoder"), t + 1);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size);
+    ImGui::TextWrapped(tr("pass %zu − encoder"), t + 1);
+    ImGui::PopTextWrapPos();
     Overlay ov;
     ov.highlight = s.hover_token;
     const HeatmapEvent ev = Heatmap(app, "emd_diff/" + std::to_string(t), *diffs[t], div, ImVec2(size, size), r.generation, ov);

@@ -440,6 +440,9 @@ void write_url_view(const viewer::ViewerState& s) {
 // whether the multilingual model was picked for the link's text (the note under the bar says so).
 unsigned g_shown_language = 0;
 bool g_multilingual_note = false;
+const char* const kMultilingualModel = "/models/deberta-tiny-multilingual";
+std::string g_shown_model = kMultilingualModel;  // the model the note was written for (the note says
+                                                 // nothing once another model is in use: issue 55, item 4)
 
 /// The page's own strings and notes in the explorer's language, after the first frame and after the
 /// language menu switched it: index.html's debertaSetLanguage, and window.debertaExplorerLanguage
@@ -452,7 +455,7 @@ void sync_page_language() {
     if (window.debertaSetLanguage) window.debertaSetLanguage(UTF8ToString($0));
   }, viewer::i18n::language().c_str());
   // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
-  set_element_text("model-note", g_multilingual_note ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
+  set_element_text("model-note", g_multilingual_note && g_shown_model == kMultilingualModel ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
                                                                   "deberta-tiny-512 is under Recent in the Model panel)")
                                                      : "");
   g_shown_note = "\x01", g_shown_notice = "\x01";  // rewritten below in the new language
@@ -461,6 +464,7 @@ void sync_page_language() {
 void frame() {
   viewer::App& app = *g_app;
   viewer::ViewerState& s = app.state;
+  if (s.model_path != g_shown_model) g_shown_model = s.model_path, g_shown_language = 0;  // the note follows the model
   sync_page_language();
   if (fit_canvas()) g_dirty = kSettleFrames;
   glfwPollEvents();
@@ -769,6 +773,12 @@ int main() {
   load_ui_size();  // the size this browser chose last time
   viewer::ViewerState& s = app.state;
   s.text = "In the beginning God created the heaven and the [MASK].";
+  // A Korean, Japanese or Chinese reader's first sentence is in their language (issue 55, item 3):
+  // the interface's language (?lang=, else the browser's) picks it, and with it the multilingual model.
+  const std::string& language = viewer::i18n::language();
+  if (language == "ko") s.text = "나는 도서관에서 책을 [MASK].";
+  if (language == "ja") s.text = "私は図書館で本を[MASK]。";
+  if (language == "zh_CN") s.text = "我在图书馆看[MASK]。";
   // index.html?text=…: the input to start with (a link from a blog note or a slide can carry its
   // sentence); then the rest of the view a copied link carries.
   if (std::string given = url_param("text"); !given.empty()) s.text = given;
@@ -776,7 +786,7 @@ int main() {
   s.zoo_dir = "/models/zoo";
   // The multilingual model for a text that is mostly not Latin (Hangul, Kana, Han, …; issue 40);
   // the other bundled model stays one click away in the Model panel's recent list.
-  const char* kMultilingual = "/models/deberta-tiny-multilingual";
+  const char* kMultilingual = kMultilingualModel;
   // A link's ?model= (a bundled model) wins over the text's script.
   const std::string linked = url_model();
   const bool multilingual = linked.empty() ? mostly_not_latin(s.text) : linked == kMultilingual;

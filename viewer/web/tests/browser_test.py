@@ -915,6 +915,41 @@ def menu_check(chromium, base, out, failures):
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)
+    # A Korean browser (Accept-Language ko-KR, no ?lang=, no ?text=) starts in Korean on the
+    # multilingual model with a Korean sentence, and the bar's note names that model; once another
+    # model is opened, the note no longer does (issue 55, items 3 and 4).
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, "about:blank", profile)
+    try:
+        agent = page.call("Browser.getVersion")["userAgent"]
+        page.call("Emulation.setUserAgentOverride", userAgent=agent, acceptLanguage="ko-KR")
+        page.call("Page.navigate", url=base)
+        wait_idle(page)
+        time.sleep(0.5)
+        state = ui(page)
+        tokens = spelled(page.eval("document.getElementById('tokens').textContent").split("\n"))
+        note = page.eval("document.getElementById('model-note').textContent")
+        print("(x) a ko-KR browser: language %s, model %s, tokens spell %r; note %r"
+              % (state["language"], state["model"], tokens, note))
+        if state["language"] != "ko" or not state["model"].endswith("/deberta-tiny-multilingual"):
+            failures.append("(x) a ko-KR browser starts in %s on %s" % (state["language"], state["model"]))
+        if not any("\uac00" <= ch <= "\ud7a3" for ch in tokens):
+            failures.append("(x) a ko-KR browser's first sentence has no Hangul: %r" % tokens)
+        if "deberta-tiny-multilingual" not in note:
+            failures.append("(x) the bar's note does not name the multilingual model: %r" % note)
+        page.eval("Module.ccall('web_open_model_files', null, ['string'], ['/models/deberta-tiny-512']); 1")
+        page.wait_for("JSON.parse(Module.ccall('web_ui', 'string', [], [])).result_model.endsWith('deberta-tiny-512')", 120,
+                      "the English model's result")
+        page.frames(4)
+        note = page.eval("document.getElementById('model-note').textContent")
+        print("(x) after opening deberta-tiny-512: note %r" % note)
+        if "deberta-tiny-multilingual" in note:
+            failures.append("(x) the note still names the multilingual model after another was opened: %r" % note)
+    except RuntimeError as e:
+        failures.append("(x) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def overlap(a, b):
