@@ -11,6 +11,8 @@ pkgs=(
   libeigen3-dev doctest-dev nlohmann-json3-dev libcli11-dev libfmt-dev gettext
   libzip-dev libsentencepiece-dev libpcre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum
+  # Japanese in Japanese forms (issue 54, item 4); the page's copy is cut with fontTools (web.sh).
+  fonts-ipafont-gothic python3-fonttools
   xvfb xauth libgl1-mesa-dri
   # The desktop viewer's clipboard check (viewer/tests/desktop_paste_check.sh: keys and the X clipboard).
   xdotool xclip

@@ -32,7 +32,7 @@ SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO=sudo
 
 need_pkgs=()
-for p in emscripten nodejs dpkg-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum python3; do
+for p in emscripten nodejs dpkg-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum fonts-ipafont-gothic python3-fonttools python3; do
   dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
 if [[ ${#need_pkgs[@]} -gt 0 ]]; then
@@ -196,8 +196,15 @@ fi
 DEPS=$DEPS_BASE/deps
 [[ $mode == deps ]] && { took "done (--deps-only)"; exit 0; }
 
+# The page's Japanese font: IPA Gothic cut to Kana and the JIS X 0208 level-1 kanji (issue 54, item 4).
+mkdir -p "$OUT/fonts"
+ja_font=/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf
+if [[ ! -s "$OUT/fonts/ipag.ttf" || "$ja_font" -nt "$OUT/fonts/ipag.ttf" || viewer/web/site/japanese_font.py -nt "$OUT/fonts/ipag.ttf" ]]; then
+  /usr/bin/python3 viewer/web/site/japanese_font.py "$ja_font" "$OUT/fonts/ipag.ttf.partial"
+  mv "$OUT/fonts/ipag.ttf.partial" "$OUT/fonts/ipag.ttf"
+fi
 emcmake cmake -S viewer/web -B "$OUT/cmake" -DCMAKE_BUILD_TYPE=Release -DIMGUI_DIR="$IMGUI_DIR" "${DEBERTA_CCACHE_ARGS[@]}" \
-  -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" >/dev/null
+  -DDEBERTA_WEB_INCLUDE="$INC" -DDEBERTA_WEB_DEPS="$DEPS" -DDEBERTA_SOURCE_DIR="$ROOT" -DDEBERTA_WEB_JA_FONT="$OUT/fonts/ipag.ttf" >/dev/null
 cmake --build "$OUT/cmake" -j "$(nproc)"
 took "both builds of the explorer done"
 

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace viewer {
 
@@ -44,7 +45,11 @@ void DrawGridPanel(App& app) {
     }
   const ColorScale scale = prob ? ColorScale::sequential(0, max_value(maps)) : ColorScale::diverging(max_abs(maps));
 
-  const float label_w = 70, bar_w = 110;
+  // The row labels as wide as the widest ("layer 11"): the font follows the interface's scale.
+  char widest[64];
+  std::snprintf(widest, sizeof widest, tr("layer %d"), L - 1);
+  const float label_w = ImGui::CalcTextSize(widest).x + ImGui::GetStyle().ItemSpacing.x;
+  const float bar_w = 110 * ImGui::GetFontSize() / 15.0f;
   const float gap = 6;
   const float avail_w = ImGui::GetContentRegionAvail().x - label_w - bar_w - gap * H;
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 2 - gap * L;
@@ -62,6 +67,7 @@ void DrawGridPanel(App& app) {
     ImGui::BeginGroup();
     ImGui::Dummy(ImVec2(label_w, size * 0.5f - ImGui::GetTextLineHeight()));
     ImGui::Text(tr("layer %d"), l);
+    if (l == 0) RecordWidget(s, "grid: layer 0");  // the page's test: the label beside, not under, its maps
     ImGui::EndGroup();
     for (int h = 0; h < H; ++h) {
       ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
@@ -73,6 +79,7 @@ void DrawGridPanel(App& app) {
       ov.view = "grid";  // every thumbnail zooms and pans together
       const HeatmapEvent ev = Heatmap(app, "grid/" + std::to_string(l) + "/" + std::to_string(h), *m, scale,
                                       ImVec2(size, size), r.generation, ov);
+      if (l == 0 && h == 0) RecordWidget(s, "grid: map 0 0");
       if (l == s.layer && h == s.head)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(ev.min.x - 3, ev.min.y - 3), ImVec2(ev.max.x + 3, ev.max.y + 3),
                                             IM_COL32(255, 200, 60, 255), 0, 0, 2);

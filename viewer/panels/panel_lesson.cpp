@@ -457,11 +457,18 @@ void DrawLessonPanel(App& app) {
     }
     // The value applies as it is typed (so "check" sees it); Enter also checks.
     // Text, not a number field: a blank or unparsable entry must not count as "0".
-    ImGui::InputText((std::string(tr("your answer")) + "###your answer").c_str(), L.given, sizeof L.given, ImGuiInputTextFlags_AutoSelectAll);  // refocused after a wrong answer: typing replaces it
+    // The empty box says that Enter checks (issue 55, item 2).
+    // TRANSLATORS: shown in the empty answer box; Enter is the key.
+    ImGui::InputTextWithHint((std::string(tr("your answer")) + "###your answer").c_str(), tr("a number, then Enter"), L.given,
+                             sizeof L.given, ImGuiInputTextFlags_AutoSelectAll);  // refocused after a wrong answer: typing replaces it
+    RecordWidget(s, "your answer");
     const bool enter = ImGui::IsItemDeactivated() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter));
     ImGui::SameLine();
     // TRANSLATORS: the button that checks the typed answer.
-    if (ImGui::Button((std::string(trc("lesson", "check")) + "###check").c_str()) || enter) {
+    const bool check = ImGui::Button((std::string(trc("lesson", "check")) + "###check").c_str());
+    RecordWidget(s, "check");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Checks the answer; Enter in the answer box does the same."));
+    if (check || enter) {
       const LessonVerdict v = judge_lesson_answer(st, L.given);
       L.checked = v.kind == LessonVerdict::Right ? 1 : v.kind == LessonVerdict::Wrong ? -1 : -2;
       if (v.kind != LessonVerdict::NotAnswer) ++L.attempts;

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace viewer {
 
@@ -19,7 +20,9 @@ void prediction_table(const ViewerState& s, const char* id, const std::vector<de
   if (!ImGui::BeginTable(id, k + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame,
                          ImVec2(width, 0)))
     return;
-  ImGui::TableSetupColumn(tr("[MASK] at"), ImGuiTableColumnFlags_WidthFixed, 70);
+  // The position column as wide as its header (the font's size follows the interface's scale).
+  ImGui::TableSetupColumn(tr("[MASK] at"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(ImGui::CalcTextSize(tr("[MASK] at")).x, ImGui::CalcTextSize("0000").x));
   // TRANSLATORS: the first, second and third most probable tokens (column headers).
   ImGui::TableSetupColumn(tr("1st"));
   ImGui::TableSetupColumn(tr("2nd"));
@@ -35,11 +38,15 @@ void prediction_table(const ViewerState& s, const char* id, const std::vector<de
       if (t >= static_cast<int>(preds[p].top.size())) continue;
       const auto& ts = preds[p].top[static_cast<size_t>(t)];
       const std::string name = vocab_name(m, ts.id);
+      // A narrow column (a phone) puts the probability on a line of its own rather than cut it.
+      char cell[160];
+      std::snprintf(cell, sizeof cell, "%s  %.3f", name.c_str(), ts.probability);
+      if (ImGui::CalcTextSize(cell).x > ImGui::GetContentRegionAvail().x)
+        std::snprintf(cell, sizeof cell, "%s\n%.3f", name.c_str(), ts.probability);
       if (t == 0)
-        ImGui::TextColored(differs ? ImVec4(1, 0.55f, 0.3f, 1) : ImVec4(0.5f, 1.0f, 0.6f, 1), "%s  %.3f", name.c_str(),
-                           ts.probability);
+        ImGui::TextColored(differs ? ImVec4(1, 0.55f, 0.3f, 1) : ImVec4(0.5f, 1.0f, 0.6f, 1), "%s", cell);
       else
-        ImGui::Text("%s  %.3f", name.c_str(), ts.probability);
+        ImGui::Text("%s", cell);
     }
   }
   ImGui::EndTable();
@@ -123,7 +130,11 @@ void DrawPredictionsPanel(App& app) {
   }
   if (!r.predict_note.empty()) Note(tr(r.predict_note.c_str()));  // English in the result (worker.cpp), marked there
 
-  const float half = (ImGui::GetContentRegionAvail().x - 20) / 2;
+  // Side by side where each column has room for a row of three tokens and their probabilities;
+  // one above the other on a narrow display (a phone).
+  const float full = ImGui::GetContentRegionAvail().x;
+  const bool stacked = (full - 20) / 2 < 24 * ImGui::GetFontSize();
+  const float half = stacked ? full : (full - 20) / 2;
   if (r.emd_on.empty() && !r.emd_off.empty()) {
     // No decoder in this run (the model has none, or the ablation switched it off): one column that
     // says so, never a "with the EMD" heading over a reason why there is none.
@@ -135,7 +146,7 @@ void DrawPredictionsPanel(App& app) {
              arg("reason", r.emd_note.empty() ? std::string(tr("the decoder did not run")) : r.emd_note),
              arg("layer", c.num_hidden_layers - 1)));
     ImGui::PopTextWrapPos();
-    prediction_table(s, "emd_off", r.emd_off, nullptr, std::min(2 * half, 720.0f));
+    prediction_table(s, "emd_off", r.emd_off, nullptr, std::min(full, 720.0f));
     if (!r.ablation.is_default())
       ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("with the current ablation: %s"),
                          r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
@@ -149,7 +160,7 @@ void DrawPredictionsPanel(App& app) {
     ImGui::PopTextWrapPos();
     prediction_table(s, "emd_on", r.emd_on, nullptr, half);
     ImGui::EndGroup();
-    ImGui::SameLine(0, 20);
+    if (!stacked) ImGui::SameLine(0, 20);
     ImGui::BeginGroup();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + half);
     ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "%s", tr("without the EMD"));
@@ -176,16 +187,21 @@ void DrawPredictionsPanel(App& app) {
   std::vector<const deberta::Matrix*> maps = {&enc};
   for (const auto& p : r.emd()->passes) maps.push_back(&p.attention.probs[h]);
   const ColorScale vir = ColorScale::sequential(0, max_value(maps));
-  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 140) / static_cast<float>(maps.size()) - 10,
-                                         ImGui::GetContentRegionAvail().y - 50),
-                                60.0f, 360.0f);
+  // Every map and the colour bar in the width (a phone too): sizes in units of the font, which
+  // follows the interface's scale; a title wider than its map wraps under it.
+  const float em = ImGui::GetFontSize() / 15.0f, spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float size = std::clamp(std::min((ImGui::GetContentRegionAvail().x - 110 * em) / static_cast<float>(maps.size()) - spacing,
+                                         ImGui::GetContentRegionAvail().y - 50 * em),
+                                40.0f * em, 360.0f * em);
   int hover_map = -1, hi = -1, hj = -1;
   for (size_t t = 0; t < maps.size(); ++t) {
     ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size);
     if (t == 0)
-      ImGui::Text(tr("encoder layer %lld (no EMD)"), static_cast<long long>(c.num_hidden_layers - 1));
+      ImGui::TextWrapped(tr("encoder layer %lld (no EMD)"), static_cast<long long>(c.num_hidden_layers - 1));
     else
-      ImGui::Text(tr("EMD pass %zu: query I_%zu, key H"), t, t - 1);
+      ImGui::TextWrapped(tr("EMD pass %zu: query I_%zu, key H"), t, t - 1);
+    ImGui::PopTextWrapPos();
     Overlay ov;
     ov.highlight = s.hover_token;
     const HeatmapEvent ev = Heatmap(app, "emd/" + std::to_string(t), *maps[t], vir, ImVec2(size, size), r.generation, ov);
@@ -209,12 +225,14 @@ void DrawPredictionsPanel(App& app) {
   std::vector<const deberta::Matrix*> diffs;
   for (const auto& pass : r.emd_attention_diff) diffs.push_back(&pass[h]);
   const ColorScale div = ColorScale::diverging(max_abs(diffs));
-  ImGui::Dummy(ImVec2(size + 10, 1));  // under the encoder's map: nothing to subtract there
+  ImGui::Dummy(ImVec2(size, 1));  // under the encoder's map: nothing to subtract there
   ImGui::SameLine();
   int hover_diff = -1;
   for (size_t t = 0; t < diffs.size(); ++t) {
     ImGui::BeginGroup();
-    ImGui::Text(tr("pass %zu − encoder"), t + 1);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size);
+    ImGui::TextWrapped(tr("pass %zu − encoder"), t + 1);
+    ImGui::PopTextWrapPos();
     Overlay ov;
     ov.highlight = s.hover_token;
     const HeatmapEvent ev = Heatmap(app, "emd_diff/" + std::to_string(t), *diffs[t], div, ImVec2(size, size), r.generation, ov);

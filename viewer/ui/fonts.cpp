@@ -6,6 +6,7 @@
 
 #include <backends/imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -15,10 +16,17 @@ namespace {
 
 const char* kSans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 const char* kMono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
-// TrueType (glyf) fonts for what DejaVu lacks, tried in order: Han and Kana (fonts-droid-fallback),
-// then Hangul syllables, which Droid Sans Fallback does not have (fonts-nanum).
-const char* kFallbacks[] = {"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-                            "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"};
+// TrueType (glyf) fonts for what DejaVu lacks, by script: stb_truetype reads no CFF. Han characters
+// have different standard forms in Chinese, Japanese and Korean (直, 骨, 誤, 角), so which of the
+// three comes first follows the language (cjk_order): the first font that has a character draws it.
+//   Chinese: Droid Sans Fallback (fonts-droid-fallback; Han in simplified Chinese forms, Kana)
+//   Japanese: IPA Gothic (fonts-ipafont-gothic), else VL Gothic (fonts-vlgothic): Kana, Han in
+//             Japanese forms. The page carries a subset of IPA Gothic at the same path (web.sh).
+//   Korean: NanumGothic (fonts-nanum): Hangul syllables, which Droid Sans Fallback lacks, and Hanja.
+const char* kChinese[] = {"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"};
+const char* kJapanese[] = {"/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
+                           "/usr/share/fonts/truetype/vlgothic/VL-Gothic-Regular.ttf"};
+const char* kKorean[] = {"/usr/share/fonts/truetype/nanum/NanumGothic.ttf"};
 
 // Always in the atlas: Latin-1 and Latin Extended-A/B, Greek (δ, α), Cyrillic, phonetic extensions
 // (ᵀ), general punctuation (…, ‖), super/subscripts, arrows (→), maths (∑, √, −, ≤), block
@@ -37,7 +45,43 @@ bool exists(const char* path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
+bool is_kana(unsigned c) { return (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF) || (c >= 0xFF66 && c <= 0xFF9F); }
+
+/// The first existing font of each script, in the order `first` says (0 Chinese, 1 Japanese,
+/// 2 Korean first; the other two keep the order Chinese, Japanese, Korean).
+std::vector<const char*> fallback_fonts(int first) {
+  std::vector<const char*> by_script[3];
+  for (const char* f : kChinese) by_script[0].push_back(f);
+  for (const char* f : kJapanese) by_script[1].push_back(f);
+  for (const char* f : kKorean) by_script[2].push_back(f);
+  std::vector<const char*> out;
+  for (int k : {first, 0, 1, 2}) {
+    for (const char* f : by_script[k])
+      if (exists(f) && std::find(out.begin(), out.end(), f) == out.end()) {
+        out.push_back(f);
+        break;  // one font a script (VL Gothic only without IPA Gothic)
+      }
+  }
+  return out;
+}
+
 }  // namespace
+
+int cjk_order(const std::string& language, const std::set<unsigned>& chars) {
+  if (language == "zh_CN") return 0;
+  if (language == "ja") return 1;
+  if (language == "ko") return 2;
+  // English, Italian: Japanese forms for a text with Kana (it is Japanese), else Chinese ones.
+  for (unsigned c : chars)
+    if (is_kana(c)) return 1;
+  return 0;
+}
+
+std::vector<std::string> FontAtlas::fallbacks() const {
+  std::vector<std::string> out;
+  for (const char* f : fallback_fonts(order_)) out.emplace_back(f);
+  return out;
+}
 
 ImFont* FontAtlas::init() {
   build();
@@ -74,7 +118,11 @@ void FontAtlas::require_state(const ViewerState& s) {
   if (seen_language_ != i18n::generation() + 1) {
     seen_language_ = i18n::generation() + 1;
     require(i18n::all_text());
+    // The language menu names every language in its own script (한국어, 日本語, 简体中文),
+    // whatever the interface's language is.
+    for (const auto& l : i18n::languages()) require(l.native_name);
   }
+  order_wanted_ = cjk_order(i18n::language(), extra_);
   const uint64_t generation = s.result ? s.result->generation : 0;
   if (generation == seen_generation_ && s.text == seen_text_ && s.lesson.steps.size() == seen_steps_) return;
   seen_generation_ = generation, seen_text_ = s.text, seen_steps_ = s.lesson.steps.size();
@@ -94,7 +142,7 @@ void FontAtlas::require_state(const ViewerState& s) {
 }
 
 bool FontAtlas::rebuild_if_needed() {
-  if (extra_ == built_ && scale_ == built_scale_) {
+  if (extra_ == built_ && scale_ == built_scale_ && order_wanted_ == order_) {
     if (over_limit_.size() > over_limit_reported_) {  // nothing to add to the atlas; the report only
       std::fprintf(stderr, "font: %zu characters beyond the atlas's limit of %zu show as U+FFFD\n", over_limit_.size(),
                    kMaxExtraGlyphs);
@@ -124,12 +172,13 @@ void FontAtlas::build() {
 
   ImFontConfig merge;
   merge.MergeMode = true;
+  order_ = order_wanted_;
+  const std::vector<const char*> fallbacks = fallback_fonts(order_);
   auto add = [&](const char* path, float size) -> ImFont* {
     if (!exists(path)) return nullptr;
     ImFont* f = io.Fonts->AddFontFromFileTTF(path, size, nullptr, ranges_.data());
     if (!extra_ranges.empty())
-      for (const char* fallback : kFallbacks)
-        if (exists(fallback)) io.Fonts->AddFontFromFileTTF(fallback, size, &merge, fallback_ranges_.data());
+      for (const char* fallback : fallbacks) io.Fonts->AddFontFromFileTTF(fallback, size, &merge, fallback_ranges_.data());
     return f;
   };
   if (!add(kSans, 15.0f * scale_)) {
@@ -149,12 +198,11 @@ void FontAtlas::build() {
   for (unsigned c : extra_)
     if ((c > 0xFFFF || !main->FindGlyphNoFallback(static_cast<ImWchar>(c))) && missing_.insert(c).second) newly.push_back(c);
   static bool told = false;
-  for (const char* fallback : kFallbacks)
-    if (!extra_ranges.empty() && !exists(fallback) && !told) {
-      std::fprintf(stderr, "deberta-viewer: %s not found (install fonts-droid-fallback fonts-nanum): its scripts show as U+FFFD\n",
-                   fallback);
-      told = true;
-    }
+  if (!extra_ranges.empty() && fallbacks.size() < 3 && !told) {
+    std::fprintf(stderr, "deberta-viewer: a CJK font is missing (install fonts-droid-fallback fonts-ipafont-gothic "
+                         "fonts-nanum): characters no loaded font has show as U+FFFD\n");
+    told = true;
+  }
   auto first_eight = [](const auto& chars) {
     std::string list;
     size_t i = 0;

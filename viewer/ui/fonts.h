@@ -3,9 +3,10 @@
 // Dear ImGui 1.86 rasterises every glyph it may draw into one texture up front, so an atlas with
 // all of Hangul, Kana and Han would be tens of megabytes. Instead the atlas holds Latin, Greek,
 // Cyrillic and the symbols the panels use (DejaVu Sans / Sans Mono), plus exactly the other
-// characters the current text, tokens, predictions and lesson need, taken from DejaVu where it
-// has them and from Droid Sans Fallback (fonts-droid-fallback, TrueType outlines: stb_truetype
-// reads no CFF) where it does not. When a new character appears the atlas is rebuilt between two
+// characters the current text, tokens, predictions, lesson and language menu need, taken from
+// DejaVu where it has them and otherwise from a CJK font (TrueType outlines: stb_truetype reads no
+// CFF): Droid Sans Fallback, IPA Gothic and NanumGothic, the language's own first (cjk_order: Han
+// characters take Chinese forms in Chinese, Japanese ones in Japanese, Korean ones in Korean). When a new character appears the atlas is rebuilt between two
 // frames. A character no font has is drawn as U+FFFD and reported once on stderr:
 //   font: N characters have no glyph (U+XXXX …)
 // The atlas holds at most kMaxExtraGlyphs characters beyond the base ranges (the first ones
@@ -25,6 +26,11 @@
 namespace viewer {
 
 struct ViewerState;
+
+/// Which CJK font draws Han characters first: 0 Chinese (Droid Sans Fallback), 1 Japanese (IPA
+/// Gothic), 2 Korean (NanumGothic). The interface's language decides for zh_CN, ja and ko; in
+/// English and Italian, a text with Kana (`chars`: the required characters) is Japanese, else 0.
+int cjk_order(const std::string& language, const std::set<unsigned>& chars);
 
 /// The most characters outside the base ranges one atlas holds (two fonts' glyphs each).
 constexpr size_t kMaxExtraGlyphs = 4096;
@@ -54,6 +60,8 @@ class FontAtlas {
   void set_scale(float scale) { scale_ = scale; }
 
   ImFont* mono() const { return mono_; }
+  /// The CJK fonts merged into the current atlas, the first drawing the characters they share.
+  std::vector<std::string> fallbacks() const;
   /// Characters required that no loaded font has (drawn as U+FFFD).
   const std::set<unsigned>& missing() const { return missing_; }
   /// Characters required after the atlas was full (kMaxExtraGlyphs; drawn as U+FFFD).
@@ -76,6 +84,7 @@ class FontAtlas {
   unsigned seen_language_ = 0;  // i18n::generation() + 1 when the catalogue was last read (0: never)
   ImFont* mono_ = nullptr;
   float scale_ = 1.0f, built_scale_ = 1.0f;  // set_scale's factor; the current atlas's
+  int order_wanted_ = 0, order_ = 0;         // cjk_order for the language and text; the current atlas's
 };
 
 }  // namespace viewer

@@ -60,8 +60,12 @@ std::map<std::string, ImVec4>& window_rects() {
 }
 
 void set_style() {
-  ImGui::StyleColorsDark();
+  // From ImGui's default sizes each time: ScaleAllSizes multiplies (and floors) what is there, so
+  // scaling the last frame's style again would accumulate over zoom and A+ / A- round trips (issue
+  // 55, item 6).
   ImGuiStyle& st = ImGui::GetStyle();
+  st = ImGuiStyle();
+  ImGui::StyleColorsDark(&st);
   st.WindowRounding = 0;
   st.FrameRounding = 3;
   st.TabRounding = 3;

@@ -50,6 +50,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // GImGui: which text box is active, where its cursor is (the text bridge)
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -57,6 +58,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 std::string web_run_selftest();  // web_selftest.cpp
 bool web_stream_waiting();         // web_stream.cpp: a streamed model.safetensors waits for a tensor's bytes
@@ -87,6 +90,12 @@ std::string g_pending_text;  // from web_text_input, not yet given to ImGui
 ImVec2 g_ime_pos(0, 0);      // ImGui's IME hook: the active box's cursor (top of the line), ImGui pixels
 std::array<float, 8> g_bridge_placed{};  // the last placement sent to index.html (sent again on change)
 
+// Where each item of the frame was drawn, by ImGui ID: Dear ImGui's test-engine hook (the page
+// compiles Dear ImGui with IMGUI_ENABLE_TEST_ENGINE; g.TestEngineHookItems on) reports every item's
+// frame as it is added. The text bridge covers exactly the active text box's frame with it, never
+// the label or the buttons beside the box (issue 55, item 2: the lesson's Check button).
+std::unordered_map<ImGuiID, ImRect> g_item_rects;
+
 /// ImGui 1.86's platform IME hook (io.ImeSetInputScreenPosFn): where the text cursor of the active
 /// box is; the bridge puts its own caret there, so the browser opens the IME's candidate window at it.
 void ime_set_input_pos(int x, int y) { g_ime_pos = ImVec2(static_cast<float>(x), static_cast<float>(y)); }
@@ -101,23 +110,22 @@ void feed_bridge_text() {
   g_pending_text.clear();
 }
 
-/// Tells index.html where to keep the bridge: over the active, editable ImGui text box (its rect
-/// when it is a named box, "text" or "pair", else a strip from its cursor), with the caret at the
-/// box's cursor, in CSS pixels (ImGui's units divided by the pixel ratio); hidden otherwise.
-void place_text_bridge(const viewer::ViewerState& s) {
+/// Tells index.html where to keep the bridge: over the active, editable ImGui text box's frame
+/// (g_item_rects), with the caret at the box's cursor, in CSS pixels (ImGui's units divided by the
+/// pixel ratio); hidden otherwise.
+void place_text_bridge() {
   const ImGuiContext& g = *GImGui;
   const bool active = g.ActiveId != 0 && g.InputTextState.ID == g.ActiveId &&
                       !(g.InputTextState.Flags & ImGuiInputTextFlags_ReadOnly);
   std::array<float, 8> place{};
   if (active) {
     const float line = g.FontSize, pad = g.Style.FramePadding.y;
-    place = {1, g_ime_pos.x, g_ime_pos.y - pad, g_ime_pos.x + 240, g_ime_pos.y + line + pad, g_ime_pos.x, line, 0};
-    for (const char* name : {"text", "pair"}) {
-      const auto it = s.widget_rects.find(name);
-      if (it == s.widget_rects.end()) continue;
-      const auto& r = it->second;
-      if (g_ime_pos.x >= r[0] - 1 && g_ime_pos.x <= r[2] && g_ime_pos.y >= r[1] && g_ime_pos.y < r[3])
-        place = {1, r[0], r[1], r[2], r[3], g_ime_pos.x, line, 0};
+    // The box's frame as ImGui added it this frame; else (not drawn this frame) one line height
+    // from its cursor.
+    place = {1, g_ime_pos.x, g_ime_pos.y - pad, g_ime_pos.x + line, g_ime_pos.y + line + pad, g_ime_pos.x, line, 0};
+    if (const auto it = g_item_rects.find(g.ActiveId); it != g_item_rects.end()) {
+      const ImRect& r = it->second;
+      place = {1, r.Min.x, r.Min.y, r.Max.x, r.Max.y, std::clamp(g_ime_pos.x, r.Min.x, r.Max.x), line, 0};
     }
     // The composing text's background: the box's (FrameBg over WindowBg), as 0xRRGGBB.
     const ImVec4 f = g.Style.Colors[ImGuiCol_FrameBg], w = g.Style.Colors[ImGuiCol_WindowBg];
@@ -132,6 +140,34 @@ void place_text_bridge(const viewer::ViewerState& s) {
   EM_ASM({
     if (window.debertaTextBridge) window.debertaTextBridge.place($0 !== 0, $1, $2, $3, $4, $5, $6, $7);
   }, place[0], place[1], place[2], place[3], place[4], place[5], place[6], place[7]);
+}
+
+// The text cursor's blink (issue 55, item 8). A frame costs the same whatever changed, so the page
+// draws one only when the blinking cursor appears or disappears (Dear ImGui 1.86: shown for 0.8 s,
+// hidden for 0.4 s of each 1.2 s), and blinks for kBlinkSeconds after the last input, as GTK's
+// cursor-blink-timeout does; then the cursor stays shown and nothing is drawn until the next input.
+constexpr double kBlinkSeconds = 10.0;
+double g_last_input_ms = 0;  // emscripten_get_now() of the last web_wake (an input event)
+bool g_blink_timer = false;  // a web_blink is scheduled
+
+/// When the main loop pauses with a focused text box: schedules the frame that shows the cursor's
+/// next change (web_blink), or, once the blinking time is over, stops the blink (one frame to show
+/// the cursor steady).
+void schedule_blink() {
+  ImGuiIO& io = ImGui::GetIO();
+  const ImGuiContext& g = *GImGui;
+  if (!io.WantTextInput || g_blink_timer || g.InputTextState.ID == 0 || g.InputTextState.ID != g.ActiveId) return;
+  double delay_ms;
+  if (emscripten_get_now() - g_last_input_ms > kBlinkSeconds * 1000.0) {
+    if (!io.ConfigInputTextCursorBlink) return;  // steady already
+    io.ConfigInputTextCursorBlink = false;         // drawn steady from the next frame on
+    delay_ms = 0;
+  } else {
+    const double t = g.InputTextState.CursorAnim, phase = std::fmod(std::max(t, 0.0), 1.2);
+    delay_ms = 1000.0 * (t <= 0 ? -t + 0.8 : phase < 0.8 ? 0.8 - phase : 1.2 - phase) + 5.0;
+  }
+  g_blink_timer = true;
+  EM_ASM({ setTimeout(() => Module._web_blink(), $0); }, delay_ms);
 }
 
 /// Writes `text` into the element with id `id` (textContent).
@@ -202,14 +238,15 @@ bool mostly_not_latin(const std::string& utf8) {
 }
 
 /// Sizes the canvas's framebuffer to its CSS size × devicePixelRatio (device pixels: sharp text on
-/// HiDPI screens and under browser zoom) and tells the layout the ratio. Browser.setCanvasSize
-/// sets canvas.width/height (its CSS size stays 100vw × 100vh) and GLFW's window size through its
-/// resize listener; the mouse positions GLFW reports are then in the same device pixels.
+/// HiDPI screens and under browser zoom) and tells the layout the ratio. The CSS size is the
+/// canvas's own (index.html: the page's width, its height less the bar's). Browser.setCanvasSize
+/// sets canvas.width/height and GLFW's window size through its resize listener; the mouse
+/// positions GLFW reports are then in the same device pixels.
 /// Returns true when the size or the ratio changed.
 bool fit_canvas() {
   const double ratio = emscripten_get_device_pixel_ratio();
-  const int w = static_cast<int>(std::lround(EM_ASM_DOUBLE({ return window.innerWidth; }) * ratio));
-  const int h = static_cast<int>(std::lround(EM_ASM_DOUBLE({ return window.innerHeight; }) * ratio));
+  const int w = static_cast<int>(std::lround(EM_ASM_DOUBLE({ return Module.canvas.clientWidth; }) * ratio));
+  const int h = static_cast<int>(std::lround(EM_ASM_DOUBLE({ return Module.canvas.clientHeight; }) * ratio));
   int cw = 0, ch = 0;
   glfwGetWindowSize(g_window, &cw, &ch);
   const bool resized = w > 0 && h > 0 && (w != cw || h != ch);
@@ -268,8 +305,10 @@ std::string notice_text(const viewer::ViewerState& s) {
 }
 
 // ----------------------------------------------------------------------------------------------
-// The view in the page's address (issue 41, item 8): ?text=…&lang=…&layer=…&head=…&tab=…&terms=…,
-// so that a copied link (the bar's "Copy link") opens the same view. Read once at start; written
+// The view in the page's address (issue 41, item 8; issue 55, item 8):
+// ?text=…&lang=…&layer=…&head=…&tab=…&terms=…&cell=i,j&step=…&model=…, so that a copied link (the
+// bar's "Copy link") opens the same view: the selected cell (query i, key j), the lesson's step
+// (1-based, as the Lesson tab numbers it) and which bundled model (its folder's name). Read once at start; written
 // back with history.replaceState whenever one of them changes (no new history entry per click).
 
 /// The value of `name` in the page's query string, "" when absent.
@@ -311,6 +350,36 @@ void read_url_view(viewer::ViewerState& s) {
     if (!known) g_url_problem += viewer::trf(" tab={value} is not a tab;", viewer::arg("value", tab));
   }
   g_url_terms = url_param("terms");
+  if (const std::string cell = url_param("cell"); !cell.empty()) {
+    int i = -1, j = -1;
+    char tail = 0;
+    if (std::sscanf(cell.c_str(), "%4d,%4d%c", &i, &j, &tail) == 2 && i >= 0 && j >= 0)
+      s.qi = i, s.kj = j;  // clamped to the input once it is run
+    else
+      g_url_problem += viewer::trf(" cell={value} is not two numbers i,j;", viewer::arg("value", cell));
+  }
+  if (const int step = url_index("step"); step >= 1) s.lesson.start_step(step - 1);  // clamped to the lesson's steps
+}
+
+/// The bundled models the page carries (CMakeLists.txt's preloads), by folder name.
+const char* const kBundledModels[] = {"/models/deberta-tiny-512", "/models/deberta-tiny-multilingual",
+                                      "/models/zoo/deberta-tiny-no-c2p"};
+
+/// The folder name of `path` when it is a bundled model, else "" (an opened model has no address).
+std::string bundled_name(const std::string& path) {
+  for (const char* m : kBundledModels)
+    if (path == m) return path.substr(path.find_last_of('/') + 1);
+  return "";
+}
+
+/// ?model=NAME: the bundled model of that folder name, or "" (and a problem noted) for another name.
+std::string url_model() {
+  const std::string name = url_param("model");
+  if (name.empty()) return "";
+  for (const char* m : kBundledModels)
+    if (bundled_name(m) == name) return m;
+  g_url_problem += viewer::trf(" model={value} is not a model of this page;", viewer::arg("value", name));
+  return "";
 }
 
 /// ?terms=c2c,c2p: the switches of `deberta predict --terms`, once the first model has loaded.
@@ -342,8 +411,12 @@ void write_url_view(const viewer::ViewerState& s) {
       for (deberta::Term t : deberta::kAllTerms)
         if (now.terms[t]) terms += (terms.empty() ? "" : ",") + std::string(deberta::term_name(t));
   }
+  const std::string cell = s.qi || s.kj ? std::to_string(s.qi) + "," + std::to_string(s.kj) : "";
+  const std::string step = s.lesson.step > 0 ? std::to_string(s.lesson.step + 1) : "";
+  const std::string model = bundled_name(s.model_path);
   const std::string view = s.text + '\x1f' + viewer::i18n::language() + '\x1f' + std::to_string(s.layer) + '\x1f' +
-                           std::to_string(s.head) + '\x1f' + viewer::tab_name(s.tab) + '\x1f' + terms;
+                           std::to_string(s.head) + '\x1f' + viewer::tab_name(s.tab) + '\x1f' + terms + '\x1f' + cell +
+                           '\x1f' + step + '\x1f' + model;
   if (view == g_shown_view) return;
   g_shown_view = view;
   EM_ASM({
@@ -355,14 +428,21 @@ void write_url_view(const viewer::ViewerState& s) {
     set("head", String($3));
     set("tab", UTF8ToString($4));
     set("terms", UTF8ToString($5));
+    set("cell", UTF8ToString($6));
+    set("step", UTF8ToString($7));
+    set("model", UTF8ToString($8));
     history.replaceState(null, "", "?" + p.toString().replace(/%2C/g, ","));
-  }, s.text.c_str(), viewer::i18n::language().c_str(), s.layer, s.head, viewer::tab_name(s.tab), terms.c_str());
+  }, s.text.c_str(), viewer::i18n::language().c_str(), s.layer, s.head, viewer::tab_name(s.tab), terms.c_str(), cell.c_str(),
+     step.c_str(), model.c_str());
 }
 
 // The language the page's own strings were last set to (i18n::generation() + 1; 0: never), and
 // whether the multilingual model was picked for the link's text (the note under the bar says so).
 unsigned g_shown_language = 0;
 bool g_multilingual_note = false;
+const char* const kMultilingualModel = "/models/deberta-tiny-multilingual";
+std::string g_shown_model = kMultilingualModel;  // the model the note was written for (the note says
+                                                 // nothing once another model is in use: issue 55, item 4)
 
 /// The page's own strings and notes in the explorer's language, after the first frame and after the
 /// language menu switched it: index.html's debertaSetLanguage, and window.debertaExplorerLanguage
@@ -375,7 +455,7 @@ void sync_page_language() {
     if (window.debertaSetLanguage) window.debertaSetLanguage(UTF8ToString($0));
   }, viewer::i18n::language().c_str());
   // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
-  set_element_text("model-note", g_multilingual_note ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
+  set_element_text("model-note", g_multilingual_note && g_shown_model == kMultilingualModel ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
                                                                   "deberta-tiny-512 is under Recent in the Model panel)")
                                                      : "");
   g_shown_note = "\x01", g_shown_notice = "\x01";  // rewritten below in the new language
@@ -384,6 +464,7 @@ void sync_page_language() {
 void frame() {
   viewer::App& app = *g_app;
   viewer::ViewerState& s = app.state;
+  if (s.model_path != g_shown_model) g_shown_model = s.model_path, g_shown_language = 0;  // the note follows the model
   sync_page_language();
   if (fit_canvas()) g_dirty = kSettleFrames;
   glfwPollEvents();
@@ -436,8 +517,7 @@ void frame() {
   if (g_dirty <= 0) {
     g_paused = true;
     emscripten_pause_main_loop();
-    // A focused text box: its cursor blinks (one frame every half second).
-    if (ImGui::GetIO().WantTextInput) EM_ASM({ setTimeout(() => Module._web_wake(1), 500); });
+    schedule_blink();
     return;
   }
   --g_dirty;
@@ -447,8 +527,9 @@ void frame() {
   if (app.gfx.fonts.rebuild_if_needed()) app.gfx.mono = app.gfx.fonts.mono();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  g_item_rects.clear();
   viewer::build_frame(app);
-  place_text_bridge(s);
+  place_text_bridge();
   int fb_w = 0, fb_h = 0;
   viewer::render_frame(g_window, &fb_w, &fb_h);
   if (!s.window_png_request.empty()) {  // read before the browser composites the frame
@@ -462,6 +543,13 @@ void frame() {
 }
 
 }  // namespace
+
+// Dear ImGui's test-engine hooks (imgui_internal.h, IMGUI_ENABLE_TEST_ENGINE): only the items'
+// frames are kept (g_item_rects); the rest are not used.
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, const ImRect& bb, ImGuiID id) { g_item_rects[id] = bb; }
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext*, ImGuiID, const char*, ImGuiItemStatusFlags) {}
+void ImGuiTestEngineHook_Log(ImGuiContext*, const char*, ...) {}
+const char* ImGuiTestEngine_FindItemDebugLabel(ImGuiContext*, ImGuiID) { return nullptr; }
 
 extern "C" {
 
@@ -548,7 +636,19 @@ EMSCRIPTEN_KEEPALIVE void web_text_input(const char* utf8) {
 /// Something the page must show happened (an input event, a resize; index.html): draws at least
 /// the next `frames` frames, resuming the paused main loop.
 EMSCRIPTEN_KEEPALIVE void web_wake(int frames) {
+  g_last_input_ms = emscripten_get_now();
+  if (ImGui::GetCurrentContext()) ImGui::GetIO().ConfigInputTextCursorBlink = true;  // an input: the cursor blinks again (schedule_blink)
   g_dirty = std::max(g_dirty, frames);
+  if (g_paused) {
+    g_paused = false;
+    emscripten_resume_main_loop();
+  }
+}
+
+/// The blinking cursor changes (schedule_blink): one frame, not counted as an input.
+EMSCRIPTEN_KEEPALIVE void web_blink() {
+  g_blink_timer = false;
+  g_dirty = std::max(g_dirty, 1);
   if (g_paused) {
     g_paused = false;
     emscripten_resume_main_loop();
@@ -568,9 +668,11 @@ EMSCRIPTEN_KEEPALIVE void web_wheel(double dx, double dy) {
 /// The interface's state as JSON: {"size": "large", "scale": 2.5, "ratio": 2, "font_css": 18.75,
 /// "display": [w, h] (ImGui units = device pixels), "frames": frames drawn, "paused": 0|1,
 /// "zoom": the most zoomed map's zoom, "model_scroll": the Model & text window's scroll (ImGui
-/// units), "font": the font size (ImGui units), "page": the tab shown (layout.h shown_page),
+/// units), "font": the font size (ImGui units), "cell": [query i, key j] selected, "step": the
+/// lesson's step (0-based), "attempts": answers judged on it, "page": the tab shown (layout.h shown_page),
 /// "model": the shown model's folder, "result_model": the folder of the model the shown maps are
-/// of ("" without maps), "tokenizer": 0|1}. Read by the browser test.
+/// of ("" without maps), "tokenizer": 0|1, "cjk_font": the CJK font that draws Han characters
+/// first (fonts.h cjk_order), "language": the interface's}. Read by the browser test.
 EMSCRIPTEN_KEEPALIVE const char* web_ui() {
   static std::string out;
   if (!g_app) return "";
@@ -581,7 +683,7 @@ EMSCRIPTEN_KEEPALIVE const char* web_ui() {
     for (char c : v) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
     return q + "\"";
   };
-  char nums[256];
+  char nums[512];
   std::snprintf(nums, sizeof nums, "\"scale\": %.4f, \"ratio\": %.4f, \"font_css\": %.3f, \"display\": [%.0f, %.0f], "
                 "\"frames\": %ld, \"paused\": %d, \"tokenizer\": %d", viewer::ui_scale(), viewer::pixel_ratio(),
                 ImGui::GetFontSize() / viewer::pixel_ratio(), io.DisplaySize.x, io.DisplaySize.y, g_frames_drawn,
@@ -593,11 +695,31 @@ EMSCRIPTEN_KEEPALIVE const char* web_ui() {
   std::snprintf(nums + std::strlen(nums), sizeof nums - std::strlen(nums),
                 ", \"zoom\": %.4f, \"model_scroll\": %.2f, \"font\": %.3f, \"layer\": %d, \"head\": %d", zoom,
                 model_window ? model_window->Scroll.y : -1.0f, ImGui::GetFontSize(), s.layer, s.head);
+  std::snprintf(nums + std::strlen(nums), sizeof nums - std::strlen(nums),
+                ", \"cell\": [%d, %d], \"step\": %d, \"attempts\": %d", s.qi, s.kj, s.lesson.step, s.lesson.attempts);
+  const std::vector<std::string> cjk = g_app->gfx.fonts.fallbacks();
   out = std::string("{\"size\": ") + quoted(viewer::ui_size_name(viewer::ui_size())) + ", " + nums +
+        ", \"cjk_font\": " + quoted(cjk.empty() ? "" : cjk.front()) + ", \"language\": " + quoted(viewer::i18n::language()) +
         ", \"page\": " + quoted(viewer::shown_page()) +
         ", \"model\": " + quoted(s.model ? s.model_path : "") +
         ", \"result_model\": " + quoted(s.result && s.result->model ? s.result->model->model.directory : "") + "}";
   return out.c_str();
+}
+
+/// How many characters of `utf8` the current font atlas has no glyph for (drawn as U+FFFD): the
+/// browser test's check that the language menu's names are drawn (issue 55, item 1).
+EMSCRIPTEN_KEEPALIVE int web_glyphs_missing(const char* utf8) {
+  if (!g_app || !utf8) return -1;
+  const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+  int missing = 0;
+  for (const char* p = utf8; *p;) {
+    unsigned c = 0;
+    const int n = ImTextCharFromUtf8(&c, p, nullptr);
+    if (n <= 0) break;
+    p += n;
+    if (c > 0x20 && (c > 0xFFFF || !font->FindGlyphNoFallback(static_cast<ImWchar>(c)))) ++missing;
+  }
+  return missing;
 }
 
 /// Runs the golden cases bundled in the site; returns "selftest: N passed, M failed".
@@ -625,6 +747,7 @@ int main() {
   glfwMakeContextCurrent(g_window);
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
+  GImGui->TestEngineHookItems = true;  // the items' frames, for the text bridge (g_item_rects)
   ImGui::GetIO().IniFilename = nullptr;
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
   ImGuiIO& io = ImGui::GetIO();
@@ -650,6 +773,12 @@ int main() {
   load_ui_size();  // the size this browser chose last time
   viewer::ViewerState& s = app.state;
   s.text = "In the beginning God created the heaven and the [MASK].";
+  // A Korean, Japanese or Chinese reader's first sentence is in their language (issue 55, item 3):
+  // the interface's language (?lang=, else the browser's) picks it, and with it the multilingual model.
+  const std::string& language = viewer::i18n::language();
+  if (language == "ko") s.text = "나는 도서관에서 책을 [MASK].";
+  if (language == "ja") s.text = "私は図書館で本を[MASK]。";
+  if (language == "zh_CN") s.text = "我在图书馆看[MASK]。";
   // index.html?text=…: the input to start with (a link from a blog note or a slide can carry its
   // sentence); then the rest of the view a copied link carries.
   if (std::string given = url_param("text"); !given.empty()) s.text = given;
@@ -657,11 +786,15 @@ int main() {
   s.zoo_dir = "/models/zoo";
   // The multilingual model for a text that is mostly not Latin (Hangul, Kana, Han, …; issue 40);
   // the other bundled model stays one click away in the Model panel's recent list.
-  const char* kMultilingual = "/models/deberta-tiny-multilingual";
-  const bool multilingual = mostly_not_latin(s.text);
-  s.model_path = multilingual ? kMultilingual : DEBERTA_DEFAULT_MODEL;
-  s.recent = {multilingual ? DEBERTA_DEFAULT_MODEL : kMultilingual, "/models/zoo/deberta-tiny-no-c2p"};
-  g_multilingual_note = multilingual;  // the note is written by sync_page_language, in the page's language
+  const char* kMultilingual = kMultilingualModel;
+  // A link's ?model= (a bundled model) wins over the text's script.
+  const std::string linked = url_model();
+  const bool multilingual = linked.empty() ? mostly_not_latin(s.text) : linked == kMultilingual;
+  s.model_path = !linked.empty() ? linked : multilingual ? kMultilingual : DEBERTA_DEFAULT_MODEL;
+  s.recent.clear();
+  for (const char* m : kBundledModels)
+    if (s.model_path != m) s.recent.push_back(m);
+  g_multilingual_note = multilingual && linked.empty();  // the note is written by sync_page_language, in the page's language
   viewer::start_load(app, s.model_path);
 
   const bool selftest = EM_ASM_INT({ return new URLSearchParams(window.location.search).has("selftest") ? 1 : 0; });

@@ -2,7 +2,7 @@
 """The web edition in a real browser (issue 30): Debian's chromium, headless, software GL, driven
 through the DevTools protocol (python3-websocket). Nothing downloads a browser.
 
-    browser_test.py SITE_DIR OUT_DIR [--only a,f,g]
+    browser_test.py SITE_DIR OUT_DIR [--only a,f,g]   (check letters a…z)
 
 --only runs just the named checks (the loaded run, web_browser_loaded, runs the ones whose timing
 the load tests: f and g); without it, every check runs. Serves SITE_DIR on a free loopback port and checks:
@@ -65,6 +65,17 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (r) a deberta-v3-base-shaped model (184.6 M random parameters, fp16 model.safetensors streamed
       from the File a tensor at a time) picked the same way: the CLI's predictions; prints the load
       time and memory. Minutes long: run only when named (--only r; ctest web_browser_base).
+  (s) the share link carries the selected cell, the lesson's step and which bundled model (issue 55, item 8).
+  (x) the language menu draws every language's own name in every interface language; Han characters
+      in the language's forms (IPA Gothic first in Japanese, Droid Sans Fallback in Chinese, NanumGothic
+      in Korean) (issue 55, item 1; issue 54, item 4).
+  (y) the lesson's Check button stays visible and clickable with the answer box focused (the text
+      bridge covers only the box); Enter checks too (issue 55, item 2).
+  (z) the bar below the canvas, its items one line each (ja, ko; phone and laptop); the grid's row
+      labels beside their maps; four device-pixel-ratio and four A+ / A- round trips return to the
+      same sizes, a ratio change applied with no input event (issue 55, items 5-7).
+  (j) also: a focused text box draws only when its cursor blinks, and nothing after 10 s without
+      input; (l) also: a tap on a phone opens the tab under the finger (issue 55, items 7, 8).
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -288,6 +299,34 @@ def idle_check(chromium, base, failures):
         print("(j) a mouse move: %d frames drawn" % (after - state["frames"]))
         if after <= state["frames"]:
             failures.append("(j) the page drew nothing after a mouse move")
+        # A focused text box (issue 55, item 8): its cursor blinks for 10 s after the last input, a
+        # frame when it appears or disappears (0.8 s shown, 0.4 s hidden: ≈ 1.7 frames a second),
+        # then stays shown with no frame drawn. Frame counts are checked; CPU shares printed.
+        click_widget(page, "text", "the sentence box")
+        page.wait_for("document.getElementById('text-bridge').style.display === 'block'", 30, "the focused sentence box")
+        clicked = time.time()
+        time.sleep(2)
+        f0, c0, t0 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
+        time.sleep(6)
+        f1, c1, t1 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
+        blinking = f1 - f0
+        print("(j) focused sentence box, blinking: %d frames in %.1f s; Chromium's processes used %.1f %% of one core"
+              % (blinking, t1 - t0, 100 * (c1 - c0) / (t1 - t0)))
+        if not 0.8 * (t1 - t0) <= blinking <= 2.5 * (t1 - t0) + 2:
+            failures.append("(j) a focused box drew %d frames in %.1f s while its cursor blinks (want one a change: "
+                            "about 1.7 a second)" % (blinking, t1 - t0))
+        time.sleep(max(0.0, clicked + 11.5 - time.time()))
+        f0, c0, t0 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
+        time.sleep(8)
+        state = ui(page)
+        c1, t1 = process_tree_cpu_seconds(page.proc.pid), time.time()
+        print("(j) focused sentence box after 10 s without input: %d frames in %.1f s (paused: %d); Chromium's "
+              "processes used %.1f %% of one core" % (state["frames"] - f0, t1 - t0, state["paused"], 100 * (c1 - c0) / (t1 - t0)))
+        if state["frames"] - f0 > 0 or not state["paused"]:
+            failures.append("(j) a focused box kept drawing after its cursor stopped blinking: %d frames in %.0f s"
+                            % (state["frames"] - f0, t1 - t0))
+        if page.eval("document.getElementById('text-bridge').style.display") != "block":
+            failures.append("(j) the sentence box lost the keyboard while idle")
     finally:
         page.close()
         shutil.rmtree(profile, ignore_errors=True)
@@ -318,10 +357,13 @@ def display_check(chromium, base, out, failures):
         time.sleep(1)
         state = ui(page)
         canvas = page.eval("[document.getElementById('canvas').width, document.getElementById('canvas').height]")
-        print("(k) device scale factor 2 at 1280 × 720: canvas %s, %s" % (canvas, state))
-        if canvas != [2560, 1440] or state["ratio"] != 2 or abs(state["font"] - 2 * state["font_css"]) > 1e-3:
-            failures.append("(k) at device scale factor 2 the canvas is %s with ratio %s, font %s (want 2560 × 1440, "
-                            "fonts at 2 × their CSS size)" % (canvas, state["ratio"], state["font"]))
+        # The canvas is the page's width and its height less the bar's (issue 55, item 5).
+        css = page.eval("[document.getElementById('canvas').clientWidth, document.getElementById('canvas').clientHeight]")
+        print("(k) device scale factor 2 at 1280 × 720: canvas %s (CSS %s), %s" % (canvas, css, state))
+        if (canvas != [2 * css[0], 2 * css[1]] or css[0] != 1280 or not 680 <= css[1] <= 720 or state["ratio"] != 2
+                or abs(state["font"] - 2 * state["font_css"]) > 1e-3):
+            failures.append("(k) at device scale factor 2 the canvas is %s for CSS %s with ratio %s, font %s (want twice "
+                            "the CSS size, 1280 × 680–720, fonts at 2 × their CSS size)" % (canvas, css, state["ratio"], state["font"]))
         page.screenshot(os.path.join(out, "web_dpr2.png"))
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
         page.frames(4)
@@ -448,6 +490,25 @@ def input_check(chromium, base, failures):
         for k in ("o", "e"):
             if k + ":true" not in prevented:
                 failures.append("(l) Ctrl+%s also reaches the browser (default not prevented): %s" % (k.upper(), prevented))
+        # Touch on a phone (issue 55, item 7): the mouse last over one tab, a tap on another opens
+        # the tapped one (the pointer moves to the finger before it presses).
+        page.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=3, mobile=True)
+        page.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=1)
+        page.frames(6)
+        time.sleep(0.5)
+        for mouse_over, tap in (("Head detail", "Compare"), ("Compare", "Attention grid")):
+            m, t = widget_rect(page, "tab: " + mouse_over), widget_rect(page, "tab: " + tap)
+            page.call("Input.dispatchMouseEvent", type="mouseMoved", x=(m[0] + m[2]) / 2, y=(m[1] + m[3]) / 2)
+            page.frames(4)
+            x, y = (t[0] + t[2]) / 2, (t[1] + t[3]) / 2
+            page.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[{"x": x, "y": y}])
+            page.frames(2)
+            page.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
+            page.frames(6)
+            shown = ui(page)["page"]
+            print("(l) phone, mouse over %r, a tap on %r: shows %r" % (mouse_over, tap, shown))
+            if shown != tap:
+                failures.append("(l) a tap on the tab %r (mouse over %r) shows %r" % (tap, mouse_over, shown))
     except RuntimeError as e:
         failures.append("(l) " + str(e))
     finally:
@@ -802,6 +863,300 @@ def url_view_check(chromium, base, failures):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def wait_idle(page):
+    page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
+    page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 1 : 0", 120, "the page idle")
+    page.frames(4)
+
+
+def widget_rect(page, name):
+    """Where the page drew widget `name` (CSS pixels, [x0, y0, x1, y1]), or None."""
+    r = page.eval("Module.ccall('web_widget_rect', 'string', ['string'], [%s])" % json.dumps(name))
+    return [float(v) for v in r.split()] if r else None
+
+
+def menu_check(chromium, base, out, failures):
+    """(x) Every language's own name in the language menu, whatever the interface's language (issue
+    55, item 1): the atlas holds 한국어, 日本語, 简体中文 in English; and Han characters in the
+    language's forms (issue 54, item 4): Japanese drawn first from IPA Gothic, Chinese from Droid Sans
+    Fallback, Korean from NanumGothic (web_ui's cjk_font)."""
+    names = "English한국어日本語简体中文Italiano"
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base + "?lang=en", profile)
+    try:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
+        wait_idle(page)
+        click_widget(page, "language", "the language button")
+        page.frames(4)
+        time.sleep(0.5)
+        missing = page.eval("Module.ccall('web_glyphs_missing', 'number', ['string'], [%s])" % json.dumps(names))
+        entries = {code: widget_rect(page, "language: " + code) for code in ("en", "ko", "ja", "zh_CN", "it")}
+        page.screenshot(os.path.join(out, "web_menu_en.png"))
+        print("(x) English interface, language menu open: %d of the names' characters without a glyph; entries %s"
+              % (missing, {k: bool(v) for k, v in entries.items()}))
+        if missing != 0:
+            failures.append("(x) the English atlas lacks %d characters of the language menu's names" % missing)
+        if not all(entries.values()):
+            failures.append("(x) the language menu lacks entries: %s" % entries)
+        for code, font in (("ja", "ipag.ttf"), ("zh_CN", "DroidSansFallbackFull.ttf"), ("ko", "NanumGothic.ttf")):
+            if code != "ja":
+                click_widget(page, "language", "the language button")
+                page.frames(4)
+            click_widget(page, "language: " + code, "the %s entry" % code)
+            page.frames(6)
+            time.sleep(0.5)
+            state = ui(page)
+            missing = page.eval("Module.ccall('web_glyphs_missing', 'number', ['string'], [%s])" % json.dumps(names))
+            print("(x) %s: Han drawn first from %s; %d of the menu's characters without a glyph"
+                  % (state["language"], state["cjk_font"], missing))
+            if state["language"] != code or not state["cjk_font"].endswith(font):
+                failures.append("(x) in %s the first CJK font is %r (want %s)" % (state["language"], state["cjk_font"], font))
+            if missing != 0:
+                failures.append("(x) the %s atlas lacks %d characters of the language menu's names" % (code, missing))
+    except RuntimeError as e:
+        failures.append("(x) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    # A Korean browser (Accept-Language ko-KR, no ?lang=, no ?text=) starts in Korean on the
+    # multilingual model with a Korean sentence, and the bar's note names that model; once another
+    # model is opened, the note no longer does (issue 55, items 3 and 4).
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, "about:blank", profile)
+    try:
+        agent = page.call("Browser.getVersion")["userAgent"]
+        page.call("Emulation.setUserAgentOverride", userAgent=agent, acceptLanguage="ko-KR")
+        page.call("Page.navigate", url=base)
+        wait_idle(page)
+        time.sleep(0.5)
+        state = ui(page)
+        tokens = spelled(page.eval("document.getElementById('tokens').textContent").split("\n"))
+        note = page.eval("document.getElementById('model-note').textContent")
+        print("(x) a ko-KR browser: language %s, model %s, tokens spell %r; note %r"
+              % (state["language"], state["model"], tokens, note))
+        if state["language"] != "ko" or not state["model"].endswith("/deberta-tiny-multilingual"):
+            failures.append("(x) a ko-KR browser starts in %s on %s" % (state["language"], state["model"]))
+        if not any("\uac00" <= ch <= "\ud7a3" for ch in tokens):
+            failures.append("(x) a ko-KR browser's first sentence has no Hangul: %r" % tokens)
+        if "deberta-tiny-multilingual" not in note:
+            failures.append("(x) the bar's note does not name the multilingual model: %r" % note)
+        page.eval("Module.ccall('web_open_model_files', null, ['string'], ['/models/deberta-tiny-512']); 1")
+        page.wait_for("JSON.parse(Module.ccall('web_ui', 'string', [], [])).result_model.endsWith('deberta-tiny-512')", 120,
+                      "the English model's result")
+        page.frames(4)
+        note = page.eval("document.getElementById('model-note').textContent")
+        print("(x) after opening deberta-tiny-512: note %r" % note)
+        if "deberta-tiny-multilingual" in note:
+            failures.append("(x) the note still names the multilingual model after another was opened: %r" % note)
+    except RuntimeError as e:
+        failures.append("(x) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def overlap(a, b):
+    """True when rectangles a and b ([x0, y0, x1, y1]) share more than a pixel's width."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+
+
+def check_button_check(chromium, base, out, failures):
+    """(y) The lesson's Check button with the answer box focused (issue 55, item 2): the text bridge
+    lies over the answer box only (not over its label or the Check button), is transparent while
+    nothing is composed, the button is the topmost element at its centre and a click on it judges the
+    typed answer; Enter judges too, and the empty box says so (its hint)."""
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    page = Page(chromium, base + "?lang=ko&tab=lesson", profile)
+    bridge = "document.getElementById('text-bridge')"
+    try:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
+        wait_idle(page)
+        page.wait_for("Module.ccall('web_widget_rect', 'string', ['string'], ['check'])", 60, "the Check button")
+        page.wait_for(bridge + ".style.display === 'block'", 30, "the text bridge over the focused answer box")
+        page.frames(4)
+        box, check = widget_rect(page, "your answer"), widget_rect(page, "check")
+        b = page.eval("(() => { const r = %s.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()" % bridge)
+        background = page.eval("getComputedStyle(%s).backgroundImage" % bridge)
+        page.screenshot(os.path.join(out, "web_lesson_ko.png"))
+        print("(y) answer box %s, Check %s, text bridge %s (background %s)" % (box, check, b, background))
+        if b[0] < box[0] - 1 or b[2] > box[2] + 1 or b[1] < box[1] - 1 or b[3] > box[3] + 1:
+            failures.append("(y) the text bridge %s reaches outside the answer box %s" % (b, box))
+        if overlap(b, check):
+            failures.append("(y) the text bridge %s covers the Check button %s" % (b, check))
+        if background != "none":
+            failures.append("(y) the text bridge paints a background while nothing is composed: %s" % background)
+        cx, cy = (check[0] + check[2]) / 2, (check[1] + check[3]) / 2
+        top = page.eval("document.elementFromPoint(%f, %f).id" % (cx, cy))
+        if top != "canvas":
+            failures.append("(y) the element over the Check button's centre is #%s, not the canvas" % top)
+        before = ui(page)["attempts"]
+        page.call("Input.insertText", text="-999")  # a wrong answer: the box takes the keyboard back
+        page.frames(4)
+        page.click(cx, cy)
+        page.frames(6)
+        after = ui(page)["attempts"]
+        print("(y) typed -999 and clicked Check: attempts %d -> %d" % (before, after))
+        if after != before + 1:
+            failures.append("(y) a click on Check with the answer box focused did not judge the answer (attempts %d -> %d)"
+                            % (before, after))
+        # A wrong answer puts the keyboard back in the box: Enter judges the next one.
+        page.wait_for(bridge + ".style.display === 'block'", 30, "the answer box focused again")
+        page.call("Input.insertText", text="-998")
+        page.frames(4)
+        page.key("Enter", "Enter", 13)
+        page.frames(6)
+        enter = ui(page)["attempts"]
+        print("(y) typed -998 and pressed Enter: attempts %d" % enter)
+        if enter != after + 1:
+            failures.append("(y) Enter in the answer box did not judge the answer (attempts %d)" % enter)
+    except (RuntimeError, TypeError) as e:
+        failures.append("(y) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+BAR_ITEMS = ("open", "copy-link", "docs-link", "source-link")
+
+
+def bar_check(chromium, base, out, failures):
+    """(z) The bar and the canvas (issue 55, items 5 and 6). In Japanese and Korean, on a phone
+    (390 × 844 at 3×) and a laptop (1440 × 900 at 2×): the bar lies below the canvas, never over it;
+    each of its buttons and links is one line (never "リンクをコ" / "ピー"); the explorer's display is
+    the canvas's size at device pixels. Then round trips: four device-pixel-ratio changes 1 → 2 → 1
+    (each applied with no input event) and four A+ / A- cycles leave the tabs and the font the size
+    they were. Screenshots web_bar_LANG_WxH.png (looked at by people)."""
+    for lang in ("ja", "ko"):
+        profile = tempfile.mkdtemp(prefix="deberta-web-")
+        page = Page(chromium, base + "?lang=" + lang, profile)
+        try:
+            for w, h, dpr, mobile in ((390, 844, 3, True), (1440, 900, 2, False)):
+                page.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=dpr, mobile=mobile)
+                wait_idle(page)
+                time.sleep(0.5)
+                page.frames(4)
+                geo = json.loads(page.eval(
+                    "JSON.stringify((() => { const box = e => { const r = e.getBoundingClientRect(); "
+                    "return [r.left, r.top, r.right, r.bottom]; }; "
+                    "const lines = e => { const r = document.createRange(); r.selectNodeContents(e); "
+                    "return new Set(Array.from(r.getClientRects()).map(q => Math.round(q.top))).size; }; "
+                    "const c = document.getElementById('canvas'); "
+                    "return {canvas: box(c), bar: box(document.getElementById('bar')), inner: [innerWidth, innerHeight], "
+                    "fb: [c.width, c.height], items: Object.fromEntries(%s.map(id => [id, [lines(document.getElementById(id)), "
+                    "document.getElementById(id).textContent.trim()]]))}; })())" % json.dumps(list(BAR_ITEMS))))
+                state = ui(page)
+                print("(z) %s %d × %d at %d×: canvas %s, bar %s, framebuffer %s, display %s; items %s"
+                      % (lang, w, h, dpr, geo["canvas"], geo["bar"], geo["fb"], state["display"], geo["items"]))
+                page.screenshot(os.path.join(out, "web_bar_%s_%dx%d.png" % (lang, w, h)))
+                # The grid's row label ("layer 0" with its number) ends before its first map (issue 55, item 7).
+                click_widget(page, "tab: Attention grid")
+                page.frames(6)
+                time.sleep(0.5)
+                label, first_map = widget_rect(page, "grid: layer 0"), widget_rect(page, "grid: map 0 0")
+                page.screenshot(os.path.join(out, "web_grid_%s_%dx%d.png" % (lang, w, h)))
+                print("(z) %s %d × %d: grid label 'layer 0' %s, first map %s" % (lang, w, h, label, first_map))
+                if not label or not first_map or label[2] > first_map[0] + 0.5:
+                    failures.append("(z) %s %d × %d: the grid's row label %s runs under its first map %s"
+                                    % (lang, w, h, label, first_map))
+                if w < 600:
+                    click_widget(page, "tab: EMD & predictions")
+                    page.frames(6)
+                    time.sleep(0.5)
+                    page.screenshot(os.path.join(out, "web_predictions_%s_%dx%d.png" % (lang, w, h)))
+                if geo["bar"][1] < geo["canvas"][3] - 0.5:
+                    failures.append("(z) %s %d × %d: the bar (top %.1f) covers the canvas (bottom %.1f)"
+                                    % (lang, w, h, geo["bar"][1], geo["canvas"][3]))
+                if geo["bar"][3] > geo["inner"][1] + 0.5:
+                    failures.append("(z) %s %d × %d: the bar ends below the window (%.1f > %d)" % (lang, w, h, geo["bar"][3], geo["inner"][1]))
+                for item, (lines, text) in geo["items"].items():
+                    if lines != 1:
+                        failures.append("(z) %s %d × %d: #%s %r takes %d lines" % (lang, w, h, item, text, lines))
+                want = [round((geo["canvas"][2] - geo["canvas"][0]) * dpr), round((geo["canvas"][3] - geo["canvas"][1]) * dpr)]
+                if any(abs(a - b) > dpr for a, b in zip(state["display"], want)):
+                    failures.append("(z) %s %d × %d: the explorer's display %s is not the canvas's %s device pixels"
+                                    % (lang, w, h, state["display"], want))
+            if lang == "ko":
+                continue
+            # Round trips at 1280 × 720.
+            page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
+            wait_idle(page)
+            time.sleep(0.5)
+
+            def sizes():
+                r = widget_rect(page, "tab: Attention grid")
+                s = ui(page)
+                return {"tab": [round(r[2] - r[0], 2), round(r[3] - r[1], 2)], "font": s["font"], "ratio": s["ratio"]}
+
+            first = sizes()
+            for k in range(4):
+                for dpr in (2, 1):
+                    page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=dpr, mobile=False)
+                    # No input event: the page must apply the ratio by itself (index.html's matchMedia).
+                    page.wait_for("JSON.parse(Module.ccall('web_ui', 'string', [], [])).ratio === %d && "
+                                  "document.getElementById('canvas').width === %d" % (dpr, 1280 * dpr), 20,
+                                  "the ratio %d applied without an input event" % dpr)
+                    page.frames(6)
+                    if dpr == 2 and k == 0:
+                        at2 = sizes()
+            time.sleep(0.5)
+            after_dpr = sizes()
+            for k in range(4):
+                click_widget(page, "size: larger", "A+")
+                page.frames(6)
+                click_widget(page, "size: smaller", "A-")
+                page.frames(6)
+            after_size = sizes()
+            print("(z) tab and font: first %s, at ratio 2 %s, after four ratio round trips %s, after four A+ / A- %s"
+                  % (first, at2, after_dpr, after_size))
+            if after_dpr != first:
+                failures.append("(z) four ratio round trips changed the layout: %s -> %s" % (first, after_dpr))
+            if after_size != first:
+                failures.append("(z) four A+ / A- round trips changed the layout: %s -> %s" % (first, after_size))
+            if abs(at2["font"] - 2 * first["font"]) > 1e-3:
+                failures.append("(z) at ratio 2 the font is %s, not twice %s" % (at2["font"], first["font"]))
+        except (RuntimeError, TypeError) as e:
+            failures.append("(z) " + str(e))
+        finally:
+            page.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def share_check(chromium, base, failures):
+    """(s) The share link carries the selected cell, the lesson's step and which bundled model (issue 55,
+    item 8): ?cell=&step=&model= open them (the multilingual model for an English text when the link
+    names it), and the address follows a new cell."""
+    profile = tempfile.mkdtemp(prefix="deberta-web-")
+    view = "?text=The%20cat%20sat%20on%20the%20%5BMASK%5D.&cell=2,3&step=4&model=deberta-tiny-multilingual&tab=lesson"
+    page = Page(chromium, base + view, profile)
+    params = "JSON.stringify(Object.fromEntries(new URLSearchParams(window.location.search)))"
+    try:
+        page.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
+        wait_idle(page)
+        page.frames(6)
+        time.sleep(1)
+        state = ui(page)
+        got = json.loads(page.eval(params))
+        print("(s) %s: cell %s, step %s, model %s; address %s" % (view, state["cell"], state["step"], state["model"], got))
+        if state["cell"] != [2, 3] or state["step"] != 3 or not state["model"].endswith("/deberta-tiny-multilingual"):
+            failures.append("(s) the link's cell, step or model was not opened: %s" % state)
+        want = {"cell": "2,3", "step": "4", "model": "deberta-tiny-multilingual"}
+        if any(got.get(k) != v for k, v in want.items()):
+            failures.append("(s) the address says %s, want %s" % (got, want))
+        click_widget(page, "tab: Attention grid")
+        page.frames(4)
+        page.key("ArrowDown", "ArrowDown", 40)
+        page.frames(4)
+        got = json.loads(page.eval(params))
+        print("(s) after the Down arrow on the grid: cell %s, address %s" % (ui(page)["cell"], got.get("cell")))
+        if got.get("cell") != "3,3":
+            failures.append("(s) after the Down arrow the address's cell is %r (want '3,3')" % got.get("cell"))
+    except (RuntimeError, TypeError) as e:
+        failures.append("(s) " + str(e))
+    finally:
+        page.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def same_predictions(page_text, cli):
     """Whether #predictions ("generation N", then "position: token (p) …" lines) holds the CLI's
     predictions `cli` ({position: [(token, p), …]}): the same tokens in the same order, each
@@ -1034,9 +1389,9 @@ def main():
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
         del args[at:at + 2]
-        unknown = only - set("vw") - set("tu") - set("qr") - set("abcdefghijklmnop")
+        unknown = only - set("abcdefghijklmnopqrstuvwxyz")
         if unknown or not only:
-            sys.exit("browser_test.py: --only takes check letters a…p separated by commas, not %r" % ",".join(sorted(unknown)))
+            sys.exit("browser_test.py: --only takes check letters a…z separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
         sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH]")
     site, out = args
@@ -1230,6 +1585,14 @@ def main():
         language_check(chromium, base, out, failures)
     if run("o"):
         url_view_check(chromium, base, failures)
+    if run("s"):
+        share_check(chromium, base, failures)
+    if run("x"):
+        menu_check(chromium, base, out, failures)
+    if run("y"):
+        check_button_check(chromium, base, out, failures)
+    if run("z"):
+        bar_check(chromium, base, out, failures)
     if run("p"):
         offline_check(chromium, site, failures)
     if run("v", "w"):
