@@ -104,7 +104,8 @@ TEST_SUITE("inputs") {
     std::ofstream(dir / "config.json") << config.dump();
     fs::copy_file(source / "model.safetensors", dir / "model.safetensors");
     const Model longer = load_model(dir.string());
-    const Matrix& ref = forward(longer, in).layers.back().output;
+    const ForwardTrace ref_trace = forward(longer, in);  // kept: a reference into a temporary would dangle
+    const Matrix& ref = ref_trace.layers.back().output;
     CHECK((out.array() == ref.array()).all());
     fs::remove_all(dir);
     // Refused where a position past the table is read: the EMD's I = H + P (v3_emd, 32 positions)
