@@ -55,11 +55,13 @@ def main():
     args = ap.parse_args()
     rng = random.Random(SEED)
 
-    held = set()
-    stats = {"seed": SEED, "args": vars(args), "languages": {}, "inputs": {}}
+    held, held_lines = set(), {}
+    # The arguments as they make the text: the output named relative to notebooks_data/, not this machine.
+    stats = {"seed": SEED, "args": dict(vars(args), out=os.path.relpath(args.out, HERE)), "languages": {}, "inputs": {}}
     for path in sorted(glob.glob(os.path.join(CORPUS, "heldout*.txt")) +
                        glob.glob(os.path.join(EVERYDAY, "heldout.*.txt"))):
-        held.update(read_lines(path))
+        held_lines[path] = read_lines(path)
+        held.update(held_lines[path])
         stats["inputs"][os.path.relpath(path, HERE)] = sha256_file(path)
 
     everyday = []
@@ -72,10 +74,9 @@ def main():
             per_file[os.path.basename(path)] = {"lines": len(lines), "kept": len(kept)}
             stats["inputs"][os.path.relpath(path, HERE)] = sha256_file(path)
             everyday.extend(kept)
-        heldout_path = os.path.join(EVERYDAY, "heldout.%s.txt" % lang)
+        held_lang = held_lines.get(os.path.join(EVERYDAY, "heldout.%s.txt" % lang), [])
         stats["languages"][lang] = {"files": per_file, "train_sentences": len(seen),
-                                    "heldout_sentences": len(read_lines(heldout_path))
-                                    if os.path.exists(heldout_path) else 0}
+                                    "heldout_sentences": len(held_lang)}
 
     debian_path = os.path.join(CORPUS, "train.txt.xz")
     with lzma.open(debian_path, "rt", encoding="utf-8") as f:
