@@ -4,6 +4,10 @@ through the DevTools protocol (python3-websocket). Nothing downloads a browser.
 
     browser_test.py SITE_DIR OUT_DIR [--only a,f,g]   (check letters a…z)
 
+One Chromium serves every check (issue 56: it was started once a check, ~16 times); each page opens
+in a browser context of its own (Target.createBrowserContext: its own storage, cache and service
+workers), so every check is still a first visit.
+
 --only runs just the named checks (the loaded run, web_browser_loaded, runs the ones whose timing
 the load tests: f and g); without it, every check runs. Serves SITE_DIR on a free loopback port and checks:
   (a) the page draws the bundled model's maps: a screenshot OUT_DIR/web.png (looked at by people;
@@ -79,6 +83,7 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
+import atexit
 import base64
 import functools
 import re
@@ -116,27 +121,87 @@ def serve_site(site):
     return server
 
 
-class Page:
-    """One tab of a headless chromium, driven through the DevTools protocol."""
+class Browser:
+    """The one headless Chromium every check shares (issue 56: it was started once a check): Debian's
+    chromium, software GL, its DevTools port on a free loopback port, a profile folder of its own."""
 
-    def __init__(self, chromium, url, profile):
+    def __init__(self, chromium):
         self.port = free_port()
+        self.profile = tempfile.mkdtemp(prefix="deberta-web-")
         self.proc = subprocess.Popen(
             [chromium, "--headless=new", "--no-sandbox", "--use-gl=swiftshader", "--enable-unsafe-swiftshader",
-             "--window-size=1280,800", "--remote-debugging-port=%d" % self.port, "--user-data-dir=" + profile,
+             "--window-size=1280,800", "--remote-debugging-port=%d" % self.port, "--user-data-dir=" + self.profile,
              "--no-first-run", "--disable-gpu-sandbox", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while True:
             try:
-                tabs = json.load(urllib.request.urlopen("http://127.0.0.1:%d/json" % self.port, timeout=2))
-                tab = [t for t in tabs if t.get("type") == "page"][0]
+                version = json.load(urllib.request.urlopen("http://127.0.0.1:%d/json/version" % self.port, timeout=2))
                 break
             except Exception:
-                if time.time() > deadline:
+                if time.time() > deadline or self.proc.poll() is not None:
                     raise RuntimeError("chromium did not open its DevTools port")
                 time.sleep(0.5)
-        self.ws = websocket.create_connection(tab["webSocketDebuggerUrl"], timeout=120)
+        self.ws = websocket.create_connection(version["webSocketDebuggerUrl"], timeout=120)
+        self.next_id = 0
+
+    def call(self, method, **params):
+        """A command of the browser's own session (Target.*); its events are not asked for."""
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == self.next_id:
+                if "error" in msg:
+                    raise RuntimeError("%s: %s" % (method, msg["error"]))
+                return msg.get("result", {})
+
+    def close(self):
+        try:
+            self.ws.close()
+        finally:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+
+_browsers = {}
+
+
+def shared_browser(chromium):
+    """The Browser of `chromium`, started on first use (again if it has exited); closed at exit."""
+    b = _browsers.get(chromium)
+    if b is None or b.proc.poll() is not None:
+        b = _browsers[chromium] = Browser(chromium)
+    return b
+
+
+def close_browsers():
+    while _browsers:
+        _browsers.popitem()[1].close()
+
+
+atexit.register(close_browsers)
+
+
+class Page:
+    """One tab of the shared headless Chromium, driven through the DevTools protocol, in a browser
+    context of its own (Target.createBrowserContext: its own cookies, storage, cache and service
+    workers, as a fresh profile), so every check is a first visit; closing the page disposes of it."""
+
+    # Browser-wide commands a page sends: they act on the page's context only.
+    CONTEXT_COMMANDS = ("Browser.grantPermissions", "Browser.resetPermissions", "Browser.setDownloadBehavior")
+
+    def __init__(self, chromium, url):
+        browser = shared_browser(chromium)
+        self.browser, self.proc, self.port = browser, browser.proc, browser.port
+        self.context = browser.call("Target.createBrowserContext")["browserContextId"]
+        self.target = browser.call("Target.createTarget", url="about:blank", browserContextId=self.context,
+                                   newWindow=True, width=1280, height=800)["targetId"]
+        self.ws = websocket.create_connection("ws://127.0.0.1:%d/devtools/page/%s" % (self.port, self.target), timeout=120)
         self.next_id = 0
         self.console = []  # console lines of the page (the program's stdout and stderr)
         self.call("Page.enable")
@@ -144,6 +209,8 @@ class Page:
         self.call("Page.navigate", url=url)
 
     def call(self, method, **params):
+        if method in self.CONTEXT_COMMANDS:
+            params.setdefault("browserContextId", self.context)
         self.next_id += 1
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         while True:
@@ -220,14 +287,15 @@ class Page:
             f.write(base64.b64decode(data))
 
     def close(self):
+        """Closes the tab and disposes of its browser context (its storage and service workers)."""
         try:
             self.ws.close()
         finally:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            if self.browser.proc.poll() is None:
+                try:
+                    self.browser.call("Target.disposeBrowserContext", browserContextId=self.context)
+                except (RuntimeError, OSError, websocket.WebSocketException):
+                    pass
 
 
 def spelled(tokens):
@@ -273,8 +341,7 @@ def process_tree_cpu_seconds(root_pid):
 
 def idle_check(chromium, base, failures):
     """(j) Quiet when idle: an idle page costs all of Chromium's processes ≤ 5 % of one core."""
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base, profile)
+    page = Page(chromium, base)
     try:
         page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
         page.wait_for("Module.ccall('web_progress', 'string', [], []) === '' ? 1 : 0", 120, "the page idle")
@@ -329,7 +396,6 @@ def idle_check(chromium, base, failures):
             failures.append("(j) the sentence box lost the keyboard while idle")
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def click_widget(page, name, what=None):
@@ -347,8 +413,7 @@ TABS = ["Attention grid", "Head detail", "Distance δ", "Equation", "EMD & predi
 def display_check(chromium, base, out, failures):
     """(k) Sharp and sized for the room."""
     predictions = "document.getElementById('predictions').textContent"
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base, profile)
+    page = Page(chromium, base)
     try:
         # Device scale factor 2 (a HiDPI screen, or 200 % zoom): the framebuffer at device pixels.
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=2, mobile=False)
@@ -423,13 +488,11 @@ def display_check(chromium, base, out, failures):
         failures.append("(k) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def input_check(chromium, base, failures):
     """(l) The wheel and the shortcuts as in other pages."""
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base, profile)
+    page = Page(chromium, base)
     try:
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=720, deviceScaleFactor=1, mobile=False)
         page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
@@ -513,7 +576,6 @@ def input_check(chromium, base, failures):
         failures.append("(l) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def visible_text(page, element_id):
@@ -526,19 +588,18 @@ def visible_text(page, element_id):
 def dead_ends_check(chromium, base, failures):
     """(m) Each dead end says in the page what is missing and what to do."""
     def fresh(script=None, no_js=False):
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, "about:blank", profile)
+        page = Page(chromium, "about:blank")
         if script:
             page.call("Page.addScriptToEvaluateOnNewDocument", source=script)
         if no_js:
             page.call("Emulation.setScriptExecutionDisabled", value=True)
         page.call("Page.navigate", url=base)
-        return page, profile
+        return page
 
     cases = [("no WebGL2", "HTMLCanvasElement.prototype.getContext = function () { return null; };", "WebGL2"),
              ("no WebAssembly", "delete window.WebAssembly;", "WebAssembly")]
     for what, script, word in cases:
-        page, profile = fresh(script)
+        page = fresh(script)
         try:
             text = page.wait_for("(() => { const e = document.getElementById('fatal'); "
                                  "return e && getComputedStyle(e).display !== 'none' ? e.textContent : ''; })()", 60, what)
@@ -555,10 +616,9 @@ def dead_ends_check(chromium, base, failures):
             failures.append("(m) %s: %s" % (what, e))
         finally:
             page.close()
-            shutil.rmtree(profile, ignore_errors=True)
 
     # JavaScript off: the <noscript> message (read through the DOM domain: no script runs).
-    page, profile = fresh(no_js=True)
+    page = fresh(no_js=True)
     try:
         time.sleep(2)
         root = page.call("DOM.getDocument", depth=-1)["root"]["nodeId"]
@@ -571,13 +631,12 @@ def dead_ends_check(chromium, base, failures):
         failures.append("(m) JavaScript off: %s" % e)
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
     # The download in words, then a failed load and a folder without a tokenizer.
     watch = ("window.__progress = []; new MutationObserver(() => { const e = document.getElementById('progress'); "
              "if (e) window.__progress.push(e.textContent); }).observe(document, {subtree: true, childList: true, "
              "characterData: true});")
-    page, profile = fresh(watch)
+    page = fresh(watch)
     try:
         page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
         lines = [l for l in page.eval("window.__progress") if l]
@@ -636,7 +695,6 @@ def dead_ends_check(chromium, base, failures):
         failures.append("(m) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def typing_check(chromium, base, out, failures):
@@ -648,9 +706,8 @@ def typing_check(chromium, base, out, failures):
     korean = "나는 도서관에서 [MASK]을 읽었다."
     japanese = "私は図書館で本を[MASK]。"
     pair = "고양이가 잔다."
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
     # A Korean start text opens the multilingual bundled model (check (h)); the test replaces it.
-    page = Page(chromium, base + "?text=" + urllib.parse.quote("안녕하세요 [MASK]."), profile)
+    page = Page(chromium, base + "?text=" + urllib.parse.quote("안녕하세요 [MASK]."))
     try:
         # A page 900 pixels high: the Model & text panel (46 % of the height) shows both boxes
         # without scrolling (at 657, headless chromium's height for --window-size=1280,800, the
@@ -769,7 +826,6 @@ def typing_check(chromium, base, out, failures):
         failures.append("(i) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def language_check(chromium, base, out, failures):
@@ -777,8 +833,7 @@ def language_check(chromium, base, out, failures):
     (its ImGui interface, through viewer/i18n/i18n.cpp) and for the page's own strings (index.html); the
     language button switches both to Korean while the page runs; the page's rule for browser language
     tags matches viewer/i18n/i18n.cpp's resolve (tests/test_i18n.cpp has the same table)."""
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?lang=ja", profile)
+    page = Page(chromium, base + "?lang=ja")
     open_text = "document.getElementById('open').textContent.trim()"
     catalogue = "(window.debertaPageCatalogues || {})[%s]['Open model files…']"
     try:
@@ -813,16 +868,14 @@ def language_check(chromium, base, out, failures):
             failures.append("(n) the page resolves language tags as %s, viewer/i18n/i18n.cpp as %s" % (got, tags))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def url_view_check(chromium, base, failures):
     """(o) The address keeps the view (issue 41, item 8): ?layer=&head=&tab=&terms= open it, a click
     writes the new view back into the address, values the page cannot use are named in the notice,
     and the bar has "Copy link"."""
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
     view = "?text=The%20cat%20sat%20on%20the%20%5BMASK%5D.&layer=1&head=2&tab=head&terms=c2c,c2p"
-    page = Page(chromium, base + view, profile)
+    page = Page(chromium, base + view)
     try:
         page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
         page.frames(6)
@@ -846,9 +899,7 @@ def url_view_check(chromium, base, failures):
             failures.append("(o) no Copy link button in the bar")
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?layer=x1&tab=nosuch&terms=c2c,zzz", profile)
+    page = Page(chromium, base + "?layer=x1&tab=nosuch&terms=c2c,zzz")
     try:
         page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
         page.frames(6)
@@ -860,7 +911,6 @@ def url_view_check(chromium, base, failures):
                 failures.append("(o) the notice does not name %s: %r" % (part, notice))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def wait_idle(page):
@@ -881,8 +931,7 @@ def menu_check(chromium, base, out, failures):
     language's forms (issue 54, item 4): Japanese drawn first from IPA Gothic, Chinese from Droid Sans
     Fallback, Korean from NanumGothic (web_ui's cjk_font)."""
     names = "English한국어日本語简体中文Italiano"
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?lang=en", profile)
+    page = Page(chromium, base + "?lang=en")
     try:
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
         wait_idle(page)
@@ -917,12 +966,10 @@ def menu_check(chromium, base, out, failures):
         failures.append("(x) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
     # A Korean browser (Accept-Language ko-KR, no ?lang=, no ?text=) starts in Korean on the
     # multilingual model with a Korean sentence, and the bar's note names that model; once another
     # model is opened, the note no longer does (issue 55, items 3 and 4).
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, "about:blank", profile)
+    page = Page(chromium, "about:blank")
     try:
         agent = page.call("Browser.getVersion")["userAgent"]
         page.call("Emulation.setUserAgentOverride", userAgent=agent, acceptLanguage="ko-KR")
@@ -952,7 +999,6 @@ def menu_check(chromium, base, out, failures):
         failures.append("(x) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def overlap(a, b):
@@ -965,8 +1011,7 @@ def check_button_check(chromium, base, out, failures):
     lies over the answer box only (not over its label or the Check button), is transparent while
     nothing is composed, the button is the topmost element at its centre and a click on it judges the
     typed answer; Enter judges too, and the empty box says so (its hint)."""
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, base + "?lang=ko&tab=lesson", profile)
+    page = Page(chromium, base + "?lang=ko&tab=lesson")
     bridge = "document.getElementById('text-bridge')"
     try:
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
@@ -1013,7 +1058,6 @@ def check_button_check(chromium, base, out, failures):
         failures.append("(y) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 BAR_ITEMS = ("open", "copy-link", "docs-link", "source-link")
@@ -1027,8 +1071,7 @@ def bar_check(chromium, base, out, failures):
     (each applied with no input event) and four A+ / A- cycles leave the tabs and the font the size
     they were. Screenshots web_bar_LANG_WxH.png (looked at by people)."""
     for lang in ("ja", "ko"):
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, base + "?lang=" + lang, profile)
+        page = Page(chromium, base + "?lang=" + lang)
         try:
             for w, h, dpr, mobile in ((390, 844, 3, True), (1440, 900, 2, False)):
                 page.call("Emulation.setDeviceMetricsOverride", width=w, height=h, deviceScaleFactor=dpr, mobile=mobile)
@@ -1118,16 +1161,14 @@ def bar_check(chromium, base, out, failures):
             failures.append("(z) " + str(e))
         finally:
             page.close()
-            shutil.rmtree(profile, ignore_errors=True)
 
 
 def share_check(chromium, base, failures):
     """(s) The share link carries the selected cell, the lesson's step and which bundled model (issue 55,
     item 8): ?cell=&step=&model= open them (the multilingual model for an English text when the link
     names it), and the address follows a new cell."""
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
     view = "?text=The%20cat%20sat%20on%20the%20%5BMASK%5D.&cell=2,3&step=4&model=deberta-tiny-multilingual&tab=lesson"
-    page = Page(chromium, base + view, profile)
+    page = Page(chromium, base + view)
     params = "JSON.stringify(Object.fromEntries(new URLSearchParams(window.location.search)))"
     try:
         page.call("Emulation.setDeviceMetricsOverride", width=1280, height=800, deviceScaleFactor=1, mobile=False)
@@ -1154,7 +1195,6 @@ def share_check(chromium, base, failures):
         failures.append("(s) " + str(e))
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def same_predictions(page_text, cli):
@@ -1220,7 +1260,6 @@ def checkpoint_check(chromium, base, letter, failures):
     kind = {"q": "microsoft", "r": "base"}[letter]
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
     folder = tempfile.mkdtemp(prefix="deberta-web-%s-" % kind)
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
     text = "The capital of France is [MASK]."
     page = None
     try:
@@ -1228,7 +1267,7 @@ def checkpoint_check(chromium, base, letter, failures):
                        check=True, capture_output=True)
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
         cli = cli_predict(folder, text)
-        page = Page(chromium, base + "?text=" + urllib.parse.quote(text), profile)
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(text))
         predictions = "document.getElementById('predictions').textContent"
         before = page.wait_for(predictions, 180, "the bundled model's first predictions")
         node = page.call("DOM.querySelector", nodeId=page.call("DOM.getDocument")["root"]["nodeId"], selector="#files")["nodeId"]
@@ -1261,7 +1300,6 @@ def checkpoint_check(chromium, base, letter, failures):
     finally:
         if page:
             page.close()
-        shutil.rmtree(profile, ignore_errors=True)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -1271,8 +1309,7 @@ def offline_check(chromium, site, failures):
     predicts again with no network."""
     server = serve_site(site)
     url = "http://127.0.0.1:%d/index.html?text=The%%20cat%%20sat%%20on%%20the%%20%%5BMASK%%5D." % server.server_address[1]
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, url, profile)
+    page = Page(chromium, url)
     predictions = "document.getElementById('predictions').textContent"
     try:
         first = page.wait_for(predictions, 180, "the first predictions")
@@ -1291,7 +1328,6 @@ def offline_check(chromium, site, failures):
         failures.append("(p) offline: %s" % e)
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def cli_predictions(text):
@@ -1340,8 +1376,7 @@ def threads_check(chromium, site, failures):
     cli = cli_predictions(text)
     server = serve_site(site)
     url = "http://127.0.0.1:%d/index.html?text=%s" % (server.server_address[1], urllib.parse.quote(text))
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
-    page = Page(chromium, url, profile)
+    page = Page(chromium, url)
     predictions = "document.getElementById('predictions').textContent"
     state = ("JSON.stringify({isolated: window.crossOriginIsolated, threads: Module._web_threads(), "
              "program: Array.from(document.scripts).map(s => s.src).filter(s => /deberta-explorer/.test(s))"
@@ -1372,7 +1407,6 @@ def threads_check(chromium, site, failures):
         failures.append("(t, u) threads: %s" % e)
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
         server.shutdown()
         server.server_close()
 
@@ -1405,8 +1439,7 @@ def main():
 
     if run("a", "c", "d"):
         # (a) and (c): the page, its maps, then c2p off.
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, base, profile)
+        page = Page(chromium, base)
         try:
             before = page.wait_for(predictions, 180, "the bundled model's first predictions")
             time.sleep(1.0)  # a few more frames: the maps are drawn
@@ -1461,7 +1494,6 @@ def main():
                     failures.append("(d) the download is not a PNG: %r" % magic)
         finally:
             page.close()
-            shutil.rmtree(profile, ignore_errors=True)
 
     if run("e"):
         # (e) Korean, Japanese and Chinese: index.html?text=… with mixed scripts, then the CJK fixture
@@ -1471,8 +1503,7 @@ def main():
         # looked at by people.
         cjk_text = "나는 책을 [MASK]. 私は本を読みます。我在看书。 Привет"
         fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "notebooks_data", "fixtures", "cjk_model")
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, base + "?text=" + urllib.parse.quote(cjk_text), profile)
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(cjk_text))
         try:
             page.wait_for(predictions, 180, "the first predictions of the CJK text")
             files = {f: base64.b64encode(open(os.path.join(fixture, f), "rb").read()).decode()
@@ -1492,14 +1523,12 @@ def main():
                 print("(e) note: no Kana or Han among the top predictions (the labels are in the screenshot)")
         finally:
             page.close()
-            shutil.rmtree(profile, ignore_errors=True)
 
     if run("h"):
         # (h) Korean and Japanese text opens the multilingual bundled model (issue 40): the page says so,
         # #tokens lists the input's tokens with no [UNK], and #predictions holds Hangul or Kana.
         for lang_text in ("나는 도서관에서 [MASK]을 읽었다.", "私は図書館で本を[MASK]。"):
-            profile = tempfile.mkdtemp(prefix="deberta-web-")
-            page = Page(chromium, base + "?text=" + urllib.parse.quote(lang_text), profile)
+            page = Page(chromium, base + "?text=" + urllib.parse.quote(lang_text))
             try:
                 got = page.wait_for(predictions, 180, "the first predictions of %r" % lang_text)
                 tokens = page.eval("document.getElementById('tokens').textContent")
@@ -1513,7 +1542,6 @@ def main():
                     failures.append("(h) %r: no Hangul, Kana or Han among the predictions: %r" % (lang_text, got))
             finally:
                 page.close()
-                shutil.rmtree(profile, ignore_errors=True)
 
     if run("i"):
         typing_check(chromium, base, out, failures)
@@ -1523,8 +1551,7 @@ def main():
         # c2p off (every layer re-runs). The page keeps drawing while it computes (frames counted with
         # requestAnimationFrame until the new predictions appear), and its progress bar names the stage.
         long_text = " ".join(["the"] * 240 + ["[MASK]"] + ["earth"] * 240)
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, base + "?text=" + urllib.parse.quote(long_text), profile)
+        page = Page(chromium, base + "?text=" + urllib.parse.quote(long_text))
         try:
             before = page.wait_for(predictions, 300, "the first predictions of the 483-token input")
             # Once a frame, the stage the page's progress bar shows: a page that draws between the
@@ -1571,7 +1598,6 @@ def main():
                                 % (loading_frames, loads))
         finally:
             page.close()
-            shutil.rmtree(profile, ignore_errors=True)
 
     if run("j"):
         idle_check(chromium, base, failures)
@@ -1607,8 +1633,7 @@ def main():
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
-        profile = tempfile.mkdtemp(prefix="deberta-web-")
-        page = Page(chromium, base + "?selftest", profile)
+        page = Page(chromium, base + "?selftest")
         try:
             line = page.wait_for("document.getElementById('selftest').textContent", 300, "the selftest line")
             print("(b) " + line)
@@ -1621,7 +1646,6 @@ def main():
                 failures.append("(b) the selftest line is not visible on the page: %r" % shown)
         finally:
             page.close()
-            shutil.rmtree(profile, ignore_errors=True)
     server.shutdown()
 
     for f in failures:
