@@ -56,7 +56,8 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       language tags as viewer/i18n/i18n.cpp does.
   (o) the address keeps the view: ?layer=&head=&tab=&terms= open it, a click writes the new view back,
       values the page cannot use are named in the notice; the bar has "Copy link".
-  (p) offline after the first visit: with its server stopped, the reloaded page predicts the same.
+  (p) offline after the first visit: with its server stopped, the reloaded page predicts the same,
+      and the bar's Docs and Source (the docs' pages, the source's .tar.xz) come from the kept copy.
   (v) SVG figures in the page: "map → SVG" and "grid → SVG" of the Export tab download byte for byte
       the desktop viewer's SVG of the same model, text and view (figure_checks.py; --viewer PATH).
   (w) the map PNG is the labelled figure (axes, token labels, colour bar), byte for byte the desktop's
@@ -72,7 +73,8 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (s) the share link carries the selected cell, the lesson's step and which bundled model (issue 55, item 8).
   (x) the language menu draws every language's own name in every interface language; Han characters
       in the language's forms (IPA Gothic first in Japanese, Droid Sans Fallback in Chinese, NanumGothic
-      in Korean) (issue 55, item 1; issue 54, item 4).
+      in Korean) (issue 55, item 1; issue 54, item 4); the bar's note follows the model in use; a Korean
+      text on the English model offers the multilingual one at once, one click away (issue 55, items 3, 4).
   (y) the lesson's Check button stays visible and clickable with the answer box focused (the text
       bridge covers only the box); Enter checks too (issue 55, item 2).
   (z) the bar below the canvas, its items one line each (ja, ko; phone and laptop); the grid's row
@@ -995,8 +997,54 @@ def menu_check(chromium, base, out, failures):
         print("(x) after opening deberta-tiny-512: note %r" % note)
         if "deberta-tiny-multilingual" in note:
             failures.append("(x) the note still names the multilingual model after another was opened: %r" % note)
+        if "deberta-tiny-512" not in note:
+            failures.append("(x) the note does not name the model in use, deberta-tiny-512: %r" % note)
     except RuntimeError as e:
         failures.append("(x) " + str(e))
+    finally:
+        page.close()
+    # A text the model does not know offers the switch at once (issue 55, item 3): a Korean page held
+    # on the English model (?model=) shows, at the top in view, a notice in Korean naming
+    # deberta-tiny-512 with one button naming the multilingual model; one click (real mouse events)
+    # opens it on the same text, the notice goes and the bar's note names the model now in use.
+    page = Page(chromium, base + "?lang=ko&model=deberta-tiny-512")
+    try:
+        wait_idle(page)
+        offer = page.wait_for("""(() => { const n = document.getElementById('notice'), b = document.getElementById('notice-action');
+            if (getComputedStyle(n).display === 'none' || getComputedStyle(b).display === 'none') return '';
+            const r = n.getBoundingClientRect(), c = b.getBoundingClientRect();
+            return JSON.stringify({text: document.getElementById('notice-text').textContent, button: b.textContent,
+                                   notice: [r.top, r.bottom], at: [c.left, c.top, c.right, c.bottom], height: innerHeight,
+                                   hit: document.elementFromPoint((c.left + c.right) / 2, (c.top + c.bottom) / 2) === b}); })()""",
+                              30, "the switch offered for a Korean text on the English model")
+        offer = json.loads(offer)
+        tokens_before = spelled(page.eval("document.getElementById('tokens').textContent").split("\n"))
+        print("(x) a Korean text on deberta-tiny-512: notice %r, button %r at %s (window height %d)"
+              % (offer["text"], offer["button"], offer["at"], offer["height"]))
+        hangul = lambda t: any("\uac00" <= ch <= "\ud7a3" for ch in t)
+        if "deberta-tiny-512" not in offer["text"] or not hangul(offer["text"]):
+            failures.append("(x) the offer does not name deberta-tiny-512 in Korean: %r" % offer["text"])
+        if "deberta-tiny-multilingual" not in offer["button"] or not hangul(offer["button"]):
+            failures.append("(x) the offer's button does not name the multilingual model in Korean: %r" % offer["button"])
+        if not (0 <= offer["notice"][0] and offer["at"][3] <= offer["height"] and offer["hit"]):
+            failures.append("(x) the offer's button is not in view and clickable: %s (window height %d)" % (offer, offer["height"]))
+        x0, y0, x1, y1 = offer["at"]
+        page.click((x0 + x1) / 2, (y0 + y1) / 2)
+        page.wait_for("JSON.parse(Module.ccall('web_ui', 'string', [], [])).result_model.endsWith('/deberta-tiny-multilingual')", 120,
+                      "the multilingual model's result after the click")
+        wait_idle(page)
+        tokens = spelled(page.eval("document.getElementById('tokens').textContent").split("\n"))
+        note = page.eval("document.getElementById('model-note').textContent")
+        shown = page.eval("getComputedStyle(document.getElementById('notice')).display")
+        print("(x) after the click: tokens spell %r (before %r), note %r, notice %s" % (tokens, tokens_before, note, shown))
+        if tokens != "나는 도서관에서 책을 [MASK].".replace(" ", ""):  # the Korean page's first sentence, kept
+            failures.append("(x) after the switch the tokens spell %r (before %r)" % (tokens, tokens_before))
+        if "deberta-tiny-multilingual" not in note:
+            failures.append("(x) after the switch the bar's note does not name the multilingual model: %r" % note)
+        if shown != "none":
+            failures.append("(x) the offer stays after the switch")
+    except RuntimeError as e:
+        failures.append("(x) the switch offered: " + str(e))
     finally:
         page.close()
 
@@ -1253,7 +1301,9 @@ def checkpoint_check(chromium, base, letter, failures):
     random parameters, fp16 model.safetensors, spm.model), each written by
     notebooks_data/references/make_web_test_models.py into a temporary folder, opened through the page's file
     input #files as a user's pick (DevTools DOM.setFileInputFiles: index.html's change handler, the
-    file-picker path) and predicted on: the page's predictions must be the CLI's on the same folder.
+    file-picker path) and predicted on: the page's predictions must be the CLI's on the same folder,
+    and the model is called by its name (config.json's _name_or_path, set here: a pick of single files
+    has no folder name), in web_ui and the bar's note (issue 55, item 4).
     (q) also: the spm.model tokenizer is loaded (no "token ids only"). (r) also: model.safetensors is
     streamed (the page's file system holds an empty placeholder, not the file), and it prints the
     load time, the WebAssembly memory and the renderer's peak resident memory."""
@@ -1265,6 +1315,13 @@ def checkpoint_check(chromium, base, letter, failures):
     try:
         subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "references", "make_web_test_models.py"), kind, folder],
                        check=True, capture_output=True)
+        # The name Hugging Face writes into config.json: a pick of single files has no folder name,
+        # so the page names the model after it (issue 55, item 4).
+        with open(os.path.join(folder, "config.json")) as f:
+            config = json.load(f)
+        config["_name_or_path"] = "someone/deberta-%s-test" % kind
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config, f)
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
         cli = cli_predict(folder, text)
         page = Page(chromium, base + "?text=" + urllib.parse.quote(text))
@@ -1286,6 +1343,12 @@ def checkpoint_check(chromium, base, letter, failures):
             failures.append("(%s) the page predicts %r on the %s folder, the CLI %r" % (letter, got, kind, cli))
         if not ui["tokenizer"] or "token ids" in notice:
             failures.append("(%s) the %s folder's spm.model tokenizer did not load (notice %r)" % (letter, kind, notice))
+        page.frames(3)
+        note = page.eval("document.getElementById('model-note').textContent")
+        print("(%s) the opened model is %s; the bar's note %r" % (letter, ui["result_model"], note))
+        if ui["result_model"] != "/upload/deberta-%s-test" % kind or "deberta-%s-test" % kind not in note:
+            failures.append("(%s) the opened model is called %r, the note %r (want its name, deberta-%s-test)"
+                            % (letter, ui["result_model"], note, kind))
         if kind == "base":
             placeholder = page.eval("FS.stat('%s/model.safetensors').size" % ui["result_model"])
             memory = page.eval("Module.HEAPU8.length")
@@ -1324,6 +1387,30 @@ def offline_check(chromium, site, failures):
         print("(p) %d files kept; offline the page predicts %r (online %r)" % (kept, again.split("\n")[0], first.split("\n")[0]))
         if again != first:
             failures.append("(p) offline the page predicts %r, online %r" % (again, first))
+        # The bar's Docs and Source offline too (issue 55, item 8): the links' files, a page the
+        # docs' index links to, and the docs' index opened as a page.
+        got = page.eval("""(async () => {
+            const out = {};
+            for (const url of [document.getElementById('docs-link').href, document.getElementById('source-link').href,
+                               new URL('docs/web.html', location.href).href]) {
+              try {
+                const r = await fetch(url);
+                const b = new Uint8Array(await r.arrayBuffer());
+                out[url.split('/').slice(-2).join('/')] = [r.status, b.length, Array.from(b.slice(0, 6))];
+              } catch (e) { out[url] = [0, 0, String(e)]; }
+            }
+            return JSON.stringify(out); })()""")
+        got = json.loads(got)
+        print("(p) offline, the bar's links: %s" % {k: v[:2] for k, v in got.items()})
+        for name, (status, size, head) in got.items():
+            xz = name.endswith(".tar.xz")
+            if status != 200 or size < 1000 or (xz and head != [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) or \
+                    (not xz and not bytes(head).lower().startswith(b"<!doc")):
+                failures.append("(p) offline, %s: status %s, %s bytes, starts %r" % (name, status, size, head))
+        page.call("Page.navigate", url=page.eval("document.getElementById('docs-link').href"))
+        title = page.wait_for("document.readyState === 'complete' && document.querySelectorAll('a').length > 10 ? document.title : ''",
+                              30, "the docs' index offline")
+        print("(p) offline, the Docs link opens %r" % title)
     except RuntimeError as e:
         failures.append("(p) offline: %s" % e)
     finally:
