@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 
 namespace viewer {
 
@@ -132,6 +135,55 @@ void lesson_what_if(ViewerState& s, const std::string& spec) {
 
 }  // namespace
 
+std::vector<ExportJob> read_export_list(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::vector<ExportJob> jobs;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const std::string at = path + ":" + std::to_string(n) + ": ";
+    ExportJob j;
+    size_t start = 0;
+    while (start <= line.size()) {
+      const size_t tab = line.find('\t', start);
+      const std::string field = line.substr(start, tab == std::string::npos ? std::string::npos : tab - start);
+      start = tab == std::string::npos ? line.size() + 1 : tab + 1;
+      if (field.empty()) continue;
+      const size_t eq = field.find('=');
+      if (eq == std::string::npos) throw std::runtime_error(at + "a field without '=': '" + field + "' (KEY=VALUE, tab-separated)");
+      const std::string key = field.substr(0, eq), value = field.substr(eq + 1);
+      if (key == "model") j.model = value;
+      else if (key == "export") j.export_dir = value;
+      else if (key == "screenshot") j.screenshot = value;
+      else if (key == "text") j.text = value;
+      else if (key == "pair") j.pair = value;
+      else if (key == "ids") j.ids = value;
+      else if (key == "token_types") j.token_types = value;
+      else if (key == "ablate") j.ablate = value;
+      else if (key == "mask_id") {
+        char* end = nullptr;
+        const long v = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || v < -1 || v > 1L << 30)
+          throw std::runtime_error(at + "mask_id wants an integer id (or -1), found '" + value + "'");
+        j.mask_id = static_cast<int>(v);
+      } else {
+        throw std::runtime_error(at + "unknown key '" + key +
+                                 "' (model, export, screenshot, text, pair, ids, token_types, mask_id, ablate)");
+      }
+    }
+    if (j.model.empty() || j.export_dir.empty()) throw std::runtime_error(at + "a job needs model= and export=");
+    try {
+      if (!j.ablate.empty()) j.ablation = deberta::parse_ablation_flags(j.ablate);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(at + "ablate: " + e.what());
+    }
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
 HeadlessDriver::HeadlessDriver(HeadlessOptions options) : o_(std::move(options)) {}
 
 void HeadlessDriver::before_frame(App& app, bool result_changed) {
@@ -161,6 +213,7 @@ void HeadlessDriver::set_input(ImGuiIO& io) const {
 
 bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects) {
   if (!o_.headless) return false;
+  if (!o_.export_list.empty()) return export_list_step(app, fb_w, fb_h);
   ViewerState& s = app.state;
   bool done = false;
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -306,6 +359,98 @@ bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
   std::fflush(stdout);  // a crash at this stop leaves its name as the last line
   tour_frames_ = 0;
   tour_stop_began_ = std::chrono::steady_clock::now();
+  return false;
+}
+
+void HeadlessDriver::fail_job(const std::string& why) {
+  std::printf("export-list: FAIL %s: %s\n", o_.export_list[job_next_ - 1].export_dir.c_str(), why.c_str());
+  std::fflush(stdout);
+  ++jobs_failed_;
+  job_phase_ = -1;
+}
+
+bool HeadlessDriver::export_list_step(App& app, int fb_w, int fb_h) {
+  ViewerState& s = app.state;
+  const bool ready = settled(app);
+  if (job_phase_ < 0) {  // between jobs: the next one, from the first selection, as a fresh viewer
+    if (!ready) return false;
+    if (job_next_ == 0)
+      start_layer_ = s.layer, start_head_ = s.head, start_emd_head_ = s.emd_head, start_qi_ = s.qi, start_kj_ = s.kj,
+      start_k_ = s.distance_k, start_tab_ = s.tab;
+    if (job_next_ == o_.export_list.size()) {
+      std::printf("export-list: %zu jobs, %d failed\n", o_.export_list.size(), jobs_failed_);
+      if (jobs_failed_ > 0) exit_code_ = 1;
+      return true;
+    }
+    const ExportJob& j = o_.export_list[job_next_++];
+    s.layer = start_layer_, s.head = start_head_, s.emd_head = start_emd_head_, s.qi = start_qi_, s.kj = start_kj_;
+    s.distance_k = start_k_;
+    s.tab = start_tab_, s.switch_tab = true;
+    s.text = j.text, s.pair = j.pair, s.ids_text = j.ids, s.token_types_text = j.token_types, s.mask_id = j.mask_id;
+    s.model_error.clear(), s.input_error.clear(), s.compute_error.clear();
+    std::error_code ec;
+    std::filesystem::create_directories(j.export_dir, ec);
+    if (ec || !std::filesystem::is_directory(j.export_dir, ec)) {
+      fail_job("not a directory that can be created (" + (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+      return false;
+    }
+    start_load(app, j.model);
+    job_phase_ = 0, job_frames_ = 0;
+    job_began_ = std::chrono::steady_clock::now();
+    return false;
+  }
+  const ExportJob& j = o_.export_list[job_next_ - 1];
+  if (!ready) {
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - job_began_).count();
+    if (waited <= o_.timeout) return false;
+    // The load or the computation still runs: the next job cannot start beside it.
+    fail_job("gave up waiting for the model/computation after " + std::to_string(static_cast<int>(waited)) + " s");
+    exit_code_ = 1;
+    return true;
+  }
+  // A failed load keeps the previous model: never export that one under this job's name.
+  if (!s.model_error.empty() || !s.model || s.model_path != j.model) {
+    fail_job("cannot load the model: " + (s.model_error.empty() ? std::string("(another model is open)") : s.model_error));
+    return false;
+  }
+  if (!s.input_error.empty() || !s.compute_error.empty()) {
+    fail_job(s.input_error.empty() ? s.compute_error : "input: " + s.input_error);
+    return false;
+  }
+  if (job_phase_ == 0) {
+    if (s.result) for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
+    if (!s.model_notice.empty()) std::fprintf(stderr, "deberta-viewer: warning: %s\n", s.model_notice.c_str());
+    job_phase_ = 1;
+    // --ablate's switches, flipped after the first result as in a running viewer (before_frame).
+    if (!j.ablation.is_default() && s.result) {
+      s.ablation = j.ablation;
+      request_compute(app);
+      return false;
+    }
+  }
+  if (job_phase_ == 1) job_phase_ = 2, job_frames_ = 0;
+  // The exports after the first frame drawn with the result (as --export); a screenshot after
+  // --frames frames, once ImGui's layout has settled.
+  if (++job_frames_ < (j.screenshot.empty() ? 1 : std::max(o_.frames, 3))) return false;
+  bool ok = true;
+  for (const auto& l : export_all(s, j.export_dir)) {
+    std::printf("export: %s\n", l.c_str());
+    ok = ok && l.rfind("wrote ", 0) == 0;
+  }
+  if (!ok) {
+    fail_job("an export failed (the lines above)");
+    return false;
+  }
+  if (!j.screenshot.empty()) {
+    if (const std::string err = write_window_png(j.screenshot, fb_h, 0, 0, fb_w, fb_h); !err.empty()) {
+      fail_job(err);
+      return false;
+    }
+  }
+  std::printf("export-list: ok %s: %d tokens, %s%s\n", j.export_dir.c_str(), token_count(s), s.model->model.directory.c_str(),
+              j.ablate.empty() ? "" : (", ablation " + j.ablate).c_str());
+  std::fflush(stdout);
+  job_phase_ = -1;
   return false;
 }
 

@@ -8,6 +8,8 @@
 
 #include "app/app.h"
 
+#include "deberta/ablation.h"
+
 #include <imgui.h>
 
 #include <chrono>
@@ -16,6 +18,25 @@
 #include <vector>
 
 namespace viewer {
+
+/// One line of --export-list: a model, its input and ablation, and the folder its exports go to.
+/// The inputs are the viewer's own fields (--text, --pair, --ids, --token-types, --mask-id).
+struct ExportJob {
+  std::string model;       ///< model directory
+  std::string export_dir;  ///< every export of the selected map and the trace (created when the job starts)
+  std::string screenshot;  ///< the window as a PNG once the exports are written ("" = none)
+  std::string text, pair, ids, token_types;
+  int mask_id = -1;
+  std::string ablate;         ///< --ablate's flags as written (printed)
+  deberta::Ablation ablation; ///< parsed: switched on after the first result, as --ablate does
+};
+
+/// Reads an --export-list file: one job a line, tab-separated KEY=VALUE fields; keys model and
+/// export are required, screenshot, text, pair, ids, token_types, mask_id and ablate (the flags of
+/// `deberta predict`, as --ablate) optional; blank lines and lines starting with # are skipped.
+/// Errors (std::runtime_error): "PATH:LINE: …" for an unknown key, a field without '=', a missing
+/// model or export, a mask_id that is not an integer, bad ablation flags; "cannot read PATH".
+std::vector<ExportJob> read_export_list(const std::string& path);
 
 /// What the headless run does (main's command-line flags).
 struct HeadlessOptions {
@@ -42,6 +63,11 @@ struct HeadlessOptions {
   /// working"; answer 0 and "show me"), each from the first selection, `frames` settled frames a
   /// stop; print a line a stop, then exit. One process instead of one a stop (issue 28's test).
   bool tour = false;
+  /// --export-list: each job in turn in this one process (load, input, ablation, every export and
+  /// the screenshot), from the first selection; a line a job ("export-list: ok DIR" or
+  /// "export-list: FAIL DIR: why"); exit 1 if any failed. One process instead of one a model
+  /// (issue 56: viewer_export_all).
+  std::vector<ExportJob> export_list;
 };
 
 /// Drives one run of the viewer in the headless modes (and applies --ablate in the interactive one).
@@ -76,10 +102,22 @@ class HeadlessDriver {
   /// stop (restoring the first selection) and says when the tour is over.
   bool tour_step(App& app, bool ready, double waited);
 
+  /// --export-list, after each frame: starts the next job once the last is done, applies the job's
+  /// ablation after its first result, writes its exports and screenshot, says when all are done.
+  bool export_list_step(App& app, int fb_w, int fb_h);
+  /// Ends the current job as failed: prints why, counts it.
+  void fail_job(const std::string& why);
+
+  size_t job_next_ = 0;     ///< the next job of --export-list to start
+  int job_phase_ = -1;      ///< −1 between jobs, 0 loading / first result, 1 ablated result, 2 drawing
+  int job_frames_ = 0;      ///< settled frames drawn at phase 2
+  int jobs_failed_ = 0;
+  std::chrono::steady_clock::time_point job_began_{};
   std::vector<TourStop> tour_;
   size_t tour_next_ = 0;
   int tour_frames_ = -1;  ///< settled frames drawn at the current stop (−1: the tour has not begun)
-  int start_layer_ = 0, start_head_ = 0, start_emd_head_ = 0, start_qi_ = 0, start_kj_ = 0, start_k_ = 0;  ///< each stop's selection
+  int start_layer_ = 0, start_head_ = 0, start_emd_head_ = 0, start_qi_ = 0, start_kj_ = 0, start_k_ = 0;  ///< each stop's (job's) selection
+  Tab start_tab_ = Tab::Grid;
   std::chrono::steady_clock::time_point tour_stop_began_{};
   HeadlessOptions o_;
   bool applied_args_ = false;

@@ -6,6 +6,7 @@
 //   deberta-viewer --screenshot OUT.png [--frames N] [--panel NAME] [--select L:H[:I:J]] [--ablate "…"]
 //   deberta-viewer --bench-frames N
 //   deberta-viewer --tour [--frames N]
+//   deberta-viewer --export-list JOBS.tsv
 //   deberta-viewer --bench-rerun N [--model DIR | preset:xsmall] [--threads T]
 //
 // [SECTION] index: arguments · window · main loop (the layout and keys: layout.cpp, shared with the web edition)
@@ -73,6 +74,7 @@ struct Args {
   bool lesson_show_me = false; ///< headless: press "show me" once the result is shown
   std::string lesson_what_if;  ///< headless: NAME=VALUE for the step's "what if" (K=2, f=1, p2c=paper)
   bool tour = false;           ///< --tour: every tab and lesson step in one run (headless.h)
+  std::string export_list;     ///< --export-list FILE: every job's exports in one run (headless.h)
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
   std::string figure_pipeline, figure_links;  ///< headless: the Pipeline / Token links diagrams (.pdf/.svg)
@@ -84,6 +86,7 @@ struct Args {
   // Parsed from the above by parse_args
   bool headless = false;   ///< --screenshot, --bench-frames, --figure or --figure-grid
   viewer::MapView zoom_view;
+  std::vector<viewer::ExportJob> export_jobs;  ///< --export-list's jobs
   viewer::Quantity figure_q = viewer::Quantity::Probs;
   deberta::Ablation ablation;
   std::vector<int> selection;  ///< --select parsed: L, H[, I, J]
@@ -188,6 +191,10 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_flag("--tour", args.tour,
                "Headless: draw every tab, then every lesson step (answer 0, then \"show the working\"; answer 0, then \"show me\"), "
                "--frames frames each, printing a line a stop, and exit");
+  cli.add_option("--export-list", args.export_list,
+                 "Headless: one export a line of FILE (tab-separated KEY=VALUE: model, export, and screenshot, text, "
+                 "pair, ids, token_types, mask_id, ablate), each model loaded in turn in this one process; prints "
+                 "\"export-list: ok DIR\" or \"export-list: FAIL DIR: why\" a job; exit 1 if any failed");
   cli.add_option("--zoom", args.zoom,
                  "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
                  "e.g. 0.1,0.1,16");
@@ -225,7 +232,19 @@ int parse_args(int argc, char** argv, Args* out) {
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 
-  args.headless = args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
+  if (!args.export_list.empty()) {
+    try {
+      args.export_jobs = viewer::read_export_list(args.export_list);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "deberta-viewer: --export-list: %s\n", e.what());
+      return 2;
+    }
+    if (args.export_jobs.empty()) {
+      std::fprintf(stderr, "deberta-viewer: --export-list: %s holds no job\n", args.export_list.c_str());
+      return 2;
+    }
+  }
+  args.headless = !args.export_jobs.empty() || args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
                   !args.figure_pipeline.empty() || !args.figure_links.empty();
   viewer::MapView& zoom_view = args.zoom_view;
   if (!args.zoom.empty() &&
@@ -312,7 +331,9 @@ void init_state(App& app, const Args& args) {
   s.zoo_dir = args.zoo.empty() ? (def.parent_path() / "zoo").string() : args.zoo;
   if (!args.compare.empty()) viewer::start_load_b(app, args.compare);
   s.model_path = args.model.empty() ? def.string() : args.model;
-  if (args.model.empty() && !std::filesystem::exists(def / "config.json")) {
+  if (!args.export_jobs.empty()) {
+    // --export-list: the driver loads each job's model in turn.
+  } else if (args.model.empty() && !std::filesystem::exists(def / "config.json")) {
     s.model_notice = "The bundled model is not there yet (" + def.string() +
                      " has no config.json). Open a model directory above, e.g. one of the golden models "
                      "in the recent list (they have no tokenizer: type ids such as 14,43,3,33 with [MASK] id 3).";
@@ -335,6 +356,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   ho.figure_pipeline = args.figure_pipeline, ho.figure_links = args.figure_links;
   ho.bench_frames = args.bench_frames;
   ho.tour = args.tour;
+  ho.export_list = args.export_jobs;
   return ho;
 }
 

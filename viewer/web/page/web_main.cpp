@@ -4,6 +4,8 @@
 // The page's JavaScript (index.html) talks to it through these exported functions:
 //   web_open_model_files(dir)  open a model folder the user picked or dropped (written to the
 //                              page's memory file system by index.html; nothing is uploaded)
+//   web_switch_to_multilingual()  the notice's offer for a text the model does not know: the
+//                              bundled multilingual model on the same text
 //   web_ablate(flags)          set the ablation from `deberta predict`'s switches ,
 //                              as the Ablations panel's check boxes do ("--terms c2c,p2c": c2p off), and re-run
 //   web_selftest()             the golden cases bundled in the site (?selftest)
@@ -41,6 +43,7 @@
 #include "panels/panels.h"
 
 #include "deberta/ablation.h"
+#include "deberta/inputs.h"  // count_unknown_tokens: the switch offered for a text the model does not know
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -277,15 +280,44 @@ void save_ui_size() {
   }, viewer::ui_size_name(g_ui_size_saved));
 }
 
+/// The last part of a model's path: its folder's name ("/models/deberta-tiny-512" → "deberta-tiny-512";
+/// an opened folder's, index.html's "/upload/NAME", → "NAME").
+std::string folder_name(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+const char* const kMultilingualModel = "/models/deberta-tiny-multilingual";
+
+/// The switch offered when the shown text is mostly unknown to the model in use (issue 55, item 3):
+/// more than deberta::kUnknownTokenWarnShare of its tokens [UNK] or byte pieces (the Model panel's
+/// note) on a model other than the bundled multilingual one. The offer names both models; `*action`
+/// is the button's label ("" when nothing is offered). The shown result must be the model's.
+std::string switch_offer(const viewer::ViewerState& s, std::string* action) {
+  using viewer::arg, viewer::trf;
+  if (!s.model || !s.model->tokenizer || !s.result || s.result->model != s.model) return "";
+  if (s.model->model.directory == kMultilingualModel) return "";
+  const deberta::UnknownTokens u = deberta::count_unknown_tokens(*s.model->tokenizer, s.result->input.inputs.input_ids);
+  if (u.share() <= deberta::kUnknownTokenWarnShare) return "";
+  *action = trf("Switch to {model}", arg("model", folder_name(kMultilingualModel)));
+  // TRANSLATORS: {model} is the page's model (a folder's name); {count} and {total} are token counts.
+  return trf("{model} does not know this text: {count} of its {total} tokens are unknown ([UNK]) or spelled in bytes. "
+             "The multilingual model reads Korean, Japanese, Chinese and more.",
+             arg("model", folder_name(s.model->model.directory)), arg("count", u.unknown + u.bytes), arg("total", u.total));
+}
+
 /// What the top of the page says (#notice), in the interface's language: a load that failed (the
-/// previous model stays), a model loaded as token ids only (its tokenizer could not be read). ""
-/// when all is well.
-std::string notice_text(const viewer::ViewerState& s) {
+/// previous model stays), a model loaded as token ids only (its tokenizer could not be read), else
+/// the switch to the multilingual model for a text the model does not know (switch_offer: `*action`
+/// is its button's label). "" when all is well.
+std::string notice_text(const viewer::ViewerState& s, std::string* action) {
   using viewer::arg, viewer::tr, viewer::trf;
+  action->clear();
   auto name = [](const std::string& path) {
-    if (path.rfind("/upload/", 0) == 0) return trf("the model you opened ({path})", arg("path", path));
-    const size_t slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+    if (path.rfind("/upload/", 0) == 0) return trf("the model you opened ({path})", arg("path", folder_name(path)));
+    return folder_name(path);
   };
   // TRANSLATORS: {error} is the loader's message (English); {model} a folder's name.
   if (!s.model_error.empty())
@@ -301,7 +333,7 @@ std::string notice_text(const viewer::ViewerState& s) {
                : trf("Open as token ids only: {model}, because its tokenizer could not be read ({error}). Type token "
                      "ids, such as 1, 17, 4, 2, in the Model & text panel; or open the folder with its tokenizer.json.",
                      arg("model", name(s.model_path)), arg("error", s.model->tokenizer_error));
-  return "";
+  return switch_offer(s, action);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -440,9 +472,23 @@ void write_url_view(const viewer::ViewerState& s) {
 // whether the multilingual model was picked for the link's text (the note under the bar says so).
 unsigned g_shown_language = 0;
 bool g_multilingual_note = false;
-const char* const kMultilingualModel = "/models/deberta-tiny-multilingual";
-std::string g_shown_model = kMultilingualModel;  // the model the note was written for (the note says
-                                                 // nothing once another model is in use: issue 55, item 4)
+std::string g_start_model;  // the model the page opened first
+std::string g_shown_model;  // the model in use when the note was written (it follows the model: issue 55, item 4)
+
+/// The bar's note on the model in use: the multilingual model chosen for the link's text says so;
+/// any model other than the one the page started with is named (an opened folder by its name); the
+/// start model needs no note.
+std::string model_note(const std::string& in_use) {
+  using viewer::arg, viewer::tr, viewer::trf;
+  // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
+  if (g_multilingual_note && in_use == kMultilingualModel) return tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
+                                                                     "deberta-tiny-512 is under Recent in the Model panel)");
+  if (in_use.empty() || in_use == g_start_model) return "";
+  // TRANSLATORS: {model} is the name of the folder the reader opened from their own files.
+  if (in_use.rfind("/upload/", 0) == 0) return trf("Model: {model} (from your files)", arg("model", folder_name(in_use)));
+  // TRANSLATORS: {model} is a bundled model's name (deberta-tiny-512, deberta-tiny-multilingual, …).
+  return trf("Model: {model}", arg("model", folder_name(in_use)));
+}
 
 /// The page's own strings and notes in the explorer's language, after the first frame and after the
 /// language menu switched it: index.html's debertaSetLanguage, and window.debertaExplorerLanguage
@@ -454,17 +500,15 @@ void sync_page_language() {
     window.debertaExplorerLanguage = UTF8ToString($0);
     if (window.debertaSetLanguage) window.debertaSetLanguage(UTF8ToString($0));
   }, viewer::i18n::language().c_str());
-  // TRANSLATORS: keep the model names deberta-tiny-multilingual and deberta-tiny-512 as written.
-  set_element_text("model-note", g_multilingual_note && g_shown_model == kMultilingualModel ? viewer::tr("Model: deberta-tiny-multilingual (chosen for this text; the English "
-                                                                  "deberta-tiny-512 is under Recent in the Model panel)")
-                                                     : "");
+  set_element_text("model-note", model_note(g_shown_model));
   g_shown_note = "\x01", g_shown_notice = "\x01";  // rewritten below in the new language
 }
 
 void frame() {
   viewer::App& app = *g_app;
   viewer::ViewerState& s = app.state;
-  if (s.model_path != g_shown_model) g_shown_model = s.model_path, g_shown_language = 0;  // the note follows the model
+  const std::string in_use = s.model ? s.model->model.directory : "";  // not model_path: the Model panel's box edits it
+  if (in_use != g_shown_model) g_shown_model = in_use, g_shown_language = 0;  // the note follows the model
   sync_page_language();
   if (fit_canvas()) g_dirty = kSettleFrames;
   glfwPollEvents();
@@ -497,13 +541,15 @@ void frame() {
   }
   const std::string note = s.model_error.empty() ? std::string() : viewer::trf("model: {error}", viewer::arg("error", s.model_error));
   if (note != g_shown_note) set_element_text("status", g_shown_note = note);
-  const std::string notice = g_url_problem.empty() ? notice_text(s)
+  std::string action;
+  const std::string notice = g_url_problem.empty() ? notice_text(s, &action)
                                                    : viewer::trf("The address has values the page cannot use:{problems} "
                                                                  "the rest of the view is shown.",
                                                                  viewer::arg("problems", g_url_problem));
-  if (notice != g_shown_notice) {
-    g_shown_notice = notice;
-    EM_ASM({ if (window.debertaNotice) window.debertaNotice(UTF8ToString($0)); }, notice.c_str());
+  if (notice + '\x01' + action != g_shown_notice) {
+    g_shown_notice = notice + '\x01' + action;
+    // An offer (a button to act on) is news, not an error: index.html shows it in the info colours.
+    EM_ASM({ if (window.debertaNotice) window.debertaNotice(UTF8ToString($0), UTF8ToString($1)); }, notice.c_str(), action.c_str());
   }
   apply_url_terms(app);
   write_url_view(s);
@@ -565,6 +611,9 @@ EMSCRIPTEN_KEEPALIVE void web_open_model_files(const char* dir) {
   viewer::start_load(*g_app, dir);
   web_wake(kSettleFrames);
 }
+
+/// The notice's button (switch_offer): opens the bundled multilingual model on the same text.
+EMSCRIPTEN_KEEPALIVE void web_switch_to_multilingual() { web_open_model_files(kMultilingualModel); }
 
 /// Frames begun while the model load started by the last `web_open_model_files` ran: a load done
 /// in one call is seen by one frame; a stepped one by every frame it spans (with
@@ -795,6 +844,7 @@ int main() {
   for (const char* m : kBundledModels)
     if (s.model_path != m) s.recent.push_back(m);
   g_multilingual_note = multilingual && linked.empty();  // the note is written by sync_page_language, in the page's language
+  g_start_model = s.model_path;
   viewer::start_load(app, s.model_path);
 
   const bool selftest = EM_ASM_INT({ return new URLSearchParams(window.location.search).has("selftest") ? 1 : 0; });

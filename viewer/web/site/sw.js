@@ -4,8 +4,8 @@
 // Network first: while the site answers, every file comes from it (a rebuilt site is never hidden
 // behind an old copy) and the answer is kept; when the network fails, the last good copy is served.
 // Installing it copies the whole site once (index.html, the page's catalogues, both builds of the
-// program and their data: the bundled models, fonts and golden cases), so the second visit works
-// offline even for files the first visit fetched before this worker was in control.
+// program and their data: the bundled models, fonts and golden cases; the docs and the source), so
+// the second visit works offline even for files the first visit fetched before this worker was in control.
 //
 // Cross-origin isolation: a static host cannot send the COOP / COEP headers that give a page
 // SharedArrayBuffer (and so WebAssembly threads); a service worker can add them to every answer.
@@ -40,8 +40,20 @@ self.fetch = (request) => {
     .catch(() => caches.match(request, {ignoreSearch: true}).then((kept) => kept || Response.error()));
 };
 
+// The bar's Docs and Source (issue 55, item 8): the source's .tar.xz and every page docs/index.html
+// links to (scripts/site_docs.py writes them), so both open offline too.
+async function docsAndSource() {
+  const index = await networkFetch("docs/index.html").then((r) => (r.ok ? r.text() : ""));
+  const pages = new Set(["docs/index.html"]);
+  for (const m of index.matchAll(/href="([A-Za-z0-9_.-]+\.html)(#[^"]*)?"/g)) pages.add("docs/" + m[1]);
+  return ["deberta-explorer-src.tar.xz", ...pages];
+}
+
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SITE)));
+  event.waitUntil(caches.open(CACHE).then(async (cache) => {
+    await cache.addAll(SITE);
+    await cache.addAll(await docsAndSource());
+  }));
 });
 
 // Its install and activate listeners take control at once (skipWaiting, clients.claim); its fetch

@@ -21,7 +21,6 @@ import shutil
 import struct
 import subprocess
 import tarfile
-import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -97,9 +96,8 @@ def figure_checks(Page, click_widget, chromium, base, out, viewer, which, failur
             return
         want["export: PNG of the map"] = (".png", os.path.join(desk, "probs.png"))
 
-    profile = tempfile.mkdtemp(prefix="deberta-web-")
     url = base + "?text=%s&layer=%d&head=%d&tab=export" % (urllib.parse.quote(TEXT), LAYER, HEAD)
-    page = Page(chromium, url, profile)
+    page = Page(chromium, url)
     try:
         page.wait_for("document.getElementById('predictions').textContent", 180, "the first predictions")
         folder = os.path.join(out, "figures-page")
@@ -134,7 +132,6 @@ def figure_checks(Page, click_widget, chromium, base, out, viewer, which, failur
             _links_check(page, failures)
     finally:
         page.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def _links_check(page, failures):
