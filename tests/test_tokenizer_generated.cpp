@@ -451,6 +451,18 @@ TEST_SUITE("tokenizer_hf_generated") {
     CHECK(read * 2 > kCases);
     CHECK(equal > 1500);
     CHECK(refused_files > 20);
+    // ... and each kind of added-token refusal and the missing field come up (the flags and ids
+    // the library would treat otherwise), as do texts the library refuses (no unk_id).
+    auto refused_for = [&](const std::string& what) {
+      size_t n = 0;
+      for (const auto& [reason, count] : reasons) n += reason.find(what) != std::string::npos ? count : 0;
+      return n;
+    };
+    for (const char* what : {"rstrip", "lstrip", "single_word", "normalized", "declares id", "is missing", "regex"}) {
+      CAPTURE(what);
+      CHECK(refused_for(what) > 0);
+    }
+    CHECK(library_refused_texts > 100);
     fs::remove_all(root);
   }
 }
