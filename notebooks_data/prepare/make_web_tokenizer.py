@@ -9,8 +9,14 @@ character no piece covers becomes its UTF-8 bytes there as in spm.model. tests/t
 checks that both files give identical ids on every line of corpus/heldout.txt, and
 tests/test_tokenizer_hf.cpp that the multilingual one does on 2,100 lines of seven languages
 (except where two segmentations tie: the same pieces in another order). Strip removes any
-whitespace at the ends of a line (SentencePiece only spaces), and Hugging Face matches literal
+whitespace at the end of a line (SentencePiece only spaces), and Hugging Face matches literal
 "<0x41>" text to a byte piece: lines with either tokenize differently (docs/loaders.md §7).
+
+Text glued to [MASK] ("the [MASK].") is tokenized as SentencePiece tokenizes the whole text, with
+no "▁" after [MASK] (issue 59, class 4): the library tokenizes the text after an added token as a
+segment of its own, so Metaspace's prepend_scheme is "first" (a "▁" is prepended at the start of
+the text only; a space after [MASK] still becomes "▁") and Strip strips the right end only (a
+left Strip would take the space of " sat" after [MASK] before Metaspace sees it).
 
     /usr/bin/python3 notebooks_data/prepare/make_web_tokenizer.py [MODEL_DIR]   (default models/deberta-tiny; run for
     models/deberta-tiny-512 too, the model the desktop and the web edition open by default)
@@ -37,7 +43,7 @@ def main():
         added.append({"id": token_id, "content": token, "single_word": False, "lstrip": token == "[MASK]",
                       "rstrip": False, "normalized": False, "special": True})
     byte_fallback = any(sp.is_byte(i) for i in range(size))
-    metaspace = {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True}
+    metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True}
     decoder = dict(metaspace)
     if byte_fallback:
         decoder = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, dict(metaspace)]}
@@ -49,7 +55,7 @@ def main():
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": added,
         "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Strip", "strip_left": True, "strip_right": True},
+            {"type": "Strip", "strip_left": False, "strip_right": True},
             {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
         "pre_tokenizer": metaspace,
         "post_processor": None,

@@ -621,10 +621,12 @@ def make_tokenizer_json():
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": added_tokens_json(specials),
         "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Strip", "strip_left": True, "strip_right": True},
+            {"type": "Strip", "strip_left": False, "strip_right": True},
             {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True},
-        "post_processor": None, "decoder": {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True},
+        # "first" and a right-only Strip: text glued to [MASK] gets no "▁", as spm.model gives it
+        # (make_web_tokenizer.py, issue 59 class 4).
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True},
+        "post_processor": None, "decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True},
         "model": {"type": "Unigram", "unk_id": 3,
                   "vocab": [[sp.id_to_piece(i), sp.get_score(i)] for i in range(size)]},
     }

@@ -371,7 +371,18 @@ with open(os.path.join(d, "spm.model"), "wb") as f:
     f.write(open(os.path.join(BUNDLED, "spm.model"), "rb").read() + pb_len(1, pb_len(1, b"a" * 150000)))
 case("tok_spm_huge_piece", "tokenize --model {cases}/tok_spm_huge_piece --text hello",
      "spm.model: piece 8000 is 150000 bytes long, more than the limit of 4096 bytes a piece",
-     what="stack overflow in libsentencepiece's trie builder")
+     what="issue 59 class 1: stack overflow in libsentencepiece's trie builder")
+# A Unigram tokenizer.json without unk_id and a character no piece covers: the library refuses the
+# text, and so does `deberta` (issue 59 class 4: the vocabulary's [UNK] was used, exit 0).
+d = model_dir("tok_json_no_unk", config=None)
+with open(os.path.join(d, "tokenizer.json"), "w", encoding="utf-8") as f:
+    json.dump({"version": "1.0", "added_tokens": [], "normalizer": None, "decoder": None,
+               "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+               "model": {"type": "Unigram", "vocab": [["[UNK]", 0.0], ["[CLS]", 0.0], ["[SEP]", 0.0], ["[MASK]", 0.0],
+                                                      ["\u2581", -2.0], ["a", -1.0], ["\u2581a", -1.5]]}}, f, ensure_ascii=False)
+case("tok_json_no_unk", "tokenize --model {cases}/tok_json_no_unk --text \"a z\"",
+     "model Unigram has no \"unk_id\", and no piece covers the character \"z\" (U+007A)",
+     what="issue 59 class 4: ids from the vocabulary's [UNK] where the library refuses the text")
 case("tok_spm_dev_zero", "tokenize --model {tmp}/deberta_devzero --text hello", "not a regular file", what="read /dev/zero whole")
 cases[-1]["setup"] = ("rm -rf {tmp}/deberta_devzero && mkdir -p {tmp}/deberta_devzero && cp {cases}/tok_bad_spm/config.json "
                       "{cases}/tok_bad_spm/model.safetensors {tmp}/deberta_devzero/ && ln -s /dev/zero {tmp}/deberta_devzero/spm.model")

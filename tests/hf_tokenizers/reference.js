@@ -12,6 +12,15 @@
 //   "normalize"    {"normalizer": {...}}: the component as it appears in tokenizer.json.
 //                  Answer: [normalized text per line].
 //   "pre_tokenize" {"pre_tokenizer": {...}}. Answer: [[word, …] per line].
+//   "cases"        {"cases": [{"folder": DIR, "lines": [text, …]}, …], "start": [case, line]}:
+//                  DIR/tokenizer.json per case, where the library may refuse the file or a text
+//                  (the generated files of tests/test_tokenizer_generated.cpp), from case
+//                  start[0]'s line start[1] on. Without "start": [{"load_error": message} or
+//                  {"results": [[id, …] or {"error": message} per line]} per case]. With it: one
+//                  JSON object a line, written as each is
+//                  known (so a panic of the library names the text it died on): {"case": k,
+//                  "load_error": message}, or {"case": k, "line": l, "ids": [id, …]} or
+//                  {"case": k, "line": l, "error": message}.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -62,6 +71,49 @@ async function main() {
       const e = await tok.encode(line, null, { addSpecialTokens: false });
       answer.push(e.getIds());
     }
+  } else if (job.mode === 'cases' && !job.start) {
+    // Without "start": one answer, per case {"load_error": …} or {"results": [ids or {"error": …}]}.
+    answer = [];
+    for (const c of job.cases) {
+      let tok;
+      try {
+        tok = Tokenizer.fromFile(path.join(c.folder, 'tokenizer.json'));
+      } catch (e) {
+        answer.push({ load_error: String(e.message || e) });
+        continue;
+      }
+      const results = [];
+      for (const line of c.lines) {
+        try {
+          results.push((await tok.encode(line, null, { addSpecialTokens: false })).getIds());
+        } catch (e) {
+          results.push({ error: String(e.message || e) });
+        }
+      }
+      answer.push({ results });
+    }
+  } else if (job.mode === 'cases') {
+    const [first, firstLine] = job.start;
+    const put = (o) => fs.writeSync(1, JSON.stringify(o) + '\n');
+    for (let k = first; k < job.cases.length; ++k) {
+      const c = job.cases[k];
+      let tok;
+      try {
+        tok = Tokenizer.fromFile(path.join(c.folder, 'tokenizer.json'));
+      } catch (e) {
+        put({ case: k, load_error: String(e.message || e) });
+        continue;
+      }
+      for (let l = k === first ? firstLine : 0; l < c.lines.length; ++l) {
+        try {
+          const e = await tok.encode(c.lines[l], null, { addSpecialTokens: false });
+          put({ case: k, line: l, ids: e.getIds() });
+        } catch (e) {
+          put({ case: k, line: l, error: String(e.message || e) });
+        }
+      }
+    }
+    return;
   } else if (job.mode === 'normalize') {
     const n = withComponent('normalizer', job.normalizer).getNormalizer();
     answer = job.lines.map((line) => n.normalizeString(line));

@@ -3,6 +3,7 @@
 // `[CLS] A [SEP]` / `[CLS] A [SEP] B [SEP]` with token types 0 … 0 1 … 1.
 #include "deberta/tokenizer.h"
 #include "io/tokenizer_detail.h"
+#include "io/tokenizer_unicode.h"
 
 #include <nlohmann/json.hpp>
 
@@ -278,12 +279,10 @@ std::vector<int64_t> BasicTokenizer::encode_segment(const std::string& text) con
     if (plain.empty()) return;
     if (specials_.lower_case)
       for (char& c : plain) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    auto part = encode_plain_at(plain, !after_special);
-    // Text glued to a special token ("[MASK]." ) continues the word: SentencePiece's dummy
-    // prefix would otherwise put a lone "▁" piece before it, a token a model trained on whole
-    // sentences never sees there.
-    const bool glued = after_special && plain[0] != ' ' && plain[0] != '\t' && plain[0] != '\n';
-    if (glued && part.size() > 1 && piece(part[0]) == "\xE2\x96\x81") part.erase(part.begin());
+    // Text glued to a special token ("[MASK]." ) is each reader's own: spm.model continues the
+    // word as SentencePiece does on the whole text (tokenizer_spm.cpp), tokenizer.json gives what
+    // its pre-tokenizer gives, as the library does (issue 59, class 4).
+    const auto part = encode_plain_at(plain, !after_special);
     ids.insert(ids.end(), part.begin(), part.end());
     plain.clear();
   };
@@ -293,9 +292,16 @@ std::vector<int64_t> BasicTokenizer::encode_segment(const std::string& text) con
       plain += text[i++];
       continue;
     }
+    // The mask's lstrip takes every White_Space character before it (Rust's char::is_whitespace,
+    // as the library's added vocabulary: VT, FF, NEL, NBSP, U+2028 … too, not only " \t\n\r").
     if (text.compare(i, length, specials_.mask) == 0 && length == specials_.mask.size() && specials_.mask_lstrip)
-      while (!plain.empty() && (plain.back() == ' ' || plain.back() == '\t' || plain.back() == '\n' || plain.back() == '\r'))
-        plain.pop_back();
+      while (!plain.empty()) {
+        size_t last = plain.size() - 1;
+        while (last > 0 && (static_cast<unsigned char>(plain[last]) & 0xC0) == 0x80) --last;
+        size_t at = last;
+        if (!unicode::is_whitespace(next_code_point(plain, &at))) break;
+        plain.erase(last);
+      }
     flush();
     ids.push_back(best_id);
     i += length;

@@ -104,6 +104,8 @@ class UnigramTokenizer final : public PipelineTokenizer {
     specials_ = std::move(specials);
     resolve_specials(source, {}, {}, {}, unk);
     if (unk) unk_id_ = *unk;  // the model's unknown id is what an unknown character becomes
+    model_has_unk_ = unk.has_value();
+    source_ = source;
   }
 
   std::string kind() const override { return byte_fallback_ ? "tokenizer.json (unigram, byte fallback)" : "tokenizer.json (unigram)"; }
@@ -112,6 +114,11 @@ class UnigramTokenizer final : public PipelineTokenizer {
   /// Best segmentation of one word: best[e] = max over pieces w = word[s, e) of best[s] + score(w);
   /// a character no single piece covers may stand alone as unknown with score min − 10. Runs of
   /// unknowns are fused, then each becomes [UNK] or, with byte fallback, its bytes' <0xNN> pieces.
+  /// Errors: a model without "unk_id" where the library would place an unknown node (a character
+  /// no one-character piece covers, whose end no better path reaches): the library refuses such
+  /// text ("Encountered an unknown token but `unk_id` is missing", models/unigram/model.rs,
+  /// byte fallback or not), so do we, naming the file, the character and the word (issue 59,
+  /// class 4; a side file's [UNK] was used before).
   void tokenize_word(const std::string& word, std::vector<int64_t>* ids) const override {
     const size_t n = word.size();
     const double unk_score = min_score_ - kUnkPenalty;
@@ -139,8 +146,10 @@ class UnigramTokenizer final : public PipelineTokenizer {
           const double score = best[s] + scores_[static_cast<size_t>(id)];
           if (!reached[e + 1] || score > best[e + 1]) best[e + 1] = score, from[e + 1] = s, piece[e + 1] = id, reached[e + 1] = true;
         }
-        if (!single && (!reached[next] || best[s] + unk_score > best[next]))
+        if (!single && (!reached[next] || best[s] + unk_score > best[next])) {
+          if (!model_has_unk_) refuse_unknown(word, s, next);
           best[next] = best[s] + unk_score, from[next] = s, piece[next] = -1, reached[next] = true;
+        }
       }
       s = next;
     }
@@ -179,6 +188,25 @@ class UnigramTokenizer final : public PipelineTokenizer {
   }
 
  private:
+  /// The refusal of a character (word[begin, end)) the model cannot encode without an unk_id.
+  [[noreturn]] void refuse_unknown(const std::string& word, size_t begin, size_t end) const {
+    size_t at = begin;
+    char code[16];
+    std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(next_code_point(word, &at)));
+    std::string shown = word;  // at most ~80 bytes of the word, cut at a character
+    if (shown.size() > 80) {
+      size_t cut = 0;
+      while (cut < word.size() && cut < 80) next_code_point(word, &cut);
+      shown = word.substr(0, cut) + "\xE2\x80\xA6";
+    }
+    throw Error(source_ + ": model Unigram has no \"unk_id\", and no piece covers the character \"" +
+                word.substr(begin, end - begin) + "\" (" + code + ") of the pre-tokenized word \"" + shown +
+                "\": Hugging Face's tokenizers library refuses this text (\"Encountered an unknown token but `unk_id` is "
+                "missing\"), so does this reader");
+  }
+
+  std::string source_;          ///< the file, for errors
+  bool model_has_unk_ = false;  ///< the model declares "unk_id"
   std::vector<std::string> pieces_;
   std::vector<double> scores_;
   ByteTrie trie_;  ///< the pieces, for the lattice walk

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 
 namespace deberta::tokenizer_detail {
 
@@ -28,6 +29,15 @@ bool bool_field(const json& node, const char* key, bool fallback, const std::str
   if (!node.contains(key) || node[key].is_null()) return fallback;
   if (!node[key].is_boolean()) throw Error(where + ": \"" + key + "\" must be true or false");
   return node[key].get<bool>();
+}
+
+/// Refuses a component without a field the library's reader requires (it refuses the whole file
+/// then: "missing field `invert`"), where ours would take a default and give ids the library
+/// never gives (issue 59, item 2).
+void require_fields(const json& node, std::initializer_list<const char*> keys, const std::string& where) {
+  for (const char* key : keys)
+    if (!node.contains(key))
+      throw Error(where + ": \"" + key + "\" is missing (Hugging Face's tokenizers library refuses the file without it)");
 }
 
 std::string string_field(const json& node, const char* key, const std::string& fallback, const std::string& where) {
@@ -279,9 +289,13 @@ class ReplaceNormalizer final : public Normalizer {
     size_t at = 0;
     for (const auto& [b, e] : matches) {
       for (; at < b; ++at) out.chars.push_back(t->chars[at]), out.origin.push_back(t->origin[at]);
-      // The replacement takes the origin of the first character it replaces (an empty match
-      // inserts it, with the origin of the character after it, or before it at the end).
-      const size_t from = b < t->chars.size() ? b : b - 1;
+      // The library removes the match and inserts the content (NormalizedString::replace:
+      // transform_range with every new character an insertion after the removed ones), so each
+      // new character takes the origin of the character before it: the match's last character
+      // ("Ab" → "-" at the start is not at offset 0, "A" → "-" is: Metaspace "first" sees that;
+      // issue 59, item 2). An empty match inserts after the character before it; at the start,
+      // with the origin of the first character.
+      const size_t from = e > b ? e - 1 : b > 0 ? b - 1 : 0;
       for (char32_t c : content_) out.chars.push_back(c), out.origin.push_back(t->origin[from]);
       at = e;
     }
@@ -423,6 +437,7 @@ std::unique_ptr<Normalizer> read_normalizer_node(const json& node, const std::st
     return seq;
   }
   if (type == "BertNormalizer") {
+    require_fields(node, {"clean_text", "handle_chinese_chars", "lowercase"}, where);
     const bool lower = bool_field(node, "lowercase", true, where);
     return std::make_unique<BertNormalizer>(bool_field(node, "clean_text", true, where),
                                             bool_field(node, "handle_chinese_chars", true, where),
@@ -433,8 +448,10 @@ std::unique_ptr<Normalizer> read_normalizer_node(const json& node, const std::st
   if (type == "NFKD") return std::make_unique<UnicodeForm>(true, false);
   if (type == "NFC") return std::make_unique<UnicodeForm>(false, true);
   if (type == "NFKC") return std::make_unique<UnicodeForm>(true, true);
-  if (type == "Strip")
+  if (type == "Strip") {
+    require_fields(node, {"strip_left", "strip_right"}, where);
     return std::make_unique<StripNormalizer>(bool_field(node, "strip_left", true, where), bool_field(node, "strip_right", true, where));
+  }
   // Bounded work (issue 59, class 6): a Prepend of 20,000 characters, added before each of a few
   // thousand segments of a 24 KB text, reached 2.26 GB. Real files prepend or replace with "▁".
   auto bounded = [&](const char* key) {
@@ -677,9 +694,13 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer_node(const json& node, const st
   if (type == "BertPreTokenizer") return std::make_unique<BertPreTokenizer>();
   if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();
   if (type == "Punctuation") return std::make_unique<PunctuationSplit>(read_behavior(node, Behavior::Isolated, where));
-  if (type == "Digits") return std::make_unique<DigitsSplit>(bool_field(node, "individual_digits", false, where));
+  if (type == "Digits") {
+    require_fields(node, {"individual_digits"}, where);
+    return std::make_unique<DigitsSplit>(bool_field(node, "individual_digits", false, where));
+  }
   if (type == "Split") {
     if (!node.contains("behavior")) throw Error(where + ": \"behavior\" is missing");
+    require_fields(node, {"invert"}, where);
     return std::make_unique<PatternSplit>(Pattern::read(node, where), read_behavior(node, Behavior::Isolated, where),
                                           bool_field(node, "invert", false, where));
   }
@@ -691,6 +712,7 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer_node(const json& node, const st
     else if (scheme == "first") p = Prepend::First;
     else if (scheme == "never") p = Prepend::Never;
     else if (!scheme.empty()) throw Error(where + ": prepend_scheme \"" + scheme + "\" is not always, first or never");
+    require_fields(node, {"replacement"}, where);
     return std::make_unique<MetaspaceSplit>(r, p, bool_field(node, "split", true, where));
   }
   throw Error(source + ": pre_tokenizer type '" + type + "'" + (in_sequence ? " inside Sequence" : "") + " is not supported");

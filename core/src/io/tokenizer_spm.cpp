@@ -110,6 +110,11 @@ class SentencePieceTokenizer final : public BasicTokenizer {
       throw Error(path + ": not a SentencePiece model (" + why + ")");
     }
     if (sp_.GetPieceSize() <= 0) throw Error(path + ": SentencePiece model without pieces");
+    // The same model without the dummy prefix, for text glued to a special token: a second
+    // normalizer_spec (ModelProto field 3) appended to the bytes is merged into the first, as
+    // protobuf merges a repeated embedded message, and sets its add_dummy_prefix (field 3) false.
+    if (!sp_glued_.LoadFromSerializedProto(bytes + std::string("\x1A\x02\x18\x00", 4)).ok())
+      throw Error(path + ": not a SentencePiece model (its normalizer_spec does not take add_dummy_prefix)");
     specials_ = SpecialTokens::read(model_dir);
     resolve_specials(path, sp_.bos_id(), sp_.eos_id(), sp_.pad_id(), sp_.unk_id());
   }
@@ -117,9 +122,20 @@ class SentencePieceTokenizer final : public BasicTokenizer {
   std::string kind() const override { return "sentencepiece"; }
 
  protected:
-  std::vector<int64_t> encode_plain(const std::string& text) const override {
+  std::vector<int64_t> encode_plain(const std::string& text) const override { return encode_with(sp_, text); }
+  /// Text glued to a special token ("[MASK].", "[MASK]ing") continues the word: encoded without
+  /// the dummy prefix, as SentencePiece encodes it inside the whole text ("▁the▁[MASK]." gives
+  /// "[MASK]" "." with [MASK] a user-defined piece, how the bundled models' training and golden
+  /// texts were tokenized). The dummy prefix would put a "▁" before it (a lone "▁" piece, or
+  /// "▁ing" for "ing"), a token a model trained on whole sentences never sees there. Text after
+  /// a special token that starts with a space starts a word: the dummy prefix stays.
+  std::vector<int64_t> encode_plain_at(const std::string& text, bool at_start) const override {
+    const bool glued = !at_start && !text.empty() && text[0] != ' ' && text[0] != '\t' && text[0] != '\n';
+    return encode_with(glued ? sp_glued_ : sp_, text);
+  }
+  std::vector<int64_t> encode_with(const sentencepiece::SentencePieceProcessor& sp, const std::string& text) const {
     std::vector<int> pieces;
-    const auto status = sp_.Encode(text, &pieces);
+    const auto status = sp.Encode(text, &pieces);
     if (!status.ok()) throw Error("sentencepiece: " + status.ToString());
     std::vector<int64_t> ids;
     ids.reserve(pieces.size());
@@ -142,6 +158,7 @@ class SentencePieceTokenizer final : public BasicTokenizer {
 
  private:
   sentencepiece::SentencePieceProcessor sp_;
+  sentencepiece::SentencePieceProcessor sp_glued_;  ///< sp_ without the dummy prefix
 };
 
 }  // namespace
