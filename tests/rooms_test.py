@@ -10,7 +10,9 @@
    provenance of a committed model) resolves: it exists in notebooks_data/ (a room or the top) or
    moved.json maps its old path to an existing new one;
 5. no function of viewer/panels, viewer/ui and viewer/app is over 80 lines (head to closing brace),
-   apart from LONG_FUNCTIONS, each with its reason (issue 57, item 5: draw functions that read).
+   apart from LONG_FUNCTIONS, each with its reason (issue 57, item 5: draw functions that read);
+6. no panel (viewer/panels) keeps a function static or reads a file (what a panel remembers is a
+   field of ViewerState; files are read by jobs: the zoo's listing is jobs/worker.h's read_zoo).
 
     rooms_test.py SOURCE_DIR
 """
@@ -139,6 +141,29 @@ def scanner_reads_planted_functions():
     return [] if got == want else ["rooms_test's function scanner read %s from its planted source, not %s" % (got, want)]
 
 
+# What reads a file or a folder (std::filesystem queries, C and C++ streams, the core's reader).
+FILE_READS = re.compile(r"\b(ifstream|fstream|fopen|read_whole_file|directory_iterator|is_regular_file|is_directory|"
+                        r"file_size|exists)\s*[(<]")
+
+
+def panel_statics_and_reads(root):
+    """Problems: a `static` inside a function of viewer/panels, or a file read anywhere in one."""
+    problems = []
+    for path in sorted((root / "viewer" / "panels").glob("*.cpp")):
+        rel = path.relative_to(root).as_posix()
+        text = path.read_text(encoding="utf-8")
+        code = strip(text).split("\n")
+        for name, first, last, _ in functions(text):
+            for n in range(first, last + 1):
+                if re.search(r"\bstatic\b(?!_)", code[n - 1]):
+                    problems.append("%s:%d: %s keeps a function static (make it a field of ViewerState)" % (rel, n, name))
+        for n, line in enumerate(code, 1):
+            m = FILE_READS.search(line)
+            if m:
+                problems.append("%s:%d: a panel reads the file system (%s): read it in a job (viewer/jobs/)" % (rel, n, m.group(1)))
+    return problems
+
+
 def long_functions(root):
     """Problems: functions of viewer's drawing rooms over MAX_FUNCTION_LINES, and stale allowances."""
     problems, seen, count = [], set(), 0
@@ -190,14 +215,14 @@ def main():
             if name not in known:
                 problems.append("%s names %s, which is neither a script nor in moved.json" % (card.relative_to(root), name))
     long, functions_read = long_functions(root)
-    problems += scanner_reads_planted_functions() + long
+    problems += scanner_reads_planted_functions() + long + panel_statics_and_reads(root)
     for p in problems:
         print("FAIL " + p)
     print("rooms: viewer/ %d top-level files, notebooks_data/ %d top-level scripts, %d room scripts indexed, "
           "%d provenance names in %d cards resolved, %d functions of viewer/%s read (at most %d lines, %d allowed longer)"
           % (len(top), len(scripts), len(room_scripts), names, len(cards), functions_read, "{" + ",".join(DRAWING_ROOMS) + "}",
              MAX_FUNCTION_LINES, len(LONG_FUNCTIONS)))
-    print("%d passed, %d failed" % (5 if not problems else 0, len(problems)))
+    print("%d passed, %d failed" % (6 if not problems else 0, len(problems)))
     return 1 if problems else 0
 
 
