@@ -190,7 +190,7 @@ const TermText& term_text(deberta::Term t);
 
 /// The term a quantity shows (none for Logits, Probs).
 std::optional<deberta::Term> quantity_term(Quantity q);
-const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file and --panel names)
+const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file names, --figure-quantity)
 /// The quantity named `name` (as `quantity_name` writes it), or none.
 std::optional<Quantity> quantity_from_name(const std::string& name);
 /// Every quantity's name, comma-separated ("c2c, c2p, p2c, p2p, logits, probs"): for error messages.
