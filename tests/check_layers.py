@@ -81,6 +81,8 @@ FRONTEND_EXCEPTIONS = {
 # header, at any depth, in either include form.
 VIEWER_GL_FREE = ("state", "jobs", "lesson", "i18n", "figures", "export")
 GL_HEADER = re.compile(r'\s*#\s*include\s*[<"]((?:imgui|GL/|GLFW/|GLES|backends/imgui|emscripten/html5)[^>"]*)[>"]')
+# Nor a header of the rooms that draw (ui/, panels/, app/): they include ImGui themselves.
+DRAWING_ROOM_HEADER = re.compile(r'\s*#\s*include\s*[<"]((?:ui|panels|app)/[^>"]*)[>"]')
 
 
 def source_files(folder):
@@ -207,14 +209,15 @@ class Layers:
 
 
 def viewer_rooms(root):
-    """Problems of viewer/: a GL-free room that includes a drawing header."""
+    """Problems of viewer/: a GL-free room that includes a drawing header (ImGui, GLFW, GL, or a
+    header of ui/, panels/, app/, which include them)."""
     problems = []
     for room in VIEWER_GL_FREE:
         for path in sorted((root / "viewer" / room).rglob("*")):
             if path.suffix not in (".h", ".cpp", ".inc"):
                 continue
             for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                m = GL_HEADER.match(line)
+                m = GL_HEADER.match(line) or DRAWING_ROOM_HEADER.match(line)
                 if m:
                     problems.append(f"{path.relative_to(root)}:{line_no}: viewer/{room}/ draws nothing, but includes "
                                     f"{m.group(1)}")

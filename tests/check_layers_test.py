@@ -62,6 +62,8 @@ PLANTS = [
      "a frontend includes ../../core/src/io/pickle.h"),
     ("ImGui in a GL-free room of the viewer (issue 57, item 5)", {"viewer/state/state.h": "#include <imgui.h>\n"},
      "viewer/state/state.h:1", "viewer/state/ draws nothing, but includes imgui.h"),
+    ("a drawing room's header in a GL-free room of the viewer", {"viewer/export/exporters.cpp": '#include "ui/heatmap.h"\n'},
+     "viewer/export/exporters.cpp:1", "viewer/export/ draws nothing, but includes ui/heatmap.h"),
 ]
 
 

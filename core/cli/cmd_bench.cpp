@@ -270,6 +270,175 @@ void bench_rerun(const BenchArgs& args, const Model& model, const Inputs& in, co
 }
 }  // namespace
 
+/// What a bench run measured and derived: the forward's parts and their FLOPs; per timed round the
+/// forward, its encoder (+ EMD) and its MLM head, and where OpenBLAS was paired with the round, its
+/// DGEMM rate, the forward's and the encoder's ratio to it and the head against its floor; the
+/// medians and rates the report prints.
+struct BenchReport {
+  std::string name;
+  int64_t N = 0, masked = 0;
+  size_t positions = 0;
+  bool decoder = false, emd = false;
+  double flops = 0, encoder_flops = 0, head_flops = 0, rss_mb = 0;
+  std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio, copy_rate, head_floor_ms,
+      head_vs_floor;
+  double median = 0, best = 0, encoder = 0, head = 0, achieved = 0, encoder_rate = 0, head_rate = 0, table_gb = 0,
+         gemm = 0, blas_gflops = 0, forward_vs_blas = 0, encoder_vs_blas = 0, blas_head = 0;
+  bool paired = false;
+  HeadShape shape;
+};
+
+/// The timed rounds (after the warm-up): each one forward, timed whole and in its two parts — the
+/// encoder (+ EMD) and the MLM head, whose tied decoder streams the whole word table for a few rows
+/// (memory-bound; see docs/performance.md) — then, in the first kPairedRounds, one 1024² DGEMM
+/// through OpenBLAS. The forward's ratio to OpenBLAS is taken within each round and the median of
+/// the rounds reported: a shared host's speed drifts by tens of per cent over seconds, and both
+/// sides of a round see the same host.
+void time_rounds(const BenchArgs& args, const Model& model, const Inputs& in, const std::vector<int64_t>& positions,
+                 TraceLevel level, OpenBlas& blas, BenchReport* report) {
+  BenchReport& rep = *report;
+  // The word table and a buffer of its size for the copy that measures the head's memory floor
+  // (allocated after the peak RSS was read, like OpenBLAS's buffers).
+  const Matrix& table = model.weights.embeddings.word;
+  std::vector<double> copy_to(rep.decoder ? static_cast<size_t>(table.size()) : 0);
+  for (int r = 1; r <= args.repeat; ++r) {
+    const bool pair_this_round = r <= kPairedRounds;
+    const auto t0 = std::chrono::steady_clock::now();
+    const ForwardTrace trace = forward(model, in, {}, level, rep.decoder);
+    const double encoder = 1e3 * seconds_since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    const Matrix logits = rep.decoder ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
+    const double head = 1e3 * seconds_since(t1);
+    double dgemm = 0;
+    if (blas.available() && pair_this_round) {
+      // The forward's OpenMP threads spin a few milliseconds after their last region before
+      // they sleep; a DGEMM started at once would share its cores with them (measured: half its
+      // rate with spinning threads). So a pause first, then the better of two runs.
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      dgemm = std::max(blas.gflops(1024, 1024, 1024), blas.gflops(1024, 1024, 1024));
+      if (rep.decoder && dgemm > 0) {
+        // The head's floor in this round: the larger of streaming its table (a copy of that
+        // size) and its products at this round's DGEMM rate.
+        const double copy = copy_ms(table.data(), copy_to.data(), copy_to.size(), args.threads);
+        const double floor = std::max(copy, rep.head_flops / (dgemm * 1e9) * 1e3);
+        rep.copy_rate.push_back(static_cast<double>(copy_to.size()) * 8 / (copy / 1e3) / 1e9);
+        rep.head_floor_ms.push_back(floor);
+        rep.head_vs_floor.push_back(head / floor);
+      }
+    }
+    rep.ms.push_back(encoder + head), rep.encoder_ms.push_back(encoder), rep.head_ms.push_back(head);
+    if (dgemm > 0) {
+      rep.blas_rate.push_back(dgemm);
+      rep.forward_ratio.push_back(rep.flops / ((encoder + head) / 1e3) / 1e9 / dgemm);
+      rep.encoder_ratio.push_back(rep.encoder_flops / (encoder / 1e3) / 1e9 / dgemm);
+    }
+  }
+}
+
+/// The medians of the rounds and the rates derived from them; this machine's GEMM rate through
+/// `linear`; OpenBLAS on the head's own product (best of 3), when OpenBLAS was paired.
+void summarize(const Model& model, OpenBlas& blas, BenchReport* report) {
+  BenchReport& rep = *report;
+  rep.median = median_of(rep.ms), rep.best = *std::min_element(rep.ms.begin(), rep.ms.end());
+  rep.encoder = median_of(rep.encoder_ms), rep.head = median_of(rep.head_ms);
+  rep.achieved = rep.flops / (rep.median / 1e3) / 1e9;
+  rep.encoder_rate = rep.encoder_flops / (rep.encoder / 1e3) / 1e9;
+  rep.head_rate = rep.decoder ? rep.head_flops / (rep.head / 1e3) / 1e9 : 0;
+  // The word table the tied decoder reads once per forward, in GB, and the rate it was read at.
+  const auto& c = model.config;
+  rep.table_gb = rep.decoder ? static_cast<double>(c.vocab_size) * c.hidden_size * 8 / 1e9 : 0;
+  rep.gemm = gemm_gflops();
+  rep.shape = rep.decoder ? HeadShape{rep.masked, c.vocab_size, c.hidden_size} : HeadShape{};
+  rep.paired = !rep.blas_rate.empty();
+  rep.blas_gflops = rep.paired ? median_of(rep.blas_rate) : 0;
+  rep.forward_vs_blas = rep.paired ? median_of(rep.forward_ratio) : 0;
+  rep.encoder_vs_blas = rep.paired ? median_of(rep.encoder_ratio) : 0;
+  // The head's own peer: OpenBLAS on the head's product, best of 3.
+  const HeadShape& shape = rep.shape;
+  rep.blas_head = rep.paired && shape.M > 0
+                      ? blas.best_of_3(static_cast<int>(shape.M), static_cast<int>(shape.V), static_cast<int>(shape.H))
+                      : 0;
+}
+
+/// The report as one JSON object on stdout (--json).
+void print_bench_json(const BenchArgs& args, const OpenBlas& blas, const BenchReport& rep) {
+  const auto or_null = [](bool ok, double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::json j = {{"model", rep.name}, {"seq", rep.N}, {"threads", args.threads}, {"trace", args.trace},
+                      {"repeat", args.repeat}, {"median_ms", rep.median}, {"min_ms", rep.best}, {"gflop", rep.flops / 1e9},
+                      {"gflops", rep.achieved}, {"gemm_gflops", rep.gemm}, {"roofline_efficiency", rep.achieved / rep.gemm},
+                      {"peak_rss_mb", rep.rss_mb}, {"emd", rep.emd}, {"masked_positions", rep.positions},
+                      {"encoder_ms", rep.encoder}, {"encoder_gflops", rep.encoder_rate}};
+  j["head_ms"] = or_null(rep.decoder, rep.head);
+  j["head_gflops"] = or_null(rep.decoder, rep.head_rate);
+  j["head_table_gb_per_s"] = or_null(rep.decoder, rep.table_gb / (rep.head / 1e3));
+  j["openblas_gflops"] = or_null(rep.paired, rep.blas_gflops);
+  j["forward_vs_openblas"] = or_null(rep.paired, rep.forward_vs_blas);
+  j["encoder_vs_openblas"] = or_null(rep.paired, rep.encoder_vs_blas);
+  j["openblas_rounds"] = nlohmann::json::array();  // per round: DGEMM GFLOP/s, forward / it, encoder / it
+  for (size_t r = 0; r < rep.blas_rate.size(); ++r)
+    j["openblas_rounds"].push_back({{"dgemm_gflops", rep.blas_rate[r]}, {"forward_vs_openblas", rep.forward_ratio[r]},
+                                    {"encoder_vs_openblas", rep.encoder_ratio[r]}});
+  // The head against its floor (issue 43): per round, max(copy of the table's size, the head's
+  // FLOPs at the round's DGEMM rate); medians over the rounds.
+  const bool floored = !rep.head_vs_floor.empty();
+  j["copy_gb_per_s"] = or_null(floored, floored ? median_of(rep.copy_rate) : 0);
+  j["head_floor_ms"] = or_null(floored, floored ? median_of(rep.head_floor_ms) : 0);
+  j["head_vs_floor"] = or_null(floored, floored ? median_of(rep.head_vs_floor) : 0);
+  j["openblas_head_gflops"] = or_null(rep.blas_head > 0, rep.blas_head);
+  j["head_vs_openblas_head"] = or_null(rep.blas_head > 0, rep.head_rate / rep.blas_head);
+  j["openblas_core"] = blas.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(blas.core);
+  j["openblas_core_set_by"] = blas.core_set_by;
+  std::printf("%s\n", json_text(j).c_str());
+  std::fflush(stdout);  // the figures are out before any library's exit handlers run
+}
+
+/// OpenBLAS's lines of the text report: its DGEMM rate, the forward's and the encoder's ratio to
+/// it, the MLM head against its floor and against OpenBLAS on the head's product.
+void print_openblas_lines(const BenchArgs& args, const OpenBlas& blas, const BenchReport& rep) {
+  const auto [f_lo, f_hi] = std::minmax_element(rep.forward_ratio.begin(), rep.forward_ratio.end());
+  const auto [e_lo, e_hi] = std::minmax_element(rep.encoder_ratio.begin(), rep.encoder_ratio.end());
+  std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s, kernels %s%s%s), one after each forward: median %.1f GFLOP/s\n",
+              args.threads, blas.library.c_str(), blas.core.empty() ? "?" : blas.core.c_str(),
+              blas.core_set_by.empty() ? "" : " by ", blas.core_set_by.c_str(), rep.blas_gflops);
+  std::printf("  forward / OpenBLAS = %.2f (median of %zu rounds, each a forward and the DGEMM after it; %.2f-%.2f)\n",
+              rep.forward_vs_blas, rep.forward_ratio.size(), *f_lo, *f_hi);
+  std::printf("  encoder%s / OpenBLAS = %.2f (%.2f-%.2f)\n", rep.emd ? " + EMD" : "", rep.encoder_vs_blas, *e_lo, *e_hi);
+  if (!rep.head_vs_floor.empty()) {
+    const auto [h_lo, h_hi] = std::minmax_element(rep.head_vs_floor.begin(), rep.head_vs_floor.end());
+    std::printf("  MLM head / its floor = %.2f (%.2f-%.2f); floor %.2f ms = max(copying the %.2f GB table at %.1f GB/s, "
+                "its products at the DGEMM rate), medians of the rounds\n",
+                median_of(rep.head_vs_floor), *h_lo, *h_hi, median_of(rep.head_floor_ms), rep.table_gb,
+                median_of(rep.copy_rate));
+  }
+  const HeadShape& shape = rep.shape;
+  if (rep.blas_head > 0)
+    std::printf("  OpenBLAS on the MLM head's product [%lld, %lld] x [%lld, %lld]^T: %.1f GFLOP/s; MLM head / that = %.2f\n",
+                static_cast<long long>(shape.M), static_cast<long long>(shape.H), static_cast<long long>(shape.V),
+                static_cast<long long>(shape.H), rep.blas_head, rep.head_rate / rep.blas_head);
+}
+
+/// The report as lines of text.
+void print_bench_text(const BenchArgs& args, const OpenBlas& blas, const BenchReport& rep) {
+  std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", rep.name.c_str(),
+              static_cast<long long>(rep.N), args.threads, args.trace.c_str(), rep.emd ? "on" : "off", rep.positions);
+  std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", rep.median, rep.best, args.repeat);
+  std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
+              rep.flops / 1e9, rep.achieved, rep.gemm, rep.achieved / rep.gemm);
+  std::printf("  encoder%s: median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s\n", rep.emd ? " + EMD" : "", rep.encoder,
+              rep.encoder_flops / 1e9, rep.encoder_rate);
+  if (rep.decoder)
+    std::printf("  MLM head (%lld rows x %lld words): median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s; the %.2f GB word "
+                "table read at %.1f GB/s\n",
+                static_cast<long long>(rep.masked), static_cast<long long>(rep.shape.V), rep.head, rep.head_flops / 1e9,
+                rep.head_rate, rep.table_gb, rep.table_gb / (rep.head / 1e3));
+  if (rep.paired)
+    print_openblas_lines(args, blas, rep);
+  else
+    std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
+  std::printf("peak RSS: %.0f MB (after the warm-up forward, before OpenBLAS is loaded)\n", rep.rss_mb);
+  std::fflush(stdout);
+}
+
 void register_bench(CLI::App* app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app->add_subcommand("bench", "Time the float64 forward pass (encoder + EMD + MLM head at 15% masked positions): "
@@ -297,151 +466,34 @@ void register_bench(CLI::App* app) {
     // absolute position table (make_preset_model), so its EMD runs and reads P's first N rows.
     if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset, true);
     const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
-    const bool decoder = model.weights.lm_head.has_value();
-    const bool emd = decoder && runs_emd(model);
-    check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset, emd);
+    BenchReport rep;
+    rep.N = N;
+    rep.decoder = model.weights.lm_head.has_value();
+    rep.emd = rep.decoder && runs_emd(model);
+    check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset, rep.emd);
     const Inputs in = bench_inputs(model.config, N);
     const std::vector<int64_t> positions = bench_positions(N);  // ~15% of the tokens
     const TraceLevel level = args->trace == "full" ? TraceLevel::Full : args->trace == "none" ? TraceLevel::None : TraceLevel::Probs;
-    const std::string name = args->preset.empty() ? args->model : args->preset;
-    if (args->rerun) return bench_rerun(*args, model, in, positions, level, name);
-    const int64_t masked = decoder ? static_cast<int64_t>(positions.size()) : 0;
-    const double flops = forward_flops(model, N, masked, emd);
-    const double encoder_flops = forward_flops(model, N, 0, emd), head_flops = flops - encoder_flops;
-    // Each round: one forward, timed whole and in its two parts — the encoder (+ EMD) and the MLM
-    // head, whose tied decoder streams the whole word table for a few rows (memory-bound; see
-    // docs/performance.md) — then one 1024² DGEMM through OpenBLAS. The forward's ratio to OpenBLAS
-    // is taken within each round and the median of the rounds reported: a shared host's speed
-    // drifts by tens of per cent over seconds, and both sides of a round see the same host.
+    rep.name = args->preset.empty() ? args->model : args->preset;
+    if (args->rerun) return bench_rerun(*args, model, in, positions, level, rep.name);
+    rep.positions = positions.size();
+    rep.masked = rep.decoder ? static_cast<int64_t>(positions.size()) : 0;
+    rep.flops = forward_flops(model, N, rep.masked, rep.emd);
+    rep.encoder_flops = forward_flops(model, N, 0, rep.emd), rep.head_flops = rep.flops - rep.encoder_flops;
     // A warm-up forward first; the process's peak RSS after it is the forward's (model, trace and
     // temporaries), read before OpenBLAS's buffers and the peers' operands exist.
     {
-      const ForwardTrace warm = forward(model, in, {}, level, decoder);
-      if (decoder) mlm_logits(model, warm.decoder_output(), positions);
+      const ForwardTrace warm = forward(model, in, {}, level, rep.decoder);
+      if (rep.decoder) mlm_logits(model, warm.decoder_output(), positions);
     }
-    const double rss_mb = peak_rss_mb();
+    rep.rss_mb = peak_rss_mb();
     OpenBlas blas(args->threads);
-    std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio, copy_rate, head_floor_ms,
-        head_vs_floor;
-    // The word table and a buffer of its size for the copy that measures the head's memory floor
-    // (allocated after the peak RSS was read, like OpenBLAS's buffers).
-    const Matrix& table = model.weights.embeddings.word;
-    std::vector<double> copy_to(decoder ? static_cast<size_t>(table.size()) : 0);
-    for (int r = 1; r <= args->repeat; ++r) {
-      const bool pair_this_round = r <= kPairedRounds;
-      const auto t0 = std::chrono::steady_clock::now();
-      const ForwardTrace trace = forward(model, in, {}, level, decoder);
-      const double encoder = 1e3 * seconds_since(t0);
-      const auto t1 = std::chrono::steady_clock::now();
-      const Matrix logits = decoder ? mlm_logits(model, trace.decoder_output(), positions) : Matrix();
-      const double head = 1e3 * seconds_since(t1);
-      double dgemm = 0;
-      if (blas.available() && pair_this_round) {
-        // The forward's OpenMP threads spin a few milliseconds after their last region before
-        // they sleep; a DGEMM started at once would share its cores with them (measured: half its
-        // rate with spinning threads). So a pause first, then the better of two runs.
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        dgemm = std::max(blas.gflops(1024, 1024, 1024), blas.gflops(1024, 1024, 1024));
-        if (decoder && dgemm > 0) {
-          // The head's floor in this round: the larger of streaming its table (a copy of that
-          // size) and its products at this round's DGEMM rate.
-          const double copy = copy_ms(table.data(), copy_to.data(), copy_to.size(), args->threads);
-          const double floor = std::max(copy, head_flops / (dgemm * 1e9) * 1e3);
-          copy_rate.push_back(static_cast<double>(copy_to.size()) * 8 / (copy / 1e3) / 1e9);
-          head_floor_ms.push_back(floor);
-          head_vs_floor.push_back(head / floor);
-        }
-      }
-      ms.push_back(encoder + head), encoder_ms.push_back(encoder), head_ms.push_back(head);
-      if (dgemm > 0) {
-        blas_rate.push_back(dgemm);
-        forward_ratio.push_back(flops / ((encoder + head) / 1e3) / 1e9 / dgemm);
-        encoder_ratio.push_back(encoder_flops / (encoder / 1e3) / 1e9 / dgemm);
-      }
-    }
-    const double median = median_of(ms), best = *std::min_element(ms.begin(), ms.end());
-    const double encoder = median_of(encoder_ms), head = median_of(head_ms);
-    const double achieved = flops / (median / 1e3) / 1e9;
-    const double encoder_rate = encoder_flops / (encoder / 1e3) / 1e9;
-    const double head_rate = decoder ? head_flops / (head / 1e3) / 1e9 : 0;
-    // The word table the tied decoder reads once per forward, in GB, and the rate it was read at.
-    const double table_gb = decoder ? static_cast<double>(model.config.vocab_size) * model.config.hidden_size * 8 / 1e9 : 0;
-    const double gemm = gemm_gflops();
-    const HeadShape shape = decoder ? HeadShape{masked, model.config.vocab_size, model.config.hidden_size} : HeadShape{};
-    const bool paired = !blas_rate.empty();
-    const double blas_gflops = paired ? median_of(blas_rate) : 0;
-    const double forward_vs_blas = paired ? median_of(forward_ratio) : 0, encoder_vs_blas = paired ? median_of(encoder_ratio) : 0;
-    // The head's own peer: OpenBLAS on the head's product, best of 3.
-    const double blas_head = paired && shape.M > 0 ? blas.best_of_3(static_cast<int>(shape.M), static_cast<int>(shape.V),
-                                                                   static_cast<int>(shape.H))
-                                                   : 0;
-    const auto or_null = [](bool ok, double v) { return ok ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    if (args->json) {
-      nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
-                          {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},
-                          {"gflops", achieved}, {"gemm_gflops", gemm}, {"roofline_efficiency", achieved / gemm},
-                          {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()},
-                          {"encoder_ms", encoder}, {"encoder_gflops", encoder_rate}};
-      j["head_ms"] = or_null(decoder, head);
-      j["head_gflops"] = or_null(decoder, head_rate);
-      j["head_table_gb_per_s"] = or_null(decoder, table_gb / (head / 1e3));
-      j["openblas_gflops"] = or_null(paired, blas_gflops);
-      j["forward_vs_openblas"] = or_null(paired, forward_vs_blas);
-      j["encoder_vs_openblas"] = or_null(paired, encoder_vs_blas);
-      j["openblas_rounds"] = nlohmann::json::array();  // per round: DGEMM GFLOP/s, forward / it, encoder / it
-      for (size_t r = 0; r < blas_rate.size(); ++r)
-        j["openblas_rounds"].push_back({{"dgemm_gflops", blas_rate[r]}, {"forward_vs_openblas", forward_ratio[r]},
-                                        {"encoder_vs_openblas", encoder_ratio[r]}});
-      // The head against its floor (issue 43): per round, max(copy of the table's size, the head's
-      // FLOPs at the round's DGEMM rate); medians over the rounds.
-      const bool floored = !head_vs_floor.empty();
-      j["copy_gb_per_s"] = or_null(floored, floored ? median_of(copy_rate) : 0);
-      j["head_floor_ms"] = or_null(floored, floored ? median_of(head_floor_ms) : 0);
-      j["head_vs_floor"] = or_null(floored, floored ? median_of(head_vs_floor) : 0);
-      j["openblas_head_gflops"] = or_null(blas_head > 0, blas_head);
-      j["head_vs_openblas_head"] = or_null(blas_head > 0, head_rate / blas_head);
-      j["openblas_core"] = blas.core.empty() ? nlohmann::json(nullptr) : nlohmann::json(blas.core);
-      j["openblas_core_set_by"] = blas.core_set_by;
-      std::printf("%s\n", json_text(j).c_str());
-      std::fflush(stdout);  // the figures are out before any library's exit handlers run
-      return;
-    }
-    std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", name.c_str(),
-                static_cast<long long>(N), args->threads, args->trace.c_str(), emd ? "on" : "off", positions.size());
-    std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", median, best, args->repeat);
-    std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
-                flops / 1e9, achieved, gemm, achieved / gemm);
-    std::printf("  encoder%s: median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s\n", emd ? " + EMD" : "", encoder,
-                encoder_flops / 1e9, encoder_rate);
-    if (decoder)
-      std::printf("  MLM head (%lld rows x %lld words): median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s; the %.2f GB word "
-                  "table read at %.1f GB/s\n",
-                  static_cast<long long>(masked), static_cast<long long>(model.config.vocab_size), head, head_flops / 1e9,
-                  head_rate, table_gb, table_gb / (head / 1e3));
-    if (paired) {
-      const auto [f_lo, f_hi] = std::minmax_element(forward_ratio.begin(), forward_ratio.end());
-      const auto [e_lo, e_hi] = std::minmax_element(encoder_ratio.begin(), encoder_ratio.end());
-      std::printf("OpenBLAS DGEMM 1024^2 at %d thread(s) (%s, kernels %s%s%s), one after each forward: median %.1f GFLOP/s\n",
-                  args->threads, blas.library.c_str(), blas.core.empty() ? "?" : blas.core.c_str(),
-                  blas.core_set_by.empty() ? "" : " by ", blas.core_set_by.c_str(), blas_gflops);
-      std::printf("  forward / OpenBLAS = %.2f (median of %zu rounds, each a forward and the DGEMM after it; %.2f-%.2f)\n",
-                  forward_vs_blas, forward_ratio.size(), *f_lo, *f_hi);
-      std::printf("  encoder%s / OpenBLAS = %.2f (%.2f-%.2f)\n", emd ? " + EMD" : "", encoder_vs_blas, *e_lo, *e_hi);
-      if (!head_vs_floor.empty()) {
-        const auto [h_lo, h_hi] = std::minmax_element(head_vs_floor.begin(), head_vs_floor.end());
-        std::printf("  MLM head / its floor = %.2f (%.2f-%.2f); floor %.2f ms = max(copying the %.2f GB table at %.1f GB/s, "
-                    "its products at the DGEMM rate), medians of the rounds\n",
-                    median_of(head_vs_floor), *h_lo, *h_hi, median_of(head_floor_ms), table_gb, median_of(copy_rate));
-      }
-      if (blas_head > 0)
-        std::printf("  OpenBLAS on the MLM head's product [%lld, %lld] x [%lld, %lld]^T: %.1f GFLOP/s; MLM head / that = %.2f\n",
-                    static_cast<long long>(shape.M), static_cast<long long>(shape.H), static_cast<long long>(shape.V),
-                    static_cast<long long>(shape.H), blas_head, head_rate / blas_head);
-    } else {
-      std::printf("OpenBLAS: not found (Debian's libopenblas0-pthread), forward / OpenBLAS not measured\n");
-    }
-    std::printf("peak RSS: %.0f MB (after the warm-up forward, before OpenBLAS is loaded)\n", rss_mb);
-    std::fflush(stdout);
+    time_rounds(*args, model, in, positions, level, blas, &rep);
+    summarize(model, blas, &rep);
+    if (args->json)
+      print_bench_json(*args, blas, rep);
+    else
+      print_bench_text(*args, blas, rep);
   });
 }
 

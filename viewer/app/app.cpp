@@ -96,6 +96,7 @@ void run_deferred_jobs(App& app) {
     if (f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) f.wait();
   };
   run(j.comparing);
+  run(j.reading_zoo);
 }
 
 void start_load(App& app, const std::string& path) {
@@ -117,12 +118,23 @@ void start_load_b(App& app, const std::string& path) {
   j.loading_b = background_load(j, path, progress);
 }
 
-bool compare_busy(const App& app) { return app.jobs.loading_b.valid() || app.jobs.comparing.valid(); }
+bool compare_busy(const App& app) {
+  const Jobs& j = app.jobs;
+  return j.loading_b.valid() || j.comparing.valid() || j.reading_zoo.valid() || !app.state.zoo ||
+         app.state.zoo->dir != app.state.zoo_dir;
+}
 
 bool poll_compare(App& app) {
   ViewerState& s = app.state;
   Jobs& j = app.jobs;
   bool changed = false;
+  // The zoo's listing: read off the UI thread (a slow or hung file system never stops a frame).
+  if (j.reading_zoo.valid() && j.reading_zoo.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    s.zoo = std::make_shared<const ZooListing>(j.reading_zoo.get());
+    j.reading_zoo = {};
+    changed = true;
+  }
+  if (!j.reading_zoo.valid() && (!s.zoo || s.zoo->dir != s.zoo_dir)) j.reading_zoo = background(read_zoo, s.zoo_dir);
   if (j.loading_b.valid() && j.loading_b.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     try {
       s.model_b = j.loading_b.get();

@@ -60,6 +60,7 @@ struct Jobs {
   std::future<std::shared_ptr<const LoadedModel>> loading_b;  ///< model B being read
   std::string loading_b_path;
   std::future<std::shared_ptr<const CompareResult>> comparing;  ///< model B on model A's input
+  std::future<ZooListing> reading_zoo;  ///< the zoo folder being listed (read_zoo), for the Compare tab
   /// The web edition's loads (one thread): each runs one step per call (viewer::LoadJob) and says
   /// whether it finished; `run_deferred_jobs` runs `step_ms` of them a frame. Empty on the desktop.
   std::vector<std::function<bool()>> steppers;
@@ -93,9 +94,10 @@ bool poll_load(App& app);
 /// Loads `path` as model B of the Compare tab in the background (model A stays as it is).
 void start_load_b(App& app, const std::string& path);
 /// Installs a finished model-B load and (re)starts the comparison when model A's result or model
-/// B changed. Returns true when something changed.
+/// B changed; installs a finished listing of the zoo folder (`ViewerState::zoo`) and starts one
+/// when `zoo_dir` is not the folder listed. Returns true when something changed.
 bool poll_compare(App& app);
-/// True while a model-B load or a comparison is under way.
+/// True while a model-B load, a comparison or a listing of the zoo is under way.
 bool compare_busy(const App& app);
 /// Requests a computation for the current model, input fields and ablation (the worker
 /// tokenizes the fields). Does nothing without a model.

@@ -35,7 +35,7 @@ void print_state(const ViewerState& s) {
 /// Every export of the selected map (PNG, CSV, .npy of each computed quantity) and the trace.
 std::vector<std::string> export_all(const ViewerState& s, const std::string& dir) {
   std::vector<std::string> lines;
-  for (Quantity q : {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::Logits, Quantity::Probs}) {
+  for (Quantity q : kAllQuantities) {  // every term of kAllTerms, then the score and the weights
     const std::string base = dir + "/" + quantity_name(q);
     if (!s.result || !computed(*s.result, q)) {  // a term this model (or ablation) does not compute: nothing to export
       std::printf("export: skipped %s (not computed in this run)\n", quantity_name(q));
@@ -240,7 +240,24 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     print_show_me(s);
   if (first) lesson_actions(s, o_.lesson_answer, o_.lesson_reveal, false);
   if (first) lesson_what_if(s, o_.lesson_what_if);
-  if (first && (!o_.figure.empty() || !o_.figure_grid.empty())) {
+  if (first && write_figures(s) && o_.screenshot.empty()) done = true;
+  if (first) report_first(s);
+  if (o_.tour) return exit_code_ != 0 || tour_step(app, ready, waited);
+  if (!ready && waited > o_.timeout) {
+    std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
+    exit_code_ = 1;
+    done = true;
+  }
+  if (!o_.screenshot.empty() && frames_after_ready_ >= std::max(o_.frames, 3)) {
+    take_screenshot(fb_w, fb_h, window_rects);
+    done = true;
+  }
+  return done;
+}
+
+bool HeadlessDriver::write_figures(const ViewerState& s) {
+  bool wrote = false;
+  if (!o_.figure.empty() || !o_.figure_grid.empty()) {
     const std::vector<std::pair<std::string, bool>> figures = {{o_.figure, false}, {o_.figure_grid, true}};
     for (const auto& [path, grid] : figures) {
       if (path.empty()) continue;
@@ -248,9 +265,9 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
       std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
       if (line.rfind("wrote ", 0) != 0) exit_code_ = 1;
     }
-    if (o_.screenshot.empty()) done = true;
+    wrote = true;
   }
-  if (first && (!o_.figure_pipeline.empty() || !o_.figure_links.empty())) {
+  if (!o_.figure_pipeline.empty() || !o_.figure_links.empty()) {
     for (const bool links : {false, true}) {
       const std::string& path = links ? o_.figure_links : o_.figure_pipeline;
       if (path.empty()) continue;
@@ -263,53 +280,49 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
       std::printf("%s%s\n", line.rfind("figure:", 0) == 0 ? "" : "figure: ", line.c_str());
       if (line.rfind("wrote ", 0) != 0) exit_code_ = 1;
     }
-    if (o_.screenshot.empty()) done = true;
+    wrote = true;
   }
-  if (first && !o_.export_dir.empty()) {
+  return wrote;
+}
+
+void HeadlessDriver::report_first(const ViewerState& s) {
+  if (!o_.export_dir.empty()) {
     for (const auto& l : export_all(s, o_.export_dir)) {
       std::printf("export: %s\n", l.c_str());
       if (l.rfind("wrote ", 0) != 0) exit_code_ = 1;
     }
   }
-  if (first) {  // what the panels show in red, also on stderr
-    if (s.result)  // NaN / Inf: the warnings the CLI prints
-      for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
-    if (!s.model_notice.empty()) std::fprintf(stderr, "deberta-viewer: warning: %s\n", s.model_notice.c_str());
-    if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
-    if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
-    // The model asked for could not be loaded: the loader's message, and a failed run (the window
-    // still draws what it can, for the screenshot).
-    if (!s.model && !s.model_error.empty()) {
-      std::fprintf(stderr, "deberta-viewer: %s\n", s.model_error.c_str());
-      exit_code_ = 1;
-    }
-  }
-  if (o_.tour) return exit_code_ != 0 || tour_step(app, ready, waited);
-  if (!ready && waited > o_.timeout) {
-    std::fprintf(stderr, "deberta-viewer: gave up waiting for the model/computation after %.0f s\n", waited);
+  // What the panels show in red, also on stderr.
+  if (s.result)  // NaN / Inf: the warnings the CLI prints
+    for (const std::string& w : s.result->warnings) std::fprintf(stderr, "deberta-viewer: warning: %s\n", w.c_str());
+  if (!s.model_notice.empty()) std::fprintf(stderr, "deberta-viewer: warning: %s\n", s.model_notice.c_str());
+  if (!s.input_error.empty()) std::fprintf(stderr, "deberta-viewer: input: %s\n", s.input_error.c_str());
+  if (!s.compute_error.empty()) std::fprintf(stderr, "deberta-viewer: %s\n", s.compute_error.c_str());
+  // The model asked for could not be loaded: the loader's message, and a failed run (the window
+  // still draws what it can, for the screenshot).
+  if (!s.model && !s.model_error.empty()) {
+    std::fprintf(stderr, "deberta-viewer: %s\n", s.model_error.c_str());
     exit_code_ = 1;
-    done = true;
   }
-  if (!o_.screenshot.empty() && frames_after_ready_ >= std::max(o_.frames, 3)) {
-    std::string err;
-    const auto rect = window_rects.find(window_of_panel(o_.panel));
-    if (o_.crop && rect != window_rects.end()) {
-      const ImVec4 r = rect->second;
-      err = write_window_png(o_.screenshot, fb_h, static_cast<int>(r.x), static_cast<int>(r.y),
-                             std::min(static_cast<int>(r.z), fb_w - static_cast<int>(r.x)),
-                             std::min(static_cast<int>(r.w), fb_h - static_cast<int>(r.y)));
-    } else {
-      err = write_window_png(o_.screenshot, fb_h, 0, 0, fb_w, fb_h);
-    }
-    if (!err.empty()) {
-      std::fprintf(stderr, "deberta-viewer: %s\n", err.c_str());
-      exit_code_ = 1;
-    } else {
-      std::printf("wrote %s\n", o_.screenshot.c_str());
-    }
-    done = true;
+}
+
+void HeadlessDriver::take_screenshot(int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects) {
+  std::string err;
+  const auto rect = window_rects.find(window_of_panel(o_.panel));
+  if (o_.crop && rect != window_rects.end()) {
+    const ImVec4 r = rect->second;
+    err = write_window_png(o_.screenshot, fb_h, static_cast<int>(r.x), static_cast<int>(r.y),
+                           std::min(static_cast<int>(r.z), fb_w - static_cast<int>(r.x)),
+                           std::min(static_cast<int>(r.w), fb_h - static_cast<int>(r.y)));
+  } else {
+    err = write_window_png(o_.screenshot, fb_h, 0, 0, fb_w, fb_h);
   }
-  return done;
+  if (!err.empty()) {
+    std::fprintf(stderr, "deberta-viewer: %s\n", err.c_str());
+    exit_code_ = 1;
+  } else {
+    std::printf("wrote %s\n", o_.screenshot.c_str());
+  }
 }
 
 bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {

@@ -101,6 +101,15 @@ class HeadlessDriver {
   /// --tour, after a frame drawn once ready: counts the stop's settled frames, moves to the next
   /// stop (restoring the first selection) and says when the tour is over.
   bool tour_step(App& app, bool ready, double waited);
+  /// --figure, --figure-grid, --figure-pipeline, --figure-links of the first settled frame; a write
+  /// that fails sets the exit code. Returns whether any was asked for.
+  bool write_figures(const ViewerState& s);
+  /// The first settled frame: --export's files, then on stderr what the panels show in red
+  /// (warnings, input and compute errors; a model that could not be loaded sets the exit code).
+  void report_first(const ViewerState& s);
+  /// --screenshot: the window's framebuffer (`fb_w` × `fb_h`), cropped to the --panel's window
+  /// with --crop, as a PNG; a failure sets the exit code.
+  void take_screenshot(int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects);
 
   /// --export-list, after each frame: starts the next job once the last is done, applies the job's
   /// ablation after its first result, writes its exports and screenshot, says when all are done.

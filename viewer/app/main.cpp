@@ -29,6 +29,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 #include <malloc.h>
+#include <optional>
 
 #include <algorithm>
 #include <cfloat>
@@ -126,12 +127,9 @@ std::vector<int> parse_select(const std::string& text) {
   return v;
 }
 
-/// Reads and checks the command line into `*args`. Returns -1 to go on, else the exit code (0 after
-/// --help; 2 after printing what is wrong with a flag).
-int parse_args(int argc, char** argv, Args* out) {
-  Args& args = *out;
-  CLI::App cli{"deberta-viewer: explore DeBERTa's disentangled attention, relative distances, the Enhanced Mask "
-               "Decoder and ablations, layer by layer and head by head."};
+/// The options of what the viewer shows: the model, the input, the tab and selection, the ablation,
+/// model B and the zoo, the zoom, the language, the engine and the window's size.
+void add_view_options(CLI::App& cli, Args& args) {
   cli.add_option("--model", args.model, "Model directory (default: the bundled model)");
   CLI::Option* text_option = cli.add_option("--text", args.text, "Input text; the literal [MASK] becomes the mask token");
   // Both given: one would be dropped silently; refused, as the CLI's resolver refuses it (issue 44, class 5).
@@ -139,16 +137,38 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--mask-id", args.mask_id, "Id of the mask token when the model has no tokenizer");
   cli.add_option("--pair", args.pair, "Second segment of a sentence pair (classifiers): [CLS] text [SEP] pair [SEP]");
   cli.add_option("--token-types", args.token_types, "Token types for --ids, comma-separated (e.g. 0,0,0,1,1)");
-  cli.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
-  cli.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
   cli.add_option("--panel", args.panel,
                  "Tab to show: grid, head, distance, equation, predictions, compare, export, lesson, pipeline, links (model, tokens, ablations: default tab)");
   cli.add_option("--select", args.select, "Selected layer:head[:query:key]");
   cli.add_option("--ablate", args.ablate,
                  "Ablation flags as for `deberta predict`, e.g. \"--terms c2c,c2p --head-mask 1:0 --no-emd\"");
-  cli.add_option("--bench-frames", args.bench_frames, "Render N frames of the default scene, print mean and p95 frame time");
   cli.add_option("--width", args.width, "Window width")->check(CLI::Range(640, 4096));
   cli.add_option("--height", args.height, "Window height")->check(CLI::Range(480, 4096));
+  cli.add_option("--compare", args.compare,
+                 "Model B of the Compare tab (\"compare with…\"), run on the same tokens, e.g. a zoo model: "
+                 "--model notebooks_data/models/zoo/deberta-tiny-baseline --compare notebooks_data/models/zoo/deberta-tiny-no-c2p --panel compare");
+  cli.add_option("--zoo", args.zoo, "Folder of the trained-ablation zoo listed in the Compare tab (default: models/zoo beside the bundled model)");
+  cli.add_option("--zoom", args.zoom,
+                 "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
+                 "e.g. 0.1,0.1,16");
+  cli.add_option("--threads", args.threads, "Threads of the core's forward pass (deberta::set_num_threads; default: "
+                                             "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, deberta::kMaxThreads));
+  cli.add_option("--backend", args.backend,
+                 "Engine of the forward pass: 'fast' (packed tiles, threads; default) or 'reference' (one Eigen "
+                 "expression per op, one thread); also DEBERTA_BACKEND. As the CLI's --backend")
+      ->check(CLI::IsMember({"fast", "reference"}));
+  cli.add_option("--lang", args.lang,
+                 "Language of the interface and the lesson: en, ko, ja, zh_CN, it (a locale name such as ko_KR.UTF-8 "
+                 "works too; default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG). The CLI's messages and "
+                 "--lesson-answer's verdict words stay English");
+}
+
+/// The options of the headless modes: screenshots, exports, figures, the lesson's actions, the tour
+/// and the benchmarks.
+void add_headless_options(CLI::App& cli, Args& args) {
+  cli.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
+  cli.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
+  cli.add_option("--bench-frames", args.bench_frames, "Render N frames of the default scene, print mean and p95 frame time");
   cli.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
   cli.add_option("--wheel", args.wheel, "Headless: turn the mouse wheel by N notches at --mouse once the result is shown "
                                         "(zooms the map under the mouse around that point)")
@@ -168,10 +188,6 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--then-load", args.then_load,
                  "Headless: after the first model is shown, load these models in turn (a failed load must keep the "
                  "previous model and the text); prints the resulting state")->expected(1, 16);
-  cli.add_option("--compare", args.compare,
-                 "Model B of the Compare tab (\"compare with…\"), run on the same tokens, e.g. a zoo model: "
-                 "--model notebooks_data/models/zoo/deberta-tiny-baseline --compare notebooks_data/models/zoo/deberta-tiny-no-c2p --panel compare");
-  cli.add_option("--zoo", args.zoo, "Folder of the trained-ablation zoo listed in the Compare tab (default: models/zoo beside the bundled model)");
   cli.add_option("--timeout", args.timeout, "Headless modes: seconds to wait for the model and the computation")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {  // CLI::PositiveNumber lets "nan" through; a NaN timeout never fires
@@ -195,31 +211,23 @@ int parse_args(int argc, char** argv, Args* out) {
                  "Headless: one export a line of FILE (tab-separated KEY=VALUE: model, export, and screenshot, text, "
                  "pair, ids, token_types, mask_id, ablate), each model loaded in turn in this one process; prints "
                  "\"export-list: ok DIR\" or \"export-list: FAIL DIR: why\" a job; exit 1 if any failed");
-  cli.add_option("--zoom", args.zoom,
-                 "X,Y,F: every map starts zoomed by F (>= 1) around (X, Y) in map units 0…1 (0,0 top-left), "
-                 "e.g. 0.1,0.1,16");
   cli.add_option("--figure", args.figure,
                  "Headless: write the selected map as a figure for slides (.pdf or .svg, cairo) and exit");
   cli.add_option("--figure-grid", args.figure_grid, "Headless: write the layers × heads grid as a figure (.pdf or .svg)");
   cli.add_option("--figure-pipeline", args.figure_pipeline, "Headless: write the Pipeline diagram (.pdf or .svg)");
   cli.add_option("--figure-links", args.figure_links,
                  "Headless: write the Token links of the selected layer and head (--select), attention weights (.pdf or .svg)");
-  cli.add_option("--figure-quantity", args.figure_quantity, "Term of --figure/--figure-grid: c2c, c2p, p2c, p2p, logits, probs");
+  cli.add_option("--figure-quantity", args.figure_quantity, "Quantity of --figure/--figure-grid: " + viewer::quantity_names());
   cli.add_option("--bench-rerun", args.bench_rerun,
                  "Time the re-run after an ablation toggle (-c2p on/off, a head mask in the last layer) at N tokens "
                  "and print a table, without a window. --model may be preset:tiny, preset:xsmall or preset:base "
                  "(random weights, real shapes)")->check(CLI::Range(1, 1 << 20));
-  cli.add_option("--threads", args.threads, "Threads of the core's forward pass (deberta::set_num_threads; default: "
-                                             "all cores for --bench-rerun, the core's default otherwise)")->check(CLI::Range(1, deberta::kMaxThreads));
-  cli.add_option("--backend", args.backend,
-                 "Engine of the forward pass: 'fast' (packed tiles, threads; default) or 'reference' (one Eigen "
-                 "expression per op, one thread); also DEBERTA_BACKEND. As the CLI's --backend")
-      ->check(CLI::IsMember({"fast", "reference"}));
-  cli.add_option("--lang", args.lang,
-                 "Language of the interface and the lesson: en, ko, ja, zh_CN, it (a locale name such as ko_KR.UTF-8 "
-                 "works too; default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG). The CLI's messages and "
-                 "--lesson-answer's verdict words stay English");
-  CLI11_PARSE(cli, argc, argv);
+}
+
+/// Checks the parsed options and reads the composite ones (--lang, --zoom, --figure-quantity, the
+/// figures' formats, --ablate, --select, --panel, --export, --mouse) into `args`. Returns -1 to go
+/// on, else 2 after printing what is wrong.
+int check_args(Args& args) {
   {
     const std::string lang = args.lang.empty() ? viewer::i18n::from_environment() : viewer::i18n::resolve(args.lang);
     if (lang.empty() || !viewer::i18n::set_language(lang)) {
@@ -229,9 +237,6 @@ int parse_args(int argc, char** argv, Args* out) {
       return 2;
     }
   }
-  // A blank --lesson-answer "" is still an attempt, judged "not an answer".
-  if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
-
   if (!args.export_list.empty()) {
     try {
       args.export_jobs = viewer::read_export_list(args.export_list);
@@ -244,8 +249,6 @@ int parse_args(int argc, char** argv, Args* out) {
       return 2;
     }
   }
-  args.headless = !args.export_jobs.empty() || args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
-                  !args.figure_pipeline.empty() || !args.figure_links.empty();
   viewer::MapView& zoom_view = args.zoom_view;
   if (!args.zoom.empty() &&
       (std::sscanf(args.zoom.c_str(), "%f,%f,%f", &zoom_view.cx, &zoom_view.cy, &zoom_view.zoom) != 3 ||
@@ -256,16 +259,12 @@ int parse_args(int argc, char** argv, Args* out) {
     return 2;
   }
   viewer::Quantity& figure_q = args.figure_q;
-  {
-    bool known = false;
-    for (viewer::Quantity q : {viewer::Quantity::C2C, viewer::Quantity::C2P, viewer::Quantity::P2C, viewer::Quantity::P2P,
-                               viewer::Quantity::Logits, viewer::Quantity::Probs})
-      if (args.figure_quantity == viewer::quantity_name(q)) figure_q = q, known = true;
-    if (!known) {
-      std::fprintf(stderr, "deberta-viewer: unknown --figure-quantity '%s' (c2c, c2p, p2c, p2p, logits, probs)\n",
-                   args.figure_quantity.c_str());
-      return 2;
-    }
+  if (const std::optional<viewer::Quantity> q = viewer::quantity_from_name(args.figure_quantity)) {
+    figure_q = *q;
+  } else {
+    std::fprintf(stderr, "deberta-viewer: unknown --figure-quantity '%s' (%s)\n", args.figure_quantity.c_str(),
+                 viewer::quantity_names().c_str());
+    return 2;
   }
   for (const std::string* f : {&args.figure, &args.figure_grid, &args.figure_pipeline, &args.figure_links})
     if (!f->empty() && !viewer::figure_format_ok(*f)) {
@@ -298,8 +297,24 @@ int parse_args(int argc, char** argv, Args* out) {
     std::fprintf(stderr, "deberta-viewer: --mouse wants X,Y\n");
     return 2;
   }
-
   return -1;
+}
+
+/// Reads and checks the command line into `*args`. Returns -1 to go on, else the exit code (0 after
+/// --help; 2 after printing what is wrong with a flag).
+int parse_args(int argc, char** argv, Args* out) {
+  Args& args = *out;
+  CLI::App cli{"deberta-viewer: explore DeBERTa's disentangled attention, relative distances, the Enhanced Mask "
+               "Decoder and ablations, layer by layer and head by head."};
+  add_view_options(cli, args);
+  add_headless_options(cli, args);
+  CLI11_PARSE(cli, argc, argv);
+  // A blank --lesson-answer "" is still an attempt, judged "not an answer".
+  if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
+
+  args.headless = !args.export_list.empty() || args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
+                  !args.figure_pipeline.empty() || !args.figure_links.empty();
+  return check_args(args);
 }
 
 /// The state the command line asks for (text, selection, tab, lesson step, zoom, recent models),
@@ -360,11 +375,9 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   return ho;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Args args;
-  if (const int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
+/// The process's allocator and threads: large freed blocks kept, one arena, Eigen single-threaded,
+/// --threads and --backend applied.
+void tune_process(const Args& args) {
   // Keep large freed blocks in the process (glibc) instead of returning them to the kernel: every
   // re-run and materialized layer allocates the same N × N maps again, and on a VM each page fault
   // of a fresh block is expensive (as `deberta bench` does; the peak RSS is the same). One arena for
@@ -380,19 +393,15 @@ int main(int argc, char** argv) {
   Eigen::setNbThreads(1);
   if (args.threads > 0) deberta::set_num_threads(args.threads);
   if (!args.backend.empty()) deberta::set_backend(deberta::parse_backend(args.backend, "--backend"));
-  if (args.bench_rerun > 0) {
-    viewer::BenchRerunOptions b;
-    b.model = args.model.empty() ? std::string(DEBERTA_DEFAULT_MODEL) : args.model;
-    b.tokens = args.bench_rerun;
-    b.text = args.text, b.ids = args.ids, b.mask_id = args.mask_id;
-    b.layer = args.selection.empty() ? 0 : args.selection[0];
-    return viewer::run_bench_rerun(b);
-  }
-  // --- window
+}
+
+/// A window with an OpenGL 3.3 context, ImGui on it (no imgui.ini in the headless modes) and the
+/// viewer's style. Null, after saying why on stderr, when there is no display or no such context.
+GLFWwindow* open_window(const Args& args) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
     std::fprintf(stderr, "deberta-viewer: cannot initialise GLFW (no display? run under xvfb-run)\n");
-    return 1;
+    return nullptr;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -401,91 +410,113 @@ int main(int argc, char** argv) {
   if (!window) {
     std::fprintf(stderr, "deberta-viewer: cannot open an OpenGL 3.3 window\n");
     glfwTerminate();
-    return 1;
+    return nullptr;
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(args.headless ? 0 : 1);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  if (args.headless) io.IniFilename = nullptr;
+  if (args.headless) ImGui::GetIO().IniFilename = nullptr;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   viewer::set_style();
+  return window;
+}
 
-  viewer::HeadlessDriver driver(headless_options(args));
-  {
-    App app;  // textures and the worker thread: destroyed before the GL context below
-    app.gfx.mono = app.gfx.fonts.init();
-    init_state(app, args);
-    ViewerState& s = app.state;
+/// The frame loop until the window closes or the headless driver is done. Owns the App: its
+/// textures and worker thread end before the GL context does.
+void run_window(GLFWwindow* window, const Args& args, viewer::HeadlessDriver& driver) {
+  ImGuiIO& io = ImGui::GetIO();
+  App app;  // textures and the worker thread: destroyed before the GL context below
+  app.gfx.mono = app.gfx.fonts.init();
+  init_state(app, args);
+  ViewerState& s = app.state;
 
-    bool font_nearest = false;
-    bool done = false;
-    // Quiet when idle (issue 30): once nothing loads or computes and the last input has had two
-    // frames to settle ImGui's layout, the loop sleeps in glfwWaitEventsTimeout until the next
-    // event instead of drawing frames nobody sees. It still wakes every second, to pick up work
-    // finished in the background; a focused text field wakes twice a second for its cursor.
-    int quiet_frames = 0;  // frames drawn since the last input event or new result
-    while (!done && !glfwWindowShouldClose(window)) {
-      if (!args.headless && quiet_frames >= 2 && viewer::settled(app)) {
-        const double timeout = io.WantTextInput ? 0.5 : 1.0;
-        const auto w0 = std::chrono::steady_clock::now();
-        glfwWaitEventsTimeout(timeout);
-        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        if (waited < 0.95 * timeout) quiet_frames = 0;  // woken by an event, not the timeout
-      } else {
-        glfwPollEvents();
-      }
-      const auto t0 = std::chrono::steady_clock::now();
-      viewer::poll_load(app);
-      viewer::poll_compare(app);
-      const bool result_changed = viewer::poll_compute(app);
-      viewer::poll_detail(app);
-      if (result_changed || !viewer::settled(app)) quiet_frames = 0;
-      driver.before_frame(app, result_changed);
-
-      // The atlas follows the characters on screen (fonts.h).
-      app.gfx.fonts.require_state(s);
-      if (app.gfx.fonts.rebuild_if_needed()) {
-        app.gfx.mono = app.gfx.fonts.mono();
-        font_nearest = false;
-      }
-      ImGui_ImplOpenGL3_NewFrame();
-      if (!font_nearest && io.Fonts->TexID) {
-        // Glyphs are drawn at integer pixel positions: nearest sampling looks the same and is cheaper
-        // for software rasterisers than the backend's GL_LINEAR.
-        glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        font_nearest = true;
-      }
-      ImGui_ImplGlfw_NewFrame();
-      driver.set_input(io);
-      viewer::build_frame(app);
-      const auto t_ui = std::chrono::steady_clock::now();
-      int fb_w = 0, fb_h = 0;
-      viewer::render_frame(window, &fb_w, &fb_h);
-
-      if (!s.window_png_request.empty()) {
-        const std::string err = viewer::write_window_png(s.window_png_request, fb_h, 0, 0, fb_w, fb_h);
-        s.export_status = err.empty() ? "wrote " + s.window_png_request : err;
-        s.window_png_request.clear();
-      }
-      s.written_files.clear();  // the files are on disk already (the web edition downloads them)
-      done = driver.after_render(app, fb_w, fb_h, viewer::window_rects());
-      glfwSwapBuffers(window);
-      if (args.bench_frames > 0) {
-        glFinish();
-        const auto now = std::chrono::steady_clock::now();
-        done = driver.after_swap(app, std::chrono::duration<double, std::milli>(now - t0).count(),
-                                 std::chrono::duration<double, std::milli>(t_ui - t0).count()) || done;
-      }
-      if (args.headless && !viewer::settled(app)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      ++quiet_frames;
+  bool font_nearest = false;
+  bool done = false;
+  // Quiet when idle (issue 30): once nothing loads or computes and the last input has had two
+  // frames to settle ImGui's layout, the loop sleeps in glfwWaitEventsTimeout until the next
+  // event instead of drawing frames nobody sees. It still wakes every second, to pick up work
+  // finished in the background; a focused text field wakes twice a second for its cursor.
+  int quiet_frames = 0;  // frames drawn since the last input event or new result
+  while (!done && !glfwWindowShouldClose(window)) {
+    if (!args.headless && quiet_frames >= 2 && viewer::settled(app)) {
+      const double timeout = io.WantTextInput ? 0.5 : 1.0;
+      const auto w0 = std::chrono::steady_clock::now();
+      glfwWaitEventsTimeout(timeout);
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      if (waited < 0.95 * timeout) quiet_frames = 0;  // woken by an event, not the timeout
+    } else {
+      glfwPollEvents();
     }
+    const auto t0 = std::chrono::steady_clock::now();
+    viewer::poll_load(app);
+    viewer::poll_compare(app);
+    const bool result_changed = viewer::poll_compute(app);
+    viewer::poll_detail(app);
+    if (result_changed || !viewer::settled(app)) quiet_frames = 0;
+    driver.before_frame(app, result_changed);
+
+    // The atlas follows the characters on screen (fonts.h).
+    app.gfx.fonts.require_state(s);
+    if (app.gfx.fonts.rebuild_if_needed()) {
+      app.gfx.mono = app.gfx.fonts.mono();
+      font_nearest = false;
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    if (!font_nearest && io.Fonts->TexID) {
+      // Glyphs are drawn at integer pixel positions: nearest sampling looks the same and is cheaper
+      // for software rasterisers than the backend's GL_LINEAR.
+      glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      font_nearest = true;
+    }
+    ImGui_ImplGlfw_NewFrame();
+    driver.set_input(io);
+    viewer::build_frame(app);
+    const auto t_ui = std::chrono::steady_clock::now();
+    int fb_w = 0, fb_h = 0;
+    viewer::render_frame(window, &fb_w, &fb_h);
+
+    if (!s.window_png_request.empty()) {
+      const std::string err = viewer::write_window_png(s.window_png_request, fb_h, 0, 0, fb_w, fb_h);
+      s.export_status = err.empty() ? "wrote " + s.window_png_request : err;
+      s.window_png_request.clear();
+    }
+    s.written_files.clear();  // the files are on disk already (the web edition downloads them)
+    done = driver.after_render(app, fb_w, fb_h, viewer::window_rects());
+    glfwSwapBuffers(window);
+    if (args.bench_frames > 0) {
+      glFinish();
+      const auto now = std::chrono::steady_clock::now();
+      done = driver.after_swap(app, std::chrono::duration<double, std::milli>(now - t0).count(),
+                               std::chrono::duration<double, std::milli>(t_ui - t0).count()) || done;
+    }
+    if (args.headless && !viewer::settled(app)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ++quiet_frames;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (const int rc = parse_args(argc, argv, &args); rc >= 0) return rc;
+  tune_process(args);
+  if (args.bench_rerun > 0) {
+    viewer::BenchRerunOptions b;
+    b.model = args.model.empty() ? std::string(DEBERTA_DEFAULT_MODEL) : args.model;
+    b.tokens = args.bench_rerun;
+    b.text = args.text, b.ids = args.ids, b.mask_id = args.mask_id;
+    b.layer = args.selection.empty() ? 0 : args.selection[0];
+    return viewer::run_bench_rerun(b);
+  }
+  GLFWwindow* window = open_window(args);
+  if (!window) return 1;
+  viewer::HeadlessDriver driver(headless_options(args));
+  run_window(window, args, driver);
 
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

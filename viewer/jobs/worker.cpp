@@ -6,11 +6,15 @@
 #include "deberta/inputs.h"
 
 #include "deberta/ablation.h"
+#include "deberta/file_limits.h"
 #include "deberta/finite.h"  // parse_int_list (the CLI's parser, so the viewer reads ids the same way)
 #include "deberta/model_io.h"
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 namespace viewer {
 
@@ -508,6 +512,42 @@ bool Worker::run_one(bool wait, double budget_seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!pending_ && !pending_detail_ && !job_ && !detail_job_) busy_ = false;
   return true;
+}
+
+ZooListing read_zoo(const std::string& dir) {
+  namespace fs = std::filesystem;
+  ZooListing out;
+  out.dir = dir;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  nlohmann::json table;
+  try {
+    // A regular file of bounded size only (a FIFO here would block the reader forever).
+    const std::string path = dir + "/table4.json";
+    if (fs::is_regular_file(path, ec))
+      table = nlohmann::json::parse(deberta::read_whole_file(path, 16ull << 20)).value("models", nlohmann::json::object());
+  } catch (const std::exception&) {
+    table = nlohmann::json::object();  // numbers are optional; the models still load
+  }
+  if (!table.is_object()) table = nlohmann::json::object();
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!fs::is_regular_file(e.path() / "config.json", ec)) continue;
+    ZooEntry z;
+    z.name = e.path().filename().string();
+    z.path = e.path().string();
+    if (table.contains(z.name) && table[z.name].is_object()) {
+      try {
+        const auto& row = table[z.name];
+        z.change = row.value("change", "");
+        z.top1 = row.value("top1", -1.0), z.top5 = row.value("top5", -1.0), z.ce = row.value("cross_entropy", -1.0);
+      } catch (const std::exception&) {
+        z.change.clear(), z.top1 = z.top5 = z.ce = -1;  // a value of the wrong type: no numbers for this row
+      }
+    }
+    out.models.push_back(std::move(z));
+  }
+  std::sort(out.models.begin(), out.models.end(), [](const ZooEntry& a, const ZooEntry& b) { return a.name < b.name; });
+  return out;
 }
 
 }  // namespace viewer

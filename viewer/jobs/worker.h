@@ -7,6 +7,7 @@
 //   materialize_detail  chosen layers of a Result at TraceLevel::Full (deberta::materialize_layer)
 //   full_trace          every layer at Full: what the trace export writes (`deberta dump`'s tensors)
 //   Worker              the compute thread: newest request wins, the UI never waits
+//   read_zoo            the trained-ablation zoo folder and its table4.json (the Compare tab's list)
 //
 // GL- and ImGui-free: the headless benchmark (--bench-rerun) and viewer/tests/test_worker.cpp call
 // the same functions the Worker runs.
@@ -208,5 +209,12 @@ class Worker {
   bool stop_ = false;
   std::thread thread_;  ///< last: started after every member above is constructed
 };
+
+/// The models of the zoo folder `dir` (each subfolder holding config.json), sorted by name, with
+/// their row of table4.json ({"models": {name: {change, top1, top5, cross_entropy}}}) when the
+/// folder has one. Reads the file system: run off the UI thread (app.cpp's poll_compare). Errors:
+/// none raised — a missing folder gives no models, an unreadable or malformed table4.json (a regular
+/// file of at most 16 MB only: a FIFO would block) gives the models without numbers.
+ZooListing read_zoo(const std::string& dir);
 
 }  // namespace viewer

@@ -49,35 +49,16 @@ bool term_checkbox(ViewerState& s, const deberta::Model& m, deberta::Ablation& a
   return changed;
 }
 
-}  // namespace
-
-void DrawAblationPanel(App& app) {
-  ViewerState& s = app.state;
-  if (!s.model) {
-    Note(tr("Load a model first."));
-    return;
-  }
-  const deberta::Model& m = s.model->model;
+/// The attention terms' switches (one a term of kAllTerms) and p2c's index. Returns whether one changed.
+bool term_switches(ViewerState& s, const deberta::Model& m, deberta::Ablation& a) {
   const auto& c = m.config;
-  deberta::Ablation& a = s.ablation;
   bool changed = false;
-
-  ImGui::TextDisabled("%s", tr("inference-time ablations"));
-  HelpMarker(tr("Each switch changes the trained model at inference: it shows how much the model depends on a "
-                "component. Models trained without a component (the paper's Table 4): the Compare models tab."));
   ImGui::TextDisabled("%s", tr("attention terms summed into Ã (eq. 2 / eq. 4)"));
-  // One checkbox per term, named as the paper names it, with the interface's words for it.
-  static const deberta::PerTerm<const char*> term_help = {{
-      N_("content→content: Q_c[i]·K_c[j], the ordinary attention"),
-      N_("content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at relative distance i−j"),
-      N_("position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position"),
-      N_("position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model was never trained "
-         "with it)"),
-  }};
+  // One checkbox per term, named as the paper names it, with the interface's words for it (kTermTexts).
   for (deberta::Term t : deberta::kAllTerms) {
     if (t != deberta::kAllTerms[0]) ImGui::SameLine();
     changed |= term_checkbox(s, m, a, deberta::term_name(t), a.terms[t].value_or(c.trained_with(t)),
-                             [t](deberta::Ablation& x, bool v) { x.terms[t] = v; }, tr(term_help[t]));
+                             [t](deberta::Ablation& x, bool v) { x.terms[t] = v; }, tr(term_text(t).ablation_help));
   }
 
   if (c.has_p2c() || a.terms[deberta::Term::p2c].value_or(false)) {
@@ -91,7 +72,14 @@ void DrawAblationPanel(App& app) {
     ImGui::SameLine();
     if (ImGui::RadioButton((std::string(tr("paper δ(j,i)")) + "###p2c_paper").c_str(), paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
   }
+  return changed;
+}
 
+/// The scale's factor, the distance window K, the relative-position rule and the EMD's switch.
+/// Returns whether one changed.
+bool scale_and_positions(const deberta::Model& m, deberta::Ablation& a) {
+  const auto& c = m.config;
+  bool changed = false;
   ImGui::TextDisabled("%s", tr("scale s = 1/√(d·f)"));
   HelpMarker(tr("auto: the factor the model was trained with (the code uses 1 + number of position terms); "
                 "√(3d): the paper's factor 3; active terms: 1 + the number of position terms switched on now."));
@@ -139,7 +127,12 @@ void DrawAblationPanel(App& app) {
     HelpMarker(can_emd ? tr("Off: the MLM head reads the last encoder layer directly (no absolute positions).")
                        : why.c_str());
   }
+  return changed;
+}
 
+/// The masked heads (a button each unmasks one) and the reset. Returns whether one changed.
+bool masked_heads(deberta::Ablation& a) {
+  bool changed = false;
   ImGui::TextDisabled("%s", tr("masked heads (right-click a map in the grid)"));
   if (a.head_mask.empty()) {
     ImGui::SameLine();
@@ -156,31 +149,11 @@ void DrawAblationPanel(App& app) {
   if (!a.is_default()) {
     if (ImGui::Button((std::string(tr("Reset: the model as trained")) + "###reset_ablation").c_str())) a = {}, changed = true;
   }
-  if (changed) request_compute(app);
-  if (!s.compute_error.empty()) ErrorText(trf("This ablation cannot run: {error}", arg("error", s.compute_error)));
+  return changed;
+}
 
-  // --- baseline vs ablated
-  ImGui::Separator();
-  if (!s.result) return;
-  const Result& r = *s.result;
-  const bool stale = app.jobs.worker.busy();
-  if (stale) {
-    ComputeProgress(app, tr("recomputing…"));
-  } else if (r.ablation.is_default()) {
-    ImGui::TextWrapped("%s", tr("Baseline: the model as trained. Flip a switch above to see what changes."));
-  } else {
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("ablation: %s"), r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
-    ImGui::TextDisabled(tr("re-ran from layer %lld in %.1f ms"), static_cast<long long>(r.first_layer), r.compute_ms);
-  }
-  if (!r.predict_note.empty()) {
-    Note(tr(r.predict_note.c_str()));  // English in the result (worker.cpp), marked there
-    return;
-  }
-  if (r.baseline.empty()) return;
-  ImGui::Text(tr("mean KL %s nats · top-1 changed at %lld of %lld"), fmt(r.effect.mean_kl, 4, false).c_str(),
-              static_cast<long long>(r.effect.top1_changes), static_cast<long long>(r.effect.positions));
-  HelpMarker(tr("KL(baseline ‖ ablated): how far the ablated distribution over the vocabulary is from the "
-                "model as trained, at each [MASK]. 0 = unchanged."));
+/// The [MASK]s' predictions of the baseline beside the ablated run's, with KL(baseline ‖ ablated).
+void effect_table(const Result& r) {
   const LoadedModel* lm = r.model.get();
   if (ImGui::BeginTable("ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
     // TRANSLATORS: column header: the [MASK]'s position (narrow).
@@ -212,6 +185,55 @@ void DrawAblationPanel(App& app) {
     }
     ImGui::EndTable();
   }
+}
+
+/// Baseline vs ablated: what the shown ablation did to the predictions.
+void ablation_effect(App& app) {
+  const ViewerState& s = app.state;
+  ImGui::Separator();
+  if (!s.result) return;
+  const Result& r = *s.result;
+  const bool stale = app.jobs.worker.busy();
+  if (stale) {
+    ComputeProgress(app, tr("recomputing…"));
+  } else if (r.ablation.is_default()) {
+    ImGui::TextWrapped("%s", tr("Baseline: the model as trained. Flip a switch above to see what changes."));
+  } else {
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("ablation: %s"), r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
+    ImGui::TextDisabled(tr("re-ran from layer %lld in %.1f ms"), static_cast<long long>(r.first_layer), r.compute_ms);
+  }
+  if (!r.predict_note.empty()) {
+    Note(tr(r.predict_note.c_str()));  // English in the result (worker.cpp), marked there
+    return;
+  }
+  if (r.baseline.empty()) return;
+  ImGui::Text(tr("mean KL %s nats · top-1 changed at %lld of %lld"), fmt(r.effect.mean_kl, 4, false).c_str(),
+              static_cast<long long>(r.effect.top1_changes), static_cast<long long>(r.effect.positions));
+  HelpMarker(tr("KL(baseline ‖ ablated): how far the ablated distribution over the vocabulary is from the "
+                "model as trained, at each [MASK]. 0 = unchanged."));
+  effect_table(r);
+}
+
+}  // namespace
+
+void DrawAblationPanel(App& app) {
+  ViewerState& s = app.state;
+  if (!s.model) {
+    Note(tr("Load a model first."));
+    return;
+  }
+  const deberta::Model& m = s.model->model;
+  deberta::Ablation& a = s.ablation;
+
+  ImGui::TextDisabled("%s", tr("inference-time ablations"));
+  HelpMarker(tr("Each switch changes the trained model at inference: it shows how much the model depends on a "
+                "component. Models trained without a component (the paper's Table 4): the Compare models tab."));
+  bool changed = term_switches(s, m, a);
+  changed |= scale_and_positions(m, a);
+  changed |= masked_heads(a);
+  if (changed) request_compute(app);
+  if (!s.compute_error.empty()) ErrorText(trf("This ablation cannot run: {error}", arg("error", s.compute_error)));
+  ablation_effect(app);  // baseline vs ablated
 }
 
 }  // namespace viewer

@@ -6,56 +6,16 @@
 #include "ui/heatmap.h"
 #include "panels/panels.h"
 
-#include "deberta/file_limits.h"
-
-#include <nlohmann/json.hpp>
-
 #include <imgui.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 namespace viewer {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-/// One model of the zoo folder, with its row of docs/table4.md when the zoo has table4.json.
-struct ZooEntry {
-  std::string name, path, change;
-  double top1 = -1, top5 = -1, ce = -1;
-};
-
-std::vector<ZooEntry> read_zoo(const std::string& dir) {
-  std::vector<ZooEntry> out;
-  std::error_code ec;
-  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
-  nlohmann::json table;
-  try {
-    // A regular file of bounded size only (a FIFO here would block the UI thread forever).
-    const std::string path = dir + "/table4.json";
-    if (fs::is_regular_file(path, ec))
-      table = nlohmann::json::parse(deberta::read_whole_file(path, 16ull << 20)).value("models", nlohmann::json::object());
-  } catch (const std::exception&) {
-    table = nlohmann::json::object();  // numbers are optional; the models still load
-  }
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!fs::is_regular_file(e.path() / "config.json", ec)) continue;
-    ZooEntry z;
-    z.name = e.path().filename().string();
-    z.path = e.path().string();
-    if (table.contains(z.name)) {
-      const auto& row = table[z.name];
-      z.change = row.value("change", "");
-      z.top1 = row.value("top1", -1.0), z.top5 = row.value("top5", -1.0), z.ce = row.value("cross_entropy", -1.0);
-    }
-    out.push_back(std::move(z));
-  }
-  std::sort(out.begin(), out.end(), [](const ZooEntry& a, const ZooEntry& b) { return a.name < b.name; });
-  return out;
-}
 
 std::string short_name(const std::string& dir) {
   const fs::path p(dir);
@@ -64,9 +24,12 @@ std::string short_name(const std::string& dir) {
 
 void zoo_table(App& app) {
   ViewerState& s = app.state;
-  static std::vector<ZooEntry> zoo;  // re-read when the folder changes
-  static std::string zoo_read_from;
-  if (zoo_read_from != s.zoo_dir) zoo = read_zoo(s.zoo_dir), zoo_read_from = s.zoo_dir;
+  // The listing is read off the UI thread (app.cpp's poll_compare, jobs/worker.h's read_zoo).
+  if (!s.zoo || s.zoo->dir != s.zoo_dir) {
+    ImGui::TextDisabled(tr("loading %s …"), s.zoo_dir.c_str());
+    return;
+  }
+  const std::vector<ZooEntry>& zoo = s.zoo->models;
   if (zoo.empty()) {
     Note(trf("No trained-ablation zoo found at '{dir}' (notebooks_data/models/zoo).", arg("dir", s.zoo_dir)));
     return;
@@ -162,8 +125,8 @@ void predictions_side_by_side(ViewerState& s, const CompareResult& c) {
 /// Attention mass by relative offset i − j of both models (deberta::attention_mass_by_offset):
 /// paired bars per offset, pooled over layers or of one layer. Head-free, so it compares models
 /// whose heads are not aligned (separately trained ones), unlike the per-head |ΔP| table.
-void offset_profile(const deberta::ModelComparison& cmp, const std::string& name_a, const std::string& name_b) {
-  static int which = 0;  // 0: pooled; l + 1: layer l
+void offset_profile(ViewerState& s, const deberta::ModelComparison& cmp, const std::string& name_a, const std::string& name_b) {
+  int& which = s.offset_layer;  // 0: pooled; l + 1: layer l
   const int layers = static_cast<int>(std::min(cmp.offsets_a.per_layer.size(), cmp.offsets_b.per_layer.size()));
   ImGui::TextUnformatted(tr("Attention mass by relative offset i − j (mean over heads and queries)"));
   ImGui::SameLine();
@@ -225,50 +188,13 @@ void offset_profile(const deberta::ModelComparison& cmp, const std::string& name
   ImGui::PopStyleColor();
 }
 
-}  // namespace
-
-void DrawComparePanel(App& app) {
+/// A's and B's attention probabilities of (layer, head) and A − B, side by side with their colour
+/// bars; a click selects the cell, the hovered one gets a tooltip with the three numbers.
+void probability_maps(App& app, const CompareResult& cr, int layer, int head) {
   ViewerState& s = app.state;
-  ImGui::TextDisabled("%s", tr("model B (compare with…)"));
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 260));
-  static std::string field;
-  if (field.empty()) field = s.model_b_path;
-  const bool enter = InputString("##model_b", &field, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SameLine();
-  if ((ImGui::Button((std::string(tr("Load as B")) + "###load_b").c_str()) || enter) && !field.empty()) start_load_b(app, field);
-  if (app.jobs.loading_b.valid()) ImGui::TextDisabled(tr("loading %s …"), app.jobs.loading_b_path.c_str());
-  if (!s.model_b_error.empty()) ErrorText(trf("model B: {error}", arg("error", s.model_b_error)));
-  if (ImGui::CollapsingHeader((std::string(tr("Trained-ablation zoo (mini Table 4)")) + "###zoo").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(app);
-
-  if (!ResultOrWaiting(app)) return;
-  if (!s.model_b) {
-    Note(tr("Choose model B: a zoo model above, or any model directory that shares model A's vocabulary."));
-    return;
-  }
-  const std::shared_ptr<const CompareResult> c = s.compare;
-  if (!c || c->model_b != s.model_b) {
-    Note(tr("comparing …"));
-    return;
-  }
-  if (!c->error.empty()) {
-    ErrorText(c->error);
-    return;
-  }
   const auto& a_model = s.result->model->model;
-  ImGui::Text("A: %s    B: %s", short_name(a_model.directory).c_str(), short_name(s.model_b->model.directory).c_str());
-  if (!s.result->ablation.is_default())
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("A is shown under the inference-time ablation %s; B as trained"),
-                       s.result->ablation.describe(&a_model.config).c_str());
-  if (!c->cmp.note.empty()) Note(c->cmp.note);
-  if (c->generation != s.result->generation) ImGui::TextDisabled("%s", tr("(updating …)"));
-
-  LayerHeadSliders(s);
-  const int layer = std::min<int>(s.layer, static_cast<int>(c->cmp.layers) - 1);
-  const int head = std::min<int>(s.head, static_cast<int>(c->cmp.heads) - 1);
-  if (layer < 0 || head < 0) return;
   const deberta::Matrix& pa = s.result->trace.layers[layer].attention.probs[head];
-  const deberta::Matrix& pb = c->trace_b.layers[layer].attention.probs[head];
+  const deberta::Matrix& pb = cr.trace_b.layers[layer].attention.probs[head];
   const deberta::Matrix diff = pa - pb;
   const ColorScale vir = ColorScale::sequential(0, std::max(max_value({&pa, &pb}), 1e-12));
   const ColorScale div = ColorScale::diverging(max_abs({&diff}));
@@ -278,7 +204,7 @@ void DrawComparePanel(App& app) {
                                          ImGui::GetContentRegionAvail().y - 260),
                                 80.0f, 380.0f);
   const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2;
-  const uint64_t version = s.result->generation * 1000003u + c->generation;
+  const uint64_t version = s.result->generation * 1000003u + cr.generation;
   int hover_i = -1, hover_j = -1, hover_map = -1;
   const std::string name_a = "A  " + short_name(a_model.directory), name_b = "B  " + short_name(s.model_b->model.directory);
   const struct {
@@ -316,25 +242,27 @@ void DrawComparePanel(App& app) {
     ImGui::EndTooltip();
   }
   ImGui::TextDisabled(tr("layer %d, head %d. A and B share one probability scale; A − B: blue < 0 < red."), layer, head);
+}
 
-  ImGui::Separator();
+/// The layers × heads table of mean |P_A − P_B|; a click selects the head.
+void head_table(ViewerState& s, const CompareResult& cr, int layer, int head) {
   ImGui::TextUnformatted(tr("mean |P_A − P_B| over valid pairs, per layer (rows) and head (columns); click to select"));
   const double worst = [&] {
     double w = 1e-12;
-    for (const auto& row : c->cmp.mean_abs_prob_diff)
+    for (const auto& row : cr.cmp.mean_abs_prob_diff)
       for (double v : row) w = std::max(w, v);
     return w;
   }();
   const ColorScale cell_scale = ColorScale::sequential(0, worst);
-  if (ImGui::BeginTable("cmp_heads", static_cast<int>(c->cmp.heads) + 1,
+  if (ImGui::BeginTable("cmp_heads", static_cast<int>(cr.cmp.heads) + 1,
                         ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-    for (int64_t l = 0; l < c->cmp.layers; ++l) {
+    for (int64_t l = 0; l < cr.cmp.layers; ++l) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text(tr("layer %lld"), static_cast<long long>(l));
-      for (int64_t h = 0; h < c->cmp.heads; ++h) {
+      for (int64_t h = 0; h < cr.cmp.heads; ++h) {
         ImGui::TableNextColumn();
-        const double v = c->cmp.mean_abs_prob_diff[l][h];
+        const double v = cr.cmp.mean_abs_prob_diff[l][h];
         ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, color_of(cell_scale, v));
         const bool sel = l == layer && h == head;
         const std::string label = (sel ? "[" : " ") + fmt(v, 4, false) + (sel ? "]" : " ") + "##" +
@@ -346,8 +274,55 @@ void DrawComparePanel(App& app) {
     }
     ImGui::EndTable();
   }
+}
+
+}  // namespace
+
+void DrawComparePanel(App& app) {
+  ViewerState& s = app.state;
+  ImGui::TextDisabled("%s", tr("model B (compare with…)"));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x - 260));
+  std::string& field = s.model_b_field;
+  if (field.empty()) field = s.model_b_path;
+  const bool enter = InputString("##model_b", &field, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button((std::string(tr("Load as B")) + "###load_b").c_str()) || enter) && !field.empty()) start_load_b(app, field);
+  if (app.jobs.loading_b.valid()) ImGui::TextDisabled(tr("loading %s …"), app.jobs.loading_b_path.c_str());
+  if (!s.model_b_error.empty()) ErrorText(trf("model B: {error}", arg("error", s.model_b_error)));
+  if (ImGui::CollapsingHeader((std::string(tr("Trained-ablation zoo (mini Table 4)")) + "###zoo").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) zoo_table(app);
+
+  if (!ResultOrWaiting(app)) return;
+  if (!s.model_b) {
+    Note(tr("Choose model B: a zoo model above, or any model directory that shares model A's vocabulary."));
+    return;
+  }
+  const std::shared_ptr<const CompareResult> c = s.compare;
+  if (!c || c->model_b != s.model_b) {
+    Note(tr("comparing …"));
+    return;
+  }
+  if (!c->error.empty()) {
+    ErrorText(c->error);
+    return;
+  }
+  const auto& a_model = s.result->model->model;
+  ImGui::Text("A: %s    B: %s", short_name(a_model.directory).c_str(), short_name(s.model_b->model.directory).c_str());
+  if (!s.result->ablation.is_default())
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("A is shown under the inference-time ablation %s; B as trained"),
+                       s.result->ablation.describe(&a_model.config).c_str());
+  if (!c->cmp.note.empty()) Note(c->cmp.note);
+  if (c->generation != s.result->generation) ImGui::TextDisabled("%s", tr("(updating …)"));
+
+  LayerHeadSliders(s);
+  const int layer = std::min<int>(s.layer, static_cast<int>(c->cmp.layers) - 1);
+  const int head = std::min<int>(s.head, static_cast<int>(c->cmp.heads) - 1);
+  if (layer < 0 || head < 0) return;
+  probability_maps(app, *c, layer, head);
   ImGui::Separator();
-  offset_profile(c->cmp, short_name(a_model.directory), short_name(s.model_b->model.directory));
+  head_table(s, *c, layer, head);
+  ImGui::Separator();
+  offset_profile(s, c->cmp, short_name(a_model.directory), short_name(s.model_b->model.directory));
   ImGui::Separator();
   predictions_side_by_side(s, *c);
 }

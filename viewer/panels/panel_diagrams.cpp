@@ -17,15 +17,12 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 
 namespace viewer {
 
 namespace {
-
-/// The "line weight" choices: the weights, or one term's signed contribution to the score.
-const char* kLinkTerms[] = {N_("c2c: its part of the score (signed)"), N_("c2p: its part of the score (signed)"),
-                            N_("p2c: its part of the score (signed)"), N_("p2p: its part of the score (signed)")};
 
 void open_target(ViewerState& s, const DiagramBox& b) {
   for (int k = 0; k < static_cast<int>(Tab::Count); ++k)
@@ -244,8 +241,11 @@ void DrawLinksPanel(App& app) {
   ImGui::SetNextItemWidth(300);
   // TRANSLATORS: {formula} is the weights' formula, e.g. softmax(Ã/√(3d)).
   const std::string weights = trf("attention weight {formula}", arg("formula", weights_label(s.result->trace.context.attention.scale_factor)));
-  const char* items[] = {weights.c_str(), tr(kLinkTerms[0]), tr(kLinkTerms[1]), tr(kLinkTerms[2]), tr(kLinkTerms[3])};
-  ImGui::Combo((std::string(tr("line weight")) + "###line_weight").c_str(), &s.links_weight, items, IM_ARRAYSIZE(items));
+  // The "line weight" choices: the weights, or one term's signed contribution to the score (kAllTerms' order).
+  std::vector<const char*> items = {weights.c_str()};
+  for (deberta::Term t : deberta::kAllTerms) items.push_back(tr(term_text(t).link_weight));
+  ImGui::Combo((std::string(tr("line weight")) + "###line_weight").c_str(), &s.links_weight, items.data(),
+               static_cast<int>(items.size()));
   HelpMarker(tr("A term's line shows its signed part of query i's score for key j: the term times the scale s, in logit "
                 "units. Orange raises the score (more attention to key j), blue lowers it; opacity is its size against "
                 "the largest. The terms add up to the score, not to the weight: the softmax is not additive. Hover a "

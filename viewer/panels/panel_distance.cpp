@@ -29,6 +29,95 @@ std::string row_preview(const deberta::Matrix& table, int64_t row, int64_t offse
   return out + (d > 4 ? ", …]" : "]");
 }
 
+/// The bucket function of a log-bucketed model as a curve, i − j → bucketed position: the input's
+/// span shaded, the end of the exact range dashed, the selected cell's distance as a white dot.
+void bucket_curve(const ViewerState& s, const deberta::ModelConfig& c, int N, float size, int model_k) {
+  const int span = static_cast<int>(std::max<int64_t>(N - 1, c.max_relative_positions));
+  std::vector<int64_t> curve;
+  for (int d = -span; d <= span; ++d)
+    curve.push_back(deberta::log_bucket_position(d, c.position_buckets, c.max_relative_positions));
+  int64_t ymax = 1;
+  for (int64_t b : curve) ymax = std::max<int64_t>(ymax, std::abs(b));
+  const int mid = static_cast<int>(c.position_buckets / 2);
+  ImGui::Text(tr("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)"), mid,
+              static_cast<long long>(c.max_relative_positions), N - 1);
+  // Axes: x = i − j, y = the bucketed position; ticks at the ends, ±b/2 and the input's ±(N − 1).
+  const float W = std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), Hc = 130, pad_l = 40, pad_b = 18;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##buckets", ImVec2(W, Hc));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x0 = p0.x + pad_l, x1 = p0.x + W - 8, y0 = p0.y + 4, y1 = p0.y + Hc - pad_b;
+  auto X = [&](double r) { return x0 + static_cast<float>((r + span) / (2.0 * span)) * (x1 - x0); };
+  auto Y = [&](double b) { return y0 + static_cast<float>((ymax - b) / (2.0 * ymax)) * (y1 - y0); };
+  const ImU32 axis = IM_COL32(120, 120, 130, 255), text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  dl->AddRectFilled(ImVec2(X(-(N - 1)), y0), ImVec2(X(N - 1), y1), IM_COL32(90, 150, 230, 45));
+  dl->AddLine(ImVec2(x0, Y(0)), ImVec2(x1, Y(0)), axis);
+  dl->AddLine(ImVec2(X(0), y0), ImVec2(X(0), y1), axis);
+  dl->AddLine(ImVec2(x0, y1), ImVec2(x1, y1), axis);
+  dl->AddLine(ImVec2(x0, y0), ImVec2(x0, y1), axis);
+  for (int sgn : {-1, 1}) {  // the end of the exact range, dashed
+    for (float y = y0; y < y1; y += 6) dl->AddLine(ImVec2(X(sgn * mid), y), ImVec2(X(sgn * mid), std::min(y + 3, y1)), axis);
+  }
+  auto xtick = [&](int r) {
+    const std::string l = std::to_string(r);
+    dl->AddLine(ImVec2(X(r), y1), ImVec2(X(r), y1 + 3), axis);
+    dl->AddText(ImVec2(X(r) - ImGui::CalcTextSize(l.c_str()).x * 0.5f, y1 + 2), text, l.c_str());
+  };
+  for (int r : {-span, -mid, 0, mid, span}) xtick(r);
+  if (N - 1 > mid + 8 && N - 1 < span - 8) xtick(-(N - 1)), xtick(N - 1);
+  auto ytick = [&](int64_t b) {
+    const std::string l = std::to_string(b);
+    dl->AddText(ImVec2(x0 - 4 - ImGui::CalcTextSize(l.c_str()).x, Y(static_cast<double>(b)) - ImGui::GetTextLineHeight() * 0.5f), text, l.c_str());
+  };
+  for (int64_t b : {-ymax, int64_t{0}, ymax}) ytick(b);
+  for (size_t k = 1; k < curve.size(); ++k)
+    dl->AddLine(ImVec2(X(static_cast<double>(k) - 1 - span), Y(static_cast<double>(curve[k - 1]))),
+                ImVec2(X(static_cast<double>(k) - span), Y(static_cast<double>(curve[k]))), IM_COL32(255, 200, 80, 255), 1.5f);
+  // The selected cell's distance.
+  const int sel = s.qi - s.kj;
+  const int64_t sb = curve[static_cast<size_t>(sel + span)];
+  dl->AddCircleFilled(ImVec2(X(sel), Y(static_cast<double>(sb))), 4, IM_COL32(255, 255, 255, 255));
+  if (hovered) {
+    const int r = std::clamp(static_cast<int>(std::lround((ImGui::GetIO().MousePos.x - x0) / (x1 - x0) * 2 * span - span)), -span, span);
+    ImGui::SetTooltip(tr("i − j = %d → bucketed position %lld → table row %lld"), r,
+                      static_cast<long long>(curve[static_cast<size_t>(r + span)]),
+                      static_cast<long long>(std::clamp<int64_t>(curve[static_cast<size_t>(r + span)] + model_k, 0, 2 * model_k - 1)));
+  }
+  ImGui::TextDisabled(tr("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses"), sel,
+                      static_cast<long long>(sb));
+}
+
+/// The hovered cell (i, j) of either map: i − j, δ both ways, the bucket, and the rows of K_r, Q_r
+/// the model reads there (from the layer's full detail).
+void cell_tooltip(const ViewerState& s, const Result& r, const deberta::IndexMatrix& delta, int hi, int hj) {
+  const auto& c = r.model->model.config;
+  const auto& ctx = r.trace.context;
+  const int model_k = static_cast<int>(ctx.attention.k);
+  const LayerDetail* detail = detail_for(s, s.layer);  // K_r, Q_r of the layer in full
+  const int64_t d = c.d_head();
+  ImGui::BeginTooltip();
+  ImGui::Text("i = %d '%s',  j = %d '%s'", hi, token_name(s, hi).c_str(), hj, token_name(s, hj).c_str());
+  ImGui::Text("i − j = %d", hi - hj);
+  ImGui::Text("δ(i,j) = %lld,  δ(j,i) = %lld   (k = %d)", static_cast<long long>(delta(hi, hj)),
+              static_cast<long long>(delta(hj, hi)), s.distance_k);
+  if (c.log_buckets()) ImGui::Text(tr("log bucket of i − j: %lld"), static_cast<long long>(ctx.rel_pos(hi, hj)));
+  ImGui::Separator();
+  ImGui::Text(tr("model (k = %d): c2p reads K_r row %lld, p2c reads Q_r row %lld"), model_k,
+              static_cast<long long>(ctx.c2p_row(hi, hj)), static_cast<long long>(ctx.p2c_row(hi, hj)));
+  ImGui::TextDisabled(tr("layer %d head %d:"), s.layer, s.head);
+  if (detail) {
+    const auto& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
+    ImGui::Text("K_r[%lld] = %s", static_cast<long long>(ctx.c2p_row(hi, hj)),
+                row_preview(a.K_r, ctx.c2p_row(hi, hj), a.row_offset, s.head, d).c_str());
+    ImGui::Text("Q_r[%lld] = %s", static_cast<long long>(ctx.p2c_row(hi, hj)),
+                row_preview(a.Q_r, ctx.p2c_row(hi, hj), a.row_offset, s.head, d).c_str());
+  } else {
+    ImGui::TextDisabled(tr("K_r, Q_r: computing layer %d …"), s.layer);
+  }
+  ImGui::EndTooltip();
+}
+
 }  // namespace
 
 void DrawDistancePanel(App& app) {
@@ -96,92 +185,14 @@ void DrawDistancePanel(App& app) {
   ImGui::SameLine();
   ColorBar(app, sc2, size, trc("colour bar", "row"));
 
-  // The bucket function as a curve: i − j → bucketed position.
   if (c.log_buckets()) {
-    const int span = static_cast<int>(std::max<int64_t>(N - 1, c.max_relative_positions));
-    std::vector<int64_t> curve;
-    for (int d = -span; d <= span; ++d)
-      curve.push_back(deberta::log_bucket_position(d, c.position_buckets, c.max_relative_positions));
-    int64_t ymax = 1;
-    for (int64_t b : curve) ymax = std::max<int64_t>(ymax, std::abs(b));
-    const int mid = static_cast<int>(c.position_buckets / 2);
-    ImGui::Text(tr("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)"), mid,
-                static_cast<long long>(c.max_relative_positions), N - 1);
-    // Axes: x = i − j, y = the bucketed position; ticks at the ends, ±b/2 and the input's ±(N − 1).
-    const float W = std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), Hc = 130, pad_l = 40, pad_b = 18;
-    const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton("##buckets", ImVec2(W, Hc));
-    const bool hovered = ImGui::IsItemHovered();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float x0 = p0.x + pad_l, x1 = p0.x + W - 8, y0 = p0.y + 4, y1 = p0.y + Hc - pad_b;
-    auto X = [&](double r) { return x0 + static_cast<float>((r + span) / (2.0 * span)) * (x1 - x0); };
-    auto Y = [&](double b) { return y0 + static_cast<float>((ymax - b) / (2.0 * ymax)) * (y1 - y0); };
-    const ImU32 axis = IM_COL32(120, 120, 130, 255), text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    dl->AddRectFilled(ImVec2(X(-(N - 1)), y0), ImVec2(X(N - 1), y1), IM_COL32(90, 150, 230, 45));
-    dl->AddLine(ImVec2(x0, Y(0)), ImVec2(x1, Y(0)), axis);
-    dl->AddLine(ImVec2(X(0), y0), ImVec2(X(0), y1), axis);
-    dl->AddLine(ImVec2(x0, y1), ImVec2(x1, y1), axis);
-    dl->AddLine(ImVec2(x0, y0), ImVec2(x0, y1), axis);
-    for (int sgn : {-1, 1}) {  // the end of the exact range, dashed
-      for (float y = y0; y < y1; y += 6) dl->AddLine(ImVec2(X(sgn * mid), y), ImVec2(X(sgn * mid), std::min(y + 3, y1)), axis);
-    }
-    auto xtick = [&](int r) {
-      const std::string l = std::to_string(r);
-      dl->AddLine(ImVec2(X(r), y1), ImVec2(X(r), y1 + 3), axis);
-      dl->AddText(ImVec2(X(r) - ImGui::CalcTextSize(l.c_str()).x * 0.5f, y1 + 2), text, l.c_str());
-    };
-    for (int r : {-span, -mid, 0, mid, span}) xtick(r);
-    if (N - 1 > mid + 8 && N - 1 < span - 8) xtick(-(N - 1)), xtick(N - 1);
-    auto ytick = [&](int64_t b) {
-      const std::string l = std::to_string(b);
-      dl->AddText(ImVec2(x0 - 4 - ImGui::CalcTextSize(l.c_str()).x, Y(static_cast<double>(b)) - ImGui::GetTextLineHeight() * 0.5f), text, l.c_str());
-    };
-    for (int64_t b : {-ymax, int64_t{0}, ymax}) ytick(b);
-    for (size_t k = 1; k < curve.size(); ++k)
-      dl->AddLine(ImVec2(X(static_cast<double>(k) - 1 - span), Y(static_cast<double>(curve[k - 1]))),
-                  ImVec2(X(static_cast<double>(k) - span), Y(static_cast<double>(curve[k]))), IM_COL32(255, 200, 80, 255), 1.5f);
-    // The selected cell's distance.
-    const int sel = s.qi - s.kj;
-    const int64_t sb = curve[static_cast<size_t>(sel + span)];
-    dl->AddCircleFilled(ImVec2(X(sel), Y(static_cast<double>(sb))), 4, IM_COL32(255, 255, 255, 255));
-    if (hovered) {
-      const int r = std::clamp(static_cast<int>(std::lround((ImGui::GetIO().MousePos.x - x0) / (x1 - x0) * 2 * span - span)), -span, span);
-      ImGui::SetTooltip(tr("i − j = %d → bucketed position %lld → table row %lld"), r,
-                        static_cast<long long>(curve[static_cast<size_t>(r + span)]),
-                        static_cast<long long>(std::clamp<int64_t>(curve[static_cast<size_t>(r + span)] + model_k, 0, 2 * model_k - 1)));
-    }
-    ImGui::TextDisabled(tr("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses"), sel,
-                        static_cast<long long>(sb));
+    bucket_curve(s, c, N, size, model_k);
   } else {
     ImGui::TextDisabled("%s", ctx.attention.window != ctx.attention.k
                                   ? tr("v1 models do not bucket: the right map is δ(i, j) with the model's k and the ablation's window K.")
                                   : tr("v1 models do not bucket: the right map is δ(i, j) with the model's k."));
   }
-
-  if (hi >= 0) {
-    const LayerDetail* detail = detail_for(s, s.layer);  // K_r, Q_r of the layer in full
-    const int64_t d = c.d_head();
-    ImGui::BeginTooltip();
-    ImGui::Text("i = %d '%s',  j = %d '%s'", hi, token_name(s, hi).c_str(), hj, token_name(s, hj).c_str());
-    ImGui::Text("i − j = %d", hi - hj);
-    ImGui::Text("δ(i,j) = %lld,  δ(j,i) = %lld   (k = %d)", static_cast<long long>(delta(hi, hj)),
-                static_cast<long long>(delta(hj, hi)), s.distance_k);
-    if (c.log_buckets()) ImGui::Text(tr("log bucket of i − j: %lld"), static_cast<long long>(ctx.rel_pos(hi, hj)));
-    ImGui::Separator();
-    ImGui::Text(tr("model (k = %d): c2p reads K_r row %lld, p2c reads Q_r row %lld"), model_k,
-                static_cast<long long>(ctx.c2p_row(hi, hj)), static_cast<long long>(ctx.p2c_row(hi, hj)));
-    ImGui::TextDisabled(tr("layer %d head %d:"), s.layer, s.head);
-    if (detail) {
-      const auto& a = detail->trace.layers[static_cast<size_t>(s.layer)].attention;
-      ImGui::Text("K_r[%lld] = %s", static_cast<long long>(ctx.c2p_row(hi, hj)),
-                  row_preview(a.K_r, ctx.c2p_row(hi, hj), a.row_offset, s.head, d).c_str());
-      ImGui::Text("Q_r[%lld] = %s", static_cast<long long>(ctx.p2c_row(hi, hj)),
-                  row_preview(a.Q_r, ctx.p2c_row(hi, hj), a.row_offset, s.head, d).c_str());
-    } else {
-      ImGui::TextDisabled(tr("K_r, Q_r: computing layer %d …"), s.layer);
-    }
-    ImGui::EndTooltip();
-  }
+  if (hi >= 0) cell_tooltip(s, r, delta, hi, hj);
 }
 
 }  // namespace viewer

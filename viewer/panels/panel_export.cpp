@@ -24,7 +24,7 @@ void DrawExportPanel(App& app) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(140);
   if (ImGui::BeginCombo((std::string(tr("quantity")) + "###quantity").c_str(), quantity_name(s.export_quantity))) {
-    for (Quantity q : {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs})
+    for (Quantity q : kAllQuantities)
       if (ImGui::Selectable(quantity_name(q), q == s.export_quantity)) s.export_quantity = q;
     ImGui::EndCombo();
   }

@@ -10,18 +10,13 @@
 
 namespace viewer {
 
-void DrawGridPanel(App& app) {
-  ViewerState& s = app.state;
-  const Result* shown = ResultOrWaiting(app);
-  if (!shown) return;
-  const Result& r = *shown;
-  const auto& c = r.model->model.config;
-  const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
+namespace {
 
-  // Quantity selector: only the terms this run computed.
+/// The quantity selector: every quantity of kAllQuantities this run computed (a term switched
+/// off has no map), its formula beside it, and how to use the grid.
+void quantity_choice(ViewerState& s, const Result& r) {
   ImGui::TextUnformatted(tr("show"));
-  const Quantity all[] = {Quantity::C2C, Quantity::C2P, Quantity::P2C, Quantity::P2P, Quantity::Logits, Quantity::Probs};
-  for (Quantity q : all) {
+  for (Quantity q : kAllQuantities) {
     if (!computed(r, q)) continue;
     ImGui::SameLine();
     if (ImGui::RadioButton(quantity_name(q), s.grid_quantity == q)) s.grid_quantity = q;
@@ -31,7 +26,32 @@ void DrawGridPanel(App& app) {
   ImGui::TextDisabled("  %s", tr(quantity_label(s.grid_quantity)));
   Note(tr("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
           "Ctrl+wheel: zoom all maps, drag: pan, double-click: reset."));
+}
 
+/// The hovered thumbnail's layer, head, cell and value, and what a click does there.
+void grid_tooltip(const ViewerState& s, const Result& r, const deberta::Matrix& m, int hover_l, int hover_h, int hover_i,
+                  int hover_j) {
+  ImGui::BeginTooltip();
+  ImGui::Text(r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("layer %d, head %d  (masked)") : tr("layer %d, head %d"),
+              hover_l, hover_h);
+  ImGui::Text("%s(i=%d '%s', j=%d '%s') = %s", quantity_name(s.grid_quantity), hover_i, token_name(s, hover_i).c_str(),
+              hover_j, token_name(s, hover_j).c_str(), fmt(m(hover_i, hover_j), 5).c_str());
+  ImGui::TextDisabled("%s", r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("click: open in Head detail · right-click: unmask this head")
+                                                                                 : tr("click: open in Head detail · right-click: mask this head"));
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void DrawGridPanel(App& app) {
+  ViewerState& s = app.state;
+  const Result* shown = ResultOrWaiting(app);
+  if (!shown) return;
+  const Result& r = *shown;
+  const auto& c = r.model->model.config;
+  const int L = static_cast<int>(c.num_hidden_layers), H = static_cast<int>(c.num_attention_heads);
+
+  quantity_choice(s, r);
   const bool prob = s.grid_quantity == Quantity::Probs;
   // Probabilities from the result's trace; any other term needs every layer in full (the worker
   // materializes them when this quantity is picked).
@@ -97,17 +117,7 @@ void DrawGridPanel(App& app) {
   ImGui::SameLine();
   ColorBar(app, scale, std::min(size * L, 300.0f), prob ? trc("colour bar", "probability") : trc("colour bar", "score"));
 
-  if (hover_l >= 0) {
-    const deberta::Matrix& m = *maps[static_cast<size_t>(hover_l * H + hover_h)];
-    ImGui::BeginTooltip();
-    ImGui::Text(r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("layer %d, head %d  (masked)") : tr("layer %d, head %d"),
-                hover_l, hover_h);
-    ImGui::Text("%s(i=%d '%s', j=%d '%s') = %s", quantity_name(s.grid_quantity), hover_i, token_name(s, hover_i).c_str(),
-                hover_j, token_name(s, hover_j).c_str(), fmt(m(hover_i, hover_j), 5).c_str());
-    ImGui::TextDisabled("%s", r.trace.context.head_mask.count({hover_l, hover_h}) ? tr("click: open in Head detail · right-click: unmask this head")
-                                                                                   : tr("click: open in Head detail · right-click: mask this head"));
-    ImGui::EndTooltip();
-  }
+  if (hover_l >= 0) grid_tooltip(s, r, *maps[static_cast<size_t>(hover_l * H + hover_h)], hover_l, hover_h, hover_i, hover_j);
 }
 
 }  // namespace viewer

@@ -17,11 +17,11 @@ std::string join(const std::vector<std::string>& v) {
   for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
   return out;
 }
-}  // namespace
 
-void DrawModelPanel(App& app) {
+/// The model folder's box, the recent list, the load's progress and its error. Returns whether a
+/// model is loaded (the rest of the panel needs one).
+bool model_directory(App& app) {
   ViewerState& s = app.state;
-  // --- directory
   ImGui::TextUnformatted(tr("Model directory"));
   HelpMarker(tr("A folder with config.json and model.safetensors (or pytorch_model.bin); a tokenizer "
                 "(spm.model, vocab.json + merges.txt or tokenizer.json) is optional. Ctrl+O opens this too."));
@@ -52,10 +52,13 @@ void DrawModelPanel(App& app) {
   if (!s.model) {
     if (s.model_error.empty() && s.model_notice.empty() && !app.jobs.loading.valid())
       Note(tr("No model loaded. Type a directory above and press Enter."));
-    return;
+    return false;
   }
+  return true;
+}
 
-  // --- config summary
+/// The loaded model's config in a table (version, sizes, span, buckets, terms, EMD) and its tokenizer.
+void config_summary(const ViewerState& s) {
   const auto& m = s.model->model;
   const auto& c = m.config;
   ImGui::Separator();
@@ -91,8 +94,12 @@ void DrawModelPanel(App& app) {
     Note(s.model->tokenizer_error.empty()
              ? std::string(tr(s.model->tokenizer_note.c_str()))
              : trf("tokenizer not loaded: {error} (type token ids instead)", arg("error", s.model->tokenizer_error)));
+}
 
-  // --- input
+/// The text boxes (text, sentence B) of a model with a tokenizer and the unknown-token note; without
+/// a tokenizer, the token ids' heading.
+void text_fields(App& app) {
+  ViewerState& s = app.state;
   ImGui::Separator();
   if (s.model->tokenizer) {
     ImGui::TextUnformatted(tr("Text"));
@@ -138,6 +145,12 @@ void DrawModelPanel(App& app) {
     HelpMarker(tr("This model has no tokenizer: type comma-separated ids and press Enter. Tokens whose id "
                   "equals the [MASK] id are predicted."));
   }
+}
+
+/// The token-id box (the input of a model without a tokenizer, else an override), the [MASK] id
+/// and the token types.
+void id_fields(App& app) {
+  ViewerState& s = app.state;
   ImGui::SetNextItemWidth(s.model->tokenizer ? -40 : -170);
   if (InputString("##ids", &s.ids_text, ImGuiInputTextFlags_EnterReturnsTrue)) request_compute(app);
   if (!s.model->tokenizer) {
@@ -156,6 +169,11 @@ void DrawModelPanel(App& app) {
     ImGui::TextDisabled("%s", tr("or ids"));
     HelpMarker(tr("Optional: comma-separated token ids instead of the text (Enter runs them)."));
   }
+}
+
+/// The input's errors and warnings, its token counts and the last run's time (or the progress).
+void input_status(App& app) {
+  const ViewerState& s = app.state;
   if (!s.input_error.empty()) ErrorText(tr(s.input_error.c_str()));  // the viewer's own messages translate (worker.cpp)
   if (!s.compute_error.empty()) ErrorText(s.compute_error);
   if (s.result)  // NaN / Inf in the numbers (the CLI's warnings): the maps and predictions are not meaningful
@@ -178,6 +196,16 @@ void DrawModelPanel(App& app) {
     else
       ImGui::TextDisabled(tr("· last run %.1f ms"), s.result->compute_ms);
   }
+}
+
+}  // namespace
+
+void DrawModelPanel(App& app) {
+  if (!model_directory(app)) return;
+  config_summary(app.state);
+  text_fields(app);
+  id_fields(app);
+  input_status(app);
 }
 
 }  // namespace viewer

@@ -116,22 +116,11 @@ void DrawHeadOutput(ViewerState& s, const Result& r) {
   ImGui::EndTable();
 }
 
-}  // namespace
-
-void DrawPredictionsPanel(App& app) {
-  ViewerState& s = app.state;
-  if (!ResultOrWaiting(app)) return;
-  const Result& r = *s.result;
+/// The [MASK]s' predictions with the EMD and without it, side by side where each column has room for a
+/// row of three tokens and their probabilities, one above the other on a narrow display (a phone);
+/// one column that says why when this run has no decoder.
+void prediction_columns(ViewerState& s, const Result& r) {
   const auto& c = r.model->model.config;
-  for (const std::string& w : r.warnings) ErrorText(trf("warning: {warning}", arg("warning", w)));
-  if (r.head) {
-    DrawHeadOutput(s, r);
-    return;
-  }
-  if (!r.predict_note.empty()) Note(tr(r.predict_note.c_str()));  // English in the result (worker.cpp), marked there
-
-  // Side by side where each column has room for a row of three tokens and their probabilities;
-  // one above the other on a narrow display (a phone).
   const float full = ImGui::GetContentRegionAvail().x;
   const bool stacked = (full - 20) / 2 < 24 * ImGui::GetFontSize();
   const float half = stacked ? full : (full - 20) / 2;
@@ -173,9 +162,13 @@ void DrawPredictionsPanel(App& app) {
     if (!r.ablation.is_default())
       ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("both columns use the current ablation: %s"), r.ablation.describe(r.model ? &r.model->model.config : nullptr).c_str());
   }
+}
 
-  ImGui::Separator();
-  if (!r.emd()) return;  // said above: no decoder passes to show
+/// The decoder passes' attention (head `emd_head`) beside the encoder's last layer, on one
+/// probability scale. Returns the maps' size (the differences below use it).
+float decoder_maps(App& app, const Result& r) {
+  ViewerState& s = app.state;
+  const auto& c = r.model->model.config;
   ImGui::TextUnformatted(tr("Attention of the decoder passes"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(140);
@@ -215,8 +208,15 @@ void DrawPredictionsPanel(App& app) {
     ImGui::SetTooltip(tr("%s\nquery i = %d '%s' → key j = %d '%s'\nA = %s"),
                       hover_map == 0 ? tr("encoder last layer") : trf("EMD pass {pass}", arg("pass", hover_map)).c_str(), hi,
                       token_name(s, hi).c_str(), hj, token_name(s, hj).c_str(), fmt((*maps[hover_map])(hi, hj), 5, false).c_str());
+  return size;
+}
 
-  // What the absolute positions change: each pass minus the encoder's last layer, on one signed scale.
+/// What the absolute positions change: each pass minus the encoder's last layer, on one signed
+/// scale, the maps `size` wide under the passes' own.
+void decoder_differences(App& app, const Result& r, float size) {
+  const ViewerState& s = app.state;
+  const int h = s.emd_head;
+  int hi = -1, hj = -1;
   if (r.emd_attention_diff.empty() || h >= static_cast<int>(r.emd_attention_diff[0].size())) return;
   ImGui::NewLine();
   ImGui::Text(tr("Difference: EMD pass − encoder last layer (head %d)"), h);
@@ -244,6 +244,25 @@ void DrawPredictionsPanel(App& app) {
   if (hover_diff >= 0)
     ImGui::SetTooltip(tr("EMD pass %d − encoder last layer\nquery i = %d '%s' → key j = %d '%s'\nΔA = %s"), hover_diff + 1, hi,
                       token_name(s, hi).c_str(), hj, token_name(s, hj).c_str(), fmt((*diffs[hover_diff])(hi, hj), 5, true).c_str());
+}
+
+}  // namespace
+
+void DrawPredictionsPanel(App& app) {
+  ViewerState& s = app.state;
+  if (!ResultOrWaiting(app)) return;
+  const Result& r = *s.result;
+  for (const std::string& w : r.warnings) ErrorText(trf("warning: {warning}", arg("warning", w)));
+  if (r.head) {
+    DrawHeadOutput(s, r);
+    return;
+  }
+  if (!r.predict_note.empty()) Note(tr(r.predict_note.c_str()));  // English in the result (worker.cpp), marked there
+  prediction_columns(s, r);
+  ImGui::Separator();
+  if (!r.emd()) return;  // said above: no decoder passes to show
+  const float size = decoder_maps(app, r);
+  decoder_differences(app, r, size);
 }
 
 }  // namespace viewer

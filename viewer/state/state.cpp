@@ -8,35 +8,58 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 namespace viewer {
 
 // ----------------------------------------------------------------------------------------------
 // Quantities and tabs
 
+const TermText kTermTexts[deberta::kTermCount] = {
+    // The maps hold each term times s: s·c2c; c2c itself is the unscaled dot product (eq. 4).
+    {deberta::Term::c2c, N_("s·c2c: content→content, c2c = Q_c[i]·K_c[j]"), "Content-to-content term (c2c)",
+     "s·Q_c[i]·K_c[j]", "s·Q_c[i]·K_c[j]", N_("c2c: its part of the score (signed)"),
+     N_("content→content: Q_c[i]·K_c[j], the ordinary attention")},
+    {deberta::Term::c2p, N_("s·c2p: content→position, c2p = Q_c[i]·K_r[δ(i,j)]"), "Content-to-position term (c2p)",
+     "s·Q_c[i]·K_r[δ(i,j)]", "s·Q_c[i]·K_r[δ(i,j)]", N_("c2p: its part of the score (signed)"),
+     N_("content→position: Q_c[i]·K_r[δ(i,j)] — how much token i cares about what sits at relative distance i−j")},
+    {deberta::Term::p2c, N_("s·p2c: position→content, p2c = K_c[j]·Q_r[δ]"), "Position-to-content term (p2c)",
+     "s·K_c[j]·Q_r[δ(i,j)]", "s·K_c[j]·Q_r[δ(j,i)]", N_("p2c: its part of the score (signed)"),
+     N_("position→content: K_c[j]·Q_r[δ] — how much token j is wanted from its relative position")},
+    {deberta::Term::p2p, N_("s·p2p: position→position, p2p = Q_r·K_r"), "Position-to-position term (p2p)",
+     "s·Q_r·K_r", "s·Q_r·K_r", N_("p2p: its part of the score (signed)"),
+     N_("position→position: Q_r·K_r, the fourth term of eq. 2, which the paper drops (the model was never trained "
+        "with it)")},
+};
+
+const TermText& term_text(deberta::Term t) {
+  for (const TermText& row : kTermTexts)
+    if (row.term == t) return row;
+  throw std::logic_error(std::string("viewer: kTermTexts has no row for term ") + deberta::term_name(t));
+}
+
 const char* quantity_name(Quantity q) {
-  switch (q) {
-    case Quantity::C2C: return "c2c";
-    case Quantity::C2P: return "c2p";
-    case Quantity::P2C: return "p2c";
-    case Quantity::P2P: return "p2p";
-    case Quantity::Logits: return "logits";
-    case Quantity::Probs: return "probs";
-  }
-  return "?";
+  if (const std::optional<deberta::Term> t = quantity_term(q)) return deberta::term_name(*t);
+  return q == Quantity::Logits ? "logits" : q == Quantity::Probs ? "probs" : "?";
+}
+
+std::optional<Quantity> quantity_from_name(const std::string& name) {
+  for (Quantity q : kAllQuantities)
+    if (name == quantity_name(q)) return q;
+  return std::nullopt;
+}
+
+std::string quantity_names() {
+  std::string out;
+  for (Quantity q : kAllQuantities) out += std::string(out.empty() ? "" : ", ") + quantity_name(q);
+  return out;
 }
 
 const char* quantity_label(Quantity q) {
-  switch (q) {
-    // English here (figures, tests); the panels show tr(quantity_label(q)).
-    // The maps hold each term times s: s·c2c; c2c itself is the unscaled dot product (eq. 4).
-    case Quantity::C2C: return N_("s·c2c: content→content, c2c = Q_c[i]·K_c[j]");
-    case Quantity::C2P: return N_("s·c2p: content→position, c2p = Q_c[i]·K_r[δ(i,j)]");
-    case Quantity::P2C: return N_("s·p2c: position→content, p2c = K_c[j]·Q_r[δ]");
-    case Quantity::P2P: return N_("s·p2p: position→position, p2p = Q_r·K_r");
-    case Quantity::Logits: return N_("score s·Ã, Ã the sum of the model's active terms, s the model's scale");
-    case Quantity::Probs: return N_("attention weights softmax_j(s·Ã)");
-  }
+  // English here (figures, tests); the panels show tr(quantity_label(q)).
+  if (const std::optional<deberta::Term> t = quantity_term(q)) return term_text(*t).label;
+  if (q == Quantity::Logits) return N_("score s·Ã, Ã the sum of the model's active terms, s the model's scale");
+  if (q == Quantity::Probs) return N_("attention weights softmax_j(s·Ã)");
   return "?";
 }
 
@@ -71,15 +94,8 @@ std::string quantity_label(Quantity q, double scale_factor, bool translated, con
 }
 
 std::string quantity_words(Quantity q) {
-  switch (q) {
-    case Quantity::C2C: return "Content-to-content term (c2c)";
-    case Quantity::C2P: return "Content-to-position term (c2p)";
-    case Quantity::P2C: return "Position-to-content term (p2c)";
-    case Quantity::P2P: return "Position-to-position term (p2p)";
-    case Quantity::Logits: return "Attention scores";
-    case Quantity::Probs: return "Attention weights";
-  }
-  return "?";
+  if (const std::optional<deberta::Term> t = quantity_term(q)) return term_text(*t).words;
+  return q == Quantity::Logits ? "Attention scores" : q == Quantity::Probs ? "Attention weights" : "?";
 }
 
 std::string layer_head_words(int layer, int layers, int head, int heads) {
@@ -104,12 +120,10 @@ std::string cell_sum_text(const std::vector<std::pair<std::string, double>>& sca
 
 std::optional<deberta::Term> quantity_term(Quantity q) {
   const int index = static_cast<int>(q);
-  if (index < deberta::kTermCount) return deberta::kAllTerms[index];
+  for (deberta::Term t : deberta::kAllTerms)
+    if (static_cast<int>(t) == index) return t;
   return std::nullopt;
 }
-
-Quantity term_quantity(deberta::Term t) { return static_cast<Quantity>(static_cast<int>(t)); }
-static_assert(static_cast<int>(Quantity::Logits) == deberta::kTermCount, "Quantity lists the terms first, in Term's order");
 
 const deberta::Matrix* attention_map(const deberta::AttentionTrace& a, int64_t head, Quantity q) {
   const std::optional<deberta::Term> term = quantity_term(q);

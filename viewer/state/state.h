@@ -113,6 +113,18 @@ struct LayerDetail {
   bool has(int64_t layer) const;
 };
 
+/// One model of the trained-ablation zoo folder, with its row of docs/table4.md when the zoo has
+/// table4.json (-1: no number).
+struct ZooEntry {
+  std::string name, path, change;
+  double top1 = -1, top5 = -1, ce = -1;
+};
+/// The zoo folder as read by `read_zoo` (jobs/worker.h), sorted by name; empty when `dir` is no folder.
+struct ZooListing {
+  std::string dir;
+  std::vector<ZooEntry> models;
+};
+
 /// Model B run on the shown result's input and compared with model A (the Compare tab).
 struct CompareResult {
   uint64_t generation = 0;                       ///< of the `Result` (model A) it was compared with
@@ -125,18 +137,68 @@ struct CompareResult {
 // ----------------------------------------------------------------------------------------------
 // What the learner chose
 
-/// The per-head quantities the maps can show: eq. 4's terms (in `deberta::Term`'s order), their
-/// scaled sum and the attention weights.
-enum class Quantity { C2C, C2P, P2C, P2P, Logits, Probs };
+/// The per-head quantities the maps can show: one per eq. 4 term, then the non-term quantities, the
+/// terms' scaled sum (Logits) and the attention weights (Probs). The terms are not named here: term
+/// `t`'s quantity is `term_quantity(t)` (its value is `t`'s index), and every menu and list of
+/// quantities iterates `kAllQuantities`, built from `deberta::kAllTerms`, so a new `Term` appears in
+/// each of them once it has its entry in `kTermTexts` (the viewer_worker test fails until it does).
+enum class Quantity {
+  Logits = deberta::kTermCount,
+  Probs,
+  // Two term quantities by name, for panel_lesson.cpp's map of a step's map names alone (issue 54's
+  // branch owns that file this round); they go when it reads `quantity_from_name`. Elsewhere:
+  // `term_quantity(t)`.
+  C2P = static_cast<int>(deberta::Term::c2p),
+  P2C = static_cast<int>(deberta::Term::p2c),
+};
+/// Number of quantities: the terms, then Logits and Probs.
+inline constexpr int kQuantityCount = deberta::kTermCount + 2;
+/// The quantity that shows term `t`.
+constexpr Quantity term_quantity(deberta::Term t) { return static_cast<Quantity>(static_cast<int>(t)); }
+/// Every quantity, in the order the menus list them: `deberta::kAllTerms`' order, then Logits, Probs.
+inline constexpr std::array<Quantity, kQuantityCount> kAllQuantities = [] {
+  std::array<Quantity, kQuantityCount> all{};
+  for (int t = 0; t < deberta::kTermCount; ++t) all[static_cast<size_t>(t)] = term_quantity(deberta::kAllTerms[t]);
+  all[deberta::kTermCount] = Quantity::Logits;
+  all[deberta::kTermCount + 1] = Quantity::Probs;
+  return all;
+}();
+
+/// What the viewer says about one term: one row of `kTermTexts` a `deberta::Term`. English here
+/// (figures, tests); the strings marked N_ are translated where they are shown (tr()).
+struct TermText {
+  deberta::Term term;
+  /// The term with its formula, without the scale's factor ("s·c2c: content→content, c2c =
+  /// Q_c[i]·K_c[j]"; the maps hold each term times s). Marked for translation.
+  const char* label;
+  /// In words, for figure titles: "Content-to-content term (c2c)".
+  const char* words;
+  /// Head detail's formula of the map: "s·Q_c[i]·K_c[j]".
+  const char* formula;
+  /// The formula when the model reads p2c with the paper's index δ(j, i) (`P2CIndex::Paper`).
+  const char* formula_paper_index;
+  /// Token links' line-weight choice: "c2c: its part of the score (signed)". Marked for translation.
+  const char* link_weight;
+  /// The Ablations tab's help of the term's switch, in the interface's words. Marked for translation.
+  const char* ablation_help;
+};
+/// One row a term, in `deberta::kAllTerms`' order (viewer_worker checks that every term has exactly
+/// one row, so a new term cannot be silently missing from the viewer's menus).
+extern const TermText kTermTexts[deberta::kTermCount];
+/// The row of `kTermTexts` for `t`. Errors: std::logic_error when the table has no row for `t`.
+const TermText& term_text(deberta::Term t);
+
 /// The term a quantity shows (none for Logits, Probs).
 std::optional<deberta::Term> quantity_term(Quantity q);
-/// The quantity that shows term `t`.
-Quantity term_quantity(deberta::Term t);
-const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file and --panel names)
-/// The quantity with its formula, without naming the scale's factor or the model's terms ("s·c2c:
-/// content→content, c2c = Q_c[i]·K_c[j]"; the maps hold each term times s, the terms themselves are
-/// the unscaled dot products): for places that do not know the model. `quantity_label(q, f)` names it. English (figures,
-/// tests); marked for translation: the panels show `tr(quantity_label(q))`.
+const char* quantity_name(Quantity q);      ///< "c2c", ..., "logits", "probs" (file names, --figure-quantity)
+/// The quantity named `name` (as `quantity_name` writes it), or none.
+std::optional<Quantity> quantity_from_name(const std::string& name);
+/// Every quantity's name, comma-separated ("c2c, c2p, p2c, p2p, logits, probs"): for error messages.
+std::string quantity_names();
+/// The quantity with its formula, without naming the scale's factor or the model's terms (a
+/// term's `TermText::label`; "score s·Ã, …", "attention weights softmax_j(s·Ã)"): for places that
+/// do not know the model. `quantity_label(q, f)` names it. English (figures, tests); marked for
+/// translation: the panels show `tr(quantity_label(q))`.
 const char* quantity_label(Quantity q);
 
 // ----------------------------------------------------------------------------------------------
@@ -213,10 +275,14 @@ struct ViewerState {
 
   // --- a second model beside the first (Compare tab)
   std::shared_ptr<const LoadedModel> model_b;
-  std::string model_b_path;            ///< what the compare path field holds
+  std::string model_b_path;            ///< the folder model B was read from
+  std::string model_b_field;           ///< what the compare path field holds (starts as model_b_path)
   std::string model_b_error;           ///< last load error of model B
   std::shared_ptr<const CompareResult> compare;
   std::string zoo_dir;                 ///< folder of the trained-ablation zoo (docs/table4.md)
+  /// `zoo_dir` as last read (read off the UI thread by app.cpp's poll_compare; null before).
+  std::shared_ptr<const ZooListing> zoo;
+  int offset_layer = 0;                ///< Compare's offset profile: 0 pooled over layers, l + 1 layer l
 
   // --- selection
   int layer = 0, head = 0;

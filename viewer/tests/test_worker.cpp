@@ -5,7 +5,9 @@
 //  * after an ablation toggle (a re-run from the first changed layer, the layers before it copied
 //    from the previous result), the shown maps, EMD passes and predictions equal those of a fresh
 //    computation under the same ablation, and of a full forward;
-//  * `current` is the EMD's prediction when the EMD runs, the last layer's otherwise.
+//  * `current` is the EMD's prediction when the EMD runs, the last layer's otherwise;
+//  * the viewer's quantities are the core's terms (kAllTerms) plus Logits and Probs, and every
+//    table of the viewer that lists the terms covers kAllTerms (issue 57, item 3).
 // Exact equality throughout: the re-run and the materialization repeat the same arithmetic.
 #include "state/state.h"
 #include "jobs/worker.h"
@@ -18,6 +20,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -155,6 +159,53 @@ void check_against_fresh(Session& s, const viewer::Result& r) {
 
 }  // namespace
 
+TEST_CASE("the viewer's quantities and term tables cover deberta::kAllTerms, each term once") {
+  // kTermTexts: one row a term, in kAllTerms' order, every text filled in.
+  REQUIRE(std::size(viewer::kTermTexts) == static_cast<size_t>(kTermCount));
+  for (int i = 0; i < kTermCount; ++i) {
+    const Term t = kAllTerms[i];
+    CAPTURE(term_name(t));
+    int rows = 0;
+    for (const viewer::TermText& row : viewer::kTermTexts) rows += row.term == t;
+    CHECK(rows == 1);
+    CHECK(viewer::kTermTexts[i].term == t);
+    const viewer::TermText& text = viewer::term_text(t);
+    for (const char* field : {text.label, text.words, text.formula, text.formula_paper_index, text.link_weight,
+                              text.ablation_help}) {
+      REQUIRE(field != nullptr);
+      CHECK(std::string(field).size() > 0);
+    }
+    CHECK(std::string(text.label).find(term_name(t)) != std::string::npos);
+    CHECK(std::string(text.words).find(std::string("(") + term_name(t) + ")") != std::string::npos);
+    CHECK(std::string(text.link_weight).rfind(term_name(t), 0) == 0);
+  }
+  // kAllQuantities: each term's quantity once, in kAllTerms' order, then Logits and Probs; names
+  // round-trip and are distinct, so every menu built from it lists every term.
+  REQUIRE(viewer::kAllQuantities.size() == static_cast<size_t>(kTermCount + 2));
+  for (int i = 0; i < kTermCount; ++i) {
+    const viewer::Quantity q = viewer::kAllQuantities[static_cast<size_t>(i)];
+    CHECK(q == viewer::term_quantity(kAllTerms[i]));
+    REQUIRE(viewer::quantity_term(q).has_value());
+    CHECK(*viewer::quantity_term(q) == kAllTerms[i]);
+    CHECK(std::string(viewer::quantity_name(q)) == term_name(kAllTerms[i]));
+    CHECK(std::string(viewer::quantity_label(q)) == viewer::term_text(kAllTerms[i]).label);
+  }
+  CHECK(viewer::kAllQuantities[kTermCount] == viewer::Quantity::Logits);
+  CHECK(viewer::kAllQuantities[kTermCount + 1] == viewer::Quantity::Probs);
+  CHECK(!viewer::quantity_term(viewer::Quantity::Logits));
+  CHECK(!viewer::quantity_term(viewer::Quantity::Probs));
+  std::set<std::string> names;
+  for (viewer::Quantity q : viewer::kAllQuantities) {
+    CAPTURE(viewer::quantity_name(q));
+    CHECK(names.insert(viewer::quantity_name(q)).second);
+    REQUIRE(viewer::quantity_from_name(viewer::quantity_name(q)).has_value());
+    CHECK(*viewer::quantity_from_name(viewer::quantity_name(q)) == q);
+    CHECK(viewer::quantity_names().find(viewer::quantity_name(q)) != std::string::npos);
+  }
+  CHECK(!viewer::quantity_from_name("p3c"));
+  CHECK(viewer::quantity_names() == "c2c, c2p, p2c, p2p, logits, probs");
+}
+
 TEST_CASE("materialize_detail equals the full forward's layers bitwise (EMD model, conv model)") {
   for (const char* dir : {"notebooks_data/golden/v3_emd", "notebooks_data/golden/v2_conv_pad"}) {
     CAPTURE(dir);
@@ -175,9 +226,9 @@ TEST_CASE("materialize_detail equals the full forward's layers bitwise (EMD mode
     st.detail = all;
     st.layer = 1;
     CHECK(viewer::shown_map(st, 1, 0, viewer::Quantity::Probs) == &r->trace.layers[1].attention.probs[0]);
-    REQUIRE(viewer::shown_map(st, 1, 0, viewer::Quantity::C2P) != nullptr);
-    check_same("shown c2p", *viewer::shown_map(st, 1, 0, viewer::Quantity::C2P), full.layers[1].attention.terms[Term::c2p][0]);
-    CHECK(viewer::shown_map(st, 1, 0, viewer::Quantity::P2P) == nullptr);  // off in this model
+    REQUIRE(viewer::shown_map(st, 1, 0, viewer::term_quantity(Term::c2p)) != nullptr);
+    check_same("shown c2p", *viewer::shown_map(st, 1, 0, viewer::term_quantity(Term::c2p)), full.layers[1].attention.terms[Term::c2p][0]);
+    CHECK(viewer::shown_map(st, 1, 0, viewer::term_quantity(Term::p2p)) == nullptr);  // off in this model
     // The export's trace: every layer in full, as `deberta dump` computes it.
     const ForwardTrace exported = viewer::full_trace(*r);
     CHECK(exported.level == TraceLevel::Full);

@@ -55,8 +55,10 @@ struct ModelComparison {
 ModelComparison compare_models(const Model& a, const Model& b, const Inputs& inputs,
                                const std::vector<int64_t>& positions, int64_t top_k = 5);
 
-/// The same from two finished traces with `TraceLevel::Probs` or `Full` (the viewer keeps them).
-/// `decoded_a` / `decoded_b` are the hidden states the MLM head reads (`decoder_output()`).
+/// The same from two finished traces with `TraceLevel::Probs` or `Full` (the viewer keeps them):
+/// each model's MLM head reads its own trace's `decoder_output()` (the EMD's last pass, or the
+/// last encoder layer). Errors: the traces were run on different inputs; predictions asked for but
+/// a model has no LM head; the two vocabularies differ in size.
 ModelComparison compare_traces(const Model& a, const ForwardTrace& trace_a, const Model& b,
                                const ForwardTrace& trace_b, const std::vector<int64_t>& positions,
                                int64_t top_k = 5);

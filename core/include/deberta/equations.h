@@ -91,9 +91,11 @@ Matrix activation(const Matrix& x, Activation act);
 Matrix activation(Matrix&& x, Activation act);
 /// `activation` in place on any block of a matrix (rows, columns, the whole): each entry's bits
 /// depend on its value only, so a block's entries are bitwise those of the whole matrix. The
-/// feed-forward applies it per tile of its product (`ops::Product::elementwise`). The exact GELU
-/// runs on the backend's `gelu_erf` (the fast backend's vector erf is within a few ulp of
-/// `std::erf`); every other activation is its scalar formula per entry.
+/// equations' `feed_forward` applies it to the whole product (`activation`); the model layer's
+/// fused feed-forward (`post_ln_feed_forward`, model.cpp) to each tile of its product
+/// (`ops::Product::elementwise`), bitwise the same. The exact GELU runs on the backend's
+/// `gelu_erf` (the fast backend's vector erf is within a few ulp of `std::erf`); every other
+/// activation is its scalar formula per entry. Errors: none.
 void activation_in_place(Eigen::Ref<Matrix> x, Activation act);
 /// LayerNorm over each row of `x [N, H]` with biased variance: (x − μ)/√(σ² + eps) · γ + β.
 Matrix layer_norm(const Matrix& x, const LayerNormParams& p);

@@ -32,9 +32,11 @@ class SafetensorsReader;
 
 /// `load_model` one step at a time, so a caller with one thread (the web edition) can draw between
 /// steps and show `fraction()`; `load_model` is this class run to completion (one code path).
-/// Steps: for a safetensors file, one per tensor the model uses (`tensors_used`, weights.h: the
-/// names, shapes and dtypes are checked before any value is read), then the weight map and the
-/// position tables; for a PyTorch checkpoint, the whole file in one step, then the map.
+/// Steps: for a safetensors file, one per tensor the model uses (`tensors_used`, map_weights.h: the
+/// names, shapes and dtypes are checked before any value is read), then one last step that maps
+/// the weights and builds the position table (eq. 4's K_r / Q_r of the whole relative table,
+/// `ModelWorkspace`); for a PyTorch checkpoint, one step: the whole file read, mapped and the
+/// position table built.
 class ModelLoadSteps {
  public:
   /// Finds the weights and reads config.json and the safetensors header (no tensor values yet).

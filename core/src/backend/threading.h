@@ -7,13 +7,14 @@
 // thread takes which task is decided at run time (the faster thread takes more). So
 // `deberta::forward` gives bitwise the same trace at 1, 2 or 3 threads (tests/test_threads.cpp).
 //
-// Eigen's own parallel GEMM is switched off (threading.cpp): it chooses its k blocking from the
-// thread count (Eigen 3.4 `evaluateProductBlockingSizesHeuristic`: kc ≤ 320 with several threads,
-// up to the L1 bound alone), so its sums round differently at 1 and 2 threads. Every product of
-// the forward pass runs single-threaded inside one task.
+// Eigen's own parallel GEMM is switched off (fast.cpp, `Eigen::setNbThreads(1)`): it chooses its
+// k blocking from the thread count (Eigen 3.4 `evaluateProductBlockingSizesHeuristic`: kc ≤ 320
+// with several threads, up to the L1 bound alone), so its sums round differently at 1 and 2
+// threads. Every product of the forward pass runs single-threaded inside one task.
 //
 // The ops of ops.h call `parallel_linears`, `for_row_ranges` and `run_tasks` (fast.cpp). OpenMP is
-// an implementation detail of fast.cpp: no header includes <omp.h>.
+// an implementation detail of fast.cpp (the web edition's threaded build, which has none, runs the
+// same tasks on thread_team.h's threads): no header includes <omp.h>.
 #pragma once
 
 #include "backend/ops.h"
