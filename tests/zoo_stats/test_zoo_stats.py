@@ -234,3 +234,22 @@ def test_resumed_run_has_the_bits_of_an_uninterrupted_one(tmp_path):
     assert [e["train_loss"] for e in a["loss_curve"]] == [e["train_loss"] for e in b["loss_curve"]]
     assert a["test"]["cross_entropy"] == b["test"]["cross_entropy"]
     assert (tmp_path / "straight" / "model.safetensors").read_bytes() == (tmp_path / "resumed" / "model.safetensors").read_bytes()
+    # --stop-after with --resumable (issue 58, item 8) pauses at one of the run's checkpoints and
+    # keeps it: no test figure yet; a later --stop-after pauses again, none runs to the end, and the
+    # run ends with the bits of the run straight through.
+    r = subprocess.run(args + ["--out", str(tmp_path / "paused"), "--stop-after", "15"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "multiple of --eval-every" in r.stderr, r.stdout + r.stderr
+    assert "paused at step 20 of 40" in run(tmp_path / "paused", "--stop-after", "20")
+    assert (tmp_path / "paused" / "resume.pt").exists()
+    assert "test" not in json.load(open(tmp_path / "paused" / "training_log.json"))
+    assert "at or past --stop-after 20" in run(tmp_path / "paused", "--stop-after", "20")   # nothing to do
+    log = run(tmp_path / "paused", "--stop-after", "30")
+    assert "at step 20" in log and "paused at step 30 of 40" in log
+    log = run(tmp_path / "paused")
+    assert "at step 30" in log and not (tmp_path / "paused" / "resume.pt").exists()
+    c = json.load(open(tmp_path / "paused" / "training_log.json"))
+    assert strip(a["heldout_curve"]) == strip(c["heldout_curve"])
+    assert [e["train_loss"] for e in a["loss_curve"]] == [e["train_loss"] for e in c["loss_curve"]]
+    assert a["test"]["cross_entropy"] == c["test"]["cross_entropy"] and c["stopped_by"] == "max_steps"
+    assert (tmp_path / "straight" / "model.safetensors").read_bytes() == (tmp_path / "paused" / "model.safetensors").read_bytes()
