@@ -93,6 +93,9 @@ def write_card(out, variant, seed, steps):
         "train_seconds": log["train_seconds"],
         "openblas_core": log.get("openblas_core"),  # None: trained before it was recorded
         "torch_version": log.get("torch_version"),  # None: likewise (rerun_zoo_start.py fills both in)
+        "kernels_note": "openblas_core and torch_version recorded by train_tiny.py while the run trained "
+                        "(training_log.json)" if log.get("openblas_core") and log.get("torch_version") else
+                        "card_kernels.py says where they come from",
         "command": "/usr/bin/python3 notebooks_data/zoo/make_zoo.py --variant %s --seed %d%s" %
                    (variant, seed, "" if steps == STEPS else " --steps %d" % steps),
     }
