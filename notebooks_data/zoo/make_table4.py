@@ -664,6 +664,13 @@ def long_section(L, long_cards, cards, variant, key, asks, label, tests):
                  % (", ".join(missing), ": the lines above are observations" if paired else "",
                     " ".join("%s@%d:%d" % (v, sd, LONG_STEPS) for v, have in (("baseline", base_long), (variant, var_long))
                              for sd in LONG_SEEDS if sd not in have)))
+        base_cores = sorted({c.get("openblas_core", "unknown") for c in base_long.values()})
+        if base_long and len(missing) <= len(LONG_SEEDS) and all(m.startswith(variant + " ") for m in missing):
+            L.append("The baseline's long runs trained on %s kernels: for a pair whose kernels match too, run "
+                     "these where make_zoo picks the same kernels from the CPU (it records them on each card%s). "
+                     "Elsewhere the baseline's three would have to be re-trained too, and into another folder: run "
+                     "folders are named by variant, seed and steps only."
+                     % (", ".join(base_cores), "; SkylakeX kernels need AVX-512" if "SkylakeX" in base_cores else ""))
         L.append("")
     if var_long or (variant == "no-c2p" and long_cards):
         name = "table4_long_curves.png" if variant == "no-c2p" else "table4_long_%s_curves.png" % variant
