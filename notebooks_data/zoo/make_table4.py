@@ -15,7 +15,13 @@ saved weights, one fixed set of masks). This script
     masks;
   * draws the validation learning curves (docs/images/table4_curves.png, and the long pair's
     docs/images/table4_long_curves.png);
-  * writes models/zoo/table4.json and docs/table4.md (the prose of docs/table4-notes.md appended).
+  * adds the contrasts between variants the notes compare (CONTRASTS) and the long pairs' tests
+    (LONG_PAIRS) to the one Holm family, with Bonferroni simultaneous intervals beside the
+    unadjusted 95 % ones; a long pair not yet run is listed as pending;
+  * bootstraps the test split's sentences for the runs whose per-sentence losses exist
+    (sentence_losses.py; the shipped seed-1 runs), paired per comparison;
+  * writes models/zoo/table4.json and docs/table4.md (the prose of docs/table4-notes.md appended,
+    its {{placeholders}} and [[if ...]] choices filled from table4.json: render_notes).
 
     /usr/bin/python3 notebooks_data/zoo/make_table4.py [--runs-dir DIR] [--zoo-dir DIR] [--docs-dir DIR]
 
@@ -678,6 +684,65 @@ def long_section(L, long_cards, cards, variant, key, asks, label, tests):
         L.append("")
 
 
+def kernel_checks(runs_dir, cards, records):
+    """The kernels' own effect (issue 58): runs under <runs_dir>/../zoo-kernels/<variant>-s<seed>-<core>/
+    re-train a committed run's variant and seed by its recipe on other OpenBLAS kernels (the card
+    records them). Each is checked (check_card; init_sha256 equal to the committed run's) and compared
+    with it: {"variant", "seed", "openblas_core", "reference_openblas_core", "cross_entropy",
+    "reference_cross_entropy", "diff" (this minus the committed run), "bootstrap" (the test-set
+    bootstrap of diff, when both have per-sentence losses), "same_kernels" ({variant: its seed's run
+    on these kernels minus this run} for every committed run of that seed trained on them)}."""
+    import lzma
+    root = os.path.join(os.path.dirname(os.path.abspath(runs_dir)), "zoo-kernels")
+    out = []
+    if not os.path.isdir(root):
+        return out
+    by = {(v, c["seed"]): c for v, runs in cards.items() for c in runs}
+    for sub in sorted(os.listdir(root)):
+        path = os.path.join(root, sub, "card.json")
+        if not os.path.isfile(path):
+            continue
+        card = load_json(path)
+        try:
+            if not isinstance(card, dict) or card.get("variant") not in dict((v, 1) for v, *_ in VARIANTS):
+                raise ValueError("variant is not one of the zoo's")
+            check_card(card, card["variant"], "s%d" % card.get("seed", -1))
+        except ValueError as e:
+            raise BadInput("%s: %s" % (path, e))
+        ref = by.get((card["variant"], card["seed"]))
+        if ref is None or ref["init_sha256"] != card["init_sha256"] or ref["recipe_steps"] != card["recipe_steps"]:
+            raise BadInput("%s: no committed run of %s seed %d with its initialisation and steps"
+                           % (path, card["variant"], card["seed"]))
+        entry = {"run": os.path.relpath(os.path.join(root, sub), os.path.dirname(os.path.abspath(runs_dir))),
+                 "variant": card["variant"], "seed": card["seed"], "openblas_core": card["openblas_core"],
+                 "torch_version": card["torch_version"], "reference_openblas_core": ref["openblas_core"],
+                 "cross_entropy": card["cross_entropy"], "reference_cross_entropy": ref["cross_entropy"],
+                 "top1": card["top1"], "top5": card["top5"], "weights_sha256": card["weights_sha256"],
+                 "diff": card["cross_entropy"] - ref["cross_entropy"],
+                 "same_kernels": {v: c["cross_entropy"] - card["cross_entropy"] for (v, sd), c in by.items()
+                                  if sd == card["seed"] and c["openblas_core"] == card["openblas_core"]
+                                  and v != card["variant"]}}
+        spath = os.path.join(root, sub, SENTENCES_FILE)
+        if os.path.isfile(spath) and (card["variant"], card["seed"]) in records:
+            with lzma.open(spath, "rt") as f:
+                r = json.load(f)
+            if r.get("weights_sha256") != card["weights_sha256"]:
+                raise BadInput("%s: weights_sha256 is not its card's" % spath)
+            import numpy as np
+            mine = (np.asarray(r["nll"], dtype=np.float64), np.asarray(r["masked"], dtype=np.int64))
+            if abs(mine[0].sum() / mine[1].sum() - card["cross_entropy"]) > 1e-9:
+                raise BadInput("%s: its total is not the card's cross-entropy" % spath)
+            recs = {("kernels", 0): mine, ("ref", 0): records[(card["variant"], card["seed"])]}
+            comps = {"diff": (("kernels"), ("ref"))}
+            for v in entry["same_kernels"]:
+                if (v, card["seed"]) in records:
+                    recs[(v, 0)] = records[(v, card["seed"])]
+                    comps["same_kernels/" + v] = (v, "kernels")
+            entry["bootstrap"] = sentence_bootstrap(recs, comps).get("comparisons", {})
+        out.append(entry)
+    return out
+
+
 def fmt(x, nd=3):
     return ("%%.%df" % nd) % x
 
@@ -727,6 +792,19 @@ def render_notes(text, table, where="table4-notes.md"):
         kind, _, ref = mo.group(1).partition(":")
         if kind == "m":
             return str(table["recipe"]["family_size"])
+        if kind == "kc":   # {{kc:FIELD}} of the first kernel check: diff, cross_entropy, reference_cross_entropy,
+            #                openblas_core, reference_openblas_core, bse (its bootstrap SE), same/<variant>
+            if not table.get("kernel_checks"):
+                raise BadInput("%s: {{kc:%s}}: no kernel check in table4.json" % (where, ref))
+            k = table["kernel_checks"][0]
+            if ref == "bse":
+                return "%.4f" % k["bootstrap"]["diff"]["se"]
+            if ref.startswith("same/"):
+                return _minus("%+.3f" % k["same_kernels"][ref[5:]])
+            if ref.startswith("samebse/"):
+                return "%.4f" % k["bootstrap"]["same_kernels/" + ref[8:]]["se"]
+            v = k[ref]
+            return _minus("%+.3f" % v) if ref == "diff" else ("%.3f" % v if isinstance(v, float) else str(v))
         if kind == "bse1":
             return "%.4f" % table["sentence_bootstrap"]["single_model"]["se"]
         if kind in ("bse", "bci"):
@@ -809,6 +887,7 @@ def build(runs_dir, zoo_dir, docs_dir):
     comparisons.update({"contrasts/" + contrast_name(a, b): (a, b) for a, b, _ in CONTRASTS
                         if contrast_name(a, b) in contrasts["cross_entropy"]})
     bootstrap = sentence_bootstrap(records, comparisons)
+    kernels = kernel_checks(runs_dir, cards, records)
     uni = unigram_baseline(zoo_dir)
     inference = inference_ablations(next(c for c in cards["baseline"] if c["seed"] == 1)["weights_sha256"], zoo_dir)
 
@@ -825,7 +904,7 @@ def build(runs_dir, zoo_dir, docs_dir):
              "unigram": uni, "inference": inference, "variants": {}, "paired": tests["cross_entropy"],
              "contrasts": contrasts["cross_entropy"],
              "paired_secondary": {m: tests[m] for m in ("top1", "top5")}, "models": {},
-             "sentence_bootstrap": bootstrap}
+             "sentence_bootstrap": bootstrap, "kernel_checks": kernels}
     for variant, label, change, paper in VARIANTS:
         runs = cards.get(variant, [])
         entry = {"label": label, "change": change, "paper": paper,
