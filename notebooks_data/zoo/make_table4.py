@@ -754,7 +754,8 @@ def fmt(x, nd=3):
 #   {{ci:REF}} the unadjusted 95 % interval, {{sci:REF}} the simultaneous one "[+0.031, +0.075]"
 #   {{range:REF}} the per-seed differences "+0.039 … +0.061"   {{n:REF}} the number of seeds
 #   {{each:REF}} every per-seed difference "+0.033, +0.009 and +0.012"
-#   {{bse:REF}} the seed-1 test-set bootstrap's standard error, {{bci:REF}} its 95 % interval
+#   {{bse:REF}} the seed-1 test-set bootstrap's standard error, {{bci:REF}} its 95 % interval,
+#   {{bd:REF}} its point estimate (the seed-1 difference); {{kc:FIELD}} the kernel check (kernel_checks)
 #   {{m}} the family's size                                  {{bse1}} the baseline's own bootstrap SE
 #   [[if REF|text when beyond noise|text when not]]   (the texts may hold placeholders, not "|" or "]]")
 # REF: "paired/<variant>", "contrasts/<A> vs <B>", "long_paired/gap_4000", "long_emd_paired/gap_change", ...
@@ -807,6 +808,10 @@ def render_notes(text, table, where="table4-notes.md"):
             return _minus("%+.3f" % v) if ref == "diff" else ("%.3f" % v if isinstance(v, float) else str(v))
         if kind == "bse1":
             return "%.4f" % table["sentence_bootstrap"]["single_model"]["se"]
+        if kind == "bd":
+            if ref not in boot:
+                raise BadInput("%s: {{%s}}: no test-set bootstrap for %s" % (where, mo.group(1), ref))
+            return _minus("%+.3f" % boot[ref]["diff"])
         if kind in ("bse", "bci"):
             if ref not in boot:
                 raise BadInput("%s: {{%s}}: no test-set bootstrap for %s" % (where, mo.group(1), ref))
