@@ -719,6 +719,9 @@ def kernel_checks(runs_dir, cards, records):
                  "cross_entropy": card["cross_entropy"], "reference_cross_entropy": ref["cross_entropy"],
                  "top1": card["top1"], "top5": card["top5"], "weights_sha256": card["weights_sha256"],
                  "diff": card["cross_entropy"] - ref["cross_entropy"],
+                 "max_validation_diff": max(abs(e["cross_entropy"] - r_["cross_entropy"])
+                                            for e in card["validation_curve"] for r_ in ref["validation_curve"]
+                                            if e["step"] == r_["step"]),
                  "same_kernels": {v: c["cross_entropy"] - card["cross_entropy"] for (v, sd), c in by.items()
                                   if sd == card["seed"] and c["openblas_core"] == card["openblas_core"]
                                   and v != card["variant"]}}
@@ -799,13 +802,18 @@ def render_notes(text, table, where="table4-notes.md"):
                 raise BadInput("%s: {{kc:%s}}: no kernel check in table4.json" % (where, ref))
             k = table["kernel_checks"][0]
             if ref == "bse":
-                return "%.4f" % k["bootstrap"]["diff"]["se"]
+                v = k["bootstrap"]["diff"]["se"]
+                return "%.4f" % v if v >= 5e-4 else "%.1e" % v
             if ref.startswith("same/"):
                 return _minus("%+.3f" % k["same_kernels"][ref[5:]])
             if ref.startswith("samebse/"):
                 return "%.4f" % k["bootstrap"]["same_kernels/" + ref[8:]]["se"]
             v = k[ref]
-            return _minus("%+.3f" % v) if ref == "diff" else ("%.3f" % v if isinstance(v, float) else str(v))
+            if ref == "diff":
+                return _minus("%+.3f" % v if abs(v) >= 5e-4 else "%+.1e" % v)
+            if ref == "max_validation_diff":
+                return "%.1e" % v
+            return "%.9f" % v if isinstance(v, float) else str(v)
         if kind == "bse1":
             return "%.4f" % table["sentence_bootstrap"]["single_model"]["se"]
         if kind == "bd":

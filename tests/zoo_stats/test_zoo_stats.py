@@ -416,3 +416,30 @@ def test_every_shipped_card_names_its_kernels_and_torch():
     r = subprocess.run([sys.executable, os.path.join(NB, "zoo", "card_kernels.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_kernel_check_is_the_committed_run_on_other_kernels():
+    """models/zoo-kernels/: the baseline's seed 1 re-trained by its recipe on other OpenBLAS kernels
+    (the kernels' own effect on a run, issue 58). Same initialisation as the committed run, other
+    kernels on its card; table4.json's differences recomputed from the cards."""
+    import json
+    table = _table4()
+    checks = table["kernel_checks"]
+    assert len(checks) >= 1
+    runs = {}
+    for v, e in table["variants"].items():
+        for s in e["seeds"]:
+            with open(os.path.join(NB, "models", "zoo-runs", v, "s%d" % s["seed"], "card.json")) as f:
+                runs[(v, s["seed"])] = json.load(f)
+    for k in checks:
+        with open(os.path.join(NB, "models", k["run"], "card.json")) as f:
+            card = json.load(f)
+        ref = runs[(k["variant"], k["seed"])]
+        assert card["init_sha256"] == ref["init_sha256"] and card["steps"] == ref["steps"]
+        assert card["openblas_core"] == k["openblas_core"] != ref["openblas_core"] == k["reference_openblas_core"]
+        assert abs(k["diff"] - (card["cross_entropy"] - ref["cross_entropy"])) <= 1e-12
+        same = {v: c["cross_entropy"] - card["cross_entropy"] for (v, sd), c in runs.items()
+                if sd == k["seed"] and c["openblas_core"] == card["openblas_core"] and v != k["variant"]}
+        assert same.keys() == k["same_kernels"].keys() and same
+        assert all(abs(same[v] - k["same_kernels"][v]) <= 1e-12 for v in same)
+        assert abs(k["bootstrap"]["diff"]["diff"] - k["diff"]) <= 1e-9
