@@ -448,11 +448,23 @@ def main():
                     help="(testing the resume) exit right after writing the checkpoint of this step")
     ap.add_argument("--stop-after", type=int, default=0,
                     help="stop after this many steps (logged and evaluated as usual), keeping the schedule of "
-                         "--max-steps: the first steps of a run exactly (rerun_zoo_start.py)")
+                         "--max-steps: the first steps of a run exactly (rerun_zoo_start.py). With --resumable "
+                         "the run pauses there instead: the checkpoint of that step is kept (a multiple of "
+                         "--eval-every, so it is one of the run's own checkpoints) and the next start continues "
+                         "it; no test evaluation until the run reaches --max-steps")
     ap.add_argument("--test", action="store_true",
                     help="after training, evaluate the saved weights in float64 on the held-out sentences "
                          "after the first --eval-sentences (the test split; the curves use the first ones)")
     args = ap.parse_args()
+    if args.stop_after < 0:
+        ap.error("--stop-after must be at least 0, got %d" % args.stop_after)
+    if args.resumable and args.stop_after > 0 and args.stop_after % args.eval_every != 0:
+        # A pause anywhere else would add an evaluation to the curve that a run straight through lacks.
+        ap.error("--stop-after %d with --resumable must be a multiple of --eval-every (%d): the run pauses at one "
+                 "of its checkpoints" % (args.stop_after, args.eval_every))
+    # --resumable --stop-after N: pause at step N (checkpoint kept), not stop (stop_after of rerun_zoo_start).
+    pause_at = args.stop_after if args.resumable and 0 < args.stop_after < args.max_steps else 0
+    stop_after = 0 if args.resumable else args.stop_after
 
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -548,6 +560,10 @@ def main():
         log = r["log"]
         t_train0 = time.time() - r["train_seconds"]
         print("resumed from %s at step %d (epoch %d, batch %d)" % (resume_path, step, epoch, next_batch), flush=True)
+        if pause_at and step >= pause_at:
+            print("paused: the checkpoint is at step %d, at or past --stop-after %d (of %d steps); run again with a "
+                  "later --stop-after, or none, to continue" % (step, pause_at, args.max_steps), flush=True)
+            return
     model.train()
     while not done:
         if batches is None:
@@ -581,7 +597,7 @@ def main():
                       (step, epoch, elapsed, lr, run_loss / run_n), flush=True)
                 run_loss, run_n = 0.0, 0
             stop = step >= args.max_steps or (args.time_budget > 0 and elapsed >= args.time_budget) or \
-                (args.stop_after > 0 and step >= args.stop_after)
+                (stop_after > 0 and step >= stop_after)
             if step % args.eval_every == 0 or stop:
                 ev = evaluate(model, held_eval)
                 ev.update({"step": step, "seconds": round(elapsed, 1)})
@@ -607,9 +623,13 @@ def main():
                     if args.exit_after_checkpoint == step:
                         print("exit after the checkpoint of step %d (--exit-after-checkpoint)" % step, flush=True)
                         return
+                    if pause_at == step:
+                        print("paused at step %d of %d (--stop-after): %s kept; start the same command again to "
+                              "continue" % (step, args.max_steps, resume_path), flush=True)
+                        return
             if stop:
                 log["stopped_by"] = ("max_steps" if step >= args.max_steps else
-                                     "stop_after" if args.stop_after > 0 and step >= args.stop_after else "time_budget")
+                                     "stop_after" if stop_after > 0 and step >= stop_after else "time_budget")
                 done = True
                 break
         else:

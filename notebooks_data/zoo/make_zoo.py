@@ -14,6 +14,12 @@ The zoo recipe (issue 27): the bundled model's architecture, corpus, vocabulary 
 
     /usr/bin/python3 notebooks_data/zoo/make_zoo.py --variant no-c2p --seed 3
     /usr/bin/python3 notebooks_data/zoo/make_zoo.py --queue baseline@1 no-c2p@1 ... [--jobs 2]
+    /usr/bin/python3 notebooks_data/zoo/make_zoo.py --queue baseline@1:4000 ... --stop-after 2000
+
+--stop-after N pauses every run at step N (a multiple of 100, one of its checkpoints): resume.pt is
+kept and no card is written; the same command without --stop-after (or with a later N) continues
+the run, which ends with the bits of a run straight through. A run pauses on its own too when the
+process is stopped (every run keeps a checkpoint every 100 steps).
 
 A run writes notebooks_data/models/zoo-runs/<variant>/s<seed>/: card.json (seed, init_sha256,
 the test numbers, the curve), training_log.json, train.log, config.json and model.safetensors
@@ -38,6 +44,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # notebooks_
 RUNS = os.path.join(HERE, "models", "zoo-runs")
 ZOO = os.path.join(HERE, "models", "zoo")
 SHIPPED_SEED = 1
+SENTENCE_LOSSES = "test_sentences.json.xz"   # sentence_losses.OUT_NAME
 STEPS = 1000
 VALIDATION_SENTENCES = 1000
 EVAL_SEED = 2021          # validation masks; the test masks use EVAL_SEED + 1
@@ -86,6 +93,9 @@ def write_card(out, variant, seed, steps):
         "train_seconds": log["train_seconds"],
         "openblas_core": log.get("openblas_core"),  # None: trained before it was recorded
         "torch_version": log.get("torch_version"),  # None: likewise (rerun_zoo_start.py fills both in)
+        "kernels_note": "openblas_core and torch_version recorded by train_tiny.py while the run trained "
+                        "(training_log.json)" if log.get("openblas_core") and log.get("torch_version") else
+                        "card_kernels.py says where they come from",
         "command": "/usr/bin/python3 notebooks_data/zoo/make_zoo.py --variant %s --seed %d%s" %
                    (variant, seed, "" if steps == STEPS else " --steps %d" % steps),
     }
@@ -126,10 +136,12 @@ class RunFailed(Exception):
     """A training run that exited non-zero; the message names the run and its log."""
 
 
-def train_one(variant, seed, steps=STEPS, nice=10):
+def train_one(variant, seed, steps=STEPS, nice=10, stop_after=0):
     """Train VARIANT@SEED for STEPS steps into run_dir (train_tiny.py under nice, one thread) and
-    write its card (and copy the shipped files for seed SHIPPED_SEED). Returns the card; raises
-    RunFailed when the trainer exits non-zero."""
+    write its card and the per-sentence test losses (sentence_losses.py; and copy the shipped files
+    for seed SHIPPED_SEED). Returns the card, or None when the run paused at STOP_AFTER < STEPS
+    (its checkpoint resume.pt kept: the next call continues it); raises RunFailed when the trainer
+    exits non-zero."""
     out = run_dir(variant, seed, steps)
     os.makedirs(out, exist_ok=True)
     cmd = ["nice", "-n", str(nice), sys.executable, os.path.join(HERE, "train", "train_tiny.py"),
@@ -142,15 +154,28 @@ def train_one(variant, seed, steps=STEPS, nice=10):
     # straight through (tests/zoo_stats). The checkpoint is removed when the run finishes.
     resuming = os.path.exists(os.path.join(out, "resume.pt"))
     cmd.append("--resumable")
+    if 0 < stop_after < steps:
+        cmd += ["--stop-after", str(stop_after)]
     with open(os.path.join(out, "train.log"), "a" if resuming else "w") as logf:
         rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=blas_env())
     if rc != 0:
         raise RunFailed("%s@%d:%d failed (exit %d): see %s" % (variant, seed, steps, rc, os.path.join(out, "train.log")))
+    if os.path.exists(os.path.join(out, "resume.pt")):
+        return None   # paused at --stop-after: the checkpoint continues it
     card = write_card(out, variant, seed, steps)
+    # The per-sentence test losses (the test-set bootstrap of make_table4.py) need the weights,
+    # which are not committed: written now, while they are here (under the same nice, one thread).
+    cmd = ["nice", "-n", str(nice), sys.executable, os.path.join(HERE, "zoo", "sentence_losses.py"), out]
+    with open(os.path.join(out, "train.log"), "a") as logf:
+        rc = subprocess.call(cmd, stdout=logf, stderr=subprocess.STDOUT, env=blas_env())
+    if rc != 0:
+        raise RunFailed("%s@%d:%d: the per-sentence test losses failed (exit %d): see %s"
+                        % (variant, seed, steps, rc, os.path.join(out, "train.log")) +
+                        "; the card is written: `sentence_losses.py %s` retries" % out)
     if seed == SHIPPED_SEED and steps == STEPS:
         dst = os.path.join(ZOO, "deberta-tiny-" + variant)
         os.makedirs(dst, exist_ok=True)
-        for fn in SHIPPED_FILES + ("train.log",):
+        for fn in SHIPPED_FILES + ("train.log", SENTENCE_LOSSES):
             shutil.copyfile(os.path.join(out, fn), os.path.join(dst, fn))
     return card
 
@@ -211,23 +236,33 @@ def main(argv=None):
     ap.add_argument("--queue", nargs="+", metavar="VARIANT@SEED[:STEPS]", type=queue_entry(train_tiny.VARIANTS),
                     help="runs to train, --jobs at a time; a run whose card exists is skipped")
     ap.add_argument("--jobs", type=count(1, JOBS_MAX), default=2)
+    ap.add_argument("--stop-after", type=count(0), default=0, metavar="N",
+                    help="pause each run at step N, a multiple of 100 (its checkpoint kept, no card): the same "
+                         "command again continues it; 0 (default): run to the end")
     ap.add_argument("--commit", action="store_true",
                     help="git-commit each finished run's card, log and curve (and a shipped model)")
     args = ap.parse_args(argv)
+    if args.stop_after % 100:
+        ap.error("--stop-after %d: must be a multiple of 100 (the runs' checkpoints)" % args.stop_after)
     if args.queue:
         if args.variant is not None or args.seed is not None or args.steps is not None:
             ap.error("--queue gives each run as VARIANT@SEED[:STEPS]; --variant, --seed and --steps are for one run")
-        return run_queue(args.queue, args.jobs, args.commit)
+        return run_queue(args.queue, args.jobs, args.commit, args.stop_after)
     if args.variant is None or args.seed is None:
         ap.error("--variant and --seed (or --queue)")
+    steps = STEPS if args.steps is None else args.steps
     try:
-        card = train_one(args.variant, args.seed, STEPS if args.steps is None else args.steps)
+        card = train_one(args.variant, args.seed, steps, stop_after=args.stop_after)
     except RunFailed as e:
         print("make_zoo: %s" % e, file=sys.stderr)
         return 1
     except OSError as e:   # the corpus, the run folder or the trainer's output
         print("make_zoo: %s: %s" % (e.filename, e.strerror), file=sys.stderr)
         return 1
+    if card is None:
+        print("make_zoo: %s@%d:%d paused at step %d; the same command without --stop-after continues it"
+              % (args.variant, args.seed, steps, args.stop_after))
+        return 0
     print(json.dumps({k: card[k] for k in ("variant", "seed", "init_sha256", "cross_entropy", "top1", "top5")}))
     return 0
 
@@ -250,7 +285,8 @@ def started_by_live_queue(out):
 
 def commit_run(variant, seed, steps):
     out = os.path.relpath(run_dir(variant, seed, steps), os.path.dirname(HERE))
-    paths = [os.path.join(out, fn) for fn in ("card.json", "training_log.json", "train.log", "config.json")]
+    paths = [os.path.join(out, fn) for fn in ("card.json", "training_log.json", "train.log", "config.json",
+                                               SENTENCE_LOSSES)]
     root = os.path.dirname(HERE)
     if seed == SHIPPED_SEED and steps == STEPS:
         # A shipped model is committed with its reference tensors (tests/test_bundled.cpp needs both),
@@ -267,11 +303,13 @@ def commit_run(variant, seed, steps):
 POLL_SECONDS = 0.5        # how often the queue looks for finished runs
 
 
-def run_queue(runs, jobs, commit=False):
+def run_queue(runs, jobs, commit=False, stop_after=0):
     """Train RUNS, a list of (variant, seed, steps), JOBS at a time (each one thread, under nice),
     each in a child `make_zoo.py --variant V --seed S --steps N` whose stderr goes to the run's
-    queue.err. Returns 0 when every run finished or was skipped, 1 when one failed: then a line
-    on stderr names the failed runs and where their logs are."""
+    queue.err. With STOP_AFTER > 0 each run pauses at that step (make_zoo --stop-after) and is
+    reported "paused" (no card, nothing committed). Returns 0 when every run finished, paused or
+    was skipped, 1 when one failed: then a line on stderr names the failed runs and where their
+    logs are."""
     pending = list(runs)
     running, failed = {}, []
     while pending or running:
@@ -287,7 +325,7 @@ def run_queue(runs, jobs, commit=False):
             with open(os.path.join(out, "started"), "w") as f:
                 f.write("%d %s\n" % (os.getpid(), time.strftime("%Y-%m-%d %H:%M:%S")))
             cmd = [sys.executable, os.path.abspath(__file__), "--variant", r[0], "--seed", str(r[1]),
-                   "--steps", str(r[2])]
+                   "--steps", str(r[2])] + (["--stop-after", str(stop_after)] if stop_after else [])
             with open(os.path.join(out, "queue.err"), "w") as err:
                 running[subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)] = r
             print("%s started %s@%d:%d" % (time.strftime("%H:%M:%S"), *r), flush=True)
@@ -296,9 +334,12 @@ def run_queue(runs, jobs, commit=False):
             if p.poll() is None:
                 continue
             r = running.pop(p)
-            print("%s %s %s@%d:%d" % (time.strftime("%H:%M:%S"), "finished" if p.returncode == 0 else "FAILED",
-                                      *r), flush=True)
-            if p.returncode != 0:
+            paused = p.returncode == 0 and not os.path.isfile(os.path.join(run_dir(*r), "card.json"))
+            print("%s %s %s@%d:%d" % (time.strftime("%H:%M:%S"), "FAILED" if p.returncode != 0 else
+                                      "paused" if paused else "finished", *r), flush=True)
+            if paused:
+                os.remove(os.path.join(run_dir(*r), "started"))
+            elif p.returncode != 0:
                 os.remove(os.path.join(run_dir(*r), "started"))
                 failed.append(r)
             elif commit:

@@ -30,6 +30,12 @@ if __name__ == "__main__":
         print("stub trainer: failing on purpose")
         sys.exit(3)
     out = a[a.index("--out") + 1]
+    if "--stop-after" in a:   # pause: keep a checkpoint, write no final log (train_tiny --resumable --stop-after)
+        assert "--resumable" in a
+        open(os.path.join(out, "resume.pt"), "w").write(a[a.index("--stop-after") + 1])
+        sys.exit(0)
+    if os.path.exists(os.path.join(out, "resume.pt")):
+        os.remove(os.path.join(out, "resume.pt"))   # continued to the end
     m = {"cross_entropy": 5.0 + seed / 100.0, "top1": 0.25, "top5": 0.5}
     log = {"steps": steps, "init_sha256": "%%064x" %% seed, "init_sha256_tensors": 72, "init_own_tensors": [],
            "test": dict(m, masked_tokens=10), "heldout_curve": [dict(m, step=steps)], "train_seconds": 1.0,
@@ -38,6 +44,12 @@ if __name__ == "__main__":
         json.dump(log, f)
     with open(os.path.join(out, "model.safetensors"), "wb") as f:
         f.write(b"stub weights")
+'''
+
+
+SENTENCE_STUB = '''"""Stub of sentence_losses.py (tests/teacher_scripts): writes the file make_zoo commits."""
+import sys
+open(sys.argv[1] + "/test_sentences.json.xz", "w").write("stub")
 '''
 
 
@@ -50,6 +62,8 @@ def zoo(tmp_path):
     os.makedirs(os.path.join(nb, "train"))
     with open(os.path.join(nb, "train", "train_tiny.py"), "w") as f:
         f.write(STUB % pprint.pformat(train_tiny_variants()))
+    with open(os.path.join(nb, "zoo", "sentence_losses.py"), "w") as f:
+        f.write(SENTENCE_STUB)
     os.makedirs(os.path.join(nb, "corpus"))
     open(os.path.join(nb, "corpus", "train.txt"), "w").close()
     return {"script": script, "runs": os.path.join(nb, "models", "zoo-runs"),
@@ -174,3 +188,28 @@ def test_queue_trains_every_run_and_skips_finished_ones(zoo, tmp_path):
     p = run(zoo["script"], "--queue", "baseline@2:7", "no-c2p@3:7", env=env)
     assert p.returncode == 0 and "started" not in p.stdout, (p.stdout, p.stderr)
     assert len(trainer_calls(zoo)) == 2
+
+
+def test_stop_after_pauses_and_the_same_queue_continues(zoo):
+    """--stop-after N (issue 58, item 8): each run is started with --resumable --stop-after N, reported
+    "paused" with no card; the same queue without it continues the run (same folder) to its card."""
+    env = {"FAKE_TRAINER_OK": "baseline"}
+    p = run(zoo["script"], "--queue", "baseline@2:400", "--stop-after", "200", env=env)
+    assert p.returncode == 0 and "paused baseline@2:400" in p.stdout, (p.stdout, p.stderr)
+    out = os.path.join(zoo["runs"], "baseline", "s2-400steps")
+    assert os.path.isfile(os.path.join(out, "resume.pt")) and not os.path.exists(os.path.join(out, "card.json"))
+    assert not os.path.exists(os.path.join(out, "started"))
+    call = trainer_calls(zoo)[-1]
+    assert call[call.index("--stop-after") + 1] == "200" and "--resumable" in call
+    p = run(zoo["script"], "--queue", "baseline@2:400", env=env)
+    assert p.returncode == 0 and "finished baseline@2:400" in p.stdout, (p.stdout, p.stderr)
+    assert "--stop-after" not in trainer_calls(zoo)[-1]
+    assert os.path.isfile(os.path.join(out, "card.json")) and not os.path.exists(os.path.join(out, "resume.pt"))
+    assert os.path.isfile(os.path.join(out, "test_sentences.json.xz"))
+
+
+@pytest.mark.parametrize("n", ["150", "-100"])
+def test_stop_after_not_a_checkpoint_is_refused(zoo, n):
+    p = run(zoo["script"], "--variant", "baseline", "--seed", "2", "--steps", "400", "--stop-after", n)
+    assert p.returncode == 2 and "--stop-after" in p.stderr, (p.stdout, p.stderr)
+    assert_nothing_started(zoo)
