@@ -12,11 +12,8 @@ folder the caller names (a temporary one: never committed).
         intermediate 3072, vocab 128100, position_buckets 256, relative attention (c2p + p2c),
         the masked-LM head: 184.6 M parameters, as model.safetensors (fp16 by default: 369 MB;
         fp32: 738 MB) or with --bin as pytorch_model.bin (torch.save, float32). Its tokenizer is
-        deberta-tiny-512's spm.model with pieces added up to the model's vocabulary, "▁x08000" …
-        "▁x128099" (score −100: never chosen for ordinary text), so every one of the 128,100 ids the
-        random weights can predict has a piece (issue 55: with the tiny model's 8,000 pieces alone,
-        predictions showed as "<id N>"). Weights ~ N(0, 0.02), layer norms 1 and 0, seeded: the
-        same bytes on every run.
+        deberta-tiny-512's spm.model widened to all 128100 ids (copy_tokenizer). Weights ~ N(0, 0.02), layer
+        norms 1 and 0, seeded: the same bytes on every run.
 
 Needs Debian's python3-numpy, and python3-torch for pytorch_model.bin.
 """
@@ -50,8 +47,16 @@ def read_safetensors(path):
 
 
 def copy_tokenizer(out):
+    """deberta-tiny-512's tokenizer files into `out`. When `out`'s config.json (written first) has a
+    larger vocab_size than the 8,000 pieces of the tiny model's spm.model, the copy is widened with
+    pieces "▁x08000" … up to it (widen_spm), so every id random weights can predict has a piece
+    (issue 55: with the 8,000 pieces alone, the base model's predictions showed as "<id N>")."""
     for name in TOKENIZER_FILES:
         shutil.copy(os.path.join(TINY, name), os.path.join(out, name))
+    config = os.path.join(out, "config.json")
+    if os.path.exists(config):
+        with open(config) as f:
+            widen_spm(os.path.join(out, "spm.model"), json.load(f)["vocab_size"])
 
 
 def varint(n):
@@ -96,8 +101,8 @@ def read_varint(data, at):
 
 
 def widen_spm(path, vocab_size):
-    """Appends NORMAL pieces "▁xNNNNN" (score −100) to the spm.model at `path` until it has
-    `vocab_size` pieces: a ModelProto's repeated `pieces` field (1) may be continued anywhere in the
+    """Appends NORMAL pieces "▁xNNNNN" (score −100: never chosen for ordinary text) to the spm.model
+    at `path` until it has `vocab_size` pieces (none when it has as many already): a ModelProto's repeated `pieces` field (1) may be continued anywhere in the
     message, so the tiny model's pieces keep their ids 0 … 7999 and the new ones take the rest."""
     with open(path, "rb") as f:
         data = f.read()
@@ -171,7 +176,6 @@ def make_base(out, dtype_name="fp16", as_bin=False):
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(BASE_CONFIG, f, indent=2)
     copy_tokenizer(out)
-    widen_spm(os.path.join(out, "spm.model"), BASE_CONFIG["vocab_size"])
     rng = np.random.default_rng(41)
     dtype = np.float32 if as_bin or dtype_name == "fp32" else np.float16
     shapes = base_shapes(BASE_CONFIG)
