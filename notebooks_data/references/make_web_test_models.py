@@ -12,7 +12,7 @@ folder the caller names (a temporary one: never committed).
         intermediate 3072, vocab 128100, position_buckets 256, relative attention (c2p + p2c),
         the masked-LM head: 184.6 M parameters, as model.safetensors (fp16 by default: 369 MB;
         fp32: 738 MB) or with --bin as pytorch_model.bin (torch.save, float32). Its tokenizer is
-        deberta-tiny-512's spm.model (ids below 8000 of the 128100). Weights ~ N(0, 0.02), layer
+        deberta-tiny-512's spm.model widened to all 128100 ids (copy_tokenizer). Weights ~ N(0, 0.02), layer
         norms 1 and 0, seeded: the same bytes on every run.
 
 Needs Debian's python3-numpy, and python3-torch for pytorch_model.bin.
@@ -47,8 +47,75 @@ def read_safetensors(path):
 
 
 def copy_tokenizer(out):
+    """deberta-tiny-512's tokenizer files into `out`. When `out`'s config.json (written first) has a
+    larger vocab_size than the 8,000 pieces of the tiny model's spm.model, the copy is widened with
+    pieces "▁x08000" … up to it (widen_spm), so every id random weights can predict has a piece
+    (issue 55: with the 8,000 pieces alone, the base model's predictions showed as "<id N>")."""
     for name in TOKENIZER_FILES:
         shutil.copy(os.path.join(TINY, name), os.path.join(out, name))
+    config = os.path.join(out, "config.json")
+    if os.path.exists(config):
+        with open(config) as f:
+            widen_spm(os.path.join(out, "spm.model"), json.load(f)["vocab_size"])
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def spm_piece_count(data):
+    """The pieces (ModelProto field 1, length-delimited) in a serialized sentencepiece model."""
+    count, at = 0, 0
+    while at < len(data):
+        key, at = read_varint(data, at)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            _, at = read_varint(data, at)
+        elif wire == 1:
+            at += 8
+        elif wire == 5:
+            at += 4
+        elif wire == 2:
+            n, at = read_varint(data, at)
+            at += n
+            count += field == 1
+        else:
+            raise ValueError("spm.model: wire type %d at byte %d" % (wire, at))
+    return count
+
+
+def read_varint(data, at):
+    n, shift = 0, 0
+    while True:
+        b = data[at]
+        at += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, at
+
+
+def widen_spm(path, vocab_size):
+    """Appends NORMAL pieces "▁xNNNNN" (score −100: never chosen for ordinary text) to the spm.model
+    at `path` until it has `vocab_size` pieces (none when it has as many already): a ModelProto's repeated `pieces` field (1) may be continued anywhere in the
+    message, so the tiny model's pieces keep their ids 0 … 7999 and the new ones take the rest."""
+    with open(path, "rb") as f:
+        data = f.read()
+    have = spm_piece_count(data)
+    extra = bytearray()
+    for i in range(have, vocab_size):
+        piece = ("\u2581x%05d" % i).encode()
+        body = b"\x0a" + varint(len(piece)) + piece + b"\x15" + struct.pack("<f", -100.0)
+        extra += b"\x0a" + varint(len(body)) + body
+    with open(path, "wb") as f:
+        f.write(data + bytes(extra))
+    if spm_piece_count(data + bytes(extra)) != vocab_size:
+        raise RuntimeError("%s: %d pieces after widening, want %d" % (path, spm_piece_count(data + bytes(extra)), vocab_size))
 
 
 def save_bin(path, arrays):

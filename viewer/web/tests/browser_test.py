@@ -68,8 +68,9 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model) picked through the
       file input #files (DOM.setFileInputFiles): the CLI's predictions, with its spm.model tokenizer.
   (r) a deberta-v3-base-shaped model (184.6 M random parameters, fp16 model.safetensors streamed
-      from the File a tensor at a time) picked the same way: the CLI's predictions; prints the load
-      time and memory. Minutes long: run only when named (--only r; ctest web_browser_base).
+      from the File a tensor at a time) picked the same way: the CLI's predictions, each a piece of its
+      spm.model (no "<id N>"); the load spans at least a frame a tensor; prints the load time, the
+      memory, the longest gap between frames while it loads and the page's longest frame of load steps. Minutes long: run only when named (--only r; ctest web_browser_base).
   (s) the share link carries the selected cell, the lesson's step and which bundled model (issue 55, item 8).
   (x) the language menu draws every language's own name in every interface language; Han characters
       in the language's forms (IPA Gothic first in Japanese, Droid Sans Fallback in Chinese, NanumGothic
@@ -80,8 +81,8 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
   (z) the bar below the canvas, its items one line each (ja, ko; phone and laptop); the grid's row
       labels beside their maps; four device-pixel-ratio and four A+ / A- round trips return to the
       same sizes, a ratio change applied with no input event (issue 55, items 5-7).
-  (j) also: a focused text box draws only when its cursor blinks, and nothing after 10 s without
-      input; (l) also: a tap on a phone opens the tab under the finger (issue 55, items 7, 8).
+  (j) also: a focused text box draws no frame while its caret blinks (the text bridge's caret, in the
+      box's text colour); (l) also: a tap on a phone opens the tab under the finger (issue 55, items 7, 8).
   (b) also: ?selftest's line is visible on the page (#selftest-box).
 Exit 0 when all pass; prints what failed otherwise.
 """
@@ -368,32 +369,28 @@ def idle_check(chromium, base, failures):
         print("(j) a mouse move: %d frames drawn" % (after - state["frames"]))
         if after <= state["frames"]:
             failures.append("(j) the page drew nothing after a mouse move")
-        # A focused text box (issue 55, item 8): its cursor blinks for 10 s after the last input, a
-        # frame when it appears or disappears (0.8 s shown, 0.4 s hidden: ≈ 1.7 frames a second),
-        # then stays shown with no frame drawn. Frame counts are checked; CPU shares printed.
+        # A focused text box (issue 55, item 8): its blinking cursor is the text bridge's own caret,
+        # which the browser blinks; ImGui's cursor stays hidden and the page draws no frame for it
+        # (it drew one at each change of ImGui's blink, 8.5 % of a core). The frame count is checked
+        # (0 in 8 s: it holds on any machine); the CPU share is printed.
         click_widget(page, "text", "the sentence box")
         page.wait_for("document.getElementById('text-bridge').style.display === 'block'", 30, "the focused sentence box")
-        clicked = time.time()
         time.sleep(2)
-        f0, c0, t0 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
-        time.sleep(6)
-        f1, c1, t1 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
-        blinking = f1 - f0
-        print("(j) focused sentence box, blinking: %d frames in %.1f s; Chromium's processes used %.1f %% of one core"
-              % (blinking, t1 - t0, 100 * (c1 - c0) / (t1 - t0)))
-        if not 0.8 * (t1 - t0) <= blinking <= 2.5 * (t1 - t0) + 2:
-            failures.append("(j) a focused box drew %d frames in %.1f s while its cursor blinks (want one a change: "
-                            "about 1.7 a second)" % (blinking, t1 - t0))
-        time.sleep(max(0.0, clicked + 11.5 - time.time()))
         f0, c0, t0 = ui(page)["frames"], process_tree_cpu_seconds(page.proc.pid), time.time()
         time.sleep(8)
         state = ui(page)
         c1, t1 = process_tree_cpu_seconds(page.proc.pid), time.time()
-        print("(j) focused sentence box after 10 s without input: %d frames in %.1f s (paused: %d); Chromium's "
-              "processes used %.1f %% of one core" % (state["frames"] - f0, t1 - t0, state["paused"], 100 * (c1 - c0) / (t1 - t0)))
+        caret = page.eval("getComputedStyle(document.getElementById('text-bridge')).caretColor")
+        focused = page.eval("document.activeElement === document.getElementById('text-bridge') ? 1 : 0")
+        print("(j) focused sentence box, its caret blinking (the field's, %s): %d frames in %.1f s (paused: %d); "
+              "Chromium's processes used %.1f %% of one core" % (caret, state["frames"] - f0, t1 - t0, state["paused"],
+                                                                100 * (c1 - c0) / (t1 - t0)))
         if state["frames"] - f0 > 0 or not state["paused"]:
-            failures.append("(j) a focused box kept drawing after its cursor stopped blinking: %d frames in %.0f s"
+            failures.append("(j) a focused box kept drawing while its caret blinks: %d frames in %.0f s"
                             % (state["frames"] - f0, t1 - t0))
+        if not focused or caret in ("transparent", "rgba(0, 0, 0, 0)"):
+            failures.append("(j) the focused box shows no caret: the text bridge %s focused, caret-color %s"
+                            % ("is" if focused else "is not", caret))
         if page.eval("document.getElementById('text-bridge').style.display") != "block":
             failures.append("(j) the sentence box lost the keyboard while idle")
     finally:
@@ -1328,6 +1325,15 @@ def checkpoint_check(chromium, base, letter, failures):
         predictions = "document.getElementById('predictions').textContent"
         before = page.wait_for(predictions, 180, "the bundled model's first predictions")
         node = page.call("DOM.querySelector", nodeId=page.call("DOM.getDocument")["root"]["nodeId"], selector="#files")["nodeId"]
+        # The gaps between the page's animation frames while the model loads (issue 55, item 4): the
+        # longest is printed, a figure (it depends on the machine, issue 56); the frames the load
+        # spans are counted by the page (web_load_frames).
+        page.eval("window.__gap = 0; window.__gap_at = ''; window.__last = 0; window.__was = false; "
+                  "(function look(t) { const st = Module.ccall('web_progress', 'string', [], []); "
+                  "const loading = st.startsWith('loading'); "
+                  "if (window.__last && (loading || window.__was) && t - window.__last > window.__gap) "
+                  "{ window.__gap = t - window.__last; window.__gap_at = st; } "
+                  "window.__last = t; window.__was = loading; requestAnimationFrame(look); })(0); 1")
         t0 = time.time()
         page.call("DOM.setFileInputFiles", files=files, nodeId=node)
         shown = ("(() => { const u = JSON.parse(Module.ccall('web_ui', 'string', [], [])); const t = %s; "
@@ -1341,6 +1347,11 @@ def checkpoint_check(chromium, base, letter, failures):
                  ui["tokenizer"], got.split("\n")[1:2], cli))
         if not same_predictions(got, cli):
             failures.append("(%s) the page predicts %r on the %s folder, the CLI %r" % (letter, got, kind, cli))
+        # Every id the model can predict has a piece (issue 55, item 4: the base fixture's spm.model is
+        # widened to its 128,100 ids; with the tiny model's 8,000 pieces the predictions were "<id N>").
+        undecoded = [t for ts in cli.values() for t, _ in ts if t.startswith("<id ")] + re.findall(r"<id \d+>", got)
+        if undecoded:
+            failures.append("(%s) predictions without a piece on the %s folder (page %r, CLI %r)" % (letter, kind, got, cli))
         if not ui["tokenizer"] or "token ids" in notice:
             failures.append("(%s) the %s folder's spm.model tokenizer did not load (notice %r)" % (letter, kind, notice))
         page.frames(3)
@@ -1350,6 +1361,19 @@ def checkpoint_check(chromium, base, letter, failures):
             failures.append("(%s) the opened model is called %r, the note %r (want its name, deberta-%s-test)"
                             % (letter, ui["result_model"], note, kind))
         if kind == "base":
+            with open(os.path.join(folder, "model.safetensors"), "rb") as f:
+                tensors = len([k for k in json.loads(f.read(int.from_bytes(f.read(8), "little"))) if k != "__metadata__"])
+            load_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
+            step_ms, step_at = (float(v) for v in page.eval("Module.ccall('web_load_longest_step', 'string', [], [])").split())
+            print("(r) the load spanned %d frames for %d tensors; longest gap between frames while it loaded %.0f ms "
+                  "(at %r); the longest frame of load steps %.0f ms, begun at %.1f %% of the load (below 47.5 %%: "
+                  "reading a tensor; from there to 95 %%: the weight map, every tensor in one step)"
+                  % (load_frames, tensors, page.eval("window.__gap"), page.eval("window.__gap_at"), step_ms, 100 * step_at))
+            # What holds on any machine: the load yields to the browser between tensors (each tensor's
+            # bytes are read from the File asynchronously), so it spans at least a frame a tensor.
+            if load_frames < tensors:
+                failures.append("(r) the load spanned %d frames for %d tensors (it does not yield between tensors)"
+                                % (load_frames, tensors))
             placeholder = page.eval("FS.stat('%s/model.safetensors').size" % ui["result_model"])
             memory = page.eval("Module.HEAPU8.length")
             peaks = process_tree_peak_rss(page.proc.pid)
