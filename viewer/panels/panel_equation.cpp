@@ -8,6 +8,7 @@
 #include "ui/heatmap.h"
 #include "panels/panels.h"
 #include "ui/quote_widget.h"
+#include "ui/wrapped_text.h"
 
 #include "deberta/explain.h"
 
@@ -62,12 +63,12 @@ void DrawEquationPanel(App& app) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushTextWrapPos(0.0f);  // every cell wraps at its column's edge
-      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s", st.equation.c_str());
+      WrappedTextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), st.equation);
       ImGui::TableNextColumn();
-      ImGui::TextWrapped("%s", st.formula.c_str());
+      WrappedText(st.formula);
       ImGui::TableNextColumn();
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
-      ImGui::TextWrapped("%s", st.numbers.c_str());
+      WrappedText(st.numbers);
       if (app.gfx.mono) ImGui::PopFont();
       ImGui::TableNextColumn();
       if (const PaperQuote* q = quote_for_explain_step(st); !q)
