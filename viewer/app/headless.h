@@ -22,6 +22,10 @@ struct HeadlessOptions {
   bool headless = false;            ///< any of --screenshot, --bench-frames, --figure, --figure-grid
   deberta::Ablation ablation;       ///< --ablate: applied once the first result is shown
   std::string screenshot;           ///< write the window (or the --panel's window with `crop`) here, then exit
+  /// --log-text: write every string the last frame drew (ui/layout.h set_frame_text_log) here,
+  /// then exit (with --screenshot: the frame of the screenshot; with --tour: every stop's last frame,
+  /// each after a line "#### tour: <tab>[ step N, show the working | show me]").
+  std::string log_text;
   int frames = 4;                   ///< frames to render once ready before the screenshot (at least 3)
   std::string panel;                ///< --panel: the window --crop cuts out
   bool crop = false;
@@ -62,6 +66,9 @@ class HeadlessDriver {
   /// `ui_ms` the ImGui part) and prints the summary once enough frames were measured. Returns true
   /// when done.
   bool after_swap(const App& app, double frame_ms, double ui_ms);
+  /// Where each frame's strings go (ui/layout.h set_frame_text_log): --log-text's file, or with
+  /// --tour a scratch file beside it ("FILE.frame", removed at the end); "" without --log-text.
+  std::string frame_log_path() const { return o_.log_text.empty() ? "" : o_.tour ? o_.log_text + ".frame" : o_.log_text; }
   /// 0, or 1 when something failed (a timeout, an export or screenshot error).
   int exit_code() const { return exit_code_; }
 
@@ -77,6 +84,7 @@ class HeadlessDriver {
   bool tour_step(App& app, bool ready, double waited);
 
   std::vector<TourStop> tour_;
+  std::string tour_log_;  ///< --tour with --log-text: the stops' frames so far
   size_t tour_next_ = 0;
   int tour_frames_ = -1;  ///< settled frames drawn at the current stop (−1: the tour has not begun)
   int start_layer_ = 0, start_head_ = 0, start_emd_head_ = 0, start_qi_ = 0, start_kj_ = 0, start_k_ = 0;  ///< each stop's selection

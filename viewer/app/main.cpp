@@ -53,6 +53,7 @@ struct Args {
   std::string pair, token_types;  // a sentence pair (segment B) / token types for --ids
   int mask_id = -1;
   std::string screenshot;
+  std::string log_text;  ///< --log-text FILE: the strings of the last frame (headless)
   int frames = 4;
   std::string panel;
   std::string select;
@@ -138,6 +139,9 @@ int parse_args(int argc, char** argv, Args* out) {
   cli.add_option("--token-types", args.token_types, "Token types for --ids, comma-separated (e.g. 0,0,0,1,1)");
   cli.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
   cli.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
+  cli.add_option("--log-text", args.log_text,
+                 "Headless: write every string the last frame drew (Dear ImGui's log: labels and text, a line a row) "
+                 "to this file and exit (with --screenshot: the screenshot's frame)");
   cli.add_option("--panel", args.panel,
                  "Tab to show: grid, head, distance, equation, predictions, compare, export, lesson, pipeline, links (model, tokens, ablations: default tab)");
   cli.add_option("--select", args.select, "Selected layer:head[:query:key]");
@@ -225,7 +229,7 @@ int parse_args(int argc, char** argv, Args* out) {
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 
-  args.headless = args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
+  args.headless = args.tour || !args.screenshot.empty() || !args.log_text.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
                   !args.figure_pipeline.empty() || !args.figure_links.empty();
   viewer::MapView& zoom_view = args.zoom_view;
   if (!args.zoom.empty() &&
@@ -326,7 +330,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   viewer::HeadlessOptions ho;
   ho.headless = args.headless;
   ho.ablation = args.ablation;
-  ho.screenshot = args.screenshot, ho.frames = args.frames, ho.panel = args.panel, ho.crop = args.crop;
+  ho.screenshot = args.screenshot, ho.log_text = args.log_text, ho.frames = args.frames, ho.panel = args.panel, ho.crop = args.crop;
   ho.mouse_x = args.mouse_x, ho.mouse_y = args.mouse_y, ho.wheel = args.wheel;
   ho.export_dir = args.export_dir, ho.timeout = args.timeout, ho.then_load = args.then_load;
   ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me, ho.lesson_reveal = args.lesson_reveal;
@@ -393,6 +397,7 @@ int main(int argc, char** argv) {
   viewer::set_style();
 
   viewer::HeadlessDriver driver(headless_options(args));
+  viewer::set_frame_text_log(driver.frame_log_path());
   {
     App app;  // textures and the worker thread: destroyed before the GL context below
     app.gfx.mono = app.gfx.fonts.init();

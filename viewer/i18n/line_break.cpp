@@ -172,6 +172,12 @@ std::vector<LineBreak> line_breaks(std::string_view text, std::string_view lang)
     // closing punctuation at a line's start, no opening bracket at its end (libunibreak takes
     // UAX #14's CJ as ID, the loose rule).
     if (s == LineBreak::allowed && (no_break_before(b) || no_break_after(a))) s = LineBreak::inside;
+    // Mathematics: no break into a function's parenthesis ("clamp(", "√(", "softmax_j(") nor after
+    // a root sign (UAX #14 takes √ as ambiguous, an ideograph in Chinese and Japanese).
+    if (s == LineBreak::allowed && ((b == '(' && !is_space(a) && !is_ideographic(a) && !is_cjk_punctuation(a)) || a == 0x221A))
+      s = LineBreak::inside;
+    // A fraction stays whole ("1/√(3d)", "1/2"); a path still breaks after its slashes.
+    if (s == LineBreak::allowed && a == '/' && (b == 0x221A || b == '(' || is_digit(b))) s = LineBreak::inside;
     if (s == LineBreak::allowed) {
       // Numbers: no break inside a run of digits and decimal signs, none after a digit before the
       // word that counts it ("2つ", "3개"), with or without spaces between them ("2 つ", "128 px").

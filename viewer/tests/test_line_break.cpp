@@ -215,6 +215,20 @@ TEST_CASE("the breaker on chosen strings") {
     REQUIRE(lines.size() >= 2);
     for (size_t k = 0; k + 1 < lines.size(); ++k) CHECK(lines[k].back() == '=');
   }
+  SUBCASE("no break into a function's parenthesis or after a root sign") {
+    for (const std::string lang : {"ja", "zh_CN", "ko", "it"})
+      for (float width : {6.f, 8.f, 10.f, 12.f}) {
+        CAPTURE(lang);
+        CAPTURE(width);
+        const auto lines = wrap("s = 1 / √(3 · 48) = 1/√(3d) = 0.0833333", lang, width);
+        CAPTURE(joined(lines));
+        for (const auto& l : lines) {
+          CHECK((l.size() < 3 || l.compare(l.size() - 3, 3, "√") != 0));  // "√" never ends a line
+          CHECK((l.back() != '/' || l[l.size() - 2] == ' '));             // nor the "/" of "1/√(3d)"
+          CHECK(l.front() != '(');
+        }
+      }
+  }
   SUBCASE("Korean breaks at spaces, not inside a word") {
     const std::string ko = "상대 위치 표는 각 헤드가 읽는 행을 정합니다";
     for (float width : {8.f, 11.f, 14.f, 20.f}) {
