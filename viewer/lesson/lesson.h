@@ -23,6 +23,7 @@
 
 #include "deberta/ablation.h"
 #include "deberta/analysis.h"
+#include "deberta/explain.h"
 #include "deberta/model.h"
 #include "lesson/paper_quotes.h"
 
@@ -295,5 +296,16 @@ struct LessonState {
   std::string what_if_key;   ///< what `what_if_row` was computed for ("" = nothing yet)
   std::string what_if_error; ///< what_if_row's error for `what_if_key`, if any
 };
+
+/// A line of the core's walk-through (deberta::explanation_steps' *_parts) in the interface's
+/// language: its mathematics as written, its prose through the catalogues, {name} placeholders
+/// filled (issue 54, item 2; `deberta explain` keeps the English). A prose template the catalogue
+/// lacks, or whose translation's placeholders do not match, is written in English.
+std::string explain_worded(const deberta::ExplainLine& line);
+
+/// The model's configuration in short, in the interface's language: what ModelConfig::summary()
+/// says in English ("deberta-v2 (v2/v3), 4 layers, H=192, 4 heads of d=48, V=16000, terms
+/// c2c+c2p+p2c, k=32 log buckets (max 512)").
+std::string model_summary(const deberta::ModelConfig& c);
 
 }  // namespace viewer

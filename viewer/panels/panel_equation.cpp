@@ -9,6 +9,7 @@
 #include "panels/panels.h"
 #include "ui/quote_widget.h"
 #include "ui/wrapped_text.h"
+#include "lesson/lesson.h"
 
 #include "deberta/explain.h"
 
@@ -63,12 +64,13 @@ void DrawEquationPanel(App& app) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushTextWrapPos(0.0f);  // every cell wraps at its column's edge
-      WrappedTextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), st.equation);
+      // The core's steps in segments: their prose through the catalogues (lesson.h explain_worded).
+      WrappedTextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), explain_worded(st.equation_parts));
       ImGui::TableNextColumn();
-      WrappedText(st.formula);
+      WrappedText(explain_worded(st.formula_parts));
       ImGui::TableNextColumn();
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
-      WrappedText(st.numbers);
+      WrappedText(explain_worded(st.numbers_parts));
       if (app.gfx.mono) ImGui::PopFont();
       ImGui::TableNextColumn();
       if (const PaperQuote* q = quote_for_explain_step(st); !q)

@@ -15,6 +15,7 @@
 #include "state/state.h"
 #include "ui/fonts.h"
 
+#include "deberta/equations.h"
 #include "deberta/explain.h"
 #include "deberta/model.h"
 #include "deberta/model_io.h"
@@ -26,7 +27,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <cmath>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -347,7 +350,8 @@ TEST_CASE("the lesson and the Equation tab in ko, ja, zh_CN and it: no line ends
     const std::vector<std::pair<int64_t, int64_t>> cells_ij = {{0, 0}, {3, N - 1}, {N - 1, 2}};
     for (const auto& [i, j] : cells_ij)
       for (const ExplainStep& st : explanation_steps(explain_cell(model, trace, 1, 0, i, j)))
-        for (const std::string* s : {&st.equation, &st.formula, &st.numbers}) texts.push_back(*s);
+        for (const ExplainLine* l : {&st.equation_parts, &st.formula_parts, &st.numbers_parts})
+          texts.push_back(viewer::explain_worded(*l));  // as the Equation tab draws them
     for (const std::string& s : catalogue_strings(source("viewer/i18n/po/" + lang + ".po"),
                                                   {"panel_equation.cpp", "panel_lesson.cpp", "lesson/lesson.cpp", "paper_quotes.h", "explain"}))
       texts.push_back(s);
@@ -378,4 +382,54 @@ TEST_CASE("the lesson and the Equation tab in ko, ja, zh_CN and it: no line ends
     ImGui::DestroyContext(ctx);
   }
   viewer::i18n::set_language("en");
+}
+
+TEST_CASE("the Equation tab's rows in ko, ja, zh_CN and it: every prose segment of the core translated") {
+  using namespace deberta;
+  // Cells of every kind the core words differently: v2's buckets and a window, the paper's p2c
+  // index, p2p, §3.1's plain attention, padding, a masked head, no term at all.
+  std::vector<CellExplanation> cells;
+  CellExplanation e;
+  e.i = 3, e.j = 5, e.n = 9, e.k = 32, e.window = 4, e.rel_pos = -2, e.rel_pos_raw = -18, e.c2p_row = 30, e.p2c_row = 30;
+  e.d = 48, e.scale_factor = 3, e.scale = 1 / std::sqrt(144.0), e.prob = 0.25;
+  for (Term t : kAllTerms) e.active[t] = true;
+  cells.push_back(e);
+  e.paper_p2c = true, e.window = 32, e.rel_pos = e.rel_pos_raw, e.valid = false;
+  cells.push_back(e);
+  e.valid = true, e.head_masked = true;
+  cells.push_back(e);
+  for (Term t : kAllTerms) e.active[t] = t == Term::c2c;
+  e.scale_factor = 1, e.head_masked = false;
+  cells.push_back(e);  // §3.1's standard attention
+  for (Term t : kAllTerms) e.active[t] = false;
+  cells.push_back(e);
+  std::set<std::string> templates;
+  size_t segments = 0;
+  for (const CellExplanation& c : cells)
+    for (const ExplainStep& st : explanation_steps(c))
+      for (const ExplainLine* l : {&st.equation_parts, &st.formula_parts, &st.numbers_parts}) {
+        CHECK(english_text(*l) == (l == &st.equation_parts ? st.equation : l == &st.formula_parts ? st.formula : st.numbers));
+        for (const ExplainSegment& seg : *l)
+          if (seg.prose) templates.insert(seg.text), ++segments;
+      }
+  CHECK(templates.size() >= 23);  // every template of explain.cpp is reached by one of the cells
+  for (const std::string lang : {"ko", "ja", "zh_CN", "it"}) {
+    REQUIRE(viewer::i18n::set_language(lang));
+    for (const std::string& t : templates) {
+      CAPTURE(lang);
+      CAPTURE(t);
+      CHECK(std::string(viewer::tr(t.c_str())) != t);  // in the catalogue, translated
+    }
+    // The words a translation gives back with its placeholders filled (no "{row}" left, no English).
+    for (const CellExplanation& c : cells)
+      for (const ExplainStep& st : explanation_steps(c)) {
+        const std::string worded = viewer::explain_worded(st.numbers_parts) + viewer::explain_worded(st.formula_parts);
+        CAPTURE(worded);
+        CHECK(worded.find('{') == std::string::npos);
+        CHECK(worded.find("of the relative table") == std::string::npos);
+        CHECK(worded.find("over valid keys") == std::string::npos);
+      }
+  }
+  viewer::i18n::set_language("en");
+  MESSAGE(templates.size() << " prose templates, " << segments << " segments");
 }
