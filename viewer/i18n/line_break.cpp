@@ -68,6 +68,12 @@ bool is_operator(uint32_t c) {
   static const std::u32string set = U"=+-−×·/*÷±≤≥<>≈≠≡→←↦∘⋅∙";
   return set.find(static_cast<char32_t>(c)) != std::u32string::npos;
 }
+/// Operators that join their operands when written without spaces (a hyphen and a slash do not:
+/// "content-to-position", paths).
+bool is_tight_operator(uint32_t c) {
+  static const std::u32string set = U"=+×·≤≥<>≈∘";
+  return set.find(static_cast<char32_t>(c)) != std::u32string::npos;
+}
 /// Written right after a number, its counter or unit: a letter of any script, an ideograph, '%'
 /// ("2つ", "3개", "3d", "50%").
 bool counts_a_number(uint32_t c) {
@@ -175,6 +181,9 @@ std::vector<LineBreak> line_breaks(std::string_view text, std::string_view lang)
     // Mathematics: no break into a function's parenthesis ("clamp(", "√(", "softmax_j(") nor after
     // a root sign (UAX #14 takes √ as ambiguous, an ideograph in Chinese and Japanese).
     if (s == LineBreak::allowed && ((b == '(' && !is_space(a) && !is_ideographic(a) && !is_cjk_punctuation(a)) || a == 0x221A))
+      s = LineBreak::inside;
+    // Operators written without spaces stay with their operands ("c2c+c2p+p2c", "H=192").
+    if (s == LineBreak::allowed && !is_space(a) && !is_space(b) && (is_tight_operator(a) || is_tight_operator(b)))
       s = LineBreak::inside;
     // A fraction stays whole ("1/√(3d)", "1/2"); a path still breaks after its slashes.
     if (s == LineBreak::allowed && a == '/' && (b == 0x221A || b == '(' || is_digit(b))) s = LineBreak::inside;

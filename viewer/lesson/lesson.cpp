@@ -14,6 +14,7 @@
 #include "lesson/lesson.h"
 
 #include "i18n/i18n.h"
+#include "state/state.h"
 
 #include "deberta/ablation.h"
 
@@ -1475,6 +1476,25 @@ std::string explain_worded(const deberta::ExplainLine& line) {
     }
   }
   return out;
+}
+
+std::string quantity_word(Quantity q) {
+  // TRANSLATORS: the Attention grid's choice of map: the attention logits (scores before the softmax).
+  if (q == Quantity::Logits) return trc("quantity", "logits");
+  // TRANSLATORS: the Attention grid's choice of map: the attention weights (probabilities after the softmax).
+  if (q == Quantity::Probs) return trc("quantity", "probs");
+  return quantity_name(q);
+}
+
+const char* head_title_worded(deberta::HeadKind kind) {
+  switch (kind) {
+    // TRANSLATORS: an output head's kind (fills "%s head"); the masked language model's head.
+    case deberta::HeadKind::MLM: return trc("head kind", "masked-LM");
+    case deberta::HeadKind::RTD: return trc("head kind", "replaced-token detection");
+    case deberta::HeadKind::SequenceClassification: return trc("head kind", "sequence classification");
+    case deberta::HeadKind::TokenClassification: return trc("head kind", "token classification");
+  }
+  return deberta::head_title(kind);
 }
 
 std::string model_summary(const deberta::ModelConfig& c) {

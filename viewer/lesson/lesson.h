@@ -24,6 +24,7 @@
 #include "deberta/ablation.h"
 #include "deberta/analysis.h"
 #include "deberta/explain.h"
+#include "deberta/heads.h"
 #include "deberta/model.h"
 #include "lesson/paper_quotes.h"
 
@@ -307,5 +308,15 @@ std::string explain_worded(const deberta::ExplainLine& line);
 /// says in English ("deberta-v2 (v2/v3), 4 layers, H=192, 4 heads of d=48, V=16000, terms
 /// c2c+c2p+p2c, k=32 log buckets (max 512)").
 std::string model_summary(const deberta::ModelConfig& c);
+
+enum class Quantity;  // state/state.h
+
+/// A map's quantity as a radio button names it: the paper's c2c, c2p, p2c, p2p as written, logits
+/// and probs in the interface's language.
+std::string quantity_word(Quantity q);
+
+/// deberta::head_title (the core's English: "masked-LM", "sequence classification", …) in the
+/// interface's language.
+const char* head_title_worded(deberta::HeadKind kind);
 
 }  // namespace viewer

@@ -24,7 +24,8 @@ void DrawGridPanel(App& app) {
   for (Quantity q : all) {
     if (!computed(r, q)) continue;
     ImGui::SameLine();
-    if (ImGui::RadioButton(quantity_name(q), s.grid_quantity == q)) s.grid_quantity = q;
+    // The paper's term names stay; logits and probs in the reader's language (lesson.h quantity_word).
+    if (ImGui::RadioButton((quantity_word(q) + "###" + quantity_name(q)).c_str(), s.grid_quantity == q)) s.grid_quantity = q;
   }
   if (!computed(r, s.grid_quantity)) s.grid_quantity = Quantity::Probs;
   ImGui::SameLine();

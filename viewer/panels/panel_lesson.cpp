@@ -404,7 +404,11 @@ void DrawLessonPanel(App& app) {
   }
   ImGui::SameLine();
   // TRANSLATORS: the step's number, the number of steps, then the model's configuration in short.
-  ImGui::TextDisabled(tr("step %d of %d · %s"), L.step + 1, n, model_summary(s.result->model->model.config).c_str());
+  {  // wrapped beside the step's menu, not clipped at the window's edge (issue 54, item 5)
+    char header[512];
+    std::snprintf(header, sizeof header, tr("step %d of %d · %s"), L.step + 1, n, model_summary(s.result->model->model.config).c_str());
+    WrappedTextDisabled(header);
+  }
   if (!s.result->ablation.is_default())
     // TRANSLATORS: %s describes the ablation (the switches changed).
     ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("The numbers below are from the ablated run (%s)."),

@@ -232,6 +232,17 @@ TEST_CASE("the breaker on chosen strings") {
         }
       }
   }
+  SUBCASE("operators written without spaces stay with their operands") {
+    for (const std::string lang : {"ko", "ja", "zh_CN", "it"})
+      for (float width : {14.f, 18.f, 24.f}) {
+        const auto lines = wrap("모델 항 c2c+c2p+p2c, H=192, 레이어 4개", lang, width);
+        CAPTURE(lang);
+        CAPTURE(joined(lines));
+        bool whole = false;
+        for (const auto& l : lines) whole |= l.find("c2c+c2p+p2c") != std::string::npos;
+        CHECK(whole);
+      }
+  }
   SUBCASE("Korean breaks at spaces, not inside a word") {
     const std::string ko = "상대 위치 표는 각 헤드가 읽는 행을 정합니다";
     for (float width : {8.f, 11.f, 14.f, 20.f}) {
