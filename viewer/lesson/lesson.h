@@ -309,6 +309,11 @@ std::string explain_worded(const deberta::ExplainLine& line);
 /// c2c+c2p+p2c, k=32 log buckets (max 512)").
 std::string model_summary(const deberta::ModelConfig& c);
 
+/// What the bundled multilingual model (deberta-tiny-multilingual, recognised by its folder's name)
+/// was trained on and what it cannot know, in the interface's language (issue 54, item 7; its model
+/// card and docs/multilingual-model.md); "" for any other model.
+std::string model_card_note(const deberta::Model& m);
+
 enum class Quantity;  // state/state.h
 
 /// A map's quantity as a radio button names it: the paper's c2c, c2p, p2c, p2p as written, logits

@@ -86,6 +86,7 @@ void DrawModelPanel(App& app) {
     ImGui::EndTable();
   }
   ImGui::TextDisabled(tr("tokenizer: %s"), s.model->tokenizer ? s.model->tokenizer->kind().c_str() : trc("tokenizer", "none"));
+  if (const std::string card = model_card_note(m); !card.empty()) Note(card);  // what the model knows (lesson.h)
   // The note is English (worker.cpp builds it, tests read it); here in the reader's language.
   if (!s.model->tokenizer_note.empty())
     Note(s.model->tokenizer_error.empty()
