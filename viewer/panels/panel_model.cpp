@@ -139,7 +139,9 @@ void DrawModelPanel(App& app) {
     HelpMarker(tr("This model has no tokenizer: type comma-separated ids and press Enter. Tokens whose id "
                   "equals the [MASK] id are predicted."));
   }
-  ImGui::SetNextItemWidth(s.model->tokenizer ? -40 : -170);
+  // The field leaves room for "or ids (?)" in the reader's language (a fixed 40 px cut it in Korean).
+  const float or_ids = ImGui::CalcTextSize(tr("or ids")).x + ImGui::CalcTextSize("(?)").x + 2 * ImGui::GetStyle().ItemSpacing.x + 2;
+  ImGui::SetNextItemWidth(s.model->tokenizer ? -or_ids : -170);
   if (InputString("##ids", &s.ids_text, ImGuiInputTextFlags_EnterReturnsTrue)) request_compute(app);
   if (!s.model->tokenizer) {
     ImGui::SameLine();
