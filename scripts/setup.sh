@@ -13,6 +13,10 @@ pkgs=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core fonts-droid-fallback fonts-nanum
   # Japanese in Japanese forms (issue 54, item 4); the page's copy is cut with fontTools (web.sh).
   fonts-ipafont-gothic python3-fonttools
+  # Line breaking by the language's rules in the desktop viewer (UAX #14; issue 54, item 3).
+  libunibreak-dev
+  # English and Italian word lists: the test that no English prose is left in a translated interface.
+  wamerican witalian
   xvfb xauth libgl1-mesa-dri
   # The desktop viewer's clipboard check (viewer/tests/desktop_paste_check.sh: keys and the X clipboard).
   xdotool xclip

@@ -2,17 +2,20 @@
 #include "app/headless.h"
 
 #include "deberta/backend.h"
+#include "deberta/output_file.h"
 
 #include "export/exporters.h"
 #include "figures/figure_export.h"
 #include "export/figure_view.h"
 #include "panels/panels.h"
+#include "ui/layout.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace viewer {
@@ -248,6 +251,10 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     exit_code_ = 1;
     done = true;
   }
+  if (!o_.log_text.empty() && frames_after_ready_ >= std::max(o_.frames, 3)) {
+    report_frame_log();
+    if (o_.screenshot.empty()) done = true;
+  }
   if (!o_.screenshot.empty() && frames_after_ready_ >= std::max(o_.frames, 3)) {
     take_screenshot(fb_w, fb_h, window_rects);
     done = true;
@@ -306,6 +313,42 @@ void HeadlessDriver::report_first(const ViewerState& s) {
   }
 }
 
+void HeadlessDriver::report_frame_log() {
+  if (const std::string& err = frame_text_log_error(); !err.empty()) {
+    std::fprintf(stderr, "deberta-viewer: --log-text: %s\n", err.c_str());
+    exit_code_ = 1;
+  } else {
+    std::printf("wrote %s\n", o_.log_text.c_str());
+  }
+}
+
+bool HeadlessDriver::append_tour_log(const TourStop* current) {
+  if (const std::string& err = frame_text_log_error(); !err.empty()) {
+    std::fprintf(stderr, "deberta-viewer: --log-text: %s\n", err.c_str());
+    exit_code_ = 1;
+    return false;
+  }
+  std::ifstream in(frame_log_path(), std::ios::binary);
+  std::ostringstream frame;
+  frame << in.rdbuf();
+  tour_log_ += std::string("#### tour: ") + tab_name(current->tab);
+  if (current->lesson_step >= 0)
+    tour_log_ += " step " + std::to_string(current->lesson_step + 1) + (current->show_me ? ", show me" : ", show the working");
+  tour_log_ += "\n" + frame.str();
+  return true;
+}
+
+void HeadlessDriver::write_tour_log() {
+  std::remove(frame_log_path().c_str());
+  try {
+    deberta::write_whole_file(o_.log_text, tour_log_);
+    std::printf("wrote %s\n", o_.log_text.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "deberta-viewer: --log-text: %s\n", e.what());
+    exit_code_ = 1;
+  }
+}
+
 void HeadlessDriver::take_screenshot(int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects) {
   std::string err;
   const auto rect = window_rects.find(window_of_panel(o_.panel));
@@ -353,12 +396,14 @@ bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
   if (current && current->show_me && tour_frames_ == 3)
     print_show_me(s);
   if (tour_frames_ < std::max(o_.frames, 3)) return false;
+  if (!o_.log_text.empty() && current && !append_tour_log(current)) return true;
   // The Lesson tab has been drawn, so its steps are known: a stop for each, twice.
   if (current && current->tab == Tab::Lesson && current->lesson_step < 0)
     for (int k = 0; k < static_cast<int>(s.lesson.steps.size()); ++k)
       for (const bool show_me : {false, true}) tour_.insert(tour_.begin() + static_cast<long>(tour_next_) + 2 * k + show_me, {Tab::Lesson, k, show_me});
   if (tour_next_ == tour_.size()) {
     std::printf("tour: %zu stops drawn\n", tour_.size());
+    if (!o_.log_text.empty()) write_tour_log();
     return true;
   }
   const TourStop& next = tour_[tour_next_++];

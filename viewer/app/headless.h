@@ -43,6 +43,10 @@ struct HeadlessOptions {
   bool headless = false;            ///< any of --screenshot, --bench-frames, --figure, --figure-grid
   deberta::Ablation ablation;       ///< --ablate: applied once the first result is shown
   std::string screenshot;           ///< write the window (or the --panel's window with `crop`) here, then exit
+  /// --log-text: write every string the last frame drew (ui/layout.h set_frame_text_log) here,
+  /// then exit (with --screenshot: the frame of the screenshot; with --tour: every stop's last frame,
+  /// each after a line "#### tour: <tab>[ step N, show the working | show me]").
+  std::string log_text;
   int frames = 4;                   ///< frames to render once ready before the screenshot (at least 3)
   std::string panel;                ///< --panel: the window --crop cuts out
   bool crop = false;
@@ -88,6 +92,9 @@ class HeadlessDriver {
   /// `ui_ms` the ImGui part) and prints the summary once enough frames were measured. Returns true
   /// when done.
   bool after_swap(const App& app, double frame_ms, double ui_ms);
+  /// Where each frame's strings go (ui/layout.h set_frame_text_log): --log-text's file, or with
+  /// --tour a scratch file beside it ("FILE.frame", removed at the end); "" without --log-text.
+  std::string frame_log_path() const { return o_.log_text.empty() ? "" : o_.tour ? o_.log_text + ".frame" : o_.log_text; }
   /// 0, or 1 when something failed (a timeout, an export or screenshot error).
   int exit_code() const { return exit_code_; }
 
@@ -110,6 +117,14 @@ class HeadlessDriver {
   /// --screenshot: the window's framebuffer (`fb_w` × `fb_h`), cropped to the --panel's window
   /// with --crop, as a PNG; a failure sets the exit code.
   void take_screenshot(int fb_w, int fb_h, const std::map<std::string, ImVec4>& window_rects);
+  /// --log-text without --tour: reports the frame log written by the last frame (layout.h's frame
+  /// text log); a failed write sets the exit code.
+  void report_frame_log();
+  /// --tour with --log-text: appends the frame log of the stop `current` to the tour's log under a
+  /// `#### tour: …` line. Returns false (and sets the exit code) when the frame log failed.
+  bool append_tour_log(const TourStop* current);
+  /// --tour with --log-text, at the end: writes the stops' frames to --log-text.
+  void write_tour_log();
 
   /// --export-list, after each frame: starts the next job once the last is done, applies the job's
   /// ablation after its first result, writes its exports and screenshot, says when all are done.
@@ -123,6 +138,7 @@ class HeadlessDriver {
   int jobs_failed_ = 0;
   std::chrono::steady_clock::time_point job_began_{};
   std::vector<TourStop> tour_;
+  std::string tour_log_;  ///< --tour with --log-text: the stops' frames so far
   size_t tour_next_ = 0;
   int tour_frames_ = -1;  ///< settled frames drawn at the current stop (−1: the tour has not begun)
   int start_layer_ = 0, start_head_ = 0, start_emd_head_ = 0, start_qi_ = 0, start_kj_ = 0, start_k_ = 0;  ///< each stop's (job's) selection

@@ -55,6 +55,7 @@ struct Args {
   std::string pair, token_types;  // a sentence pair (segment B) / token types for --ids
   int mask_id = -1;
   std::string screenshot;
+  std::string log_text;  ///< --log-text FILE: the strings of the last frame (headless)
   int frames = 4;
   std::string panel;
   std::string select;
@@ -168,6 +169,9 @@ void add_view_options(CLI::App& cli, Args& args) {
 void add_headless_options(CLI::App& cli, Args& args) {
   cli.add_option("--screenshot", args.screenshot, "Render, write the window to this PNG and exit");
   cli.add_option("--frames", args.frames, "Frames to render before the screenshot (>= 3)");
+  cli.add_option("--log-text", args.log_text,
+                 "Headless: write every string the last frame drew (Dear ImGui's log: labels and text, a line a row) "
+                 "to this file and exit (with --screenshot: the screenshot's frame)");
   cli.add_option("--bench-frames", args.bench_frames, "Render N frames of the default scene, print mean and p95 frame time");
   cli.add_option("--mouse", args.mouse, "Pin the mouse at X,Y (headless modes), e.g. to show a tooltip");
   cli.add_option("--wheel", args.wheel, "Headless: turn the mouse wheel by N notches at --mouse once the result is shown "
@@ -312,7 +316,7 @@ int parse_args(int argc, char** argv, Args* out) {
   // A blank --lesson-answer "" is still an attempt, judged "not an answer".
   if (cli.get_option("--lesson-answer")->count() > 0 && args.lesson_answer.empty()) args.lesson_answer = " ";
 
-  args.headless = !args.export_list.empty() || args.tour || !args.screenshot.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
+  args.headless = !args.export_list.empty() || args.tour || !args.screenshot.empty() || !args.log_text.empty() || args.bench_frames > 0 || !args.figure.empty() || !args.figure_grid.empty() ||
                   !args.figure_pipeline.empty() || !args.figure_links.empty();
   return check_args(args);
 }
@@ -362,7 +366,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   viewer::HeadlessOptions ho;
   ho.headless = args.headless;
   ho.ablation = args.ablation;
-  ho.screenshot = args.screenshot, ho.frames = args.frames, ho.panel = args.panel, ho.crop = args.crop;
+  ho.screenshot = args.screenshot, ho.log_text = args.log_text, ho.frames = args.frames, ho.panel = args.panel, ho.crop = args.crop;
   ho.mouse_x = args.mouse_x, ho.mouse_y = args.mouse_y, ho.wheel = args.wheel;
   ho.export_dir = args.export_dir, ho.timeout = args.timeout, ho.then_load = args.then_load;
   ho.lesson_answer = args.lesson_answer, ho.lesson_show_me = args.lesson_show_me, ho.lesson_reveal = args.lesson_reveal;
@@ -516,6 +520,7 @@ int main(int argc, char** argv) {
   GLFWwindow* window = open_window(args);
   if (!window) return 1;
   viewer::HeadlessDriver driver(headless_options(args));
+  viewer::set_frame_text_log(driver.frame_log_path());
   run_window(window, args, driver);
 
   ImGui_ImplOpenGL3_Shutdown();

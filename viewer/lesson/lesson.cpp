@@ -14,6 +14,7 @@
 #include "lesson/lesson.h"
 
 #include "i18n/i18n.h"
+#include "state/state.h"
 
 #include "deberta/ablation.h"
 
@@ -26,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+
+#include <fmt/args.h>
 
 namespace viewer {
 
@@ -1405,6 +1408,132 @@ std::string lesson_answer_text(const LessonStep& step) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", std::max(step.decimals, 1), step.answer);
   return buf;
+}
+
+namespace {
+// The prose of deberta::explanation_steps (core/src/analysis/explain.cpp), marked here for the
+// catalogues: the core writes them in English, explain_worded looks each up. A template the core
+// adds must be added here too (viewer_line_break's test fails on one the catalogues lack).
+[[maybe_unused]] const char* const kExplainProse[] = {
+    // TRANSLATORS: the Equation tab, "with the numbers" column: v2's log bucket of i − j.
+    N_("log bucket {bucket}"),
+    // TRANSLATORS: the Equation tab: the ablation's window K (the rows k − K … k + K − 1 read).
+    N_("window K = {K}"),
+    // TRANSLATORS: the Equation tab: "δ(3,5) = " comes before it; {row} is the table row.
+    N_("row {row} of the relative table"),
+    N_("(the released v2 code buckets i - j first; eq. 3 clamps the bucket)"),
+    // TRANSLATORS: the Equation tab's step column: which row of Q_r p2c reads.
+    N_("eq. 4 (p2c index)"),
+    N_("paper: p2c reads Q_r[δ(j,i)]"),
+    N_("released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))"),
+    // TRANSLATORS: " = δ(3,5)" follows it.
+    N_("p2c reads row {row}"),
+    // TRANSLATORS: the Equation tab's step column: the attention scale s.
+    N_("scale"),
+    // TRANSLATORS: follows "s = 1 / √(f · d), f = ".
+    N_("the model's scale factor (the paper's 1/√(3d): §3.1, after eq. 4)"),
+    // TRANSLATORS: {term} is c2c, c2p, p2c or p2p; the term's map shows it times the scale s.
+    N_("(unscaled; the map holds s · {term})"),
+    N_("§3.1 (standard attention)"),
+    // TRANSLATORS: inside "p2p = Q_r[p2c row] · K_r[δ(i,j)]": the row of Q_r that p2c reads.
+    N_("p2c row"),
+    N_("§3.1 (score)"),
+    N_("eq. 4 (sum)"),
+    N_("(§3.1's A is the scaled score)"),
+    // TRANSLATORS: follows "Ã_ij = c2c + c2p + p2c "; {root} is the scale's root (√(3d), …).
+    N_("(unscaled; the paper's \"attention score\"); the score the softmax takes is s · Ã_ij = Ã_ij / {root}"),
+    N_("(no term active)"),
+    // TRANSLATORS: ", weight_ij = 0" follows it.
+    N_("query or key is padding: excluded"),
+    // TRANSLATORS: " weight_ij = 0 (softmax would give a non-zero value)" follows it.
+    N_("head masked:"),
+    N_("(softmax would give a non-zero value)"),
+    // TRANSLATORS: follows "weights = softmax_j(A_i) ".
+    N_("over valid keys (§3.1)"),
+    // TRANSLATORS: follows "weights = softmax_j(Ã_i / √(3d)) ".
+    N_("over valid keys (eq. 4)"),
+};
+}  // namespace
+
+std::string explain_worded(const deberta::ExplainLine& line) {
+  std::string out;
+  for (const deberta::ExplainSegment& seg : line) {
+    if (!seg.prose) {
+      out += seg.text;
+      continue;
+    }
+    const char* t = tr(seg.text.c_str());
+    if (seg.args.empty()) {
+      out += t;
+      continue;
+    }
+    fmt::dynamic_format_arg_store<fmt::format_context> store;
+    for (const auto& [name, value] : seg.args) store.push_back(fmt::arg(name.c_str(), value));
+    try {
+      out += fmt::vformat(t, store);
+    } catch (const fmt::format_error&) {
+      out += deberta::english_text({seg});
+    }
+  }
+  return out;
+}
+
+std::string model_card_note(const deberta::Model& m) {
+  const std::string& path = m.weights_path;
+  const std::string name = "deberta-tiny-multilingual";
+  const size_t at = path.rfind(name);
+  if (at == std::string::npos || (at > 0 && path[at - 1] != '/') ||
+      (at + name.size() < path.size() && path[at + name.size()] != '/'))
+    return "";
+  // TRANSLATORS: the Model & text panel (and the page), under a model loaded from the folder
+  // deberta-tiny-multilingual (keep the name). Figures: notebooks_data/models/deberta-tiny-multilingual/README.md
+  // (top-5 on the held-out everyday sentences: ko 0.40, ja 0.41, zh 0.34, it 0.43).
+  // xgettext:no-c-format
+  return tr("deberta-tiny-multilingual is a teaching model of 5 million parameters. It was trained for about three hours "
+            "on one processor thread, on the Korean, Japanese, Chinese, Italian and English text that Debian's packages "
+            "ship (software messages, manuals, Debian's documentation, poems and quotations) and on 44,000 everyday "
+            "sentences written for the project. It knows little else: no news, no facts about the world, few rare "
+            "words. On everyday sentences the right word is among its first five guesses only 34–43 % of the time: "
+            "read its attention maps, not its answers.");
+}
+
+std::string quantity_word(Quantity q) {
+  // TRANSLATORS: the Attention grid's choice of map: the attention logits (scores before the softmax).
+  if (q == Quantity::Logits) return trc("quantity", "logits");
+  // TRANSLATORS: the Attention grid's choice of map: the attention weights (probabilities after the softmax).
+  if (q == Quantity::Probs) return trc("quantity", "probs");
+  return quantity_name(q);
+}
+
+const char* head_title_worded(deberta::HeadKind kind) {
+  switch (kind) {
+    // TRANSLATORS: an output head's kind (fills "%s head"); the masked language model's head.
+    case deberta::HeadKind::MLM: return trc("head kind", "masked-LM");
+    case deberta::HeadKind::RTD: return trc("head kind", "replaced-token detection");
+    case deberta::HeadKind::SequenceClassification: return trc("head kind", "sequence classification");
+    case deberta::HeadKind::TokenClassification: return trc("head kind", "token classification");
+  }
+  return deberta::head_title(kind);
+}
+
+std::string model_summary(const deberta::ModelConfig& c) {
+  std::string terms = "c2c";
+  if (c.has_c2p()) terms += "+c2p";
+  if (c.has_p2c()) terms += "+p2c";
+  // TRANSLATORS: the model in short (the lesson's header). {type} is config.json's model_type
+  // (deberta-v2), {version} v1 or v2/v3, {layers} the layers, H the hidden size, {heads} heads of d
+  // dimensions, V the vocabulary's size, {terms} the attention terms (c2c+c2p+p2c).
+  std::string s = trf("{type} ({version}), {layers} layers, H = {H}, {heads} heads of d = {d}, V = {V}, terms {terms}",
+                      arg("type", c.model_type), arg("version", c.version == deberta::ModelVersion::V1 ? "v1" : "v2/v3"),
+                      arg("layers", c.num_hidden_layers), arg("H", c.hidden_size), arg("heads", c.num_attention_heads),
+                      arg("d", c.d_head()), arg("V", c.vocab_size), arg("terms", terms));
+  if (c.relative_attention) {
+    s += ", k = " + std::to_string(c.relative_span());
+    // TRANSLATORS: after "k = 32": v2's log buckets up to max_relative_positions {max}.
+    if (c.log_buckets()) s += " " + trf("log buckets (max {max})", arg("max", c.max_relative_positions));
+  }
+  if (c.conv_kernel_size > 0) s += ", nGiE conv " + std::to_string(c.conv_kernel_size);
+  return s;
 }
 
 }  // namespace viewer

@@ -23,6 +23,8 @@
 
 #include "deberta/ablation.h"
 #include "deberta/analysis.h"
+#include "deberta/explain.h"
+#include "deberta/heads.h"
 #include "deberta/model.h"
 #include "lesson/paper_quotes.h"
 
@@ -295,5 +297,31 @@ struct LessonState {
   std::string what_if_key;   ///< what `what_if_row` was computed for ("" = nothing yet)
   std::string what_if_error; ///< what_if_row's error for `what_if_key`, if any
 };
+
+/// A line of the core's walk-through (deberta::explanation_steps' *_parts) in the interface's
+/// language: its mathematics as written, its prose through the catalogues, {name} placeholders
+/// filled (issue 54, item 2; `deberta explain` keeps the English). A prose template the catalogue
+/// lacks, or whose translation's placeholders do not match, is written in English.
+std::string explain_worded(const deberta::ExplainLine& line);
+
+/// The model's configuration in short, in the interface's language: what ModelConfig::summary()
+/// says in English ("deberta-v2 (v2/v3), 4 layers, H=192, 4 heads of d=48, V=16000, terms
+/// c2c+c2p+p2c, k=32 log buckets (max 512)").
+std::string model_summary(const deberta::ModelConfig& c);
+
+/// What the bundled multilingual model (deberta-tiny-multilingual, recognised by its folder's name)
+/// was trained on and what it cannot know, in the interface's language (issue 54, item 7; its model
+/// card and docs/multilingual-model.md); "" for any other model.
+std::string model_card_note(const deberta::Model& m);
+
+enum class Quantity;  // state/state.h
+
+/// A map's quantity as a radio button names it: the paper's c2c, c2p, p2c, p2p as written, logits
+/// and probs in the interface's language.
+std::string quantity_word(Quantity q);
+
+/// deberta::head_title (the core's English: "masked-LM", "sequence classification", …) in the
+/// interface's language.
+const char* head_title_worded(deberta::HeadKind kind);
 
 }  // namespace viewer

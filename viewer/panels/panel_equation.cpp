@@ -8,6 +8,8 @@
 #include "ui/heatmap.h"
 #include "panels/panels.h"
 #include "ui/quote_widget.h"
+#include "ui/wrapped_text.h"
+#include "lesson/lesson.h"
 
 #include "deberta/explain.h"
 
@@ -62,12 +64,13 @@ void DrawEquationPanel(App& app) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushTextWrapPos(0.0f);  // every cell wraps at its column's edge
-      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s", st.equation.c_str());
+      // The core's steps in segments: their prose through the catalogues (lesson.h explain_worded).
+      WrappedTextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), explain_worded(st.equation_parts));
       ImGui::TableNextColumn();
-      ImGui::TextWrapped("%s", st.formula.c_str());
+      WrappedText(explain_worded(st.formula_parts));
       ImGui::TableNextColumn();
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
-      ImGui::TextWrapped("%s", st.numbers.c_str());
+      WrappedText(explain_worded(st.numbers_parts));
       if (app.gfx.mono) ImGui::PopFont();
       ImGui::TableNextColumn();
       if (const PaperQuote* q = quote_for_explain_step(st); !q)

@@ -19,7 +19,8 @@ void quantity_choice(ViewerState& s, const Result& r) {
   for (Quantity q : kAllQuantities) {
     if (!computed(r, q)) continue;
     ImGui::SameLine();
-    if (ImGui::RadioButton(quantity_name(q), s.grid_quantity == q)) s.grid_quantity = q;
+    // The paper's term names stay; logits and probs in the reader's language (lesson.h quantity_word).
+    if (ImGui::RadioButton((quantity_word(q) + "###" + quantity_name(q)).c_str(), s.grid_quantity == q)) s.grid_quantity = q;
   }
   if (!computed(r, s.grid_quantity)) s.grid_quantity = Quantity::Probs;
   ImGui::SameLine();

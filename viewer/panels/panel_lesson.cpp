@@ -12,6 +12,7 @@
 #include "lesson/lesson.h"
 #include "panels/panels.h"
 #include "ui/quote_widget.h"
+#include "ui/wrapped_text.h"
 
 #include "deberta/equations.h"
 
@@ -136,9 +137,14 @@ void draw_step_map(App& app, const LessonStep& st) {
   const int col = emd_map ? t.component : t.j;  // the emd_I map's columns are hidden components, not keys
   ImGui::PushTextWrapPos(0.0f);  // wraps at the window's edge (the map may stand beside the "what if")
   // TRANSLATORS: the map's caption: the map's name, then the outlined cell ("i = 3, j = 5" or "i = 3, component = 7").
-  ImGui::TextDisabled(tr("%s · cell (%s = %d, %s = %d) outlined · Ctrl+wheel zooms, drag pans"), what.c_str(), "i", t.i,
-                      // TRANSLATORS: a column of the EMD's map: an index of the hidden vector.
-                      emd_map ? tr("component") : "j", col);
+  {
+    char caption[512];
+    std::snprintf(caption, sizeof caption, tr("%s · cell (%s = %d, %s = %d) outlined · Ctrl+wheel zooms, drag pans"), what.c_str(), "i",
+                  t.i,
+                  // TRANSLATORS: a column of the EMD's map: an index of the hidden vector.
+                  emd_map ? tr("component") : "j", col);
+    WrappedTextDisabled(caption);
+  }
   ImGui::PopTextWrapPos();
   const float label_w = 110;
   const float size = std::clamp(std::min(ImGui::GetContentRegionAvail().x - 130 - label_w, ImGui::GetContentRegionAvail().y - 8 - 18),
@@ -248,7 +254,7 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
   ImGui::SameLine();
   if (w.knob == WhatIfKnob::Span) {
     // TRANSLATORS: continues "What if" (shown before it).
-    ImGui::TextUnformatted(tr("the table were read through a window K ≤ k (rows k − K … k + K − 1)?"));
+    WrappedText(tr("the table were read through a window K ≤ k (rows k − K … k + K − 1)?"));
     int K = static_cast<int>(v.window);
     ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
     if (ImGui::SliderInt("K", &K, 1, static_cast<int>(w.k))) v.window = K;
@@ -259,7 +265,7 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
     now = "K = " + std::to_string(v.window);
   } else if (w.knob == WhatIfKnob::Scale) {
     // TRANSLATORS: continues "What if" (shown before it).
-    ImGui::TextUnformatted(tr("the scores were divided by √(f·d) with another factor f?"));
+    WrappedText(tr("the scores were divided by √(f·d) with another factor f?"));
     float fv = static_cast<float>(v.scale_factor);
     ImGui::SetNextItemWidth(std::min(200.0f, width * 0.5f));
     if (ImGui::SliderFloat("f", &fv, 0.25f, 8.0f, "%.2f")) v.scale_factor = std::max(0.25, static_cast<double>(fv));
@@ -281,7 +287,7 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
     now = buf;
   } else {
     // TRANSLATORS: continues "What if" (shown before it).
-    ImGui::TextUnformatted(tr("p2c read the other row of Q_r?"));
+    WrappedText(tr("p2c read the other row of Q_r?"));
     if (ImGui::RadioButton((std::string(tr("released code: δ(i, j)")) + "###code").c_str(), v.p2c_index == deberta::P2CIndex::Code))
       v.p2c_index = deberta::P2CIndex::Code;
     ImGui::SameLine();
@@ -325,12 +331,11 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
   if (w.number != WhatIfNumber::None) {
     // TRANSLATORS: {what} names the step's number ("s·c2p at i = 5, j = 3"); {before} and {after} are its values
     // in this run and with the change.
-    ImGui::TextUnformatted(trf("{what}: {before} → {after}", arg("what", what_if_number_label(w)),
-                               arg("before", number(row.number_before)), arg("after", number(row.number_after)))
-                               .c_str());
+    WrappedText(trf("{what}: {before} → {after}", arg("what", what_if_number_label(w)), arg("before", number(row.number_before)),
+                    arg("after", number(row.number_after))));
   }
   if (!row.predict_note.empty()) {
-    ImGui::TextDisabled("%s", row.predict_note.c_str());
+    WrappedTextDisabled(row.predict_note);
   } else {
     const LoadedModel* m = r.model.get();
     const auto top = [&](const std::vector<deberta::TokenScore>& t) {
@@ -339,8 +344,8 @@ void draw_what_if(App& app, const LessonStep& st, float width) {
       return out;
     };
     // TRANSLATORS: the top 3 predicted tokens at the [MASK] (position {i}) in this run, then with the change.
-    ImGui::TextUnformatted(trf("[MASK] at {i}: {before}", arg("i", w.mask), arg("before", top(row.top_before))).c_str());
-    ImGui::TextColored(orange, "%s", trf("with {value}: {after}", arg("value", now), arg("after", top(row.top_after))).c_str());
+    WrappedText(trf("[MASK] at {i}: {before}", arg("i", w.mask), arg("before", top(row.top_before))));
+    WrappedTextColored(orange, trf("with {value}: {after}", arg("value", now), arg("after", top(row.top_after))));
   }
   ImGui::TextDisabled(tr("softmax row of query i = %d '%s', layer %d, head %d (every layer rerun):"), w.query,
                       token_name(s, w.query).c_str(), w.layer, w.head);
@@ -399,7 +404,11 @@ void DrawLessonPanel(App& app) {
   }
   ImGui::SameLine();
   // TRANSLATORS: the step's number, the number of steps, then the model's configuration in short.
-  ImGui::TextDisabled(tr("step %d of %d · %s"), L.step + 1, n, s.result->model->model.config.summary().c_str());
+  {  // wrapped beside the step's menu, not clipped at the window's edge (issue 54, item 5)
+    char header[512];
+    std::snprintf(header, sizeof header, tr("step %d of %d · %s"), L.step + 1, n, model_summary(s.result->model->model.config).c_str());
+    WrappedTextDisabled(header);
+  }
   if (!s.result->ablation.is_default())
     // TRANSLATORS: %s describes the ablation (the switches changed).
     ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), tr("The numbers below are from the ablated run (%s)."),
@@ -416,7 +425,7 @@ void DrawLessonPanel(App& app) {
     ImGui::Indent(12);
     if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x - 12);
-    ImGui::TextUnformatted(st.equation.c_str());
+    WrappedText(st.equation);
     ImGui::PopTextWrapPos();
     if (app.gfx.mono) ImGui::PopFont();
     ImGui::Unindent(12);
@@ -437,18 +446,18 @@ void DrawLessonPanel(App& app) {
                                               IM_COL32(200, 170, 110, 255));
   }
   ImGui::Spacing();
-  ImGui::TextWrapped("%s", st.text.c_str());
+  WrappedText(st.text);
   ImGui::Spacing();
   ImGui::Separator();
 
   if (!st.applies) {
     // TRANSLATORS: heads the reason a lesson step does not apply (shown below it).
     ImGui::TextColored(ImVec4(1, 0.75f, 0.3f, 1), "%s", tr("Not with this model or input:"));
-    ImGui::TextWrapped("%s", st.skip_reason.c_str());
+    WrappedText(st.skip_reason);
     if (L.step + 1 < n && ImGui::Button((std::string(tr("next step")) + "###next step").c_str())) L.go_to(L.step + 1);
   } else {
     ImGui::TextUnformatted(tr("Question"));
-    ImGui::TextWrapped("%s", st.question.c_str());
+    WrappedText(st.question);
     ImGui::SetNextItemWidth(160);
     // The keyboard goes to the answer box on a new step and after a wrong answer: type, Enter, retype.
     if (L.focus_answer) {
@@ -494,7 +503,7 @@ void DrawLessonPanel(App& app) {
                                   // TRANSLATORS: as above, before the learner has answered.
                                   : tr("answer first: predict, then observe (opens the %s tab at layer %d, head %d, i = %d, j = %d)"),
                         tr(tab_title(st.show.tab)), st.show.layer, st.show.head, st.show.i, st.show.j);
-    if (!attempted) ImGui::TextDisabled("%s", tr("Commit a number first: the answer, its working and the map open after your attempt."));
+    if (!attempted) WrappedTextDisabled(tr("Commit a number first: the answer, its working and the map open after your attempt."));
     if (L.checked > 0)
       // TRANSLATORS: the verdict on a right answer.
       ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.4f, 1), "%s", tr("Right."));
@@ -530,17 +539,17 @@ void DrawLessonPanel(App& app) {
         const std::string other = trf("Another reading of the paper, not a mistake: {mistake}.", arg("mistake", L.mistake));
         // TRANSLATORS: {mistake} is a named mistake ("forgot the square root").
         const std::string likely = trf("Likely mistake: {mistake}.", arg("mistake", L.mistake));
-        ImGui::TextColored(reading ? ImVec4(0.7f, 0.85f, 1.0f, 1) : ImVec4(1, 0.7f, 0.6f, 1), "%s", (reading ? other : likely).c_str());
+        WrappedTextColored(reading ? ImVec4(0.7f, 0.85f, 1.0f, 1) : ImVec4(1, 0.7f, 0.6f, 1), reading ? other : likely);
       }
       ImGui::PopTextWrapPos();
       // TRANSLATORS: "show the working" is the button of that name: use its translation.
-      ImGui::TextUnformatted(tr("Try again, or press \"show the working\"."));
+      WrappedText(tr("Try again, or press \"show the working\"."));
     }
     if (L.revealed && attempted) {
       ImGui::Spacing();
       ImGui::Text(tr("Answer: %s"), lesson_answer_text(st).c_str());
       if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
-      ImGui::TextWrapped("%s", st.explanation.c_str());
+      WrappedText(st.explanation);
       if (app.gfx.mono) ImGui::PopFont();
     }
   }

@@ -89,6 +89,7 @@ void config_summary(const ViewerState& s) {
     ImGui::EndTable();
   }
   ImGui::TextDisabled(tr("tokenizer: %s"), s.model->tokenizer ? s.model->tokenizer->kind().c_str() : trc("tokenizer", "none"));
+  if (const std::string card = model_card_note(m); !card.empty()) Note(card);  // what the model knows (lesson.h)
   // The note is English (worker.cpp builds it, tests read it); here in the reader's language.
   if (!s.model->tokenizer_note.empty())
     Note(s.model->tokenizer_error.empty()
@@ -151,7 +152,9 @@ void text_fields(App& app) {
 /// and the token types.
 void id_fields(App& app) {
   ViewerState& s = app.state;
-  ImGui::SetNextItemWidth(s.model->tokenizer ? -40 : -170);
+  // The field leaves room for "or ids (?)" in the reader's language (a fixed 40 px cut it in Korean).
+  const float or_ids = ImGui::CalcTextSize(tr("or ids")).x + ImGui::CalcTextSize("(?)").x + 2 * ImGui::GetStyle().ItemSpacing.x + 2;
+  ImGui::SetNextItemWidth(s.model->tokenizer ? -or_ids : -170);
   if (InputString("##ids", &s.ids_text, ImGuiInputTextFlags_EnterReturnsTrue)) request_compute(app);
   if (!s.model->tokenizer) {
     ImGui::SameLine();

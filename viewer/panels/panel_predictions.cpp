@@ -59,7 +59,7 @@ void DrawHeadOutput(ViewerState& s, const Result& r) {
   const deberta::HeadOutput& h = *r.head;
   const deberta::HeadOutput& b = *r.head_baseline;
   // TRANSLATORS: %s is the head's kind as the core names it (English), e.g. "Sequence classification".
-  ImGui::Text(tr("%s head"), deberta::head_title(h.kind));
+  ImGui::Text(tr("%s head"), head_title_worded(h.kind));
   const std::string note = deberta::head_note(m, h.kind);
   if (!note.empty()) Note(note);
   if (!r.ablation.is_default())

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 
@@ -79,9 +81,16 @@ void set_style() {
 
 
 namespace {
+std::string g_log_path, g_log_error;  // set_frame_text_log, frame_text_log_error
+
 void remember_rect(const char* name) {
   const ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
   window_rects()[name] = ImVec4(p.x, p.y, sz.x, sz.y);
+  // Dear ImGui's log ends with the window (End calls LogFinish): one log a window, appended.
+  if (!g_log_path.empty() && g_log_error.empty()) {
+    ImGui::LogToFile(-1, g_log_path.c_str());
+    ImGui::LogText("## %s\n", name);
+  }
 }
 
 struct Page {
@@ -304,12 +313,21 @@ void build_frame(App& app) {
   io.MouseWheel *= kWheelPerNotch;  // one notch: 3 lines, not ImGui's 5 (layout.h)
   io.MouseWheelH *= kWheelPerNotch;
   ImGui::NewFrame();
+  if (!g_log_path.empty()) {  // the file holds this frame only
+    g_log_error.clear();
+    if (std::FILE* f = std::fopen(g_log_path.c_str(), "wb"); !f || std::fclose(f) != 0)
+      g_log_error = "cannot write " + g_log_path + ": " + std::strerror(errno);
+  }
   handle_keys(s);
   draw_layout(app);
   s.hover_token = s.hover_token_next;
   s.hover_token_next = -1;
   ImGui::Render();
 }
+
+void set_frame_text_log(const std::string& path) { g_log_path = path, g_log_error.clear(); }
+
+const std::string& frame_text_log_error() { return g_log_error; }
 
 void render_frame(GLFWwindow* window, int* fb_w, int* fb_h) {
   glfwGetFramebufferSize(window, fb_w, fb_h);

@@ -69,5 +69,13 @@ void build_frame(App& app);
 /// Draws the rendered frame into `window`'s framebuffer (cleared to the window colour); returns
 /// its size in `*fb_w`, `*fb_h`.
 void render_frame(GLFWwindow* window, int* fb_w, int* fb_h);
+/// From the next frame on, every frame writes the strings it draws through Dear ImGui to `path`
+/// (created anew each frame, so the file holds the last frame): its logging (ImGui::LogToFile) in
+/// each of the layout's windows, a "## <window>" line before each, then a line per row on screen
+/// (the widgets' labels and text; not text drawn straight into a draw list, not popups, not items
+/// scrolled out of view). "" turns it off. Issue 54, item 6 (--log-text).
+void set_frame_text_log(const std::string& path);
+/// Why the last frame's log could not be written ("" when it was, or when logging is off).
+const std::string& frame_text_log_error();
 
 }  // namespace viewer

@@ -5,9 +5,11 @@
 
 #include "i18n/i18n.h"
 #include "lesson/paper_quotes.h"
+#include "ui/wrapped_text.h"
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <string>
 
 namespace viewer {
@@ -19,15 +21,13 @@ inline void PaperQuoteText(const PaperQuote& q, bool cite = true) {
   ImGui::PushTextWrapPos(0.0f);
   if (q.paraphrase) {
     // TRANSLATORS: heads a paraphrase of the paper; %s is where it is in the paper ("§3.1, after eq. (4)").
-    ImGui::TextColored(where, tr("Paraphrase, not the paper's words (%s):"), q.cite().c_str());
-    ImGui::PushStyleColor(ImGuiCol_Text, words);
-    ImGui::TextUnformatted(tr(q.text));  // our words: translated (the paper's own stay English)
-    ImGui::PopStyleColor();
+    char head[256];
+    std::snprintf(head, sizeof head, tr("Paraphrase, not the paper's words (%s):"), q.cite().c_str());
+    WrappedTextColored(where, head);
+    WrappedTextColored(words, tr(q.text));  // our words: translated (the paper's own stay English)
   } else {
-    ImGui::PushStyleColor(ImGuiCol_Text, words);
-    ImGui::TextUnformatted(("\xE2\x80\x9C" + std::string(q.text) + "\xE2\x80\x9D").c_str());
-    ImGui::PopStyleColor();
-    if (cite) ImGui::TextColored(where, "\xE2\x80\x94 %s", q.cite().c_str());
+    WrappedTextColored(words, "\xE2\x80\x9C" + std::string(q.text) + "\xE2\x80\x9D");
+    if (cite) WrappedTextColored(where, "\xE2\x80\x94 " + q.cite());
   }
   ImGui::PopTextWrapPos();
 }

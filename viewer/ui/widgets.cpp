@@ -1,6 +1,7 @@
 // widgets.cpp — small shared widgets and the popups (Ctrl+O open model, Ctrl+E export).
 #include "ui/heatmap.h"
 #include "panels/panels.h"
+#include "ui/wrapped_text.h"
 
 #include <imgui.h>
 
@@ -47,17 +48,9 @@ void HelpMarker(const char* text) {
   }
 }
 
-void Note(const std::string& text) {
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.65f, 0.68f, 0.72f, 1.0f));
-  ImGui::TextWrapped("%s", text.c_str());
-  ImGui::PopStyleColor();
-}
+void Note(const std::string& text) { WrappedTextColored(ImVec4(0.65f, 0.68f, 0.72f, 1.0f), text); }
 
-void ErrorText(const std::string& text) {
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-  ImGui::TextWrapped("%s", text.c_str());
-  ImGui::PopStyleColor();
-}
+void ErrorText(const std::string& text) { WrappedTextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), text); }
 
 const Result* ResultOrWaiting(const App& app) {
   if (app.state.result) return app.state.result.get();

@@ -6,6 +6,7 @@
 #include "deberta/model.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace deberta {
@@ -39,14 +40,39 @@ struct CellExplanation {
 CellExplanation explain_cell(const Model& model, const ForwardTrace& trace, int64_t layer, int64_t head, int64_t i,
                              int64_t j);
 
-/// One step of the walk: the paper's equation label, the formula, the numbers.
+/// A piece of a step's wording: mathematics (symbols and numbers, written alike in every language)
+/// or English prose that an interface translates. Prose is a template whose {name} placeholders
+/// are filled from `args` (numbers and cells already formatted, e.g. {"row", "30"}); the viewer
+/// looks the template up in its catalogues (viewer/panels/panel_equation.cpp lists them all).
+struct ExplainSegment {
+  std::string text;
+  bool prose = false;
+  std::vector<std::pair<std::string, std::string>> args;  ///< placeholder name → value (prose only)
+};
+/// A line of segments, read in order.
+using ExplainLine = std::vector<ExplainSegment>;
+
+/// `line` in English: the segments concatenated, each prose template's placeholders filled.
+/// Errors: none (a placeholder without its argument stays as written).
+std::string english_text(const ExplainLine& line);
+
+/// What a step of the walk computes.
+enum class ExplainStepKind { RelativePosition, P2CIndex, Scale, C2C, C2P, P2C, P2P, Sum, Softmax };
+
+/// One step of the walk: the paper's equation label, the formula, the numbers — as English text
+/// (what `deberta explain` prints) and as the same text in segments (`*_parts`, english_text of
+/// each is the string beside it), for an interface to word in its language.
 struct ExplainStep {
   std::string equation;  ///< e.g. "eq. 3", "eq. 4 (c2p)"
   std::string formula;   ///< e.g. "δ(i,j) = clamp(i − j + k, 0, 2k − 1)"
   std::string numbers;   ///< e.g. "δ(3,5) = clamp(−2 + 4, 0, 7) = 2"
+  ExplainLine equation_parts, formula_parts, numbers_parts;
+  ExplainStepKind kind = ExplainStepKind::Sum;
 };
 
-/// The steps of the walk-through in reading order.
+/// The steps of the walk-through in reading order (eq. 3's δ, the p2c row, the scale, each active
+/// term of eq. 4 / eq. 2, Ã's sum, the softmax; §3.1's standard attention when only c2c runs at
+/// s = 1/√d), each in English and in segments. Errors: none.
 std::vector<ExplainStep> explanation_steps(const CellExplanation& e);
 
 /// The denominator of the attention scale as the paper writes it, for a model whose scale is

@@ -94,9 +94,12 @@ std::string num(double v, int digits = 6) {
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
 }
+using Args = std::vector<std::pair<std::string, std::string>>;
+ExplainSegment math(std::string text) { return {std::move(text), false, {}}; }
+ExplainSegment prose(std::string text, Args args = {}) { return {std::move(text), true, std::move(args)}; }
 /// eq. 4's Ã_ij, the unscaled sum of the active dot products, then the score s · Ã_ij that the
 /// softmax sees (the paper's Ã/√(3d); Ã/√(f·d) with the model's factor f).
-std::string term_sum(const CellExplanation& e, bool plain_attention) {
+ExplainLine term_sum(const CellExplanation& e, bool plain_attention) {
   std::string formula, numbers;
   double raw = 0;
   for (Term t : kAllTerms) {
@@ -107,13 +110,38 @@ std::string term_sum(const CellExplanation& e, bool plain_attention) {
     else numbers += (v < 0 ? " - " : " + ") + num(std::fabs(v));
     raw += v;
   }
-  if (formula.empty()) return "(no term active) = 0";
-  if (plain_attention) return "Q[i]·K[j] = " + num(raw) + ";  A_ij = " + num(raw) + " / √d = " + num(e.logit);
-  return "Ã = " + formula + " = " + numbers + " = " + num(raw) + ";  s · Ã = " + num(e.logit);
+  if (formula.empty()) return {prose("(no term active)"), math(" = 0")};
+  if (plain_attention) return {math("Q[i]·K[j] = " + num(raw) + ";  A_ij = " + num(raw) + " / √d = " + num(e.logit))};
+  return {math("Ã = " + formula + " = " + numbers + " = " + num(raw) + ";  s · Ã = " + num(e.logit))};
+}
+ExplainStep step(ExplainStepKind kind, ExplainLine equation, ExplainLine formula, ExplainLine numbers) {
+  ExplainStep st;
+  st.kind = kind;
+  st.equation = english_text(equation), st.formula = english_text(formula), st.numbers = english_text(numbers);
+  st.equation_parts = std::move(equation), st.formula_parts = std::move(formula), st.numbers_parts = std::move(numbers);
+  return st;
 }
 }  // namespace
 
+std::string english_text(const ExplainLine& line) {
+  std::string out;
+  for (const ExplainSegment& seg : line) {
+    if (!seg.prose || seg.args.empty()) {
+      out += seg.text;
+      continue;
+    }
+    std::string t = seg.text;
+    for (const auto& [name, value] : seg.args) {
+      const std::string key = "{" + name + "}";
+      for (size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + value.size())) t.replace(at, key.size(), value);
+    }
+    out += t;
+  }
+  return out;
+}
+
 std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
+  using K = ExplainStepKind;
   std::vector<ExplainStep> steps;
   const std::string ij = "(" + std::to_string(e.i) + "," + std::to_string(e.j) + ")";
   const std::string ji = "(" + std::to_string(e.j) + "," + std::to_string(e.i) + ")";
@@ -124,55 +152,64 @@ std::vector<ExplainStep> explanation_steps(const CellExplanation& e) {
   const bool plain_attention = !position_terms && e.scale_factor == 1;
   const std::string root = scale_root(e.scale_factor);
   if (e.k > 0 && position_terms) {
-    std::string rel = "i - j = " + std::to_string(e.i) + " - " + std::to_string(e.j) + " = " + std::to_string(e.rel_pos_raw);
-    if (e.rel_pos != e.rel_pos_raw) rel += ", log bucket " + std::to_string(e.rel_pos);
-    if (e.window != e.k) rel += ", window K = " + std::to_string(e.window);
-    steps.push_back({"eq. 3", e.rel_pos != e.rel_pos_raw
-                                  ? "δ(i,j) = clamp(bucket(i - j) + k, 0, 2k - 1),  k = " + std::to_string(e.k) +
-                                        " (the released v2 code buckets i - j first; eq. 3 clamps the bucket)"
-                                  : "δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k),
-                     rel + "  →  δ" + ij + " = row " + std::to_string(e.c2p_row) + " of the relative table"});
+    ExplainLine rel = {math("i - j = " + std::to_string(e.i) + " - " + std::to_string(e.j) + " = " + std::to_string(e.rel_pos_raw))};
+    if (e.rel_pos != e.rel_pos_raw) rel.push_back(math(", ")), rel.push_back(prose("log bucket {bucket}", {{"bucket", std::to_string(e.rel_pos)}}));
+    if (e.window != e.k) rel.push_back(math(", ")), rel.push_back(prose("window K = {K}", {{"K", std::to_string(e.window)}}));
+    rel.push_back(math("  →  δ" + ij + " = "));
+    rel.push_back(prose("row {row} of the relative table", {{"row", std::to_string(e.c2p_row)}}));
+    ExplainLine formula = e.rel_pos != e.rel_pos_raw
+                              ? ExplainLine{math("δ(i,j) = clamp(bucket(i - j) + k, 0, 2k - 1),  k = " + std::to_string(e.k) + " "),
+                                            prose("(the released v2 code buckets i - j first; eq. 3 clamps the bucket)")}
+                              : ExplainLine{math("δ(i,j) = clamp(i - j + k, 0, 2k - 1),  k = " + std::to_string(e.k))};
+    steps.push_back(step(K::RelativePosition, {math("eq. 3")}, std::move(formula), std::move(rel)));
     if (e.active[Term::p2c] || e.active[Term::p2p])
-      steps.push_back({"eq. 4 (p2c index)",
-                     e.paper_p2c ? "paper: p2c reads Q_r[δ(j,i)]" : "released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))",
-                     "p2c reads row " + std::to_string(e.p2c_row) + (e.paper_p2c ? " = δ" + ji : " = δ" + ij)});
+      steps.push_back(step(K::P2CIndex, {prose("eq. 4 (p2c index)")},
+                           {e.paper_p2c ? prose("paper: p2c reads Q_r[δ(j,i)]") : prose("released code: p2c reads Q_r[δ(i,j)] (paper: δ(j,i))")},
+                           {prose("p2c reads row {row}", {{"row", std::to_string(e.p2c_row)}}), math(" = δ" + (e.paper_p2c ? ji : ij))}));
   }
-  steps.push_back({"scale", plain_attention ? "s = 1 / √d (§3.1)"
-                                           : "s = 1 / √(f · d), f = the model's scale factor (the paper's 1/√(3d): §3.1, after eq. 4)",
-                   "s = 1 / √(" + num(e.scale_factor) + " · " + num(e.d) + ") = 1/" + root + " = " + num(e.scale)});
+  steps.push_back(step(K::Scale, {prose("scale")},
+                       plain_attention ? ExplainLine{math("s = 1 / √d (§3.1)")}
+                                       : ExplainLine{math("s = 1 / √(f · d), f = "),
+                                                     prose("the model's scale factor (the paper's 1/√(3d): §3.1, after eq. 4)")},
+                       {math("s = 1 / √(" + num(e.scale_factor) + " · " + num(e.d) + ") = 1/" + root + " = " + num(e.scale))}));
+  const auto unscaled = [](const char* term) { return prose("(unscaled; the map holds s · {term})", {{"term", term}}); };
   if (e.active[Term::c2c])
-    steps.push_back({plain_attention ? "§3.1 (standard attention)" : "eq. 4 (c2c)",
-                     plain_attention ? "A_ij = Q[i] · K[j] / √d" : "c2c = Q_c[i] · K_c[j]  (unscaled; the map holds s · c2c)",
-                     "Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.dot[Term::c2c]) +
-                         (plain_attention ? ",  A_ij = " : ",  s · c2c = ") + num(e.scaled[Term::c2c])});
+    steps.push_back(step(K::C2C, plain_attention ? ExplainLine{prose("§3.1 (standard attention)")} : ExplainLine{math("eq. 4 (c2c)")},
+                         plain_attention ? ExplainLine{math("A_ij = Q[i] · K[j] / √d")}
+                                         : ExplainLine{math("c2c = Q_c[i] · K_c[j]  "), unscaled("c2c")},
+                         {math("Q_c[" + std::to_string(e.i) + "]·K_c[" + std::to_string(e.j) + "] = " + num(e.dot[Term::c2c]) +
+                               (plain_attention ? ",  A_ij = " : ",  s · c2c = ") + num(e.scaled[Term::c2c]))}));
   if (e.active[Term::c2p])
-    steps.push_back({"eq. 4 (c2p)", "c2p = Q_c[i] · K_r[δ(i,j)]  (unscaled; the map holds s · c2p)",
-                     "Q_c[" + std::to_string(e.i) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::c2p]) +
-                         ",  s · c2p = " + num(e.scaled[Term::c2p])});
+    steps.push_back(step(K::C2P, {math("eq. 4 (c2p)")}, {math("c2p = Q_c[i] · K_r[δ(i,j)]  "), unscaled("c2p")},
+                         {math("Q_c[" + std::to_string(e.i) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::c2p]) +
+                               ",  s · c2p = " + num(e.scaled[Term::c2p]))}));
   if (e.active[Term::p2c])
-    steps.push_back({"eq. 4 (p2c)", std::string("p2c = K_c[j] · Q_r[") + (e.paper_p2c ? "δ(j,i)]" : "δ(i,j)]") +
-                                        "  (unscaled; the map holds s · p2c)",
-                     "K_c[" + std::to_string(e.j) + "]·Q_r[" + std::to_string(e.p2c_row) + "] = " + num(e.dot[Term::p2c]) +
-                         ",  s · p2c = " + num(e.scaled[Term::p2c])});
+    steps.push_back(step(K::P2C, {math("eq. 4 (p2c)")},
+                         {math(std::string("p2c = K_c[j] · Q_r[") + (e.paper_p2c ? "δ(j,i)]" : "δ(i,j)]") + "  "), unscaled("p2c")},
+                         {math("K_c[" + std::to_string(e.j) + "]·Q_r[" + std::to_string(e.p2c_row) + "] = " + num(e.dot[Term::p2c]) +
+                               ",  s · p2c = " + num(e.scaled[Term::p2c]))}));
   if (e.active[Term::p2p])
-    steps.push_back({"eq. 2 (p2p)", "p2p = Q_r[p2c row] · K_r[δ(i,j)]  (unscaled; the map holds s · p2p)",
-                     "Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::p2p]) +
-                         ",  s · p2p = " + num(e.scaled[Term::p2p])});
+    steps.push_back(step(K::P2P, {math("eq. 2 (p2p)")},
+                         {math("p2p = Q_r["), prose("p2c row"), math("] · K_r[δ(i,j)]  "), unscaled("p2p")},
+                         {math("Q_r[" + std::to_string(e.p2c_row) + "]·K_r[" + std::to_string(e.c2p_row) + "] = " + num(e.dot[Term::p2p]) +
+                               ",  s · p2p = " + num(e.scaled[Term::p2p]))}));
   std::string terms;  // this model's own terms, as eq. 4's sum lists them
   for (Term t : kAllTerms)
     if (e.active[t]) terms += std::string(terms.empty() ? "" : " + ") + term_name(t);
-  steps.push_back({plain_attention ? "§3.1 (score)" : "eq. 4 (sum)",
-                   plain_attention ? "A_ij = Q[i]·K[j] / √d (§3.1's A is the scaled score)"
-                                   : "Ã_ij = " + (terms.empty() ? std::string("0") : terms) +
-                                         " (unscaled; the paper's \"attention score\"); the score the softmax takes is s · Ã_ij = Ã_ij / " +
-                                         root,
-                   term_sum(e, plain_attention)});
-  std::string softmax = "weight_ij = " + num(e.prob);
-  if (!e.valid) softmax = "query or key is padding: excluded, weight_ij = 0";
-  else if (e.head_masked) softmax = "head masked: weight_ij = 0 (softmax would give a non-zero value)";
-  steps.push_back({"softmax", plain_attention ? "weights = softmax_j(A_i) over valid keys (§3.1)"
-                                             : "weights = softmax_j(Ã_i / " + root + ") over valid keys (eq. 4)",
-                   softmax});
+  steps.push_back(step(K::Sum, {plain_attention ? prose("§3.1 (score)") : prose("eq. 4 (sum)")},
+                       plain_attention
+                           ? ExplainLine{math("A_ij = Q[i]·K[j] / √d "), prose("(§3.1's A is the scaled score)")}
+                           : ExplainLine{math("Ã_ij = " + (terms.empty() ? std::string("0") : terms) + " "),
+                                         prose("(unscaled; the paper's \"attention score\"); the score the softmax takes is s · Ã_ij = Ã_ij / {root}",
+                                               {{"root", root}})},
+                       term_sum(e, plain_attention)));
+  ExplainLine softmax = {math("weight_ij = " + num(e.prob))};
+  if (!e.valid) softmax = {prose("query or key is padding: excluded"), math(", weight_ij = 0")};
+  else if (e.head_masked) softmax = {prose("head masked:"), math(" weight_ij = 0 "), prose("(softmax would give a non-zero value)")};
+  steps.push_back(step(K::Softmax, {math("softmax")},
+                       plain_attention ? ExplainLine{math("weights = softmax_j(A_i) "), prose("over valid keys (§3.1)")}
+                                       : ExplainLine{math("weights = softmax_j(Ã_i / " + root + ") "), prose("over valid keys (eq. 4)")},
+                       std::move(softmax)));
   return steps;
 }
 

@@ -1,0 +1,47 @@
+// wrapped_text.cpp — Dear ImGui text laid out by i18n/line_break.h.
+#include "ui/wrapped_text.h"
+
+#include "i18n/i18n.h"
+#include "i18n/line_break.h"
+
+#include <imgui_internal.h>
+
+namespace viewer {
+
+std::string WrapForWidth(std::string_view text, float width) {
+  ImFont* font = ImGui::GetFont();
+  const float scale = ImGui::GetFontSize() / font->FontSize;
+  const auto advance = [&](uint32_t c) {
+    return font->GetCharAdvance(static_cast<ImWchar>(c <= IM_UNICODE_CODEPOINT_MAX ? c : 0xFFFD)) * scale;
+  };
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (const LineSpan& l : wrap_lines(text, i18n::language(), width, advance)) {
+    if (!out.empty()) out += '\n';
+    out.append(text.substr(l.begin, l.end - l.begin));
+  }
+  return out;
+}
+
+void WrappedText(std::string_view text) {
+  ImGuiWindow* window = ImGui::GetCurrentWindow();
+  if (window->SkipItems) return;
+  const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
+  const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos);
+  const std::string lines = WrapForWidth(text, width);
+  ImGui::PushTextWrapPos(-1.0f);  // laid out already: Dear ImGui must not wrap again
+  ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
+  ImGui::PopTextWrapPos();
+}
+
+void WrappedTextColored(const ImVec4& color, std::string_view text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color);
+  WrappedText(text);
+  ImGui::PopStyleColor();
+}
+
+void WrappedTextDisabled(std::string_view text) {
+  WrappedTextColored(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text);
+}
+
+}  // namespace viewer

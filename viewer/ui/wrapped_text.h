@@ -1,0 +1,27 @@
+// wrapped_text.h — text wrapped by the language's rules (issue 54, item 3; i18n/line_break.h).
+//
+// Dear ImGui 1.86's TextWrapped breaks only at ASCII spaces; these draw the same text in lines laid
+// out by wrap_lines (UAX #14 with the tailoring for numbers, formulas and Korean) with the current
+// font, as one item (the spacing of TextWrapped). The margin is TextWrapped's: the wrap position
+// pushed with PushTextWrapPos, or the right edge of the column or window when none is.
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+#include <string_view>
+
+namespace viewer {
+
+/// The lines of `text` as WrappedText lays them out at `width` pixels with the current font and
+/// the interface's language, joined by '\n' (for the tests and the page's text bridge).
+std::string WrapForWidth(std::string_view text, float width);
+
+/// TextWrapped("%s", text) with the language's line breaks.
+void WrappedText(std::string_view text);
+/// The same in `color` (TextColored + wrapping).
+void WrappedTextColored(const ImVec4& color, std::string_view text);
+/// The same in the disabled colour (TextDisabled + wrapping).
+void WrappedTextDisabled(std::string_view text);
+
+}  // namespace viewer
