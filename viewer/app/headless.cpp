@@ -427,36 +427,38 @@ void HeadlessDriver::fail_job(const std::string& why) {
   job_phase_ = -1;
 }
 
+bool HeadlessDriver::start_next_job(App& app) {
+  ViewerState& s = app.state;
+  if (job_next_ == 0)
+    start_layer_ = s.layer, start_head_ = s.head, start_emd_head_ = s.emd_head, start_qi_ = s.qi, start_kj_ = s.kj,
+    start_k_ = s.distance_k, start_tab_ = s.tab;
+  if (job_next_ == o_.export_list.size()) {
+    std::printf("export-list: %zu jobs, %d failed\n", o_.export_list.size(), jobs_failed_);
+    if (jobs_failed_ > 0) exit_code_ = 1;
+    return true;
+  }
+  const ExportJob& j = o_.export_list[job_next_++];
+  s.layer = start_layer_, s.head = start_head_, s.emd_head = start_emd_head_, s.qi = start_qi_, s.kj = start_kj_;
+  s.distance_k = start_k_;
+  s.tab = start_tab_, s.switch_tab = true;
+  s.text = j.text, s.pair = j.pair, s.ids_text = j.ids, s.token_types_text = j.token_types, s.mask_id = j.mask_id;
+  s.model_error.clear(), s.input_error.clear(), s.compute_error.clear();
+  std::error_code ec;
+  std::filesystem::create_directories(j.export_dir, ec);
+  if (ec || !std::filesystem::is_directory(j.export_dir, ec)) {
+    fail_job("not a directory that can be created (" + (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+    return false;
+  }
+  start_load(app, j.model);
+  job_phase_ = 0, job_frames_ = 0;
+  job_began_ = std::chrono::steady_clock::now();
+  return false;
+}
+
 bool HeadlessDriver::export_list_step(App& app, int fb_w, int fb_h) {
   ViewerState& s = app.state;
   const bool ready = settled(app);
-  if (job_phase_ < 0) {  // between jobs: the next one, from the first selection, as a fresh viewer
-    if (!ready) return false;
-    if (job_next_ == 0)
-      start_layer_ = s.layer, start_head_ = s.head, start_emd_head_ = s.emd_head, start_qi_ = s.qi, start_kj_ = s.kj,
-      start_k_ = s.distance_k, start_tab_ = s.tab;
-    if (job_next_ == o_.export_list.size()) {
-      std::printf("export-list: %zu jobs, %d failed\n", o_.export_list.size(), jobs_failed_);
-      if (jobs_failed_ > 0) exit_code_ = 1;
-      return true;
-    }
-    const ExportJob& j = o_.export_list[job_next_++];
-    s.layer = start_layer_, s.head = start_head_, s.emd_head = start_emd_head_, s.qi = start_qi_, s.kj = start_kj_;
-    s.distance_k = start_k_;
-    s.tab = start_tab_, s.switch_tab = true;
-    s.text = j.text, s.pair = j.pair, s.ids_text = j.ids, s.token_types_text = j.token_types, s.mask_id = j.mask_id;
-    s.model_error.clear(), s.input_error.clear(), s.compute_error.clear();
-    std::error_code ec;
-    std::filesystem::create_directories(j.export_dir, ec);
-    if (ec || !std::filesystem::is_directory(j.export_dir, ec)) {
-      fail_job("not a directory that can be created (" + (ec ? ec.message() : std::string("a file of that name exists")) + ")");
-      return false;
-    }
-    start_load(app, j.model);
-    job_phase_ = 0, job_frames_ = 0;
-    job_began_ = std::chrono::steady_clock::now();
-    return false;
-  }
+  if (job_phase_ < 0) return ready && start_next_job(app);  // between jobs
   const ExportJob& j = o_.export_list[job_next_ - 1];
   if (!ready) {
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - job_began_).count();

@@ -129,6 +129,9 @@ class HeadlessDriver {
   /// --export-list, after each frame: starts the next job once the last is done, applies the job's
   /// ablation after its first result, writes its exports and screenshot, says when all are done.
   bool export_list_step(App& app, int fb_w, int fb_h);
+  /// --export-list, between jobs (the last one settled): the next job from the first selection, as
+  /// a fresh viewer would start it; true when every job is done (the exit code set if one failed).
+  bool start_next_job(App& app);
   /// Ends the current job as failed: prints why, counts it.
   void fail_job(const std::string& why);
 
