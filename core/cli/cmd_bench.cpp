@@ -36,6 +36,7 @@ struct BenchArgs {
   std::string trace = "probs";
   bool json = false;
   bool rerun = false;
+  bool widen_weights = false;  ///< LoadOptions::widen_weights: every matrix float64 at load (before issue 60)
 };
 
 // Keeps large freed blocks in the process (glibc mallopt) instead of returning them to the kernel
@@ -285,6 +286,8 @@ void register_bench(CLI::App* app) {
   cmd->add_option("--trace", args->trace, "What the forward keeps: none, probs (the viewer's trace), full")
       ->check(CLI::IsMember({"none", "probs", "full"}));
   cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->add_flag("--widen-weights", args->widen_weights,
+                "Widen every weight to float64 at load (as before issue 60; the numbers are the same, the memory 8 bytes a value)");
   cmd->add_flag("--rerun", args->rerun,
                 "Time the viewer's rerun after an ablation toggle (rerun_from the first affected layer, then the MLM "
                 "head) instead of a whole forward");
@@ -296,7 +299,9 @@ void register_bench(CLI::App* app) {
     // allocated 1 GB before it was refused (issue 44, class 3). A preset has an MLM head and an
     // absolute position table (make_preset_model), so its EMD runs and reads P's first N rows.
     if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset, true);
-    const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
+    Model model = args->preset.empty() ? load_model_with_progress(args->model, {args->widen_weights})
+                                       : make_preset_model(args->preset, 1);
+    if (args->widen_weights && !args->preset.empty()) widen_weights(&model.weights);
     const bool decoder = model.weights.lm_head.has_value();
     const bool emd = decoder && runs_emd(model);
     check_input_length(model.config, N, args->preset.empty() ? args->model : "preset " + args->preset, emd);
@@ -325,8 +330,9 @@ void register_bench(CLI::App* app) {
         head_vs_floor;
     // The word table and a buffer of its size for the copy that measures the head's memory floor
     // (allocated after the peak RSS was read, like OpenBLAS's buffers).
-    const Matrix& table = model.weights.embeddings.word;
-    std::vector<double> copy_to(decoder ? static_cast<size_t>(table.size()) : 0);
+    const StoredMatrix& table = model.weights.embeddings.word;
+    // (E in its stored precision: the head streams its bytes, `table.bytes()`.)
+    std::vector<double> copy_to(decoder ? table.bytes() / sizeof(double) : 0);
     for (int r = 1; r <= args->repeat; ++r) {
       const bool pair_this_round = r <= kPairedRounds;
       const auto t0 = std::chrono::steady_clock::now();
@@ -345,7 +351,7 @@ void register_bench(CLI::App* app) {
         if (decoder && dgemm > 0) {
           // The head's floor in this round: the larger of streaming its table (a copy of that
           // size) and its products at this round's DGEMM rate.
-          const double copy = copy_ms(table.data(), copy_to.data(), copy_to.size(), args->threads);
+          const double copy = copy_ms(reinterpret_cast<const double*>(table.data()), copy_to.data(), copy_to.size(), args->threads);
           const double floor = std::max(copy, head_flops / (dgemm * 1e9) * 1e3);
           copy_rate.push_back(static_cast<double>(copy_to.size()) * 8 / (copy / 1e3) / 1e9);
           head_floor_ms.push_back(floor);
@@ -365,7 +371,7 @@ void register_bench(CLI::App* app) {
     const double encoder_rate = encoder_flops / (encoder / 1e3) / 1e9;
     const double head_rate = decoder ? head_flops / (head / 1e3) / 1e9 : 0;
     // The word table the tied decoder reads once per forward, in GB, and the rate it was read at.
-    const double table_gb = decoder ? static_cast<double>(model.config.vocab_size) * model.config.hidden_size * 8 / 1e9 : 0;
+    const double table_gb = decoder ? static_cast<double>(table.bytes()) / 1e9 : 0;
     const double gemm = gemm_gflops();
     const HeadShape shape = decoder ? HeadShape{masked, model.config.vocab_size, model.config.hidden_size} : HeadShape{};
     const bool paired = !blas_rate.empty();
@@ -380,7 +386,7 @@ void register_bench(CLI::App* app) {
       nlohmann::json j = {{"model", name}, {"seq", N}, {"threads", args->threads}, {"trace", args->trace},
                           {"repeat", args->repeat}, {"median_ms", median}, {"min_ms", best}, {"gflop", flops / 1e9},
                           {"gflops", achieved}, {"gemm_gflops", gemm}, {"roofline_efficiency", achieved / gemm},
-                          {"peak_rss_mb", rss_mb}, {"emd", emd}, {"masked_positions", positions.size()},
+                          {"peak_rss_mb", rss_mb}, {"weights_mb", weight_bytes(model.weights) / 1e6}, {"emd", emd}, {"masked_positions", positions.size()},
                           {"encoder_ms", encoder}, {"encoder_gflops", encoder_rate}};
       j["head_ms"] = or_null(decoder, head);
       j["head_gflops"] = or_null(decoder, head_rate);
@@ -409,6 +415,8 @@ void register_bench(CLI::App* app) {
     std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", name.c_str(),
                 static_cast<long long>(N), args->threads, args->trace.c_str(), emd ? "on" : "off", positions.size());
     std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", median, best, args->repeat);
+    std::printf("weights: %.1f MB as held (%s)\n", weight_bytes(model.weights) / 1e6,
+                args->widen_weights ? "widened to float64 at load" : "in their stored precision");
     std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
                 flops / 1e9, achieved, gemm, achieved / gemm);
     std::printf("  encoder%s: median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s\n", emd ? " + EMD" : "", encoder,

@@ -353,6 +353,6 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
 /// depend on M), and with M > 32 it is multiplied in slices of 4,096 rows (the packed copy stays
 /// small). Slices of the vocabulary are tasks (threading.h): bitwise the same for any thread
 /// count. Errors: shapes that do not fit.
-Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias);
+Matrix tied_decoder_logits(const Matrix& h, const StoredMatrix& E, const Vector& bias);
 
 }  // namespace deberta
