@@ -158,6 +158,21 @@ TEST_SUITE("stored_weights") {
     }
   }
 
+  TEST_CASE("stored weights: PyTorch checkpoints (fp16, bf16, fp32) narrowed back to their dtype, bit for bit") {
+    for (const char* name : {"v1_basic_fp16", "v3_emd_fp16", "v3_emd_bf16", "v3_emd_fp32"}) {
+      CAPTURE(name);
+      const fs::path dir = source_path(std::string("notebooks_data/fixtures/checkpoints/") + name);
+      const DType dtype = std::string(name).find("bf16") != std::string::npos ? DType::BF16
+                          : std::string(name).find("fp16") != std::string::npos ? DType::F16
+                                                                                : DType::F32;
+      const TensorMap reference = read_safetensors((dir / "reference.safetensors").string());
+      Inputs inputs;
+      if (reference.count("input_ids")) inputs = inputs_from_tensors(reference, name);
+      else for (int64_t n = 0; n < 12; ++n) inputs.input_ids.push_back(1 + n % 7);
+      CHECK(compare_both_ways(dir, dtype, inputs, {1, 3}) > 10);
+    }
+  }
+
   TEST_CASE("stored weights: the bundled fp32 model keeps fp32 and half its float64 bytes") {
     const Model m = load_model(source_path("notebooks_data/models/deberta-tiny"));
     CHECK(m.weights.embeddings.word.dtype() == DType::F32);

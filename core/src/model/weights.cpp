@@ -4,6 +4,7 @@
 #include "deberta/heads.h"
 
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <string_view>
 #include <algorithm>
@@ -16,6 +17,37 @@ std::string shape_text(const std::vector<int64_t>& s) {
   Tensor t;
   t.shape = s;
   return t.shape_string();
+}
+
+// The values `f` of a tensor the reader widened from `dtype` (F32, F16, BF16: a PyTorch
+// checkpoint's), back as that dtype's little-endian bytes. Exact: each value came from one of the
+// dtype, so narrowing it gives that value's bits again (a value that is not one of the dtype's,
+// which no reader produces, would be rounded toward zero).
+AlignedBytes narrowed(const std::vector<double>& f, DType dtype) {
+  AlignedBytes out(f.size() * static_cast<size_t>(dtype_size(dtype)));
+  for (size_t k = 0; k < f.size(); ++k) {
+    const float v = static_cast<float>(f[k]);
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    if (dtype == DType::F32) {
+      std::memcpy(out.data() + 4 * k, &v, 4);
+      continue;
+    }
+    uint16_t half = static_cast<uint16_t>(bits >> 16);  // BF16: a float's top half
+    if (dtype == DType::F16) {
+      const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+      const int exponent = static_cast<int>((bits >> 23) & 0xff);
+      const uint32_t mantissa = bits & 0x7fffff;
+      if (exponent == 0xff)  // Inf, NaN
+        half = static_cast<uint16_t>(sign | 0x7c00 | (mantissa ? 0x200 : 0));
+      else if (exponent - 127 >= -14)  // a normal half
+        half = static_cast<uint16_t>(sign | ((exponent - 127 + 15) << 10) | (mantissa >> 13));
+      else  // a subnormal half or zero: |v| = m · 2^-24
+        half = static_cast<uint16_t>(sign | static_cast<uint16_t>(std::fabs(static_cast<double>(v)) * 16777216.0));
+    }
+    std::memcpy(out.data() + 2 * k, &half, 2);
+  }
+  return out;
 }
 
 // Looks tensors up by name (with or without the `deberta.` prefix), checks shapes, records what
@@ -34,7 +66,8 @@ class WeightReader {
   // Each accessor moves or copies the values into its type and frees the tensor's storage at once,
   // so loading holds at most one extra tensor beyond the weights. A matrix keeps the file's
   // precision: a tensor read with its stored bytes (`Tensor::stored`) gives them to the matrix
-  // unchanged; one read widened (a PyTorch checkpoint, `read_safetensors`) is F64. A missing tensor
+  // unchanged; one its reader widened (a PyTorch checkpoint, `read_safetensors`) is narrowed back
+  // to its dtype, exactly (`narrowed`). A missing tensor
   // gives an empty placeholder, never one of the configured size (config.json alone could ask for
   // gigabytes): finish() reports every missing name before anything reads a placeholder.
   StoredMatrix matrix(const std::string& name, int64_t rows, int64_t cols) {
@@ -42,6 +75,11 @@ class WeightReader {
     if (!t || plan_only_) return StoredMatrix();
     if (!t->stored.empty() || t->numel() == 0) {
       StoredMatrix m(t->dtype, rows, cols, std::move(t->stored));
+      release(t);
+      return m;
+    }
+    if (t->dtype == DType::F32 || t->dtype == DType::F16 || t->dtype == DType::BF16) {  // widened by its reader
+      StoredMatrix m(t->dtype, rows, cols, narrowed(t->f, t->dtype));
       release(t);
       return m;
     }
