@@ -320,7 +320,7 @@ TEST_SUITE("config") {
     Model model = load_model(test::source_path("notebooks_data/golden/v3_emd"));
     model.config.position_buckets = 8;
     model.config.max_relative_positions = 5;
-    model.weights.rel_embeddings = model.weights.rel_embeddings.topRows(16);  // 2k = 2 · 8 rows
+    model.weights.rel_embeddings = model.weights.rel_embeddings.top_rows(16);  // 2k = 2 · 8 rows
     model.weights_changed();
     Inputs in;
     in.input_ids = {1, 5, 6, 7, 2};

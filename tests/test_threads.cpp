@@ -19,6 +19,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -167,7 +168,20 @@ TEST_SUITE("equations") {
       }
   }
 
+// DEBERTA_PACK_WEIGHTS=1 while in scope (models keep no packed weights by default since issue 60),
+// then as it was.
+struct PackingOn {
+  std::string before;
+  bool had = false;
+  PackingOn() {
+    if (const char* v = std::getenv("DEBERTA_PACK_WEIGHTS")) before = v, had = true;
+    setenv("DEBERTA_PACK_WEIGHTS", "1", 1);
+  }
+  ~PackingOn() { had ? setenv("DEBERTA_PACK_WEIGHTS", before.c_str(), 1) : unsetenv("DEBERTA_PACK_WEIGHTS"); }
+};
+
   TEST_CASE("packed weights: products read the model's panels, the same bits as panels packed per product") {
+    const PackingOn packing;
     // Issue 43, item 5: a model keeps its encoder weights in the panel layout (ModelWorkspace::packed)
     // and gives them to its products (ops::products' `packed`). The numbers may not depend on it: the same
     // bits with the model's panels, with none, and at any thread count; a weight replaced since
@@ -223,6 +237,7 @@ TEST_SUITE("equations") {
     ThreadCountGuard guard;
     const test::BackendGuard fast(Backend::Fast);
     UniformMatrices random{std::mt19937_64(29)};
+    const PackingOn packing;
     for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{{384, 384}, {384, 1536}, {1536, 384}, {100, 203}}) {
       const int64_t in = shape.first, out = shape.second;  // (a structured binding cannot be captured in C++17)
       const Linear layer{random(out, in), random(out, 1).col(0)}, no_bias{layer.weight, Vector()};
@@ -275,7 +290,7 @@ TEST_SUITE("equations") {
         alone.rows_independent = true;
         parallel_linears({alone});
         CHECK(std::memcmp(yr.data(), yr_alone.data(), yr.size() * sizeof(double)) == 0);
-        const Matrix plain = (rel * r.weight.transpose()).rowwise() + r.bias.transpose();
+        const Matrix plain = (rel * r.weight.widened().transpose()).rowwise() + r.bias.transpose();
         CHECK((yr - plain).cwiseAbs().maxCoeff() < 1e-12);
       }
     }
@@ -569,7 +584,7 @@ TEST_SUITE("equations") {
   TEST_CASE("position table: rebuilt from the edited weights once the model is told, equal to a fresh model's") {
     const Model model = load_model(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/models/deberta-tiny");
     Model edited = model;  // a copy starts with an empty workspace
-    edited.weights.layers[0].attention.pos_key.weight *= 2.0;
+    edited.weights.layers[0].attention.pos_key.weight = edited.weights.layers[0].attention.pos_key.weight.widened() * 2.0;
     edited.weights_changed();
     const Matrix before = model.workspace.positions(model)->K_r[0];
     const Matrix after = edited.workspace.positions(edited)->K_r[0];
@@ -582,7 +597,7 @@ TEST_SUITE("equations") {
     // Edit in place, tell the model, and its forward is that of a model built from the edited weights.
     Model in_place = model;
     (void)in_place.workspace.positions(in_place);  // built from the old weights
-    in_place.weights.layers[1].attention.pos_query.weight *= -0.5;
+    in_place.weights.layers[1].attention.pos_query.weight = in_place.weights.layers[1].attention.pos_query.weight.widened() * -0.5;
     in_place.weights_changed();
     Model fresh;
     fresh.config = in_place.config;

@@ -114,7 +114,7 @@ Encoding encode_at(const Tokenizer& tok, const std::string& text, const std::str
 
 std::string model_path_or_default(const std::string& arg) { return arg.empty() ? DEBERTA_DEFAULT_MODEL : arg; }
 
-Model load_model_with_progress(const std::string& path) {
+Model load_model_with_progress(const std::string& path, const LoadOptions& options) {
   const bool tty = isatty(fileno(stderr));
   ProgressFn progress;
   if (tty)
@@ -122,7 +122,7 @@ Model load_model_with_progress(const std::string& path) {
       std::fprintf(stderr, "\rloading weights %5.1f%%", total ? 100.0 * done / total : 0.0);
       if (done >= total) std::fprintf(stderr, "\n");
     };
-  Model model = load_model(path, progress);
+  Model model = load_model(path, progress, options);
   for (const std::string& w : model.weights.warnings) std::fprintf(stderr, "deberta: warning: %s: %s\n", model.weights_path.c_str(), w.c_str());
   if (std::getenv("DEBERTA_DEBUG") && !model.weights.unused.empty()) {
     const std::string list = name_list(model.weights.unused);

@@ -4,6 +4,7 @@
 #include "deberta/ablation.h"
 #include "deberta/analysis.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 #include "deberta/tokenizer.h"
 
 #include <memory>
@@ -87,7 +88,7 @@ std::string json_text(const nlohmann::json& j, int indent = 2);
 /// The model directory to use: `arg`, or the bundled default model.
 std::string model_path_or_default(const std::string& arg);
 /// Loads a model, printing a progress line on stderr when it is a terminal.
-Model load_model_with_progress(const std::string& path);
+Model load_model_with_progress(const std::string& path, const LoadOptions& options = {});
 using deberta::parse_int_list;  // ablation.h
 
 }  // namespace deberta::cli

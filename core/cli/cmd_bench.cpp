@@ -36,6 +36,7 @@ struct BenchArgs {
   std::string trace = "probs";
   bool json = false;
   bool rerun = false;
+  bool widen_weights = false;  ///< LoadOptions::widen_weights: every matrix float64 at load (before issue 60)
 };
 
 // Keeps large freed blocks in the process (glibc mallopt) instead of returning them to the kernel
@@ -279,7 +280,7 @@ struct BenchReport {
   int64_t N = 0, masked = 0;
   size_t positions = 0;
   bool decoder = false, emd = false;
-  double flops = 0, encoder_flops = 0, head_flops = 0, rss_mb = 0;
+  double flops = 0, encoder_flops = 0, head_flops = 0, rss_mb = 0, weights_mb = 0;
   std::vector<double> ms, encoder_ms, head_ms, blas_rate, forward_ratio, encoder_ratio, copy_rate, head_floor_ms,
       head_vs_floor;
   double median = 0, best = 0, encoder = 0, head = 0, achieved = 0, encoder_rate = 0, head_rate = 0, table_gb = 0,
@@ -299,8 +300,9 @@ void time_rounds(const BenchArgs& args, const Model& model, const Inputs& in, co
   BenchReport& rep = *report;
   // The word table and a buffer of its size for the copy that measures the head's memory floor
   // (allocated after the peak RSS was read, like OpenBLAS's buffers).
-  const Matrix& table = model.weights.embeddings.word;
-  std::vector<double> copy_to(rep.decoder ? static_cast<size_t>(table.size()) : 0);
+  const StoredMatrix& table = model.weights.embeddings.word;
+  // (E in its stored precision: the head streams its bytes, `table.bytes()`.)
+  std::vector<double> copy_to(rep.decoder ? table.bytes() / sizeof(double) : 0);
   for (int r = 1; r <= args.repeat; ++r) {
     const bool pair_this_round = r <= kPairedRounds;
     const auto t0 = std::chrono::steady_clock::now();
@@ -319,7 +321,7 @@ void time_rounds(const BenchArgs& args, const Model& model, const Inputs& in, co
       if (rep.decoder && dgemm > 0) {
         // The head's floor in this round: the larger of streaming its table (a copy of that
         // size) and its products at this round's DGEMM rate.
-        const double copy = copy_ms(table.data(), copy_to.data(), copy_to.size(), args.threads);
+        const double copy = copy_ms(reinterpret_cast<const double*>(table.data()), copy_to.data(), copy_to.size(), args.threads);
         const double floor = std::max(copy, rep.head_flops / (dgemm * 1e9) * 1e3);
         rep.copy_rate.push_back(static_cast<double>(copy_to.size()) * 8 / (copy / 1e3) / 1e9);
         rep.head_floor_ms.push_back(floor);
@@ -346,7 +348,8 @@ void summarize(const Model& model, OpenBlas& blas, BenchReport* report) {
   rep.head_rate = rep.decoder ? rep.head_flops / (rep.head / 1e3) / 1e9 : 0;
   // The word table the tied decoder reads once per forward, in GB, and the rate it was read at.
   const auto& c = model.config;
-  rep.table_gb = rep.decoder ? static_cast<double>(c.vocab_size) * c.hidden_size * 8 / 1e9 : 0;
+  rep.table_gb = rep.decoder ? static_cast<double>(model.weights.embeddings.word.bytes()) / 1e9 : 0;
+  rep.weights_mb = static_cast<double>(weight_bytes(model.weights)) / 1e6;  // as held: stored precision (issue 60)
   rep.gemm = gemm_gflops();
   rep.shape = rep.decoder ? HeadShape{rep.masked, c.vocab_size, c.hidden_size} : HeadShape{};
   rep.paired = !rep.blas_rate.empty();
@@ -366,7 +369,7 @@ void print_bench_json(const BenchArgs& args, const OpenBlas& blas, const BenchRe
   nlohmann::json j = {{"model", rep.name}, {"seq", rep.N}, {"threads", args.threads}, {"trace", args.trace},
                       {"repeat", args.repeat}, {"median_ms", rep.median}, {"min_ms", rep.best}, {"gflop", rep.flops / 1e9},
                       {"gflops", rep.achieved}, {"gemm_gflops", rep.gemm}, {"roofline_efficiency", rep.achieved / rep.gemm},
-                      {"peak_rss_mb", rep.rss_mb}, {"emd", rep.emd}, {"masked_positions", rep.positions},
+                      {"peak_rss_mb", rep.rss_mb}, {"weights_mb", rep.weights_mb}, {"emd", rep.emd}, {"masked_positions", rep.positions},
                       {"encoder_ms", rep.encoder}, {"encoder_gflops", rep.encoder_rate}};
   j["head_ms"] = or_null(rep.decoder, rep.head);
   j["head_gflops"] = or_null(rep.decoder, rep.head_rate);
@@ -422,6 +425,8 @@ void print_bench_text(const BenchArgs& args, const OpenBlas& blas, const BenchRe
   std::printf("model %s, N = %lld, %d thread(s), trace %s, EMD %s, %zu masked positions\n", rep.name.c_str(),
               static_cast<long long>(rep.N), args.threads, args.trace.c_str(), rep.emd ? "on" : "off", rep.positions);
   std::printf("forward: median %.2f ms, min %.2f ms over %d runs\n", rep.median, rep.best, args.repeat);
+  std::printf("weights: %.1f MB as held (%s)\n", rep.weights_mb,
+              args.widen_weights ? "widened to float64 at load" : "in their stored precision");
   std::printf("work: %.3f GFLOP -> %.1f GFLOP/s; GEMM 1024^2 here: %.1f GFLOP/s; roofline efficiency %.2f\n",
               rep.flops / 1e9, rep.achieved, rep.gemm, rep.achieved / rep.gemm);
   std::printf("  encoder%s: median %.2f ms, %.3f GFLOP -> %.1f GFLOP/s\n", rep.emd ? " + EMD" : "", rep.encoder,
@@ -454,6 +459,8 @@ void register_bench(CLI::App* app) {
   cmd->add_option("--trace", args->trace, "What the forward keeps: none, probs (the viewer's trace), full")
       ->check(CLI::IsMember({"none", "probs", "full"}));
   cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->add_flag("--widen-weights", args->widen_weights,
+                "Widen every weight to float64 at load (as before issue 60; the numbers are the same, the memory 8 bytes a value)");
   cmd->add_flag("--rerun", args->rerun,
                 "Time the viewer's rerun after an ablation toggle (rerun_from the first affected layer, then the MLM "
                 "head) instead of a whole forward");
@@ -465,7 +472,9 @@ void register_bench(CLI::App* app) {
     // allocated 1 GB before it was refused (issue 44, class 3). A preset has an MLM head and an
     // absolute position table (make_preset_model), so its EMD runs and reads P's first N rows.
     if (!args->preset.empty()) check_input_length(preset_config(args->preset), N, "preset " + args->preset, true);
-    const Model model = args->preset.empty() ? load_model_with_progress(args->model) : make_preset_model(args->preset, 1);
+    Model model = args->preset.empty() ? load_model_with_progress(args->model, {args->widen_weights})
+                                       : make_preset_model(args->preset, 1);
+    if (args->widen_weights && !args->preset.empty()) widen_weights(&model.weights);
     BenchReport rep;
     rep.N = N;
     rep.decoder = model.weights.lm_head.has_value();

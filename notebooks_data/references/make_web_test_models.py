@@ -14,6 +14,9 @@ folder the caller names (a temporary one: never committed).
         fp32: 738 MB) or with --bin as pytorch_model.bin (torch.save, float32). Its tokenizer is
         deberta-tiny-512's spm.model widened to all 128100 ids (copy_tokenizer). Weights ~ N(0, 0.02), layer
         norms 1 and 0, seeded: the same bytes on every run.
+    /usr/bin/python3 notebooks_data/references/make_web_test_models.py large OUT_DIR [--dtype fp16|fp32]
+        the same with deberta-v3-large's shape: hidden 1024, 24 layers, 16 heads, intermediate 4096
+        (435.6 M parameters; fp16: 871 MB). The memory table of docs/performance.md (issue 60).
 
 Needs Debian's python3-numpy, and python3-torch for pytorch_model.bin.
 """
@@ -141,6 +144,9 @@ BASE_CONFIG = {
 }
 
 
+LARGE_CONFIG = dict(BASE_CONFIG, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)
+
+
 def base_shapes(c):
     """The tensors of a deberta-v3-base masked LM, in the order they are written."""
     h, i, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
@@ -171,14 +177,14 @@ def base_values(name, shape, rng, dtype):
     return (rng.standard_normal(shape, dtype=np.float32) * 0.02).astype(dtype)
 
 
-def make_base(out, dtype_name="fp16", as_bin=False):
+def make_base(out, dtype_name="fp16", as_bin=False, config=BASE_CONFIG):
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(BASE_CONFIG, f, indent=2)
+        json.dump(config, f, indent=2)
     copy_tokenizer(out)
     rng = np.random.default_rng(41)
     dtype = np.float32 if as_bin or dtype_name == "fp32" else np.float16
-    shapes = base_shapes(BASE_CONFIG)
+    shapes = base_shapes(config)
     if as_bin:
         save_bin(os.path.join(out, "pytorch_model.bin"),
                  OrderedDict((n, base_values(n, s, rng, dtype)) for n, s in shapes))
@@ -202,7 +208,7 @@ def make_base(out, dtype_name="fp16", as_bin=False):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("microsoft", "base"):
+    if len(argv) < 3 or argv[1] not in ("microsoft", "base", "large"):
         sys.exit(__doc__)
     if argv[1] == "microsoft":
         make_microsoft(argv[2])
@@ -210,7 +216,7 @@ def main(argv):
         dtype = argv[argv.index("--dtype") + 1] if "--dtype" in argv else "fp16"
         if dtype not in ("fp16", "fp32"):
             sys.exit("make_web_test_models.py: --dtype is fp16 or fp32, not " + dtype)
-        make_base(argv[2], dtype, "--bin" in argv)
+        make_base(argv[2], dtype, "--bin" in argv, LARGE_CONFIG if argv[1] == "large" else BASE_CONFIG)
 
 
 if __name__ == "__main__":

@@ -346,13 +346,14 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
                                const std::vector<int64_t>& positions);
 
 /// The MLM head's tied decoder: logits = h Eᵀ + bias `[M, V]` for h `[M, E]`, the word
-/// embeddings E `[V, E]` and bias `[V]`. An optimisation of exactly that expression (tested
+/// embeddings E `[V, E]` in their stored precision (weights.h `StoredMatrix`; the engine widens the
+/// rows it reads, exactly) and bias `[V]`. An optimisation of exactly that expression (tested
 /// against it at 1e-12 in tests/test_threads.cpp): E is the forward pass's largest operand
-/// (xsmall: 128,100 × 384 doubles, 394 MB), so with M ≤ 32 it is read once, in place, against
+/// (xsmall: 128,100 × 384 values, 394 MB as float64, 197 MB as fp32), so with M ≤ 32 it is read once, in place, against
 /// every h_m (the dot-product kernel of core/src/gemm_nt.h: each logit's arithmetic does not
 /// depend on M), and with M > 32 it is multiplied in slices of 4,096 rows (the packed copy stays
 /// small). Slices of the vocabulary are tasks (threading.h): bitwise the same for any thread
 /// count. Errors: shapes that do not fit.
-Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias);
+Matrix tied_decoder_logits(const Matrix& h, const StoredMatrix& E, const Vector& bias);
 
 }  // namespace deberta

@@ -22,11 +22,23 @@ ModelConfig load_config(const std::string& path);
 
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
+/// How a model is held once loaded.
+struct LoadOptions {
+  /// false (the default): every weight matrix stays in the precision the file stored it in
+  /// (fp16, bf16, fp32, fp64; weights.h `StoredMatrix`), widened by the engines where they read it.
+  /// true: every matrix widened to float64 at load (`widen_weights`), as before issue 60 — the same
+  /// numbers bit for bit at 8 bytes a value; kept for the comparison (tests/test_stored_weights.cpp,
+  /// `deberta bench --widen-weights`).
+  bool widen_weights = false;
+};
+
 /// Loads `path`: a model directory (config.json + model.safetensors or pytorch_model.bin,
 /// safetensors preferred) or a weights file whose folder holds config.json.
+/// Memory: the weight matrices' bytes as stored (a safetensors file's tensors are read straight
+/// into them), plus float64 vectors and the position tables (docs/performance.md, "Memory").
 /// Errors: no config.json, no weights file, and everything `load_config` / the readers /
 /// `map_weights` raise — each naming the file.
-Model load_model(const std::string& path, const ProgressFn& progress = {});
+Model load_model(const std::string& path, const ProgressFn& progress = {}, const LoadOptions& options = {});
 
 class SafetensorsReader;
 
@@ -42,7 +54,7 @@ class ModelLoadSteps {
   /// Finds the weights and reads config.json and the safetensors header (no tensor values yet).
   /// Errors: as `load_model` (no such path, no config.json, no weights file, a bad config or
   /// header, tensors missing or of the wrong shape or dtype), each naming the file.
-  explicit ModelLoadSteps(const std::string& path, const ProgressFn& progress = {});
+  explicit ModelLoadSteps(const std::string& path, const ProgressFn& progress = {}, const LoadOptions& options = {});
   ~ModelLoadSteps();
   ModelLoadSteps(ModelLoadSteps&&) noexcept;
   ModelLoadSteps& operator=(ModelLoadSteps&&) noexcept;
@@ -66,6 +78,7 @@ class ModelLoadSteps {
  private:
   Model model_;
   ProgressFn progress_;
+  LoadOptions options_;
   std::unique_ptr<SafetensorsReader> reader_;  ///< safetensors only
   TensorMap tensors_;                           ///< the index, values filled in step by step
   std::vector<std::string> names_;              ///< tensors_used, in order

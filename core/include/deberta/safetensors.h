@@ -64,10 +64,11 @@ class SafetensorsReader {
   explicit SafetensorsReader(const std::string& path);
   /// Every tensor's dtype and shape, in name order; `f` / `i` are empty.
   const TensorMap& index() const { return index_; }
-  /// Reads the values of tensor `name` into `t` (widened as `read_safetensors` does).
-  /// Errors: an unknown name; a read error, naming the file and the tensor; `BytesPending` from a
-  /// byte source (then `t` is unchanged).
-  void load(const std::string& name, Tensor* t);
+  /// Reads the values of tensor `name` into `t`: widened as `read_safetensors` does, or with
+  /// `keep_stored` a floating tensor's bytes as the file has them into `t->stored` (fp16 stays 2
+  /// bytes a value: the model loader, issue 60). Errors: an unknown name; a read error, naming the
+  /// file and the tensor; `BytesPending` from a byte source (then `t` is unchanged).
+  void load(const std::string& name, Tensor* t, bool keep_stored = false);
 
  private:
   std::string path_;

@@ -61,13 +61,21 @@ int dtype_size(DType dtype);
 /// True for the integer and bool dtypes.
 bool dtype_is_integer(DType dtype);
 
+/// Bytes aligned as Eigen aligns a `Matrix` (EIGEN_MAX_ALIGN_BYTES): float64 values stored there
+/// are read by Eigen exactly as a matrix's would be (the reference backend maps them in place).
+using AlignedBytes = std::vector<unsigned char, Eigen::aligned_allocator<unsigned char>>;
+
 /// A tensor as stored in a file: dtype of origin, shape, and its values widened to double
-/// (floating dtypes) or int64 (integer dtypes). Exactly one of `f`/`i` is filled.
+/// (floating dtypes) or int64 (integer dtypes). Exactly one of `f`/`i` is filled — or, for a
+/// floating tensor read by a reader asked to keep the file's precision (the model loader,
+/// `SafetensorsReader::load`), `stored` holds its bytes as the file has them (little-endian,
+/// `numel · dtype_size` bytes) and `f` is empty.
 struct Tensor {
   DType dtype = DType::F64;
   std::vector<int64_t> shape;
   std::vector<double> f;
   std::vector<int64_t> i;
+  AlignedBytes stored;
 
   /// Number of elements (product of `shape`; 1 for a scalar).
   int64_t numel() const;
@@ -90,6 +98,17 @@ using TensorMap = std::map<std::string, Tensor>;
 Matrix to_matrix(const Tensor& t, const std::string& name);
 /// The integer values of a rank-1 or rank-2 tensor as an index matrix (`[n]` becomes `[1, n]`).
 IndexMatrix to_index_matrix(const Tensor& t, const std::string& name);
+
+/// The float values of a floating tensor, widened to double: `f` itself, or `stored` widened.
+/// Errors: an integer dtype (`name` is used in the message).
+std::vector<double> float_values(const Tensor& t, const std::string& name);
+/// How many of a floating tensor's values are NaN or ±Inf (from `f` or `stored`). No errors.
+int64_t non_finite_count(const Tensor& t);
+
+/// Widens `n` little-endian values of floating dtype `dtype` (F64, F32, F16, BF16) at `bytes` into
+/// `out[0 .. n)`, exactly (every fp16, bf16 and fp32 value is a double). F16 goes through a table
+/// of the 65,536 halves built once. No errors (an integer dtype is the caller's mistake: zeros).
+void widen_floats(DType dtype, const unsigned char* bytes, int64_t n, double* out);
 
 /// IEEE half (binary16) bits to double, exact.
 double half_to_double(uint16_t bits);

@@ -248,7 +248,7 @@ struct Block {
     bool packed_ok = false;
     errors.run([&] {
       own = buffer ? std::move(buffer) : std::make_unique<detail::WeightPanels>();
-      own->pack(j.layer->weight, col0, cols);
+      own->pack_stored(j.layer->weight, col0, cols);  // W widened here, panel by panel (issue 60)
       panels = own.get(), panel0 = 0;
       packed_ok = true;
     });
@@ -267,22 +267,20 @@ namespace ops {
 class PackedWeights {
  public:
   struct Entry {
-    const double* data;  // the weight it was packed from, as it was then
+    const unsigned char* data;  // the weight it was packed from, as it was then
     int64_t rows, cols;
     detail::WeightPanels panels;
   };
-  std::unordered_map<const Matrix*, Entry> entries;
+  std::unordered_map<const StoredMatrix*, Entry> entries;
   size_t bytes = 0;
 };
 
 bool packing_weights() {
   const char* env = std::getenv("DEBERTA_PACK_WEIGHTS");
   if (env && *env) return std::string(env) != "0";
-#ifdef __EMSCRIPTEN__
-  return false;  // the page's memory is the ceiling of the model size (docs/web.md)
-#else
-  return true;
-#endif
+  // Off: the float64 panels would be twice an fp32 checkpoint's bytes (ops.h; issue 60). The page's
+  // memory is moreover the ceiling of the model size (docs/web.md).
+  return false;
 }
 
 std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear*>& layers) {
@@ -296,7 +294,7 @@ std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear
     e.data = layer->weight.data(), e.rows = layer->weight.rows(), e.cols = layer->weight.cols();
     todo.push_back(&e), from.push_back(layer);
   }
-  run_tasks(static_cast<int64_t>(todo.size()), [&](int64_t i) { todo[i]->panels.pack(from[i]->weight, 0, from[i]->weight.rows()); });
+  run_tasks(static_cast<int64_t>(todo.size()), [&](int64_t i) { todo[i]->panels.pack_stored(from[i]->weight, 0, from[i]->weight.rows()); });
   for (const PackedWeights::Entry* e : todo) packed->bytes += e->panels.bytes();
   return packed;
 }
@@ -304,7 +302,7 @@ std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear
 size_t packed_bytes(const PackedWeights* packed) { return packed ? packed->bytes : 0; }
 
 // W's panels in `packed`, or null (none there, or W replaced since it was packed).
-const detail::WeightPanels* packed_panels(const PackedWeights* packed, const Matrix& W) {
+const detail::WeightPanels* packed_panels(const PackedWeights* packed, const StoredMatrix& W) {
   if (!packed) return nullptr;
   const auto it = packed->entries.find(&W);
   if (it == packed->entries.end()) return nullptr;
@@ -475,13 +473,14 @@ Matrix linear(const Linear& layer, const Matrix& x) {
 
 bool few_rows(int64_t rows) { return rows <= detail::kInPlaceMaxRows; }
 
-// logits = h Eᵀ + bias on the panel kernel, E read in place: the masked rows' h are one panel
+// logits = h Eᵀ + bias on the panel kernel, E read in place (kPanelRows rows widened at a time when
+// it is not stored as F64): the masked rows' h are one panel
 // operand (packed once); the vocabulary goes in fixed slices of 256 rows, one task each, and inside
 // a slice kPanelRows rows of E at a time are multiplied against every row of h
 // (`multiply_rows_transposed`) while the next rows are fetched — one pass over the 0.4 GB table, no
 // copy of it. Each logit is bias + its dot product in the order of k (panel_gemm.h), so its bits
 // never depend on M or on the slice: `rows_independent` holds on this one path for every M.
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool /*rows_independent*/) {
+Matrix tied_decoder(const Matrix& h, const StoredMatrix& E, const Vector& bias, bool /*rows_independent*/) {
   const int64_t V = E.rows(), M = h.rows(), H = E.cols();
   Matrix logits(M, V);
   if (M == 0 || V == 0) return logits;
@@ -492,15 +491,19 @@ Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool /
     // The slice's logits go to a block of their own, [M, slice], then to their columns of `logits`
     // (whose rows are a megabyte apart: the kernel's stores there would cost a page walk each).
     thread_local Matrix block;
+    thread_local std::vector<double> widened;  // kPanelRows rows of E in float64 (E not stored as F64)
     const int64_t first = s * slice, width = std::min(slice, V - first);
+    const int64_t element = dtype_size(E.dtype());
+    const auto* stored = reinterpret_cast<const char*>(E.data());
     block.resize(M, width);
     for (int64_t v0 = first; v0 < first + width; v0 += detail::kPanelRows) {
       const int64_t rows = std::min(detail::kPanelRows, first + width - v0);
-      // While these rows of E are multiplied, the next ones are fetched.
+      // While these rows of E are multiplied (widened first, in its stored precision), the next
+      // ones are fetched.
       const int64_t next = std::min(detail::kPanelRows, V - v0 - rows);
-      detail::multiply_rows_transposed(E.data() + v0 * H, H, rows, rows_of_h, bias.data() + v0, block.data() + (v0 - first),
-                                       width, reinterpret_cast<const char*>(E.data() + (v0 + rows) * H),
-                                       next > 0 ? next * H * static_cast<int64_t>(sizeof(double)) : 0);
+      detail::multiply_rows_transposed(detail::widened_rows(E, v0, rows, &widened), H, rows, rows_of_h, bias.data() + v0,
+                                       block.data() + (v0 - first), width, stored + (v0 + rows) * H * element,
+                                       next > 0 ? next * H * element : 0);
     }
     logits.middleCols(first, width) = block;
   });

@@ -1,5 +1,6 @@
 // gemm_nt.cpp — see gemm_nt.h.
 #include "backend/gemm_nt.h"
+#include "backend/panel_gemm.h"
 
 #include <algorithm>
 #include <string>
@@ -160,15 +161,16 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
   for (; o < O; ++o) column_tile<1>(x, ldx, M, w + o * ldw, ldw, K, y + o, ldy, nullptr);
 }
 
-void check_linear_input(const Matrix& W, const Matrix& x) {
+void check_linear_input(const StoredMatrix& W, const Matrix& x) {
   if (x.cols() != W.cols())
     throw Error("linear layer [" + std::to_string(W.rows()) + ", " + std::to_string(W.cols()) + "] applied to input [" +
                 std::to_string(x.rows()) + ", " + std::to_string(x.cols()) + "]");
 }
 
-void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y) {
-  gemm_nt(x.data(), x.cols(), x.rows(), W.data() + first * W.cols(), W.cols(), width, x.cols(), y->data() + first,
-          y->cols());
+void linear_columns(const Matrix& x, const StoredMatrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y) {
+  thread_local std::vector<double> scratch;  // the block's rows of W widened (W not stored as F64)
+  gemm_nt(x.data(), x.cols(), x.rows(), widened_rows(W, first, width, &scratch), W.cols(), width, x.cols(),
+          y->data() + first, y->cols());
   if (bias.size() > 0) y->middleCols(first, width).rowwise() += bias.segment(first, width).transpose();
 }
 

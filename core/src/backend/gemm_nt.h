@@ -17,6 +17,7 @@
 #pragma once
 
 #include "deberta/tensor.h"
+#include "deberta/weights.h"
 
 #include <cstdint>
 
@@ -31,10 +32,12 @@ void gemm_nt(const double* x, int64_t ldx, int64_t M, const double* w, int64_t l
 /// entries of `bias` (none when empty), with W `[out, in]` and y `[N, out]` already sized: `gemm_nt`,
 /// then the bias. The fast backend's `rows_independent` products (the position projections) at any
 /// N: a row's bits never depend on the other rows. No errors (the callers check shapes).
-void linear_columns(const Matrix& x, const Matrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y);
+/// W in its stored precision: its rows [first, first + width) are widened into a buffer of the
+/// calling thread first (F64 is read in place); the same bits.
+void linear_columns(const Matrix& x, const StoredMatrix& W, const Vector& bias, int64_t first, int64_t width, Matrix* y);
 
 /// Throws `Error` naming both shapes unless x `[N, in]` fits W `[out, in]` (x.cols() == in).
-void check_linear_input(const Matrix& W, const Matrix& x);
+void check_linear_input(const StoredMatrix& W, const Matrix& x);
 
 /// The grid of `column_blocks`' widths (threading.h): 24 columns, a multiple of the panel kernel's
 /// row groups (8 with AVX-512, 4 otherwise), so that a block of few rows starts on a group.

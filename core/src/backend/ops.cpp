@@ -46,11 +46,12 @@ namespace ops {
 namespace {
 bool reference_on() { return backend() == Backend::Reference; }
 
-std::string shape(const Matrix& m) { return "[" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "]"; }
+template <typename M>
+std::string shape(const M& m) { return "[" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "]"; }
 }  // namespace
 
 void check_product(const Product& p) {
-  const Matrix& W = p.layer->weight;
+  const StoredMatrix& W = p.layer->weight;
   if (p.x->cols() != W.cols())
     throw Error("linear layer " + shape(W) + " applied to input " + shape(*p.x));
   if (p.layer->bias.size() != 0 && p.layer->bias.size() != W.rows())
@@ -72,7 +73,7 @@ Matrix linear(const Linear& layer, const Matrix& x) {
   return reference_on() ? reference::linear(layer, x) : fast::linear(layer, x);
 }
 
-std::vector<Matrix> tied_decoder(const std::vector<const Matrix*>& h, const Matrix& E, const Vector& bias) {
+std::vector<Matrix> tied_decoder(const std::vector<const Matrix*>& h, const StoredMatrix& E, const Vector& bias) {
   for (const Matrix* states : h)
     if (states->cols() != E.cols() || bias.size() != E.rows())
       throw Error("tied decoder: h " + shape(*states) + ", E " + shape(E) + ", bias [" + std::to_string(bias.size()) +

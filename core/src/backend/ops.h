@@ -79,6 +79,10 @@ void products(const std::vector<Product>& set, const PackedWeights* packed = nul
 
 /// y = x Wᵀ + b `[N, out]` for x `[N, in]`: a product of `products` (threaded; W read in place for
 /// at most 32 rows, packed above). Fast: a row's bits depend neither on N nor on the thread count.
+/// W is in its stored precision (weights.h `StoredMatrix`): the fast backend widens it where it
+/// reads it (while packing its panels, or a few rows at a time into a buffer of the thread); the
+/// reference widens it for the one product (freed on return; F64 read in place). Exact, so the
+/// bits are those of a float64 W.
 /// Errors: x's width ≠ `in`.
 Matrix linear(const Linear& layer, const Matrix& x);
 
@@ -86,8 +90,11 @@ Matrix linear(const Linear& layer, const Matrix& x);
 /// M positions: the EMD's output and the last layer's, say), E `[V, H]`, bias `[V]`: the tied MLM
 /// decoder. Each result has the bits of its state decoded alone. Fast: when the states have few
 /// rows (≤ 32, the products' W-in-place regime), they are stacked into one pass over E (a logit's
-/// bits do not depend on M there). Errors: shapes that do not fit (the first state's that does not).
-std::vector<Matrix> tied_decoder(const std::vector<const Matrix*>& h, const Matrix& E, const Vector& bias);
+/// bits do not depend on M there). E in its stored precision (weights.h): the fast backend widens
+/// kPanelRows rows at a time as it reads them; the reference widens E for the one product (a
+/// float64 temporary of E's size, freed on return; in place when E is F64).
+/// Errors: shapes that do not fit (the first state's that does not).
+std::vector<Matrix> tied_decoder(const std::vector<const Matrix*>& h, const StoredMatrix& E, const Vector& bias);
 
 /// body(first, last) over ranges covering [0, rows) of rows `cols` entries wide, where every row is
 /// independent of the others (LayerNorm, an activation). Errors: the first exception of a range.
@@ -186,13 +193,16 @@ bool set_reference_attention(HeadAttention head);
 // products (`products`' `packed`). Same bits either way: a product packs the same panels itself
 // when W has none. The reference backend ignores all of this.
 
-/// Whether models keep packed weights: the environment's DEBERTA_PACK_WEIGHTS (0 = no) when set,
-/// else yes on the desktop and no in the page (its memory bounds the model size). No errors.
+/// Whether models keep packed weights: the environment's DEBERTA_PACK_WEIGHTS (1 = yes, 0 = no)
+/// when set, else no. Off by default since issue 60: the packed copy is float64, twice an fp32
+/// checkpoint's encoder bytes and four times an fp16 one's, while the memory goal is 1.3× the
+/// checkpoint (docs/performance.md, "Memory"); each product then packs its panels (widening W)
+/// as the page always did. No errors.
 bool packing_weights();
 
 /// Packs the weights of `layers` (empty ones skipped; each layer's W once) as tasks on the
 /// threads. Null when the current backend is the reference one or `packing_weights()` is false.
-/// Memory: as much again as the weights (xsmall: 170 MB; base: 680 MB). Edits of a weight in
+/// Memory: 8 bytes per encoder weight value (xsmall: 170 MB; base: 680 MB). Edits of a weight in
 /// place must drop the packed copy (`Model::weights_changed`). Errors: std::bad_alloc.
 std::shared_ptr<const PackedWeights> pack_weights(const std::vector<const Linear*>& layers);
 
@@ -202,7 +212,7 @@ size_t packed_bytes(const PackedWeights* packed);
 namespace reference {
 void products(const std::vector<Product>& set);
 Matrix linear(const Linear& layer, const Matrix& x);
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias);
+Matrix tied_decoder(const Matrix& h, const StoredMatrix& E, const Vector& bias);
 void for_rows(int64_t rows, const RowsFn& body);
 void tasks(int64_t count, const std::function<void(int64_t)>& task);
 void gelu_erf(Eigen::Ref<Matrix> x);
@@ -214,7 +224,7 @@ void head_by_head(const std::vector<AttentionHead>& heads, std::vector<Attention
 namespace fast {
 void products(const std::vector<Product>& set, const PackedWeights* packed = nullptr);
 Matrix linear(const Linear& layer, const Matrix& x);
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias, bool rows_independent);
+Matrix tied_decoder(const Matrix& h, const StoredMatrix& E, const Vector& bias, bool rows_independent);
 /// Whether `rows` rows are few (≤ 32): the products then read W in place instead of packing it.
 bool few_rows(int64_t rows);
 void for_rows(int64_t rows, int64_t cols, const RowsFn& body);

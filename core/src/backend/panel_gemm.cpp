@@ -100,6 +100,34 @@ void WeightPanels::pack(const RowsView& W, int64_t first_, int64_t count_) {
   }
 }
 
+void WeightPanels::pack_stored(const StoredMatrix& W, int64_t first_, int64_t count_) {
+  if (const double* f64 = W.f64()) return pack(Eigen::Map<const Matrix>(f64, W.rows(), W.cols()), first_, count_);
+  if (first_ < 0 || count_ < 0 || first_ + count_ > W.rows())
+    throw Error("weight panels: rows [" + std::to_string(first_) + ", " + std::to_string(first_ + count_) +
+                ") of a weight with " + std::to_string(W.rows()) + " rows");
+  reserve(first_, count_, W.cols());
+  // A panel's kCols rows widened into a buffer of this thread (kCols · depth doubles: in cache),
+  // then written front to back as the F64 case writes them.
+  thread_local std::vector<double> rows;
+  rows.resize(static_cast<size_t>(kCols * depth));
+  for (int64_t p = 0; p < panels(); ++p) {
+    double* out = data.get() + p * depth * kCols;
+    const int64_t row0 = first + p * kCols, valid = std::min<int64_t>(kCols, first + count - row0);
+    W.widen_rows(row0, valid, rows.data());
+    for (int64_t k = 0; k < depth; ++k, out += kCols) {
+      for (int64_t j = 0; j < valid; ++j) out[j] = rows[j * depth + k];
+      for (int64_t j = valid; j < kCols; ++j) out[j] = 0.0;
+    }
+  }
+}
+
+const double* widened_rows(const StoredMatrix& W, int64_t first, int64_t count, std::vector<double>* scratch) {
+  if (const double* f64 = W.f64()) return f64 + first * W.cols();
+  scratch->resize(static_cast<size_t>(std::max<int64_t>(1, count * W.cols())));
+  W.widen_rows(first, count, scratch->data());
+  return scratch->data();
+}
+
 void WeightPanels::reserve(int64_t first_, int64_t count_, int64_t depth_) {
   first = first_, count = count_, depth = depth_;
   const int64_t needed = panels() * depth * kCols;
@@ -234,17 +262,20 @@ void multiply_rows_transposed(const double* x, int64_t ldx, int64_t rows, const 
   }
 }
 
-void linear_rows_in_place(const WeightPanels& x_rows, const Matrix& W, const Vector& bias, int64_t first, int64_t width,
-                          Matrix* y) {
+void linear_rows_in_place(const WeightPanels& x_rows, const StoredMatrix& W, const Vector& bias, int64_t first,
+                          int64_t width, Matrix* y) {
   const int64_t in = W.cols(), out = W.rows();
+  const int64_t element = dtype_size(W.dtype());
+  const auto* stored = reinterpret_cast<const char*>(W.data());
   alignas(64) const double zeros[kRows] = {};
+  thread_local std::vector<double> scratch;  // kRows rows widened (W not stored as F64)
   for (int64_t m0 = first; m0 < first + width; m0 += kRows) {
     const int64_t rows = std::min<int64_t>(kRows, first + width - m0);
     const int64_t next = std::min<int64_t>(kRows, first + width - m0 - rows);  // fetched meanwhile
     // The kernel's "x" is these rows of W, its panel operand x's rows: y(n, m) lands at n · out + m.
-    multiply_rows_transposed(W.data() + m0 * in, in, rows, x_rows, bias.size() > 0 ? bias.data() + m0 : zeros,
-                             y->data() + m0, out, reinterpret_cast<const char*>(W.data() + (m0 + rows) * in),
-                             next * in * static_cast<int64_t>(sizeof(double)));
+    multiply_rows_transposed(widened_rows(W, m0, rows, &scratch), in, rows, x_rows,
+                             bias.size() > 0 ? bias.data() + m0 : zeros, y->data() + m0, out,
+                             stored + (m0 + rows) * in * element, next * in * element);
   }
 }
 

@@ -22,9 +22,11 @@
 #pragma once
 
 #include "deberta/tensor.h"
+#include "deberta/weights.h"
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace deberta::detail {
 
@@ -55,6 +57,10 @@ struct WeightPanels {
   /// Packs rows [first, first + count) of W `[out, depth]`, reusing this buffer's memory when it is
   /// large enough. Errors: std::bad_alloc; Error if the rows are not W's.
   void pack(const RowsView& W, int64_t first, int64_t count);
+  /// The same for a weight in its stored precision (weights.h): each panel's rows are widened to
+  /// float64 (exactly) as they are packed — the one place the fast backend's products widen a
+  /// weight (issue 60). F64 is read in place. Errors: as above.
+  void pack_stored(const StoredMatrix& W, int64_t first, int64_t count);
   /// The same for W = Wtᵀ given as Wt `[depth, out]` (e.g. V_c, whose columns are W's rows): all of
   /// W's rows. Errors: std::bad_alloc.
   void pack_transposed(const RowsView& Wt);
@@ -118,7 +124,14 @@ constexpr int64_t kInPlaceMaxRows = 32;
 /// arithmetic. Each entry is bias + its dot product in the order of k, one fused multiply-add per k:
 /// the same bits as `multiply_panels` on packed W (a row's bits do not depend on N or on the
 /// path). y: `[N, out]`, already sized. No errors (the caller checks shapes).
-void linear_rows_in_place(const WeightPanels& x_rows, const Matrix& W, const Vector& bias, int64_t first, int64_t width,
-                          Matrix* y);
+/// W in its stored precision: kPanelRows rows at a time are widened into a buffer of the calling
+/// thread (a few kB, in cache) and multiplied from there; F64 is read in place.
+void linear_rows_in_place(const WeightPanels& x_rows, const StoredMatrix& W, const Vector& bias, int64_t first,
+                          int64_t width, Matrix* y);
+
+/// Rows [first, first + count) of W as float64 with their row stride, for a kernel that reads
+/// rows: W's own memory when it is stored as F64, else the rows widened into `scratch` (resized).
+/// No errors.
+const double* widened_rows(const StoredMatrix& W, int64_t first, int64_t count, std::vector<double>* scratch);
 
 }  // namespace deberta::detail

@@ -10,11 +10,22 @@
 namespace deberta::ops::reference {
 
 namespace {
-// y = x Wᵀ + b.
-Matrix affine(const Matrix& x, const Matrix& W, const Vector& b) {
-  Matrix y = x * W.transpose();
+// y = x Wᵀ + b for a float64 W (a Matrix, or a map of one's bytes). `y` is built from the product
+// (not assigned to an existing matrix: Eigen's `y = x * Wᵀ` into a matrix already declared runs
+// another path, and other bits).
+template <typename W>
+Matrix affine_of(const Matrix& x, const W& w, const Vector& b) {
+  Matrix y = x * w.transpose();
   if (b.size() > 0) y.rowwise() += b.transpose();
   return y;
+}
+
+// y = x Wᵀ + b, W in its stored precision: read in place when it is F64 (its bytes are aligned as
+// a Matrix's, so Eigen runs the same product), else widened for this product only (the temporary
+// is freed on return). Widening is exact: the bits are those of a float64 W.
+Matrix affine(const Matrix& x, const StoredMatrix& W, const Vector& b) {
+  if (const double* f64 = W.f64()) return affine_of(x, Eigen::Map<const Matrix, Eigen::AlignedMax>(f64, W.rows(), W.cols()), b);
+  return affine_of(x, W.widened(), b);
 }
 }  // namespace
 
@@ -29,7 +40,7 @@ void products(const std::vector<Product>& set) {
 
 Matrix linear(const Linear& layer, const Matrix& x) { return affine(x, layer.weight, layer.bias); }
 
-Matrix tied_decoder(const Matrix& h, const Matrix& E, const Vector& bias) { return affine(h, E, bias); }
+Matrix tied_decoder(const Matrix& h, const StoredMatrix& E, const Vector& bias) { return affine(h, E, bias); }
 
 void for_rows(int64_t rows, const RowsFn& body) { body(0, rows); }
 

@@ -150,7 +150,7 @@ Matrix embed(const ModelConfig& c, const EmbeddingWeights& w, const std::vector<
     if (N > w.position.rows())
       throw InvalidInput("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
                          std::to_string(w.position.rows()));
-    x += w.position.topRows(N);
+    x += w.position.top_rows(N);
   }
   if (c.type_vocab_size > 0) {
     for (int64_t n = 0; n < N; ++n) {
@@ -168,7 +168,8 @@ Matrix embed(const ModelConfig& c, const EmbeddingWeights& w, const std::vector<
 
 Matrix relative_embedding_table(const ModelConfig& c, const ModelWeights& w) {
   if (!c.relative_attention) return Matrix();
-  return w.rel_norm ? layer_norm(w.rel_embeddings, *w.rel_norm) : w.rel_embeddings;
+  const Matrix table = w.rel_embeddings.widened();  // stored precision → float64 (exact)
+  return w.rel_norm ? layer_norm(table, *w.rel_norm) : table;
 }
 
 double log_sum_exp_row(const Matrix& logits, int64_t m) {

@@ -25,7 +25,8 @@ TensorMap read_weights_file(const std::string& path, const ProgressFn& progress)
   throw Error(path + ": unknown weights format (expected .safetensors or a PyTorch .bin)");
 }
 
-ModelLoadSteps::ModelLoadSteps(const std::string& path, const ProgressFn& progress) : progress_(progress) {
+ModelLoadSteps::ModelLoadSteps(const std::string& path, const ProgressFn& progress, const LoadOptions& options)
+    : progress_(progress), options_(options) {
   std::error_code ec;
   // path_exists: a symlink loop or an unreadable folder is named as such, not "no such file" (issue 44, class 8).
   if (path.empty()) throw FileNotFound("empty model path: give a model folder or weights file");
@@ -69,7 +70,7 @@ void ModelLoadSteps::step() {
   if (reader_ && next_ < names_.size()) {
     Tensor& t = tensors_.at(names_[next_]);
     try {
-      reader_->load(names_[next_], &t);
+      reader_->load(names_[next_], &t, /*keep_stored=*/true);  // the file's precision (issue 60)
     } catch (const BytesPending&) {
       return;  // the web page's byte source is fetching this tensor's bytes: the same step runs again
     }
@@ -81,11 +82,12 @@ void ModelLoadSteps::step() {
   if (reader_) {
     SafetensorsReader& reader = *reader_;
     model.weights = map_weights(model.config, std::move(tensors_), model.weights_path,
-                                [&reader](const std::string& name, Tensor* t) { reader.load(name, t); });
+                                [&reader](const std::string& name, Tensor* t) { reader.load(name, t, true); });
     reader_.reset();
   } else {
     model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress_), model.weights_path);
   }
+  if (options_.widen_weights) widen_weights(&model.weights);
   try {
     (void)model.workspace.positions(model);  // eq. 4's K_r / Q_r of the whole table, now (model.h)
   } catch (const std::exception& e) {
@@ -97,8 +99,8 @@ void ModelLoadSteps::step() {
 
 double ModelLoadSteps::fraction() const {
   if (finished_) return 1.0;
-  // Each value is handled twice: read and widened to float64 (one step per tensor), then copied
-  // into its matrix by the weight map (the last step).
+  // Each value is handled twice: read in its stored precision (one step per tensor), then moved
+  // into its matrix (vectors widened) by the weight map (the last step).
   return values_total_ ? static_cast<double>(values_done_) / static_cast<double>(2 * values_total_) : 0.0;
 }
 
@@ -114,8 +116,8 @@ Model ModelLoadSteps::take() {
   return std::move(model_);  // the workspace moves with the weights (model.h)
 }
 
-Model load_model(const std::string& path, const ProgressFn& progress) {
-  ModelLoadSteps steps(path, progress);
+Model load_model(const std::string& path, const ProgressFn& progress, const LoadOptions& options) {
+  ModelLoadSteps steps(path, progress, options);
   while (!steps.finished()) steps.step();
   return steps.take();
 }

@@ -55,14 +55,7 @@ void decode(const char* p, int64_t n, Tensor* t) {
     return;
   }
   t->f.resize(n);
-  for (int64_t k = 0; k < n; ++k) {
-    switch (t->dtype) {
-      case DType::F64: t->f[k] = load_le<double>(p + 8 * k); break;
-      case DType::F32: t->f[k] = load_le<float>(p + 4 * k); break;
-      case DType::F16: t->f[k] = half_to_double(load_le<uint16_t>(p + 2 * k)); break;
-      default: t->f[k] = bfloat16_to_double(load_le<uint16_t>(p + 2 * k)); break;  // BF16
-    }
-  }
+  widen_floats(t->dtype, reinterpret_cast<const unsigned char*>(p), n, t->f.data());
 }
 
 }  // namespace
@@ -356,16 +349,30 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path), sou
   }
 }
 
-void SafetensorsReader::load(const std::string& name, Tensor* t) {
+void SafetensorsReader::load(const std::string& name, Tensor* t, bool keep_stored) {
   const auto it = where_.find(name);
   if (it == where_.end()) throw Error(path_ + ": no tensor '" + name + "'");
   const auto [begin, end] = it->second;
+  const bool as_stored = keep_stored && !dtype_is_integer(t->dtype);
   if (source_) {
-    decode(source_bytes(*source_, data_start_ + begin, end - begin, path_, "tensor '" + name + "'"), t->numel(), t);
+    const char* bytes = source_bytes(*source_, data_start_ + begin, end - begin, path_, "tensor '" + name + "'");
+    if (as_stored)
+      t->stored.assign(reinterpret_cast<const unsigned char*>(bytes), reinterpret_cast<const unsigned char*>(bytes) + (end - begin));
+    else
+      decode(bytes, t->numel(), t);
+    return;
+  }
+  in_.seekg(static_cast<std::streamoff>(data_start_ + begin));
+  if (as_stored) {  // straight into the tensor: the file's bytes are its storage from now on
+    t->stored.resize(end - begin);
+    in_.read(reinterpret_cast<char*>(t->stored.data()), static_cast<std::streamsize>(end - begin));
+    if (!in_) {
+      AlignedBytes().swap(t->stored);
+      throw Error(path_ + ": read error in tensor '" + name + "'");
+    }
     return;
   }
   std::string buffer(end - begin, '\0');
-  in_.seekg(static_cast<std::streamoff>(data_start_ + begin));
   in_.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   if (!in_) throw Error(path_ + ": read error in tensor '" + name + "'");
   decode(buffer.data(), t->numel(), t);

@@ -548,7 +548,7 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
   const ModelConfig& c = model.config;
   const int64_t L = c.num_hidden_layers, N = encoder.inputs.size();
   if (L < 2) throw Error("the Enhanced Mask Decoder needs at least 2 layers; this model has " + std::to_string(L));
-  const Matrix& P_table = model.weights.embeddings.position;
+  const StoredMatrix& P_table = model.weights.embeddings.position;
   EMDTrace t;
   if (c.emd_position) {  // I_0 = H + P (section 3.2)
     if (P_table.size() == 0)
@@ -560,7 +560,7 @@ EMDTrace enhanced_mask_decoder(const Model& model, const ForwardTrace& encoder) 
     if (N > P_table.rows())
       throw InvalidInput("sequence of " + std::to_string(N) + " tokens is longer than max_position_embeddings = " +
                          std::to_string(P_table.rows()));
-    t.position_embeddings = P_table.topRows(N);
+    t.position_embeddings = P_table.top_rows(N);
   } else {  // deberta_explorer.emd_position false: I_0 = H, no absolute position
     t.position_embeddings = Matrix::Zero(N, c.hidden_size);
   }
@@ -645,7 +645,7 @@ Matrix mlm_logits(const Model& model, const Matrix& hidden, const std::vector<in
 std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matrix*>& hidden,
                                const std::vector<int64_t>& positions) {
   require_lm_head(model);
-  const Matrix& E = model.weights.embeddings.word;
+  const StoredMatrix& E = model.weights.embeddings.word;
   const Vector& bias = model.weights.lm_head->bias;
   std::vector<Matrix> h;
   for (const Matrix* states : hidden) h.push_back(lm_transform(model, *states, positions));
@@ -654,7 +654,7 @@ std::vector<Matrix> mlm_logits(const Model& model, const std::vector<const Matri
   return ops::tied_decoder(states, E, bias);  // with few positions, one pass over E for all states
 }
 
-Matrix tied_decoder_logits(const Matrix& h, const Matrix& E, const Vector& bias) {
+Matrix tied_decoder_logits(const Matrix& h, const StoredMatrix& E, const Vector& bias) {
   return std::move(ops::tied_decoder({&h}, E, bias)[0]);
 }
 

@@ -4,6 +4,7 @@
 #include "deberta/heads.h"
 
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <string_view>
 #include <algorithm>
@@ -16,6 +17,37 @@ std::string shape_text(const std::vector<int64_t>& s) {
   Tensor t;
   t.shape = s;
   return t.shape_string();
+}
+
+// The values `f` of a tensor the reader widened from `dtype` (F32, F16, BF16: a PyTorch
+// checkpoint's), back as that dtype's little-endian bytes. Exact: each value came from one of the
+// dtype, so narrowing it gives that value's bits again (a value that is not one of the dtype's,
+// which no reader produces, would be rounded toward zero).
+AlignedBytes narrowed(const std::vector<double>& f, DType dtype) {
+  AlignedBytes out(f.size() * static_cast<size_t>(dtype_size(dtype)));
+  for (size_t k = 0; k < f.size(); ++k) {
+    const float v = static_cast<float>(f[k]);
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    if (dtype == DType::F32) {
+      std::memcpy(out.data() + 4 * k, &v, 4);
+      continue;
+    }
+    uint16_t half = static_cast<uint16_t>(bits >> 16);  // BF16: a float's top half
+    if (dtype == DType::F16) {
+      const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+      const int exponent = static_cast<int>((bits >> 23) & 0xff);
+      const uint32_t mantissa = bits & 0x7fffff;
+      if (exponent == 0xff)  // Inf, NaN
+        half = static_cast<uint16_t>(sign | 0x7c00 | (mantissa ? 0x200 : 0));
+      else if (exponent - 127 >= -14)  // a normal half
+        half = static_cast<uint16_t>(sign | ((exponent - 127 + 15) << 10) | (mantissa >> 13));
+      else  // a subnormal half or zero: |v| = m · 2^-24
+        half = static_cast<uint16_t>(sign | static_cast<uint16_t>(std::fabs(static_cast<double>(v)) * 16777216.0));
+    }
+    std::memcpy(out.data() + 2 * k, &half, 2);
+  }
+  return out;
 }
 
 // Looks tensors up by name (with or without the `deberta.` prefix), checks shapes, records what
@@ -31,25 +63,42 @@ class WeightReader {
   /// The keys taken so far, in the order they were taken.
   const std::vector<std::string>& taken() const { return taken_; }
 
-  // Each accessor copies the values into its Eigen type and frees the tensor's storage at once,
-  // so loading holds at most one extra tensor beyond the weights. A missing tensor gives an empty
-  // placeholder, never one of the configured size (config.json alone could ask for gigabytes):
-  // finish() reports every missing name before anything reads a placeholder.
-  Matrix matrix(const std::string& name, int64_t rows, int64_t cols) {
+  // Each accessor moves or copies the values into its type and frees the tensor's storage at once,
+  // so loading holds at most one extra tensor beyond the weights. A matrix keeps the file's
+  // precision: a tensor read with its stored bytes (`Tensor::stored`) gives them to the matrix
+  // unchanged; one its reader widened (a PyTorch checkpoint, `read_safetensors`) is narrowed back
+  // to its dtype, exactly (`narrowed`). A missing tensor
+  // gives an empty placeholder, never one of the configured size (config.json alone could ask for
+  // gigabytes): finish() reports every missing name before anything reads a placeholder.
+  StoredMatrix matrix(const std::string& name, int64_t rows, int64_t cols) {
     Tensor* t = take(name, {rows, cols});
-    if (!t || plan_only_) return Matrix();
-    Matrix m = to_matrix(*t, source_ + ": tensor '" + name + "'");
+    if (!t || plan_only_) return StoredMatrix();
+    if (!t->stored.empty() || t->numel() == 0) {
+      StoredMatrix m(t->dtype, rows, cols, std::move(t->stored));
+      release(t);
+      return m;
+    }
+    if (t->dtype == DType::F32 || t->dtype == DType::F16 || t->dtype == DType::BF16) {  // widened by its reader
+      StoredMatrix m(t->dtype, rows, cols, narrowed(t->f, t->dtype));
+      release(t);
+      return m;
+    }
+    StoredMatrix m(to_matrix(*t, source_ + ": tensor '" + name + "'"));
     release(t);
     return m;
   }
   Vector vector(const std::string& name, int64_t n) {
     Tensor* t = take(name, {n});
     if (!t || plan_only_) return Vector();
-    Vector v = Eigen::Map<const Vector>(t->f.data(), n);
+    const std::vector<double> values = float_values(*t, source_ + ": tensor '" + name + "'");
+    Vector v = Eigen::Map<const Vector>(values.data(), n);
     release(t);
     return v;
   }
-  static void release(Tensor* t) { std::vector<double>().swap(t->f); }
+  static void release(Tensor* t) {
+    std::vector<double>().swap(t->f);
+    AlignedBytes().swap(t->stored);
+  }
   Linear linear(const std::string& prefix, int64_t out, int64_t in, bool bias) {
     Linear l;
     l.weight = matrix(prefix + ".weight", out, in);
@@ -77,9 +126,8 @@ class WeightReader {
     if (!used_.insert(key_of(name)).second) throw Error(source_ + ": tensor '" + name + "' is used twice by the weight map");
     taken_.push_back(key_of(name));
     if (plan_only_) return t;
-    if (load_ && static_cast<int64_t>(t->f.size()) != t->numel()) load_(key_of(name), t);
-    int64_t bad = 0;
-    for (double v : t->f) bad += !std::isfinite(v);
+    if (load_ && static_cast<int64_t>(t->f.size()) != t->numel() && t->stored.empty()) load_(key_of(name), t);
+    const int64_t bad = non_finite_count(*t);
     if (bad) warnings_.push_back("tensor '" + name + "' holds " + std::to_string(bad) + " NaN/Inf values");
     return t;
   }
@@ -127,11 +175,12 @@ class WeightReader {
 
 // v1 `in_proj.weight [3·h·d, H]` holds, per head, the query, key and value rows one after
 // another: output feature f = head·3d + c·d + e with c = 0 (query), 1 (key), 2 (value).
-Matrix split_in_proj(const Matrix& in_proj, int64_t heads, int64_t d, int c) {
-  if (in_proj.size() == 0) return Matrix();  // missing: reported by WeightReader::finish
-  Matrix out(heads * d, in_proj.cols());
-  for (int64_t h = 0; h < heads; ++h) out.middleRows(h * d, d) = in_proj.middleRows(h * 3 * d + c * d, d);
-  return out;
+StoredMatrix split_in_proj(const StoredMatrix& in_proj, int64_t heads, int64_t d, int c) {
+  if (in_proj.size() == 0) return StoredMatrix();  // missing: reported by WeightReader::finish
+  std::vector<int64_t> rows;
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t e = 0; e < d; ++e) rows.push_back(h * 3 * d + c * d + e);
+  return in_proj.gather_rows(rows);
 }
 
 AttentionWeights read_attention(WeightReader& r, const ModelConfig& c, const std::string& p) {
@@ -146,7 +195,7 @@ AttentionWeights read_attention(WeightReader& r, const ModelConfig& c, const std
   if (c.version == ModelVersion::V1) {
     const bool want_pos_key = want(c.uses("c2p"), p + "attention.self.pos_proj");
     const bool want_pos_query = want(c.uses("p2c"), p + "attention.self.pos_q_proj");
-    const Matrix in_proj = r.matrix(p + "attention.self.in_proj.weight", 3 * A, H);
+    const StoredMatrix in_proj = r.matrix(p + "attention.self.in_proj.weight", 3 * A, H);
     a.query.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 0);
     a.key.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 1);
     a.value.weight = split_in_proj(in_proj, c.num_attention_heads, c.d_head(), 2);
@@ -241,11 +290,13 @@ ModelWeights map_weights_with(WeightReader& r, const ModelConfig& c, const Tenso
     const int64_t k = c.conv_kernel_size, in_per_group = H / c.conv_groups;
     Tensor* t = r.take("encoder.conv.conv.weight", {H, in_per_group, k});
     if (t && !r.plan_only()) {
-      // PyTorch Conv1d weight [out, in/groups, k]: tap t is the [out, in/groups] slice at t.
+      // PyTorch Conv1d weight [out, in/groups, k]: tap t is the [out, in/groups] slice at t
+      // (widened at load: the taps are about 1% of a v2 model's values).
+      const std::vector<double> f = float_values(*t, source + ": tensor 'encoder.conv.conv.weight'");
       for (int64_t tap = 0; tap < k; ++tap) {
         Matrix m(H, in_per_group);
         for (int64_t o = 0; o < H; ++o)
-          for (int64_t i = 0; i < in_per_group; ++i) m(o, i) = t->f[(o * in_per_group + i) * k + tap];
+          for (int64_t i = 0; i < in_per_group; ++i) m(o, i) = f[(o * in_per_group + i) * k + tap];
         conv.taps.push_back(std::move(m));
       }
       WeightReader::release(t);
@@ -315,6 +366,7 @@ std::vector<std::string> tensors_used(const ModelConfig& c, const TensorMap& ind
   for (auto& entry : names) {
     std::vector<double>().swap(entry.second.f);
     std::vector<int64_t>().swap(entry.second.i);
+    AlignedBytes().swap(entry.second.stored);
   }
   WeightReader r(names, source, {}, /*plan_only=*/true);
   (void)map_weights_with(r, c, names, source);
