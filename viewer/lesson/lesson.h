@@ -282,7 +282,9 @@ struct LessonState {
     if (to != step) start_step(to);
   }
   bool focus_answer = true;    ///< put the keyboard in the answer box (a new step, or after a wrong answer)
-  std::vector<LessonStep> steps;  ///< cached: rebuilt when `built_for` changes, not every frame
+  /// Cached, not rebuilt every frame: rebuilt (panel_lesson.cpp's refresh_lesson) when the result's
+  /// generation, the layer, the head or the language differ from the built_* fields below.
+  std::vector<LessonStep> steps;
   uint64_t built_generation = 0;
   int built_layer = -1, built_head = -1;
   unsigned built_language = 0;  ///< i18n::generation() the steps' text was written in
