@@ -89,7 +89,15 @@ void config_summary(const ViewerState& s) {
     ImGui::EndTable();
   }
   ImGui::TextDisabled(tr("tokenizer: %s"), s.model->tokenizer ? s.model->tokenizer->kind().c_str() : trc("tokenizer", "none"));
-  if (const std::string card = model_card_note(m); !card.empty()) Note(card);  // what the model knows (lesson.h)
+  if (const std::string card = model_card_note(m); !card.empty()) {
+    // What the model knows (lesson.h), one line here and the whole note on hover: the note in full
+    // pushed the sentence boxes below the panel's fold (the page's check (i)).
+    ImGui::SameLine();
+    // TRANSLATORS: after "tokenizer: …" in the Model & text panel; hovering its (?) shows what the
+    // multilingual model was trained on and what it cannot know.
+    ImGui::TextDisabled("%s", tr("· what this model knows"));
+    HelpMarker(card.c_str());
+  }
   // The note is English (worker.cpp builds it, tests read it); here in the reader's language.
   if (!s.model->tokenizer_note.empty())
     Note(s.model->tokenizer_error.empty()
