@@ -83,7 +83,9 @@ fs::path model_in(const std::string& source, DType dtype, const std::string& nam
 // Every tensor of `a` has the same shape, dtype and bytes in `b`, and neither has one more.
 void check_bitwise(const TensorMap& a, const TensorMap& b) {
   CHECK(a.size() == b.size());
-  for (const auto& [name, t] : a) {
+  for (const auto& entry : a) {
+    const std::string& name = entry.first;  // (a structured binding cannot be captured by CAPTURE's lambda in C++17: clang refuses it)
+    const Tensor& t = entry.second;
     CAPTURE(name);
     const auto it = b.find(name);
     REQUIRE(it != b.end());
