@@ -25,6 +25,7 @@ const float* half_table() {
 }  // namespace
 
 void widen_floats(DType dtype, const unsigned char* bytes, int64_t n, double* out) {
+  if (n <= 0) return;  // an empty tensor: no bytes, and memcpy may not be given its null pointers
   switch (dtype) {
     case DType::F64: std::memcpy(out, bytes, static_cast<size_t>(n) * sizeof(double)); return;
     case DType::F32:
