@@ -196,12 +196,11 @@ def mask_tokens(ids, am, vocab_size, rng: np.random.Generator, p=0.15):
     return inputs, labels
 
 
-def heldout_batches(seqs, vocab_size, seed, batch_tokens=4096):
-    """Deterministic masking of the held-out sentences (fixed seed, 15 %, 80/10/10)."""
-    rng = np.random.default_rng(seed)
-    out = []
+def length_groups(seqs, batch_tokens=4096):
+    """The sentence indices of each held-out batch: sorted by length, a batch closed when the next
+    sentence would take it past BATCH_TOKENS (padded tokens)."""
     order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
-    cur = []
+    out, cur = [], []
     for i in order:
         if cur and len(seqs[i]) * (len(cur) + 1) > batch_tokens:
             out.append(cur)
@@ -209,6 +208,13 @@ def heldout_batches(seqs, vocab_size, seed, batch_tokens=4096):
         cur.append(i)
     if cur:
         out.append(cur)
+    return out
+
+
+def heldout_batches(seqs, vocab_size, seed, batch_tokens=4096):
+    """Deterministic masking of the held-out sentences (fixed seed, 15 %, 80/10/10)."""
+    rng = np.random.default_rng(seed)
+    out = length_groups(seqs, batch_tokens)
     res = []
     for b in out:
         ids, am = pad([seqs[i] for i in b])

@@ -35,21 +35,6 @@ OUT_NAME = "test_sentences.json.xz"
 TOLERANCE = 1e-9   # nats: the re-scored cross-entropy against the card's
 
 
-def length_groups(seqs, batch_tokens=4096):
-    """The sentence indices of each batch of train_tiny.heldout_batches (same order, same grouping):
-    sorted by length, a batch closed when the next sentence would take it past BATCH_TOKENS."""
-    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
-    out, cur = [], []
-    for i in order:
-        if cur and len(seqs[i]) * (len(cur) + 1) > batch_tokens:
-            out.append(cur)
-            cur = []
-        cur.append(i)
-    if cur:
-        out.append(cur)
-    return out
-
-
 def sentence_losses(model_dir):
     """(nll [S] float64, masked [S] int) of the test split's sentences under MODEL_DIR's weights
     (float64), the masks of make_zoo's test evaluation. Source: train_tiny.evaluate, per sentence."""
@@ -66,7 +51,7 @@ def sentence_losses(model_dir):
     _, held = tt.encode_file(sp, os.path.join(HERE, "corpus", "heldout.txt"), 128)
     test = held[make_zoo.VALIDATION_SENTENCES:]
     batches = tt.heldout_batches(test, sp.get_piece_size(), seed=make_zoo.EVAL_SEED + 1)
-    groups = length_groups(test)
+    groups = tt.length_groups(test)
     if len(groups) != len(batches):
         raise RuntimeError("the batches of train_tiny.heldout_batches changed: %d groups, %d batches"
                            % (len(groups), len(batches)))
