@@ -68,6 +68,13 @@ const viewer::LessonStep& step_titled(const std::vector<viewer::LessonStep>& ste
   return steps.front();
 }
 
+// A step of a lesson built in the same expression: a copy, so that `const auto& s = step_titled(
+// viewer::build_lesson(...), "9.")` holds the step itself, not a reference into the dead vector
+// (the reference form crashed viewer_lesson in CI, 1 run in 3).
+viewer::LessonStep step_titled(std::vector<viewer::LessonStep>&& steps, const std::string& prefix) {
+  return step_titled(steps, prefix);
+}
+
 }  // namespace
 
 TEST_CASE("every step applies on the bundled model with the default sentence, answers match the core") {
@@ -1136,7 +1143,9 @@ TEST_CASE("answers as students write them: 2 decimals, 2 significant figures, to
   const std::pair<const char*, const char*> named[] = {{"0.14", "a"}, {"0.01", "b"}, {"-0.04", "c"}, {"0.08", "d"}, {"2.6", "e"},
                                                        {"32", "f"},   {"-25", "g"},  {"0.0083", "b"}, {"2.59", "e"}, {"31.7", "f"},
                                                        {"−25.4", "g"}, {"0.137", "a"}};
-  for (const auto& [typed, name] : named) {
+  for (const auto& typed_name : named) {
+    const char* typed = typed_name.first;  // (a plain variable: C++17 lambdas, CAPTURE's, cannot capture a binding)
+    const char* name = typed_name.second;
     CAPTURE(typed);
     const viewer::LessonVerdict v = judge_lesson_answer(st, typed);
     CHECK(v.kind == viewer::LessonVerdict::Wrong);
