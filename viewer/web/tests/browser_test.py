@@ -73,7 +73,8 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       memory, the longest gap between frames while it loads and the page's longest frame of load steps. Minutes long: run only when named (--only r; ctest web_browser_base).
       With --shapes large,mdeberta: the same with a deberta-v3-large-shaped model (435.2 M, fp16 870 MB)
       and an mdeberta-v3-base-shaped one (a 251,000-row table, 250,002 pieces) (issue 60, item 5;
-      ctest web_browser_large, label nightly).
+      ctest web_browser_large, label nightly); base-bin: the base-shaped model as an fp16
+      pytorch_model.bin (copied whole into the page's file system), by hand.
   (s) the share link carries the selected cell, the lesson's step and which bundled model (issue 55, item 8).
   (x) the language menu draws every language's own name in every interface language; Han characters
       in the language's forms (IPA Gothic first in Japanese, Droid Sans Fallback in Chinese, NanumGothic
@@ -1317,7 +1318,9 @@ def checkpoint_check(chromium, base, letter, failures, shape="base"):
     text = "The capital of France is [MASK]."
     page = None
     try:
-        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "references", "make_web_test_models.py"), kind, folder],
+        # "base-bin": the base-shaped model as an fp16 pytorch_model.bin (copied whole into the page).
+        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "references", "make_web_test_models.py"),
+                        kind.replace("-bin", ""), folder] + (["--bin"] if kind.endswith("-bin") else []),
                        check=True, capture_output=True)
         # The name Hugging Face writes into config.json: a pick of single files has no folder name,
         # so the page names the model after it (issue 55, item 4).
@@ -1367,7 +1370,13 @@ def checkpoint_check(chromium, base, letter, failures, shape="base"):
         if ui["result_model"] != "/upload/deberta-%s-test" % kind or "deberta-%s-test" % kind not in note:
             failures.append("(%s) the opened model is called %r, the note %r (want its name, deberta-%s-test)"
                             % (letter, ui["result_model"], note, kind))
-        if letter == "r":
+        if letter == "r" and kind.endswith("-bin"):
+            memory = page.eval("Module.HEAPU8.length")
+            peaks = process_tree_peak_rss(page.proc.pid)
+            print("(r) %s: pytorch_model.bin copied into the page's file system; WebAssembly memory %.0f MiB; largest peak "
+                  "resident memory of a Chromium process %.0f MiB; load + first forward %.1f s"
+                  % (kind, memory / 2**20, max(peaks.values()) / 1024, seconds))
+        elif letter == "r":
             with open(os.path.join(folder, "model.safetensors"), "rb") as f:
                 tensors = len([k for k in json.loads(f.read(int.from_bytes(f.read(8), "little"))) if k != "__metadata__"])
             load_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
@@ -1538,12 +1547,12 @@ def main():
         viewer = args[at + 1] if at + 1 < len(args) else ""
         del args[at:at + 2]
     shapes = ["base"]
-    if "--shapes" in args:  # (r)'s models: base, large, mdeberta (make_web_test_models.py's shapes)
+    if "--shapes" in args:  # (r)'s models: base, large, mdeberta (make_web_test_models.py's shapes), base-bin (base as a .bin)
         at = args.index("--shapes")
         shapes = args[at + 1].split(",") if at + 1 < len(args) else []
         del args[at:at + 2]
-        if not shapes or set(shapes) - {"base", "large", "mdeberta"}:
-            sys.exit("browser_test.py: --shapes takes base, large, mdeberta separated by commas, not %r" % ",".join(shapes))
+        if not shapes or set(shapes) - {"base", "large", "mdeberta", "base-bin"}:
+            sys.exit("browser_test.py: --shapes takes base, large, mdeberta, base-bin separated by commas, not %r" % ",".join(shapes))
     if "--only" in args:
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
@@ -1552,7 +1561,7 @@ def main():
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…z separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
-        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH] [--shapes base,large,mdeberta]")
+        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH] [--shapes base,large,mdeberta,base-bin]")
     site, out = args
     run = lambda *checks: only is None or any(c in only for c in checks)
     os.makedirs(out, exist_ok=True)
