@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -131,6 +132,53 @@ TEST_SUITE("checkpoint") {
       CHECK(ours.at("ids").i.at(3) == (int64_t{1} << 40));
       CHECK(ours.at("scalar").shape.empty());
       CHECK(ours.at("empty").shape == std::vector<int64_t>{0, 4});
+    }
+  }
+
+  TEST_CASE("keep_stored: every floating tensor as the file's bytes, the widened read's values bit for bit (issue 60)") {
+    // Contiguous tensors, strided and offset views, shared and expanded storages (views*.bin), and
+    // whole fp16 / bf16 / fp32 checkpoints: the stored bytes widened (float_values) are the doubles
+    // the default read gives, in the same row-major order; integers are int64 both ways.
+    for (const std::string file : {"views.bin", "views_legacy.bin", "views_byteorder.bin", "v3_emd_fp16/pytorch_model.bin",
+                                   "v3_emd_bf16/pytorch_model.bin", "v3_emd_fp32/pytorch_model.bin", "v1_basic_legacy/pytorch_model.bin"}) {
+      CAPTURE(file);
+      const TensorMap widened = read_pytorch_checkpoint(fixture(file));
+      const TensorMap stored = read_pytorch_checkpoint(fixture(file), {}, /*keep_stored=*/true);
+      REQUIRE(stored.size() == widened.size());
+      for (const auto& kv : widened) {
+        const std::string& name = kv.first;
+        const Tensor& w = kv.second;
+        CAPTURE(name);
+        REQUIRE(stored.count(name) == 1);
+        const Tensor& t = stored.at(name);
+        CHECK(t.dtype == w.dtype);
+        CHECK(t.shape == w.shape);
+        if (dtype_is_integer(w.dtype)) {
+          CHECK(t.i == w.i);
+          CHECK(t.stored.empty());
+          continue;
+        }
+        CHECK(t.f.empty());
+        CHECK(t.stored.size() == static_cast<size_t>(w.numel() * dtype_size(w.dtype)));
+        const std::vector<double> values = float_values(t, name);
+        REQUIRE(values.size() == w.f.size());
+        CHECK((values.empty() || std::memcmp(values.data(), w.f.data(), values.size() * sizeof(double)) == 0));
+      }
+    }
+  }
+
+  TEST_CASE("a .bin model keeps its weights in the file's precision and gives the same outputs (issue 60)") {
+    // load_model reads a .bin with keep_stored: the matrices hold fp16 / bf16 bytes (no float64 copy
+    // of the checkpoint), and every output is the reference's bit for bit.
+    for (const std::string dir : {"v3_emd_fp16", "v3_emd_bf16"}) {
+      CAPTURE(dir);
+      const std::string ref_path = fixture(dir + "/reference.safetensors");
+      const TensorMap reference = dump_outputs(model_from("v3_emd", read_safetensors(ref_path), ref_path), "v3_emd");
+      const Model loaded = load_model(fixture(dir));
+      const DType want = dir.find("bf16") != std::string::npos ? DType::BF16 : DType::F16;
+      CHECK(loaded.weights.embeddings.word.dtype() == want);
+      CHECK(loaded.weights.layers.at(0).attention.query.weight.dtype() == want);
+      check_identical(dump_outputs(loaded, "v3_emd"), reference);
     }
   }
 

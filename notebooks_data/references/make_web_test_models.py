@@ -11,12 +11,18 @@ folder the caller names (a temporary one: never committed).
         a deberta-v3-base-shaped model with random weights: hidden 768, 12 layers, 12 heads,
         intermediate 3072, vocab 128100, position_buckets 256, relative attention (c2p + p2c),
         the masked-LM head: 184.6 M parameters, as model.safetensors (fp16 by default: 369 MB;
-        fp32: 738 MB) or with --bin as pytorch_model.bin (torch.save, float32). Its tokenizer is
+        fp32: 738 MB) or with --bin as pytorch_model.bin (torch.save, in the same dtype). Its tokenizer is
         deberta-tiny-512's spm.model widened to all 128100 ids (copy_tokenizer). Weights ~ N(0, 0.02), layer
         norms 1 and 0, seeded: the same bytes on every run.
-    /usr/bin/python3 notebooks_data/references/make_web_test_models.py large OUT_DIR [--dtype fp16|fp32]
+    /usr/bin/python3 notebooks_data/references/make_web_test_models.py large OUT_DIR [--dtype fp16|fp32] [--bin]
         the same with deberta-v3-large's shape: hidden 1024, 24 layers, 16 heads, intermediate 4096
-        (435.6 M parameters; fp16: 871 MB). The memory table of docs/performance.md (issue 60).
+        (435.2 M parameters; fp16: 870 MB). The memory table of docs/performance.md and the page's
+        large-model check (issue 60).
+    /usr/bin/python3 notebooks_data/references/make_web_test_models.py mdeberta OUT_DIR [--dtype fp16|fp32] [--bin]
+        the same with mdeberta-v3-base's shape: deberta-v3-base with vocab_size 251000 (as its
+        config.json) and a 250,002-piece spm.model (as its tokenizer): 279.1 M parameters, fp16 558 MB.
+        The 998 ids past the pieces are the checkpoint's unused rows: their MLM bias is -100 here, so
+        random weights never predict an id without a piece.
 
 Needs Debian's python3-numpy, and python3-torch for pytorch_model.bin.
 """
@@ -49,17 +55,18 @@ def read_safetensors(path):
     return out
 
 
-def copy_tokenizer(out):
+def copy_tokenizer(out, pieces=None):
     """deberta-tiny-512's tokenizer files into `out`. When `out`'s config.json (written first) has a
     larger vocab_size than the 8,000 pieces of the tiny model's spm.model, the copy is widened with
     pieces "▁x08000" … up to it (widen_spm), so every id random weights can predict has a piece
-    (issue 55: with the 8,000 pieces alone, the base model's predictions showed as "<id N>")."""
+    (issue 55: with the 8,000 pieces alone, the base model's predictions showed as "<id N>"); or to
+    `pieces` when given (mdeberta's tokenizer has fewer pieces than its config's vocab_size)."""
     for name in TOKENIZER_FILES:
         shutil.copy(os.path.join(TINY, name), os.path.join(out, name))
     config = os.path.join(out, "config.json")
     if os.path.exists(config):
         with open(config) as f:
-            widen_spm(os.path.join(out, "spm.model"), json.load(f)["vocab_size"])
+            widen_spm(os.path.join(out, "spm.model"), pieces or json.load(f)["vocab_size"])
 
 
 def varint(n):
@@ -145,6 +152,8 @@ BASE_CONFIG = {
 
 
 LARGE_CONFIG = dict(BASE_CONFIG, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)
+MDEBERTA_CONFIG = dict(BASE_CONFIG, vocab_size=251000)
+MDEBERTA_PIECES = 250002
 
 
 def base_shapes(c):
@@ -169,25 +178,28 @@ def base_shapes(c):
     return shapes
 
 
-def base_values(name, shape, rng, dtype):
+def base_values(name, shape, rng, dtype, pieces=None):
     if "LayerNorm.weight" in name:
         return np.ones(shape, dtype=dtype)
     if "LayerNorm.bias" in name:
         return np.zeros(shape, dtype=dtype)
-    return (rng.standard_normal(shape, dtype=np.float32) * 0.02).astype(dtype)
+    values = (rng.standard_normal(shape, dtype=np.float32) * 0.02).astype(dtype)
+    if pieces is not None and name == "lm_predictions.lm_head.bias":
+        values[pieces:] = -100  # ids without a piece (mdeberta's unused rows): never predicted
+    return values
 
 
-def make_base(out, dtype_name="fp16", as_bin=False, config=BASE_CONFIG):
+def make_base(out, dtype_name="fp16", as_bin=False, config=BASE_CONFIG, pieces=None):
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
-    copy_tokenizer(out)
+    copy_tokenizer(out, pieces)
     rng = np.random.default_rng(41)
-    dtype = np.float32 if as_bin or dtype_name == "fp32" else np.float16
+    dtype = np.float32 if dtype_name == "fp32" else np.float16
     shapes = base_shapes(config)
     if as_bin:
         save_bin(os.path.join(out, "pytorch_model.bin"),
-                 OrderedDict((n, base_values(n, s, rng, dtype)) for n, s in shapes))
+                 OrderedDict((n, base_values(n, s, rng, dtype, pieces)) for n, s in shapes))
     else:
         # The header first, then each tensor as it is made (never all of them in memory at once).
         code = {np.float16: "F16", np.float32: "F32"}[dtype]
@@ -202,13 +214,13 @@ def make_base(out, dtype_name="fp16", as_bin=False, config=BASE_CONFIG):
         with open(os.path.join(out, "model.safetensors"), "wb") as f:
             f.write(struct.pack("<Q", len(text)) + text)
             for name, shape in shapes:
-                f.write(base_values(name, shape, rng, dtype).tobytes())
+                f.write(base_values(name, shape, rng, dtype, pieces).tobytes())
     params = sum(int(np.prod(s)) for _, s in shapes)
     print(f"{out}: {params} parameters ({params / 1e6:.1f} M)")
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("microsoft", "base", "large"):
+    if len(argv) < 3 or argv[1] not in ("microsoft", "base", "large", "mdeberta"):
         sys.exit(__doc__)
     if argv[1] == "microsoft":
         make_microsoft(argv[2])
@@ -216,7 +228,8 @@ def main(argv):
         dtype = argv[argv.index("--dtype") + 1] if "--dtype" in argv else "fp16"
         if dtype not in ("fp16", "fp32"):
             sys.exit("make_web_test_models.py: --dtype is fp16 or fp32, not " + dtype)
-        make_base(argv[2], dtype, "--bin" in argv, LARGE_CONFIG if argv[1] == "large" else BASE_CONFIG)
+        config = {"base": BASE_CONFIG, "large": LARGE_CONFIG, "mdeberta": MDEBERTA_CONFIG}[argv[1]]
+        make_base(argv[2], dtype, "--bin" in argv, config, MDEBERTA_PIECES if argv[1] == "mdeberta" else None)
 
 
 if __name__ == "__main__":

@@ -87,8 +87,11 @@ class ModelLoadSteps {
   bool finished_ = false;
 };
 
-/// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader).
+/// Reads a weights file by extension (.safetensors; .bin/.pt/.pth via the PyTorch reader). Floats
+/// widen to double; with `keep_stored`, a .bin's floating tensors keep the file's bytes
+/// (`read_pytorch_checkpoint`; .safetensors is read widened either way: the model loader streams it
+/// through `SafetensorsReader` instead).
 /// Errors: an unknown extension, and everything `read_safetensors` / `read_pytorch_checkpoint` raise.
-TensorMap read_weights_file(const std::string& path, const ProgressFn& progress = {});
+TensorMap read_weights_file(const std::string& path, const ProgressFn& progress = {}, bool keep_stored = false);
 
 }  // namespace deberta

@@ -7,8 +7,9 @@
 // each key an int64 element count and the raw storage.
 //
 // Memory: the pickle is parsed first (it is small); then one storage at a time is read into a
-// buffer, every tensor viewing it is widened to double, and the buffer is freed. At most one
-// storage's raw bytes exist beside the widened weights. Every allocation is bounded by bytes that
+// buffer, every tensor viewing it is copied out of it — widened to double, or, for the model
+// loader (`keep_stored`, issue 60), its floating values kept as the file's bytes — and the buffer
+// is freed. At most one storage's raw bytes exist beside the tensors read. Every allocation is bounded by bytes that
 // are really in the file: a storage's declared size must fit in the file (or, for a deflated zip
 // entry, in 1,100 times its compressed bytes, themselves no more than the file holds), and the
 // widened tensors together may hold at most kMaxWidenFactor times the storage elements plus
@@ -161,8 +162,11 @@ void store(const char* p, DType dtype, uint64_t index, Tensor* t, uint64_t out) 
 }
 
 /// Builds the tensor `t` from the raw bytes of its root storage (`data`, `bytes` long), walking
-/// its size/stride in row-major order.
-Tensor materialize(const PendingTensor& t, const char* data, uint64_t bytes, const std::string& source) {
+/// its size/stride in row-major order. With `keep_stored`, a floating tensor's values are copied as
+/// the file stores them into `Tensor::stored` (little-endian, `numel · dtype_size` bytes, row-major)
+/// and `f` stays empty; integer tensors are widened to int64 either way.
+Tensor materialize(const PendingTensor& t, const char* data, uint64_t bytes, const std::string& source,
+                   bool keep_stored) {
   const uint64_t numel = check_extent(t, source);
   const TensorRef& r = t.ref;
   const DType dtype = r.storage.dtype;
@@ -172,7 +176,9 @@ Tensor materialize(const PendingTensor& t, const char* data, uint64_t bytes, con
   Tensor out;
   out.dtype = dtype;
   out.shape = r.size;
+  const bool as_stored = keep_stored && !dtype_is_integer(dtype);
   if (dtype_is_integer(dtype)) out.i.resize(numel);
+  else if (as_stored) out.stored.resize(static_cast<size_t>(numel * esize));
   else out.f.resize(numel);
   const char* base = data + static_cast<uint64_t>(r.storage.view_offset) * esize;
   const size_t rank = r.size.size();
@@ -184,7 +190,9 @@ Tensor materialize(const PendingTensor& t, const char* data, uint64_t bytes, con
   }
   if (contiguous) {
     const uint64_t first = static_cast<uint64_t>(r.offset);
-    if (dtype == DType::F32) {
+    if (as_stored) {
+      if (numel > 0) std::memcpy(out.stored.data(), base + first * esize, static_cast<size_t>(numel * esize));
+    } else if (dtype == DType::F32) {
       const char* p = base + first * 4;
       for (uint64_t n = 0; n < numel; ++n) {
         float v;
@@ -199,7 +207,8 @@ Tensor materialize(const PendingTensor& t, const char* data, uint64_t bytes, con
   std::vector<int64_t> index(rank, 0);
   uint64_t element = static_cast<uint64_t>(r.offset);
   for (uint64_t n = 0; n < numel; ++n) {
-    store(base, dtype, element, &out, n);
+    if (as_stored) std::memcpy(out.stored.data() + n * esize, base + element * esize, static_cast<size_t>(esize));
+    else store(base, dtype, element, &out, n);
     // Advance the multi-index (last axis fastest), keeping `element` = offset + Σ index·stride.
     for (size_t k = rank; k-- > 0;) {
       if (++index[k] < r.size[k]) {
@@ -268,12 +277,15 @@ struct ZipFileCloser {
 };
 
 /// Reads the first `size` bytes of a zip entry, reporting progress. The buffer grows with the
-/// bytes actually decompressed (a chunk at a time), never to a size the entry merely declares.
+/// bytes actually decompressed (a chunk at a time), never to a size the entry merely declares;
+/// `reserve` bytes (at most the file's own size: a stored entry's whole extent) are reserved at
+/// once, so a large storage is not copied as its buffer doubles (the copy held both, issue 60).
 std::string read_entry(zip_t* z, zip_uint64_t index, uint64_t size, const std::string& what,
-                       const std::function<void(uint64_t)>& on_bytes) {
+                       const std::function<void(uint64_t)>& on_bytes, uint64_t reserve = 0) {
   std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z, index, 0));
   if (!f) throw Error(what + ": cannot open: " + zip_strerror(z));
   std::string data;
+  data.reserve(static_cast<size_t>(std::min(reserve, size)));
   uint64_t done = 0;
   while (done < size) {
     const uint64_t want = std::min(kReadChunk, size - done);
@@ -304,7 +316,7 @@ uint64_t entry_size(zip_t* z, zip_uint64_t index, uint64_t file_size, const std:
   return st.size;
 }
 
-TensorMap read_zip_checkpoint(const std::string& path, uint64_t file_size, const ProgressFn& progress) {
+TensorMap read_zip_checkpoint(const std::string& path, uint64_t file_size, const ProgressFn& progress, bool keep_stored) {
   const std::string& source = path;
   int err = 0;
   std::unique_ptr<zip_t, ZipCloser> z(zip_open(path.c_str(), ZIP_RDONLY, &err));
@@ -381,8 +393,9 @@ TensorMap read_zip_checkpoint(const std::string& path, uint64_t file_size, const
   for (size_t k = 0; k < groups.size(); ++k) {
     const StorageGroup& g = groups[k];
     const uint64_t need = storage_bytes(g.root, source);
-    const std::string raw = read_entry(z.get(), indices[k], need, path + ": " + prefix + "data/" + g.root.key, on_bytes);
-    for (const PendingTensor* t : g.tensors) out[t->name] = materialize(*t, raw.data(), raw.size(), source);
+    const std::string raw = read_entry(z.get(), indices[k], need, path + ": " + prefix + "data/" + g.root.key, on_bytes,
+                                       std::min(need, file_size));
+    for (const PendingTensor* t : g.tensors) out[t->name] = materialize(*t, raw.data(), raw.size(), source, keep_stored);
   }
   if (progress && total == 0) progress(0, 0);
   return out;
@@ -391,7 +404,8 @@ TensorMap read_zip_checkpoint(const std::string& path, uint64_t file_size, const
 // ---------------------------------------------------------------------------------------------
 // Legacy format
 
-TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, const ProgressFn& progress) {
+TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, const ProgressFn& progress,
+                                 bool keep_stored) {
   const std::string& source = path;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open");
@@ -508,7 +522,7 @@ TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, co
       if (progress) progress(done, total);
     }
     pos += need;
-    for (const PendingTensor* t : g.tensors) out[t->name] = materialize(*t, raw.data(), raw.size(), source);
+    for (const PendingTensor* t : g.tensors) out[t->name] = materialize(*t, raw.data(), raw.size(), source, keep_stored);
     by_key.erase(it);
     raw.clear();
     raw.shrink_to_fit();
@@ -519,7 +533,7 @@ TensorMap read_legacy_checkpoint(const std::string& path, uint64_t file_size, co
 
 }  // namespace
 
-TensorMap read_pytorch_checkpoint(const std::string& path, const ProgressFn& progress) {
+TensorMap read_pytorch_checkpoint(const std::string& path, const ProgressFn& progress, bool keep_stored) {
   require_regular_file(path);  // a FIFO would block the open below
   std::ifstream probe(path, std::ios::binary | std::ios::ate);
   if (!probe) throw Error(path + ": cannot open");
@@ -532,8 +546,8 @@ TensorMap read_pytorch_checkpoint(const std::string& path, const ProgressFn& pro
   probe.read(head, 4);
   probe.close();
   try {
-    if (size >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) return read_zip_checkpoint(path, size, progress);
-    if (static_cast<unsigned char>(head[0]) == 0x80) return read_legacy_checkpoint(path, size, progress);
+    if (size >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) return read_zip_checkpoint(path, size, progress, keep_stored);
+    if (static_cast<unsigned char>(head[0]) == 0x80) return read_legacy_checkpoint(path, size, progress, keep_stored);
   } catch (const std::bad_alloc&) {
     throw Error(path + ": out of memory while reading the checkpoint");
   }

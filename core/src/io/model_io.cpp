@@ -18,10 +18,10 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-TensorMap read_weights_file(const std::string& path, const ProgressFn& progress) {
+TensorMap read_weights_file(const std::string& path, const ProgressFn& progress, bool keep_stored) {
   if (ends_with(path, ".safetensors")) return read_safetensors(path);
   if (ends_with(path, ".bin") || ends_with(path, ".pt") || ends_with(path, ".pth"))
-    return read_pytorch_checkpoint(path, progress);
+    return read_pytorch_checkpoint(path, progress, keep_stored);
   throw Error(path + ": unknown weights format (expected .safetensors or a PyTorch .bin)");
 }
 
@@ -85,7 +85,9 @@ void ModelLoadSteps::step() {
                                 [&reader](const std::string& name, Tensor* t) { reader.load(name, t, true); });
     reader_.reset();
   } else {
-    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress_), model.weights_path);
+    // A .bin's tensors in the file's precision too: no float64 copy of the whole checkpoint (issue 60).
+    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress_, /*keep_stored=*/true),
+                                model.weights_path);
   }
   if (options_.widen_weights) widen_weights(&model.weights);
   try {

@@ -71,6 +71,10 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       from the File a tensor at a time) picked the same way: the CLI's predictions, each a piece of its
       spm.model (no "<id N>"); the load spans at least a frame a tensor; prints the load time, the
       memory, the longest gap between frames while it loads and the page's longest frame of load steps. Minutes long: run only when named (--only r; ctest web_browser_base).
+      With --shapes large,mdeberta: the same with a deberta-v3-large-shaped model (435.2 M, fp16 870 MB)
+      and an mdeberta-v3-base-shaped one (a 251,000-row table, 250,002 pieces) (issue 60, item 5;
+      ctest web_browser_large, label nightly); base-bin: the base-shaped model as an fp16
+      pytorch_model.bin (copied whole into the page's file system), by hand.
   (s) the share link carries the selected cell, the lesson's step and which bundled model (issue 55, item 8).
   (x) the language menu draws every language's own name in every interface language; Han characters
       in the language's forms (IPA Gothic first in Japanese, Droid Sans Fallback in Chinese, NanumGothic
@@ -1294,10 +1298,12 @@ def process_tree_peak_rss(root_pid):
     return peaks
 
 
-def checkpoint_check(chromium, base, letter, failures):
+def checkpoint_check(chromium, base, letter, failures, shape="base"):
     """(q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model, no tokenizer.json:
     deberta-tiny-512's weights saved by torch.save) and (r) a deberta-v3-base-shaped model (184.6 M
-    random parameters, fp16 model.safetensors, spm.model), each written by
+    random parameters, fp16 model.safetensors, spm.model) — or, with `shape` "large" or "mdeberta"
+    (--shapes), deberta-v3-large's shape (435.2 M, fp16 870 MB) or mdeberta-v3-base's (279.1 M: a
+    251,000-row embedding table, a 250,002-piece spm.model; fp16 558 MB) (issue 60, item 5) — each written by
     notebooks_data/references/make_web_test_models.py into a temporary folder, opened through the page's file
     input #files as a user's pick (DevTools DOM.setFileInputFiles: index.html's change handler, the
     file-picker path) and predicted on: the page's predictions must be the CLI's on the same folder,
@@ -1306,13 +1312,15 @@ def checkpoint_check(chromium, base, letter, failures):
     (q) also: the spm.model tokenizer is loaded (no "token ids only"). (r) also: model.safetensors is
     streamed (the page's file system holds an empty placeholder, not the file), and it prints the
     load time, the WebAssembly memory and the renderer's peak resident memory."""
-    kind = {"q": "microsoft", "r": "base"}[letter]
+    kind = {"q": "microsoft", "r": shape}[letter]
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
     folder = tempfile.mkdtemp(prefix="deberta-web-%s-" % kind)
     text = "The capital of France is [MASK]."
     page = None
     try:
-        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "references", "make_web_test_models.py"), kind, folder],
+        # "base-bin": the base-shaped model as an fp16 pytorch_model.bin (copied whole into the page).
+        subprocess.run(["/usr/bin/python3", os.path.join(root, "notebooks_data", "references", "make_web_test_models.py"),
+                        kind.replace("-bin", ""), folder] + (["--bin"] if kind.endswith("-bin") else []),
                        check=True, capture_output=True)
         # The name Hugging Face writes into config.json: a pick of single files has no folder name,
         # so the page names the model after it (issue 55, item 4).
@@ -1340,7 +1348,7 @@ def checkpoint_check(chromium, base, letter, failures):
         page.call("DOM.setFileInputFiles", files=files, nodeId=node)
         shown = ("(() => { const u = JSON.parse(Module.ccall('web_ui', 'string', [], [])); const t = %s; "
                  "return u.result_model.startsWith('/upload/') && t !== %s && t.includes(':') ? t : ''; })()" % (predictions, json.dumps(before)))
-        got = page.wait_for(shown, 900 if kind == "base" else 180, "the predictions of the picked %s folder" % kind)
+        got = page.wait_for(shown, {"microsoft": 180, "base": 900}.get(kind, 1500), "the predictions of the picked %s folder" % kind)
         seconds = time.time() - t0
         ui = json.loads(page.eval("Module.ccall('web_ui', 'string', [], [])"))
         notice = page.eval("document.getElementById('notice').textContent")
@@ -1362,28 +1370,34 @@ def checkpoint_check(chromium, base, letter, failures):
         if ui["result_model"] != "/upload/deberta-%s-test" % kind or "deberta-%s-test" % kind not in note:
             failures.append("(%s) the opened model is called %r, the note %r (want its name, deberta-%s-test)"
                             % (letter, ui["result_model"], note, kind))
-        if kind == "base":
+        if letter == "r" and kind.endswith("-bin"):
+            memory = page.eval("Module.HEAPU8.length")
+            peaks = process_tree_peak_rss(page.proc.pid)
+            print("(r) %s: pytorch_model.bin copied into the page's file system; WebAssembly memory %.0f MiB; largest peak "
+                  "resident memory of a Chromium process %.0f MiB; load + first forward %.1f s"
+                  % (kind, memory / 2**20, max(peaks.values()) / 1024, seconds))
+        elif letter == "r":
             with open(os.path.join(folder, "model.safetensors"), "rb") as f:
                 tensors = len([k for k in json.loads(f.read(int.from_bytes(f.read(8), "little"))) if k != "__metadata__"])
             load_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
             step_ms, step_at = (float(v) for v in page.eval("Module.ccall('web_load_longest_step', 'string', [], [])").split())
-            print("(r) the load spanned %d frames for %d tensors; longest gap between frames while it loaded %.0f ms "
+            print("(r) %s: the load spanned %d frames for %d tensors; longest gap between frames while it loaded %.0f ms "
                   "(at %r); the longest frame of load steps %.0f ms, begun at %.1f %% of the load (below 47.5 %%: "
                   "reading a tensor; from there to 95 %%: the weight map, every tensor in one step)"
-                  % (load_frames, tensors, page.eval("window.__gap"), page.eval("window.__gap_at"), step_ms, 100 * step_at))
+                  % (kind, load_frames, tensors, page.eval("window.__gap"), page.eval("window.__gap_at"), step_ms, 100 * step_at))
             # What holds on any machine: the load yields to the browser between tensors (each tensor's
             # bytes are read from the File asynchronously), so it spans at least a frame a tensor.
             if load_frames < tensors:
-                failures.append("(r) the load spanned %d frames for %d tensors (it does not yield between tensors)"
-                                % (load_frames, tensors))
+                failures.append("(r) %s: the load spanned %d frames for %d tensors (it does not yield between tensors)"
+                                % (kind, load_frames, tensors))
             placeholder = page.eval("FS.stat('%s/model.safetensors').size" % ui["result_model"])
             memory = page.eval("Module.HEAPU8.length")
             peaks = process_tree_peak_rss(page.proc.pid)
-            print("(r) model.safetensors in the page's file system: %d bytes (streamed from the File); WebAssembly memory "
-                  "%.0f MB; largest peak resident memory of a Chromium process %.0f MB; load + first forward %.1f s"
-                  % (placeholder, memory / 2**20, max(peaks.values()) / 1024, seconds))
+            print("(r) %s: model.safetensors in the page's file system: %d bytes (streamed from the File); WebAssembly memory "
+                  "%.0f MiB; largest peak resident memory of a Chromium process %.0f MiB; load + first forward %.1f s"
+                  % (kind, placeholder, memory / 2**20, max(peaks.values()) / 1024, seconds))
             if placeholder != 0:
-                failures.append("(r) model.safetensors was copied into the page (%d bytes), not streamed" % placeholder)
+                failures.append("(r) %s: model.safetensors was copied into the page (%d bytes), not streamed" % (kind, placeholder))
     except (RuntimeError, subprocess.CalledProcessError) as e:
         failures.append("(%s) %s folder: %s" % (letter, kind, e))
     finally:
@@ -1532,6 +1546,13 @@ def main():
         at = args.index("--viewer")
         viewer = args[at + 1] if at + 1 < len(args) else ""
         del args[at:at + 2]
+    shapes = ["base"]
+    if "--shapes" in args:  # (r)'s models: base, large, mdeberta (make_web_test_models.py's shapes), base-bin (base as a .bin)
+        at = args.index("--shapes")
+        shapes = args[at + 1].split(",") if at + 1 < len(args) else []
+        del args[at:at + 2]
+        if not shapes or set(shapes) - {"base", "large", "mdeberta", "base-bin"}:
+            sys.exit("browser_test.py: --shapes takes base, large, mdeberta, base-bin separated by commas, not %r" % ",".join(shapes))
     if "--only" in args:
         at = args.index("--only")
         only = set(args[at + 1].split(",")) if at + 1 < len(args) else set()
@@ -1540,7 +1561,7 @@ def main():
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…z separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
-        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH]")
+        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH] [--shapes base,large,mdeberta,base-bin]")
     site, out = args
     run = lambda *checks: only is None or any(c in only for c in checks)
     os.makedirs(out, exist_ok=True)
@@ -1741,8 +1762,9 @@ def main():
         threads_check(chromium, site, failures)
     if run("q"):
         checkpoint_check(chromium, base, "q", failures)
-    if only is not None and "r" in only:  # minutes: its own ctest (web_browser_base), named only
-        checkpoint_check(chromium, base, "r", failures)
+    if only is not None and "r" in only:  # minutes: its own ctests (web_browser_base, web_browser_large), named only
+        for shape in shapes:
+            checkpoint_check(chromium, base, "r", failures, shape)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
