@@ -46,6 +46,10 @@ DRAW_RE = re.compile(r"\b(?:ImGui::)?(?:" + DRAWING_CALLS + r")\s*\(\s*(?:u8)?\"
 
 failures = []
 
+# The glossaries' word for "layer" (the .po headers) and the words they do not use for it.
+LAYER_WORD = {"ko": "레이어", "ja": "層", "zh_CN": "层", "it": "layer"}
+LAYER_NOT = {"ko": ("층",), "ja": ("レイヤー", "レイヤ"), "zh_CN": ("图层", "层级"), "it": ("strato", "strati", "livello", "livelli")}
+
 
 def fail(msg):
     failures.append(msg)
@@ -177,6 +181,12 @@ for lang in LANGS:
         for sym in PAPER_SYMBOLS:
             if re.search(r"(?<![A-Za-z0-9_])" + re.escape(sym) + r"(?![A-Za-z0-9_])", k[1]) and sym not in t["str"]:
                 fail(f"{po}: the translation of {k[1]!r} drops the paper's symbol {sym!r}: {t['str']!r}")
+        # 7. One word for "layer", the glossary's (each catalogue's header): the Equation tab's
+        #    sliders and the lesson header must not name it two ways (issue 54: ko had 층 beside 레이어).
+        if re.search(r"\blayers?\b", k[1], re.I):
+            for other in LAYER_NOT.get(lang, ()):
+                if re.search((r"\b" + other + r"\b") if other.isascii() else re.escape(other), t["str"]):
+                    fail(f"{po}: {k[1]!r} says {other!r} for 'layer', the glossary's word is {LAYER_WORD[lang]!r}: {t['str']!r}")
 
 # 5. Unmarked English in drawing calls: every literal (xgettext --extract-all) and the line it starts on.
 all_pot = os.path.join(tmp, "all.pot")

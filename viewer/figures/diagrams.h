@@ -9,6 +9,7 @@
 
 #include "deberta/model.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,17 +63,20 @@ struct Diagram {
 /// MLM head. Shapes are the model's: N, H, heads h, d, k, L, intermediate size, vocabulary. The
 /// scale is the model's (deberta::scale_root of `att.scale_factor`). A run without position terms
 /// draws the standard attention of §3.1 (Q, K, V; softmax(QKᵀ/√d)) instead of eq. 4's terms, and
-/// a model without relative attention no δ. Source: arXiv 2006.03654 v6, §3.1 (the unnumbered
-/// standard attention, eq. 2–4), §3.2 and appendix A.8 (EMD), and the core's forward pass.
+/// a model without relative attention no δ. The labels' words are English (the slide figure's), or
+/// the reader's language's when `translated` (the Pipeline tab; i18n.h); symbols, shapes and
+/// numbers are the same in both. Source: arXiv 2006.03654 v6, §3.1 (the unnumbered standard
+/// attention, eq. 2–4), §3.2 and appendix A.8 (EMD), and the core's forward pass.
 Diagram pipeline_diagram(const deberta::ModelConfig& config, const deberta::ResolvedAttention& att, int n, bool emd,
-                         bool lm_head);
+                         bool lm_head, bool translated = false);
 
 /// Token links for `weights` `[N, N]` (query i → key j, in [0, 1]): the labels `tokens` in two
 /// columns and one link per pair with weight ≥ `min_weight` (the faint rest is left out so a
-/// 512-token figure stays readable). Errors: a non-square matrix or labels of another length —
+/// 512-token figure stays readable). The caption in English, or the reader's language when
+/// `translated` (`title` is the caller's). Errors: a non-square matrix or labels of another length —
 /// std::invalid_argument naming the sizes.
 Diagram links_diagram(const std::vector<std::string>& tokens, const deberta::Matrix& weights, const std::string& title,
-                      double min_weight = 0.01);
+                      double min_weight = 0.01, bool translated = false);
 
 /// Token links for one term's signed contribution to the score, `values` `[N, N]` (the term times
 /// the scale, in logit units: what it adds to query i's score for key j). Each link's weight is
@@ -82,7 +86,27 @@ Diagram links_diagram(const std::vector<std::string>& tokens, const deberta::Mat
 /// (issue 42: a "share of the weight" gave a negative term a positive share). Errors as
 /// links_diagram.
 Diagram signed_links_diagram(const std::vector<std::string>& tokens, const deberta::Matrix& values, const std::string& title,
-                             double min_fraction = 0.05);
+                             double min_fraction = 0.05, bool translated = false);
+
+/// How the Pipeline tab draws the diagram in `avail_w` × `avail_h` pixels: pixels a point,
+/// min(avail_w / width, max(avail_h − 40, 200) / height), clamped to [0.4, 1.8].
+float diagram_scale(const Diagram& d, float avail_w, float avail_h);
+
+/// The size the Pipeline tab draws the diagram's heading at: 1.05 × `ui_px`, shrunk to fit the
+/// diagram's width less 20-point margins at `scale` (never below 8 px). `width` as box_font's.
+float heading_px(const Diagram& d, float scale, float ui_px, const std::function<float(const std::string&, float)>& width);
+
+/// The sizes a box's title and detail are drawn at in the Pipeline tab, at `scale` pixels a point
+/// with the interface's font `ui_px` pixels tall: the title at 11 points (no smaller than 0.85 ×
+/// ui_px, no larger than 1.1 × ui_px), the detail 0.88 × that, both shrunk together until the title
+/// (one line) and the detail's lines fit the box less its 6-point margins (a container: its title
+/// alone, on its width). Never below 8 px: then `fits` is false and the text is clipped at the
+/// box's edge. `width(text, px)` is the widest line of `text` at `px` pixels (a line is px tall).
+struct BoxFont {
+  float title_px = 0, detail_px = 0;
+  bool fits = true;
+};
+BoxFont box_font(const DiagramBox& b, float scale, float ui_px, const std::function<float(const std::string&, float)>& width);
 
 /// How the Token links tab lays out `n` tokens in a panel of `avail_w` × `avail_h` pixels: labels
 /// at the UI font `font_px`, shrinking towards 11 px (never below) to fit the rows into the panel;

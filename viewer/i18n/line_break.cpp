@@ -269,4 +269,27 @@ std::vector<LineSpan> wrap_lines(std::string_view text, std::string_view lang, f
   return lines;
 }
 
+std::vector<LabelledLine> labelled_lines(std::string_view text) {
+  std::vector<LabelledLine> out;
+  for (size_t begin = 0; begin <= text.size();) {
+    const size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string_view line = text.substr(begin, end - begin);
+    size_t split = std::string_view::npos, after = 0;
+    for (const std::string_view colon : {std::string_view(":"), std::string_view("\xEF\xBC\x9A")}) {  // ':' and '：'
+      for (size_t k = line.find(colon); k != std::string_view::npos; k = line.find(colon, k + 1)) {
+        const size_t f = line.find_first_not_of(' ', k + colon.size());
+        if (f != std::string_view::npos && f >= k + colon.size() + 2) {
+          if (k < split) split = k + colon.size(), after = f;
+          break;
+        }
+      }
+    }
+    if (split == std::string_view::npos) return {};
+    out.push_back({line.substr(0, split), line.substr(after)});
+    begin = end + 1;
+  }
+  if (out.size() < 2) out.clear();
+  return out;
+}
+
 }  // namespace viewer

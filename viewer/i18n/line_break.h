@@ -55,6 +55,17 @@ struct LineSpan {
 std::vector<LineSpan> wrap_lines(std::string_view text, std::string_view lang, float width,
                                  const std::function<float(uint32_t)>& advance);
 
+/// A labelled formula block, one "label:  formula" a line ("paper (eq. 4):  H_o = …" over
+/// "released code:  s = …"; lesson steps 9 and 11): each line split after its label's first colon
+/// (':' or '：') followed by two or more spaces, the spaces dropped. Empty when a line has no such
+/// colon or there is a single line: the text is then no such block. The viewer aligns the formulas
+/// at the widest label's measured width (ui/wrapped_text.h LabelledLines): aligning with spaces
+/// counts characters, and Han, Kana and Hangul are wider than a monospace cell.
+struct LabelledLine {
+  std::string_view label, formula;
+};
+std::vector<LabelledLine> labelled_lines(std::string_view text);
+
 /// Decodes the UTF-8 character at `text[k]`: its code point and length in bytes (an invalid byte
 /// decodes as U+FFFD, length 1).
 uint32_t utf8_decode(std::string_view text, size_t k, size_t* length);

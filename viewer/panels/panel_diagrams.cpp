@@ -12,13 +12,16 @@
 #include "figures/figure_export.h"
 #include "ui/heatmap.h"
 #include "ui/layout.h"
+#include "ui/wrapped_text.h"
 #include "panels/panels.h"
 
 #include <imgui.h>
 
 #include <algorithm>
-#include <vector>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <vector>
 
 namespace viewer {
 
@@ -38,7 +41,7 @@ ImU32 abgr(uint32_t c, float alpha = 1) {
 /// (−1 none).
 int DrawBoxes(const Diagram& d) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float sc = std::clamp(std::min(avail.x / d.width, std::max(avail.y - 40, 200.0f) / d.height), 0.4f, 1.8f);
+  const float sc = diagram_scale(d, avail.x, avail.y);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("diagram", ImVec2(d.width * sc, d.height * sc));
   const bool hovered = ImGui::IsItemHovered(), clicked = ImGui::IsItemClicked();
@@ -48,7 +51,9 @@ int DrawBoxes(const Diagram& d) {
   ImFont* font = ImGui::GetFont();
   const float fs = ImGui::GetFontSize();
   dl->AddRectFilled(p0, P(d.width, d.height), IM_COL32(255, 255, 255, 255));
-  dl->AddText(font, fs * 1.05f, P(20, 12), IM_COL32(20, 20, 20, 255), d.title.c_str());
+  const auto width = [font](const std::string& text, float px) { return font->CalcTextSizeA(px, FLT_MAX, 0, text.c_str()).x; };
+  dl->AddText(font, heading_px(d, sc, fs, width), P(20, 12), IM_COL32(20, 20, 20, 255), d.title.c_str());
+  ImGui::LogText("%s\n", d.title.c_str());
   int hit = -1;
   for (size_t k = 0; k < d.boxes.size(); ++k) {
     const DiagramBox& b = d.boxes[k];
@@ -59,13 +64,10 @@ int DrawBoxes(const Diagram& d) {
     dl->AddRect(a, z, IM_COL32(90, 90, 100, 255), 3, 0, b.container ? 1.5f : 1.0f);
     const ImU32 ink = b.off ? IM_COL32(140, 140, 140, 255) : IM_COL32(20, 20, 30, 255);
     // Readable size first; a box whose text would not fit shrinks its text to fit (never below 8 px).
-    float f1 = std::clamp(11.0f * sc, fs * 0.85f, fs * 1.1f);
-    const float room_w = (b.w - 12) * sc, room_h = (b.h - 6) * sc;
-    const ImVec2 t1 = font->CalcTextSizeA(f1, FLT_MAX, 0, b.title.c_str());
-    const ImVec2 t2 = b.container ? ImVec2(0, 0) : font->CalcTextSizeA(f1 * 0.88f, FLT_MAX, 0, b.detail.c_str());
-    const float need_w = std::max(t1.x, t2.x), need_h = b.container ? t1.y : t1.y + 2 + t2.y;
-    f1 *= std::max(8.0f / f1, std::min({1.0f, room_w / std::max(need_w, 1.0f), b.container ? 1.0f : room_h / std::max(need_h, 1.0f)}));
-    const float f2 = f1 * 0.88f;
+    const BoxFont bf = box_font(b, sc, fs, width);
+    const float f1 = bf.title_px, f2 = bf.detail_px;
+    // Read by tests and screen readers (--log-text): the labels are drawn into the draw list.
+    ImGui::LogText("%s\n%s\n", b.title.c_str(), b.container ? "" : b.detail.c_str());
     dl->PushClipRect(a, z, true);
     dl->AddText(font, f1, P(b.x + 6, b.y + 3), ink, b.title.c_str());
     if (!b.container) dl->AddText(font, f2, ImVec2(a.x + 6 * sc, a.y + 3 * sc + f1 + 2), IM_COL32(60, 60, 70, 255), b.detail.c_str());
@@ -74,7 +76,7 @@ int DrawBoxes(const Diagram& d) {
   if (hit >= 0) {
     const DiagramBox& b = d.boxes[static_cast<size_t>(hit)];
     dl->AddRect(P(b.x, b.y), P(b.x + b.w, b.y + b.h), IM_COL32(255, 140, 0, 255), 3, 0, 2.5f);
-    // TRANSLATORS: a pipeline box's title (English: the figure's label), then the tab's short name (grid, head, …).
+    // TRANSLATORS: a pipeline box's title (translated), then the tab's name (Attention grid, Head detail, …).
     ImGui::SetTooltip(tr("%s\nclick: open the %s tab"), b.title.c_str(), tr(tab_title(b.target)));
   }
   for (const DiagramArrow& a : d.arrows) {
@@ -84,9 +86,7 @@ int DrawBoxes(const Diagram& d) {
     dl->AddTriangleFilled(v, ImVec2(v.x - 8 * ux + 4.5f * uy, v.y - 8 * uy - 4.5f * ux),
                           ImVec2(v.x - 8 * ux - 4.5f * uy, v.y - 8 * uy + 4.5f * ux), IM_COL32(70, 70, 80, 255));
   }
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextDisabled("%s", d.caption.c_str());
-  ImGui::PopTextWrapPos();
+  WrappedTextDisabled(d.caption);
   return clicked ? hit : -1;
 }
 
@@ -95,9 +95,7 @@ int DrawBoxes(const Diagram& d) {
 /// row (−1 none); `*hover_left` tells which column.
 int DrawLinks(const Diagram& d, bool* hover_left) {
   const int n = static_cast<int>(d.left.size());
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextDisabled("%s", d.title.c_str());
-  ImGui::PopTextWrapPos();
+  WrappedTextDisabled(d.title);
   ImFont* font = ImGui::GetFont();
   const float fs = std::max(ImGui::GetFontSize(), 11.0f);
   float label_w = 0;
@@ -124,6 +122,7 @@ int DrawLinks(const Diagram& d, bool* hover_left) {
   }
   const ImU32 dim = IM_COL32(90, 90, 90, 255);
   const char* query_i = tr("query i");
+  ImGui::LogText("%s  %s\n", query_i, tr("key j"));
   dl->AddText(font, fs, ImVec2(p0.x + lay.left_px - font->CalcTextSizeA(fs, FLT_MAX, 0, query_i).x, p0.y + fs * 0.5f), dim, query_i);
   dl->AddText(font, fs, ImVec2(p0.x + lay.right_px + 6, p0.y + fs * 0.5f), dim, tr("key j"));
   auto Y = [&](int r) { return row_y0 + (static_cast<float>(r) + 0.5f) * lay.row_px; };
@@ -144,19 +143,23 @@ int DrawLinks(const Diagram& d, bool* hover_left) {
     const ImVec4 clip_r(p0.x + lay.right_px + 4, Y(i) - lay.row_px, p0.x + w, Y(i) + lay.row_px);
     dl->AddText(font, fs, ImVec2(p0.x + lay.right_px + 6, Y(i) - fs / 2), col, b.c_str(), nullptr, 0, &clip_r);
   }
-  dl->AddText(font, fs * 0.9f, ImVec2(p0.x + 4, row_y0 + lay.row_px * static_cast<float>(n) + fs * 0.5f), dim,
-              d.caption.c_str(), nullptr, w - 8);
+  // The caption in the language's lines (line_break.h), read by tests and screen readers (--log-text).
+  const std::string caption = WrapForWidth(d.caption, (w - 8) * ImGui::GetFontSize() / (fs * 0.9f));
+  dl->AddText(font, fs * 0.9f, ImVec2(p0.x + 4, row_y0 + lay.row_px * static_cast<float>(n) + fs * 0.5f), dim, caption.c_str());
+  ImGui::LogText("%s\n", d.caption.c_str());
   ImGui::EndChild();
   return hover_row;
 }
 
-void ExportButtons(ViewerState& s, const Diagram& d, const std::string& stem) {
+/// The export buttons: `english()` is the diagram with the slide figure's English labels (the tab
+/// draws it in the reader's language).
+void ExportButtons(ViewerState& s, const std::function<std::optional<Diagram>()>& english, const std::string& stem) {
   for (const char* ext : {".svg", ".pdf"}) {
     ImGui::SameLine();
     // TRANSLATORS: {format} is svg or pdf.
     if (ImGui::Button((trf("export {format}", arg("format", ext + 1)) + "###export_" + (ext + 1)).c_str())) {
       const std::string path = s.export_dir + "/" + stem + ext;
-      ExportDone(s, write_diagram(d, path), path);
+      if (const std::optional<Diagram> d = english()) ExportDone(s, write_diagram(*d, path), path);
     }
   }
   if (!s.export_status.empty()) {
@@ -188,11 +191,12 @@ std::string say(bool translated, const char* msgid, const A&... args) {
 
 }  // namespace
 
-std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why) {
+std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why, bool translated) {
   if (!s.result) return *why = why_nothing(s), std::nullopt;
   const Result& r = *s.result;
   const deberta::Model& m = r.model->model;
-  return pipeline_diagram(m.config, r.trace.context.attention, token_count(s), r.emd() != nullptr, m.weights.lm_head.has_value());
+  return pipeline_diagram(m.config, r.trace.context.attention, token_count(s), r.emd() != nullptr, m.weights.lm_head.has_value(),
+                          translated);
 }
 
 std::optional<Diagram> current_links(const ViewerState& s, std::string* why, bool translated) {
@@ -205,31 +209,40 @@ std::optional<Diagram> current_links(const ViewerState& s, std::string* why, boo
   std::vector<std::string> names = r.input.names;
   names.resize(static_cast<size_t>(probs->rows()), "?");
   const int L = static_cast<int>(r.trace.layers.size()), H = static_cast<int>(r.model->model.config.num_attention_heads);
-  const std::string where = layer_head_words(l, L, h, H);
+  // TRANSLATORS: in the Token links diagram's heading: the layer and head shown, and their ranges.
+  const std::string where = say(translated, N_("layer {layer} (of 0–{last_layer}), head {head} (of 0–{last_head})"), arg("layer", l),
+                                arg("last_layer", std::max(L - 1, 0)), arg("head", h), arg("last_head", std::max(H - 1, 0)));
   const double f = r.trace.context.attention.scale_factor;
-  if (s.links_weight <= 0) return links_diagram(names, *probs, "Token links: attention weights " + weights_label(f) + ", " + where);
+  if (s.links_weight <= 0)
+    // TRANSLATORS: the Token links diagram's heading; {formula} is softmax(Ã/√(3d)), {where} the layer and head.
+    return links_diagram(names, *probs, say(translated, N_("Token links: attention weights {formula}, {where}"),
+                                            arg("formula", weights_label(f)), arg("where", where)),
+                         0.01, translated);
   const Quantity q = term_quantity(deberta::kAllTerms[std::min(s.links_weight, deberta::kTermCount) - 1]);
   const deberta::Matrix* t = shown_map(s, l, h, q);
   // TRANSLATORS: {term} is c2c, c2p, p2c or p2p.
   if (!computed(r, q)) return *why = say(translated, "{term} is off in this run", arg("term", quantity_name(q))), std::nullopt;
   if (!t || t->size() == 0)
     return *why = say(translated, "the terms of layer {layer} are not computed yet", arg("layer", l)), std::nullopt;
+  // TRANSLATORS: the Token links diagram's heading for one term: {term} is c2c, c2p, p2c or p2p, {scale}
+  // the scale's root (√(3d)), {where} the layer and head.
   return signed_links_diagram(names, *t,
-                              "Token links: " + std::string(quantity_name(q)) + "'s signed part of the score Ã/" +
-                                  deberta::scale_root(f) + " (s·" + quantity_name(q) + "), " + where);
+                              say(translated, N_("Token links: {term}'s signed part of the score Ã/{scale} (s·{term}), {where}"),
+                                  arg("term", quantity_name(q)), arg("scale", deberta::scale_root(f)), arg("where", where)),
+                              0.05, translated);
 }
 
 void DrawPipelinePanel(App& app) {
   ViewerState& s = app.state;
   if (!ResultOrWaiting(app)) return;
   std::string why;
-  const std::optional<Diagram> d = current_pipeline(s, &why);
+  const std::optional<Diagram> d = current_pipeline(s, &why, true);
   if (!d) {
     Note(why);
     return;
   }
   ImGui::TextDisabled("%s", tr("Click a box to open its view."));
-  ExportButtons(s, *d, "pipeline");
+  ExportButtons(s, [&s] { std::string unused; return current_pipeline(s, &unused, false); }, "pipeline");
   const int clicked = DrawBoxes(*d);
   if (clicked >= 0) open_target(s, d->boxes[static_cast<size_t>(clicked)]);
 }
@@ -266,7 +279,7 @@ void DrawLinksPanel(App& app) {
     Note(c.why);
     return;
   }
-  ExportButtons(s, *c.diagram, "links");
+  ExportButtons(s, [&s] { std::string unused; return current_links(s, &unused, false); }, "links");
   bool left = true;
   const int row = DrawLinks(*c.diagram, &left);
   if (row >= 0) s.hover_token = row;

@@ -466,7 +466,7 @@ void draw_step_text(App& app, const LessonStep& st) {
     ImGui::Indent(12);
     if (app.gfx.mono) ImGui::PushFont(app.gfx.mono);
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + ImGui::GetContentRegionAvail().x - 12);
-    WrappedText(st.equation);
+    WrappedLabelledText(st.equation);  // steps 9 and 11: "paper:" over "released code:", aligned by measured width
     ImGui::PopTextWrapPos();
     if (app.gfx.mono) ImGui::PopFont();
     ImGui::Unindent(12);

@@ -8,6 +8,8 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <string>
+#include <string_view>
 
 namespace viewer {
 
@@ -90,12 +92,21 @@ void config_summary(const ViewerState& s) {
   }
   ImGui::TextDisabled(tr("tokenizer: %s"), s.model->tokenizer ? s.model->tokenizer->kind().c_str() : trc("tokenizer", "none"));
   if (const std::string card = model_card_note(m); !card.empty()) {
-    // What the model knows (lesson.h), one line here and the whole note on hover: the note in full
-    // pushed the sentence boxes below the panel's fold (the page's check (i)).
-    ImGui::SameLine();
-    // TRANSLATORS: after "tokenizer: …" in the Model & text panel; hovering its (?) shows what the
-    // multilingual model was trained on and what it cannot know.
-    ImGui::TextDisabled("%s", tr("· what this model knows"));
+    // What the model knows (lesson.h), one line and the whole note on hover: the note in full
+    // pushed the sentence boxes below the panel's fold (the page's check (i)). Beside the tokenizer
+    // when the line has room for it, else on a line of its own (a long tokenizer line in Japanese
+    // ran it past the panel's right edge).
+    // TRANSLATORS: after "tokenizer: …" in the Model & text panel (or under it when the line is
+    // full: then drawn without its "· "); hovering its (?) shows what the multilingual model was
+    // trained on and what it cannot know.
+    const std::string label = tr("· what this model knows");
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float need = st.ItemSpacing.x + ImGui::CalcTextSize(label.c_str()).x + st.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const bool beside = ImGui::GetItemRectMax().x + need <= right;
+    if (beside) ImGui::SameLine();
+    const std::string_view dot = "\u00b7 ";  // "· " begins the label beside the tokenizer, not a line
+    ImGui::TextDisabled("%s", beside || label.rfind(dot, 0) != 0 ? label.c_str() : label.c_str() + dot.size());
     HelpMarker(card.c_str());
   }
   // The note is English (worker.cpp builds it, tests read it); here in the reader's language.

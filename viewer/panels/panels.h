@@ -53,12 +53,13 @@ void DrawPipelinePanel(App& app);
 void DrawLinksPanel(App& app);
 /// The Pipeline tab's diagram for the shown result; nullopt with the reason in `why` when nothing
 /// has been computed (no model, no input — e.g. a model without a tokenizer and no ids —, a failed
-/// input or run).
-std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why);
+/// input or run). Its labels are English (the slide figure, figure_export.h, keeps the paper's
+/// words; the headless mode writes it) unless `translated` (the tab draws it).
+std::optional<Diagram> current_pipeline(const ViewerState& s, std::string* why, bool translated = false);
 /// The Token links tab's diagram (needs s.result and, for a term's contribution, the selected layer
-/// in full); nullopt with the reason in `why` when it cannot be drawn. `why` is English (the
-/// headless mode prints it) unless `translated` (the tab shows it). The diagram's own labels stay
-/// English: the same layout is the slide figure (figure_export.h), which keeps the paper's words.
+/// in full); nullopt with the reason in `why` when it cannot be drawn. `why`, the heading and the
+/// caption are English (the headless mode prints `why`; the slide figure keeps the paper's words)
+/// unless `translated` (the tab shows them).
 std::optional<Diagram> current_links(const ViewerState& s, std::string* why, bool translated = false);
 
 /// The "Open model" popup (Ctrl+O) and the "Export" popup (Ctrl+E); Esc closes them.

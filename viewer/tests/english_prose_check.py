@@ -5,7 +5,8 @@ Usage: english_prose_check.py LOG LANG [--all-windows]
 
 LOG is `deberta-viewer --tour --log-text LOG` (every string each stop's last frame drew, through
 Dear ImGui's log; viewer/ui/layout.h). The stops read are the Equation tab, the Lesson tab and each
-lesson step with its working shown; of each, the window of the tabs ("## Explorer"), or every window
+lesson step with its working shown, and the Predictions, Compare, Pipeline and Token links tabs; of
+each, the window of the tabs ("## Explorer"), or every window
 with --all-windows. Fails (exit 1) on a run of two or more English words in a row that the
 allow-list below does not cover, printing each with its stop.
 
@@ -28,6 +29,8 @@ ALLOW = {
     # Italian's loanwords (it.po's glossary): token, layer, embedding, query, logit, softmax, bucket
     "token", "tokens", "layer", "embedding", "embeddings", "query", "bucket", "buckets", "tokenizer", "zoo",
     "heatmap", "trace", "score", "batch", "encoder", "head", "feed", "forward",
+    # Italian's baseline (it.po: "Baseline: il modello come addestrato") and "vs" (A vs B, every language)
+    "baseline", "vs",
 }
 # Words that are labels of the paper in the viewer in every language: never prose by themselves.
 NOT_PROSE_PAIRS = {("hugging", "face"), ("enhanced", "mask"), ("mask", "decoder")}
@@ -57,8 +60,13 @@ def stops(log):
     return out
 
 
+# The tour's stops read (tab names of --panel): the Equation tab, the lesson, the predictions with
+# their "[MASK] at" table, Compare, and the two diagrams (their labels, drawn into a draw list, are
+# logged by panel_diagrams.cpp).
+READ_TABS = ("equation", "lesson", "predictions", "compare", "pipeline", "links")
+
 # Terms a catalogue's glossary keeps in English as a whole (it.po: "masked language model (MLM)").
-ALLOW_PHRASES = ["masked language model"]
+ALLOW_PHRASES = ["masked language model", "test set"]
 
 
 def unquoted(text):
@@ -107,9 +115,10 @@ def main():
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read()
     wanted = [(n, w) for n, w in stops(log)
-              if n in ("equation", "lesson") or (n.startswith("lesson step") and n.endswith("show the working"))]
-    if len(wanted) < 3:
-        sys.exit(f"english_prose_check: {log_path} holds {len(wanted)} Equation/Lesson stops (a --tour log?)")
+              if n in READ_TABS or (n.startswith("lesson step") and n.endswith("show the working"))]
+    missing = [t for t in READ_TABS if t not in {n for n, _ in wanted}]
+    if len(wanted) < 3 or missing:
+        sys.exit(f"english_prose_check: {log_path} holds {len(wanted)} of the stops read, none of {missing} (a --tour log?)")
     found = 0
     seen = set()
     for name, windows in wanted:

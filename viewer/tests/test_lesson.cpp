@@ -1111,7 +1111,7 @@ TEST_CASE("every sentence holds on every kind of model: 3-term, 2-term, c2c-only
     if (c.relative_attention) {
       const viewer::Diagram p = viewer::pipeline_diagram(c, att, r.trace.inputs.size(), r.emd.has_value(), true);
       for (const auto& b : p.boxes)
-        if (has(b.title, "p2c  K_c[j] Q_r[δ(i,j)]")) CHECK(has(b.title, "with the code's index; paper: δ(j,i)"));
+        if (has(b.title, "p2c  K_c[j] Q_r[δ(i,j)]")) CHECK(has(b.detail, "the code's index; the paper: δ(j,i)"));
     }
   }
   // On a 3-term model whose c2p an ablation switched off, step 12 does say to reset it; step 2 on a

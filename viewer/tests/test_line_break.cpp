@@ -444,3 +444,67 @@ TEST_CASE("the Equation tab's rows in ko, ja, zh_CN and it: every prose segment 
   viewer::i18n::set_language("en");
   MESSAGE(templates.size() << " prose templates, " << segments << " segments");
 }
+
+TEST_CASE("labelled_lines: the formulas of lesson steps 9 and 11 align by measured width in every language") {
+  using namespace deberta;
+  // The splitter on chosen strings.
+  const auto two = viewer::labelled_lines("paper:  A = 1\nreleased code:   B = 2");
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].label == "paper:");
+  CHECK(two[0].formula == "A = 1");
+  CHECK(two[1].label == "released code:");
+  CHECK(two[1].formula == "B = 2");
+  CHECK(viewer::labelled_lines("論文：  A\n公開コード：  B").size() == 2);  // a full-width colon
+  CHECK(viewer::labelled_lines("paper: A = 1\ncode:  B").empty());        // one space after a colon: prose
+  CHECK(viewer::labelled_lines("paper:  A = 1").empty());                 // one line
+  CHECK(viewer::labelled_lines("w_ij = exp(Ã_ij / √(3d))").empty());
+
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  const Model model = load_model(dir);
+  const auto tok = load_tokenizer_for_model(dir, model.config.vocab_size);
+  const Encoding enc = tok->encode(viewer::kDefaultText);
+  Inputs inputs;
+  inputs.input_ids = enc.ids;
+  const ForwardTrace trace = forward(model, inputs, {}, TraceLevel::Full, true);
+  for (const std::string lang : {"en", "ko", "ja", "zh_CN", "it"}) {
+    CAPTURE(lang);
+    REQUIRE(viewer::i18n::set_language(lang));
+    viewer::LessonInput in;
+    in.model = &model, in.trace = &trace, in.emd = trace.emd ? &*trace.emd : nullptr;
+    in.emd_note = trace.emd ? "" : why_no_emd(model);
+    in.tokens = enc.tokens, in.layer = 1, in.head = 0;
+    std::vector<std::string> blocks;
+    for (const viewer::LessonStep& st : viewer::build_lesson(in))
+      if (st.title.rfind("9. ", 0) == 0 || st.title.rfind("11. ", 0) == 0) blocks.push_back(st.equation);
+    REQUIRE(blocks.size() == 2);
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    {
+      viewer::FontAtlas fonts;
+      fonts.require(blocks[0] + blocks[1]);
+      fonts.init();
+      ImFont* mono = fonts.mono();  // the monospace face the steps' equations use
+      const auto width = [mono](std::string_view s) { return mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, s.data(), s.data() + s.size()).x; };
+      for (const std::string& b : blocks) {
+        CAPTURE(b);
+        const auto rows = viewer::labelled_lines(b);
+        // Every catalogue keeps the "label:  formula" shape: the viewer can align the formulas.
+        REQUIRE(rows.size() == 2);
+        for (const auto& r : rows) {
+          CHECK(!r.label.empty());
+          CHECK(!r.formula.empty());
+          CHECK(r.formula.front() != ' ');
+        }
+        // Where the catalogue aligned with spaces, the formulas' measured starts: they differ in
+        // Chinese, Japanese and Korean (a CJK character is wider than a monospace cell).
+        const float naive0 = width(b.substr(0, static_cast<size_t>(rows[0].formula.data() - b.data())));
+        const size_t line2 = b.find('\n') + 1;
+        const float naive1 = width(b.substr(line2, static_cast<size_t>(rows[1].formula.data() - b.data()) - line2));
+        MESSAGE(lang << ": aligned with spaces, the formulas would start " << std::fabs(naive0 - naive1)
+                     << " px apart; measured, at " << std::max(width(rows[0].label), width(rows[1].label)) + width("  ") << " px");
+      }
+    }
+    ImGui::DestroyContext(ctx);
+  }
+  viewer::i18n::set_language("en");
+}

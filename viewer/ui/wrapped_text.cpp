@@ -6,6 +6,9 @@
 
 #include <imgui_internal.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace viewer {
 
 std::string WrapForWidth(std::string_view text, float width) {
@@ -32,6 +35,21 @@ void WrappedText(std::string_view text) {
   ImGui::PushTextWrapPos(-1.0f);  // laid out already: Dear ImGui must not wrap again
   ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
   ImGui::PopTextWrapPos();
+}
+
+void WrappedLabelledText(std::string_view text) {
+  const std::vector<LabelledLine> rows = labelled_lines(text);
+  if (rows.empty()) return WrappedText(text);
+  float label_w = 0;
+  for (const LabelledLine& r : rows) label_w = std::max(label_w, ImGui::CalcTextSize(r.label.data(), r.label.data() + r.label.size()).x);
+  label_w += ImGui::CalcTextSize("  ").x;
+  for (const LabelledLine& r : rows) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::TextUnformatted(r.label.data(), r.label.data() + r.label.size());
+    ImGui::SameLine(0, 0);
+    ImGui::SetCursorScreenPos(ImVec2(p.x + label_w, p.y));
+    WrappedText(r.formula);
+  }
 }
 
 void WrappedTextColored(const ImVec4& color, std::string_view text) {

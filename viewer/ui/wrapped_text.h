@@ -19,6 +19,11 @@ std::string WrapForWidth(std::string_view text, float width);
 
 /// TextWrapped("%s", text) with the language's line breaks.
 void WrappedText(std::string_view text);
+/// A block of "label:  formula" lines (i18n/line_break.h labelled_lines; lesson steps 9 and 11):
+/// the labels in one column, the formulas in a second one that starts after the widest label as
+/// measured with the current font (spaces cannot align them where Han, Kana or Hangul are wider
+/// than a monospace cell), each formula wrapped in its column. Any other text: WrappedText.
+void WrappedLabelledText(std::string_view text);
 /// The same in `color` (TextColored + wrapping).
 void WrappedTextColored(const ImVec4& color, std::string_view text);
 /// The same in the disabled colour (TextDisabled + wrapping).
