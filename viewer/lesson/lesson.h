@@ -1,6 +1,6 @@
-// lesson.h — the guided lesson: twelve steps from the standard self-attention of §3.1 to the EMD
-// and the ablations, each with a question whose answer is computed from the loaded model's own
-// numbers. Equation and section numbers are those printed in arXiv 2006.03654 v6 (eq. 1 is the MLM
+// lesson.h — the guided lesson: fifteen steps from the standard self-attention of §3.1 to the EMD,
+// the ablations, the masked-LM objective (eq. 1) and the prediction at the [MASK], each with a
+// question whose answer is computed from the loaded model's own numbers. Equation and section numbers are those printed in arXiv 2006.03654 v6 (eq. 1 is the MLM
 // objective of §2.2; the standard attention display of §3.1 is unnumbered).
 //
 // Notation, everywhere in the lesson: Ã is the unscaled sum of the active terms (eq. 4); the score
@@ -29,6 +29,7 @@
 #include "lesson/paper_quotes.h"
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,6 +109,16 @@ struct WhatIfValue {
   deberta::P2CIndex p2c_index = deberta::P2CIndex::Code;
 };
 
+/// Where a step's number is computed and re-derived (issue 58, item 5): the core function and its
+/// source file, and the notebook with the heading of its section. Paths are from the repository's
+/// root; the lesson tests check that the file defines the function and the notebook has the heading.
+struct LessonLink {
+  const char* function = "";  ///< e.g. "deberta::relative_distance"
+  const char* file = "";      ///< e.g. "core/src/equations/equations.cpp"
+  const char* notebook = "";  ///< e.g. "notebooks_data/notebooks/01_relative_positions.ipynb"
+  const char* section = "";   ///< the section's heading as the notebook writes it, without the #s
+};
+
 /// One step of the lesson.
 struct LessonStep {
   std::string title;         ///< e.g. "3. Relative distance δ(i, j) (eq. 3)"
@@ -132,6 +143,7 @@ struct LessonStep {
   /// two per step, on every model (also where the step does not apply).
   std::vector<PaperQuote> quotes;
   LessonWhatIf what_if;      ///< the step's "what if" control (knob None: it has none here)
+  LessonLink link;           ///< the core function that computes the answer, the notebook that re-derives it
 };
 
 /// How far from a mistake's value a typed number still names it: 0.5 % of the value's own size (so a
@@ -174,10 +186,15 @@ struct LessonInput {
   std::string emd_note;
   std::vector<std::string> tokens;         ///< display names, one per position (may be empty: "#i")
   int layer = 0, head = 0;                 ///< the selection; clamped to the model
+  /// The vocabulary's piece for a token id (steps 13–15 name the predicted tokens); empty: "#id".
+  std::function<std::string(int64_t)> vocab;
 };
 
-/// The steps of the lesson for `in`, in reading order (always the same number of steps; the
-/// ones that do not apply say why). Errors: null model or trace, a full trace (`full`, else
+/// The steps of the lesson for `in`, in reading order (always the same number of steps, 15; the
+/// ones that do not apply say why). Steps 13–15 (eq. 1, the EMD's prediction, the capstone) read the
+/// decoder output at the input's first [MASK] through the MLM head (deberta::predict_from_states);
+/// the capstone reruns the encoder and decoder once per active position term switched off and once
+/// without the EMD (deberta::forward at TraceLevel::None: about three forward passes). Errors: null model or trace, a full trace (`full`, else
 /// `trace`) that is not at TraceLevel::Full or lacks the selected layer or layer 0, an empty
 /// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);

@@ -56,6 +56,7 @@ bool refresh_lesson(ViewerState& s) {
   in.emd_note = r.emd_note;
   in.tokens = r.input.names;
   in.layer = s.layer, in.head = s.head;
+  in.vocab = [m = r.model.get()](int64_t id) { return vocab_name(m, id); };
   try {
     L.steps = build_lesson(in);
     L.error.clear();
@@ -488,6 +489,13 @@ void draw_step_text(App& app, const LessonStep& st) {
   }
   ImGui::Spacing();
   WrappedText(st.text);
+  // Where the number comes from: the core function, and the notebook that re-derives it (issue 58, item 5).
+  if (*st.link.function)
+    // TRANSLATORS: under a lesson step: {function} is a C++ function's name, {file} and {notebook} file paths,
+    // {section} a notebook section's heading (kept in English, as the notebook writes it).
+    WrappedTextDisabled(trf("Computed by {function} ({file}); re-derived in {notebook}, section \"{section}\".",
+                            arg("function", st.link.function), arg("file", st.link.file), arg("notebook", st.link.notebook),
+                            arg("section", st.link.section)));
   ImGui::Spacing();
   ImGui::Separator();
 }
