@@ -1233,36 +1233,25 @@ LessonStep step_capstone(const Ctx& x) {
                        arg("terms", x.active)));
   }
   if (!why.empty()) return skip(s, why);
-  const deberta::Model& model = *x.in.model;
-  const bool emd = x.in.emd != nullptr;
-  const deberta::MaskPrediction base = predict_at(model, decoder_states(x), mi);
+  const deberta::MaskPrediction base = predict_at(*x.in.model, decoder_states(x), mi);
   const deberta::TokenScore& top = base.top.front();
   const double loss0 = -base.log_probs(top.id);
+  LessonReruns own;
+  const LessonReruns* reruns = x.in.reruns;
+  if (!reruns) own = lesson_reruns(x.in), reruns = &own;
+  if (reruns->mask != mi) throw std::invalid_argument(tr("lesson: the reruns given are not for this run's [MASK]"));
   struct Off {
     std::string term, name;  ///< "c2p", "−c2p"
     double loss = 0, p = 0;
   };
   std::vector<Off> offs;
-  for (deberta::Term term : {deberta::Term::c2p, deberta::Term::p2c, deberta::Term::p2p}) {
-    if (!x.att.terms[term]) continue;
-    deberta::Ablation a = x.t.ablation;
-    a.terms[term] = false;
-    const deberta::ForwardTrace off = deberta::forward(model, x.t.inputs, a, deberta::TraceLevel::None, emd);
-    const deberta::MaskPrediction p = predict_at(model, off.decoder_output(), mi);
-    offs.push_back({deberta::term_name(term), "−" + std::string(deberta::term_name(term)), -p.log_probs(top.id),
-                    std::exp(p.log_probs(top.id))});
-  }
+  for (const LessonReruns::Off& o : reruns->off)
+    offs.push_back({o.term, "−" + o.term, -o.log_probs(top.id), std::exp(o.log_probs(top.id))});
+  // The position term that moves the loss most (−EMD is listed, never asked).
   size_t pick = 0;
   for (size_t k = 1; k < offs.size(); ++k)
-    if (std::fabs(offs[k].loss - loss0) > std::fabs(offs[pick].loss - loss0)) pick = k;
+    if (offs[k].term != "EMD" && std::fabs(offs[k].loss - loss0) > std::fabs(offs[pick].loss - loss0)) pick = k;
   const Off chosen = offs[pick];
-  if (emd) {
-    deberta::Ablation a = x.t.ablation;
-    a.emd = false;
-    const deberta::ForwardTrace off = deberta::forward(model, x.t.inputs, a, deberta::TraceLevel::None, true);
-    const deberta::MaskPrediction p = predict_at(model, off.decoder_output(), mi);
-    offs.push_back({"EMD", "−EMD", -p.log_probs(top.id), std::exp(p.log_probs(top.id))});
-  }
   const double p0 = top.probability, p1 = chosen.p;
   // TRANSLATORS: {token} is the [MASK]'s text in single quotes; {word} the predicted piece in single quotes; {p0}, {p1}
   // probabilities; {term} is c2p, p2c or p2p.
@@ -1324,6 +1313,35 @@ LessonLink lesson_link(int n) {
 }
 
 }  // namespace
+
+LessonReruns lesson_reruns(const LessonInput& in) {
+  if (!in.model || !in.trace) throw std::invalid_argument(tr("lesson: no model or no trace to build the lesson from"));
+  const deberta::ForwardTrace& t = *in.trace;
+  const deberta::ResolvedAttention& att = t.context.attention;
+  LessonReruns r;
+  int mask = -1;
+  for (size_t p = 0; p < in.tokens.size() && static_cast<int64_t>(p) < t.inputs.size() && mask < 0; ++p)
+    if (in.tokens[p] == "[MASK]") mask = static_cast<int>(p);
+  if (mask < 0 || !in.model->weights.lm_head || !deberta::reads_relative_table(att.terms)) return r;
+  r.mask = mask;
+  const bool emd = in.emd != nullptr;
+  const auto log_probs = [&](const deberta::Ablation& a) {
+    const deberta::ForwardTrace off = deberta::forward(*in.model, t.inputs, a, deberta::TraceLevel::None, emd);
+    return deberta::predict_from_states(*in.model, off.decoder_output(), {mask}, 1).front().log_probs;
+  };
+  for (deberta::Term term : {deberta::Term::c2p, deberta::Term::p2c, deberta::Term::p2p}) {
+    if (!att.terms[term]) continue;
+    deberta::Ablation a = t.ablation;
+    a.terms[term] = false;
+    r.off.push_back({deberta::term_name(term), log_probs(a)});
+  }
+  if (emd) {
+    deberta::Ablation a = t.ablation;
+    a.emd = false;
+    r.off.push_back({"EMD", log_probs(a)});
+  }
+  return r;
+}
 
 std::vector<LessonStep> build_lesson(const LessonInput& in) {
   check_lesson_input(in);

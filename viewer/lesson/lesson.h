@@ -172,6 +172,20 @@ struct LessonVerdict {
 /// decimals than asked (1.5 for 1.493) is wrong with `give_decimals` set, unless a mistake is nearer.
 LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text);
 
+/// Step 15's reruns: the log-probabilities at the input's first [MASK] of the run with each active
+/// position term switched off in every layer, and without the EMD when the run has it (one
+/// deberta::forward at TraceLevel::None each, then the MLM head). They depend on the run alone, not on
+/// the layer or head, so a caller that rebuilds the lesson for another layer or head computes them
+/// once (lesson_reruns) and passes them back (LessonInput::reruns) instead of paying the passes again.
+struct LessonReruns {
+  int mask = -1;  ///< the [MASK] they are for; −1: none made (no [MASK], no MLM head or no position term)
+  struct Off {
+    std::string term;           ///< "c2p", "p2c", "p2p" (switched off in every layer) or "EMD" (decoded without it)
+    deberta::Vector log_probs;  ///< `[V]` log-softmax of the MLM head's logits at `mask`
+  };
+  std::vector<Off> off;         ///< in that order, only those that apply
+};
+
 /// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
 /// in full, the EMD passes when there are any, the token names, and the layer/head the learner
 /// selected.
@@ -188,13 +202,20 @@ struct LessonInput {
   int layer = 0, head = 0;                 ///< the selection; clamped to the model
   /// The vocabulary's piece for a token id (steps 13–15 name the predicted tokens); empty: "#id".
   std::function<std::string(int64_t)> vocab;
+  /// Step 15's reruns for this very run (lesson_reruns of this input); null: build_lesson makes them.
+  /// Reruns of another run give wrong numbers: the caller keys them on its run (the viewer: the result's generation).
+  const LessonReruns* reruns = nullptr;
 };
+
+/// Step 15's reruns for `in` (see LessonReruns): up to four forward passes of the model on the run's
+/// inputs, on top of the run's own ablation. Errors: null model or trace (std::invalid_argument); those of
+/// deberta::forward and predict_from_states.
+LessonReruns lesson_reruns(const LessonInput& in);
 
 /// The steps of the lesson for `in`, in reading order (always the same number of steps, 15; the
 /// ones that do not apply say why). Steps 13–15 (eq. 1, the EMD's prediction, the capstone) read the
 /// decoder output at the input's first [MASK] through the MLM head (deberta::predict_from_states);
-/// the capstone reruns the encoder and decoder once per active position term switched off and once
-/// without the EMD (deberta::forward at TraceLevel::None: about three forward passes). Errors: null model or trace, a full trace (`full`, else
+/// the capstone reads the reruns of `in.reruns`, or makes them (lesson_reruns: about three forward passes). Errors: null model or trace, a full trace (`full`, else
 /// `trace`) that is not at TraceLevel::Full or lacks the selected layer or layer 0, an empty
 /// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);
@@ -306,6 +327,10 @@ struct LessonState {
   int built_layer = -1, built_head = -1;
   unsigned built_language = 0;  ///< i18n::generation() the steps' text was written in
   std::string error;         ///< build_lesson's error, if any
+  /// Step 15's reruns (lesson_reruns) for the result of generation `reruns_generation` (0: none yet):
+  /// made once per result, not again for every layer or head.
+  LessonReruns reruns;
+  uint64_t reruns_generation = 0;
   deberta::Matrix map;       ///< the step's index map (rel_pos, rows, delta) as numbers, cached
   std::string map_key;       ///< what `map` holds ("" = nothing yet)
   /// The step's "what if": the value tried, the row it gave, and for what (result generation, step,

@@ -58,6 +58,13 @@ bool refresh_lesson(ViewerState& s) {
   in.layer = s.layer, in.head = s.head;
   in.vocab = [m = r.model.get()](int64_t id) { return vocab_name(m, id); };
   try {
+    // Step 15's forward passes depend on the result only: made once per result, not per layer or head.
+    if (L.reruns_generation != r.generation) {
+      L.reruns_generation = 0;
+      L.reruns = lesson_reruns(in);
+      L.reruns_generation = r.generation;
+    }
+    in.reruns = &L.reruns;
     L.steps = build_lesson(in);
     L.error.clear();
   } catch (const std::exception& e) {

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -41,11 +42,16 @@ struct Run {
   ForwardTrace trace;
   std::optional<EMDTrace> emd;
   std::vector<std::string> tokens;
+  /// Step 15's reruns, made once per run as the viewer does (the suite builds lessons for many layers
+  /// and heads of one run); the tests of steps 13-15 also build without them and compare.
+  mutable std::shared_ptr<viewer::LessonReruns> reruns;
   viewer::LessonInput input(int layer, int head) const {
     viewer::LessonInput in;
     in.model = &model, in.trace = &trace, in.emd = emd ? &*emd : nullptr;
     in.emd_note = emd ? "" : why_no_emd(model);
     in.tokens = tokens, in.layer = layer, in.head = head;
+    if (!reruns) reruns = std::make_shared<viewer::LessonReruns>(viewer::lesson_reruns(in));
+    in.reruns = reruns.get();
     return in;
   }
 };
@@ -1377,6 +1383,9 @@ TEST_CASE("steps 13-15: eq. 1's loss, the EMD's prediction and the capstone equa
     if (std::fabs(d) > std::fabs(best)) best = d, best_term = term_name(t);
   }
   CHECK(std::fabs(s15.answer - best) < 1e-12);
+  // Built without the run's cached reruns (build_lesson makes its own): the same numbers.
+  in.reruns = nullptr;
+  CHECK(step_titled(viewer::build_lesson(in), "15.").answer == s15.answer);
   CHECK(s15.question.find("With " + best_term + " switched off") != std::string::npos);
   CHECK(s15.explanation.find("−EMD: p = ") != std::string::npos);
   CHECK(viewer::judge_lesson_answer(s15, std::to_string(-best)).mistake.find("sign") != std::string::npos);
