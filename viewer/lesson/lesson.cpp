@@ -1367,6 +1367,54 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
   return steps;
 }
 
+PencilCell pencil_cell(const deberta::ForwardTrace& full, int layer, int head, int i, int j) {
+  if (layer < 0 || layer >= static_cast<int>(full.layers.size()))
+    throw std::invalid_argument(trf("layer {layer} is not in the run", arg("layer", layer)));
+  const deberta::AttentionTrace& a = full.layers[static_cast<size_t>(layer)].attention;
+  const int64_t n = static_cast<int64_t>(full.inputs.size());
+  const int64_t heads = static_cast<int64_t>(a.probs.size());
+  if (a.Q_c.rows() != n || heads < 1 || head < 0 || head >= heads || i < 0 || i >= n || j < 0 || j >= n)
+    throw std::invalid_argument(trf("head {head}, query {i} is not in the run's weights", arg("head", head), arg("i", i)));
+  const int64_t d = a.Q_c.cols() / heads, c0 = head * d;
+  const auto row = [&](const deberta::Matrix& m, int64_t r) {
+    std::vector<double> v(static_cast<size_t>(d));
+    for (int64_t q = 0; q < d; ++q) v[static_cast<size_t>(q)] = m(r, c0 + q);
+    return v;
+  };
+  const auto dot = [](const std::vector<double>& x, const std::vector<double>& y) {
+    double s = 0;
+    for (size_t q = 0; q < x.size(); ++q) s += x[q] * y[q];
+    return s;
+  };
+  PencilCell p;
+  p.layer = layer, p.head = head, p.i = i, p.j = j;
+  p.Q_c_i = row(a.Q_c, i);
+  p.K_c_j = row(a.K_c, j);
+  p.c2c = dot(p.Q_c_i, p.K_c_j);
+  const deberta::SequenceContext& ctx = full.context;
+  p.c2p = full.context.attention.terms[deberta::Term::c2p];
+  p.p2c = full.context.attention.terms[deberta::Term::p2c];
+  if (ctx.c2p_row.size() == 0) return p;
+  p.row = ctx.c2p_row(i, j);
+  p.row_paper = ctx.c2p_row(j, i);
+  const auto table_row = [&](const deberta::Matrix& m, int64_t r) {
+    if (r - a.row_offset < 0 || r - a.row_offset >= m.rows())
+      throw std::invalid_argument(trf("row {row} of the relative table is not projected in this run", arg("row", r)));
+    return row(m, r - a.row_offset);
+  };
+  if (p.c2p && a.K_r.size()) {
+    p.K_r_row = table_row(a.K_r, p.row);
+    p.c2p_dot = dot(p.Q_c_i, p.K_r_row);
+  }
+  if (p.p2c && a.Q_r.size()) {
+    p.Q_r_row = table_row(a.Q_r, p.row);
+    p.Q_r_row_paper = table_row(a.Q_r, p.row_paper);
+    p.p2c_code = dot(p.K_c_j, p.Q_r_row);
+    p.p2c_paper = dot(p.K_c_j, p.Q_r_row_paper);
+  }
+  return p;
+}
+
 WhatIfValue what_if_default(const LessonWhatIf& w) {
   WhatIfValue v;
   v.window = std::max<int64_t>(1, w.window < w.k ? w.window - 1 : std::min<int64_t>(2, w.k - 1));

@@ -220,6 +220,27 @@ LessonReruns lesson_reruns(const LessonInput& in);
 /// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);
 
+/// The pencil view of one cell (issue 58, item 6): the rows of eq. 4 that cell (i, j) of one head
+/// reads, and the gathers by δ, for a model small enough to check by hand (the toy model's sheet,
+/// docs/lesson.md). Rows are the head's d components; the dot products are unscaled (Ã's terms).
+struct PencilCell {
+  int layer = 0, head = 0, i = 0, j = 0;
+  std::vector<double> Q_c_i, K_c_j;        ///< `[d]` rows i of Q_c and j of K_c (eq. 4, term (a))
+  bool c2p = false, p2c = false;           ///< whether each term is on in the run
+  int64_t row = 0;                         ///< δ(i, j): the row of K_r c2p reads (and the code's p2c row of Q_r)
+  int64_t row_paper = 0;                   ///< δ(j, i): the row of Q_r the paper's p2c reads (eq. 4 as printed)
+  std::vector<double> K_r_row;             ///< `[d]` K_r[δ(i, j)] (empty without c2p)
+  std::vector<double> Q_r_row, Q_r_row_paper;  ///< `[d]` Q_r[δ(i, j)] and Q_r[δ(j, i)] (empty without p2c)
+  double c2c = 0, c2p_dot = 0;             ///< Q_c[i]·K_c[j], Q_c[i]·K_r[δ(i, j)]
+  double p2c_code = 0, p2c_paper = 0;      ///< K_c[j]·Q_r[δ(i, j)] (released code), K_c[j]·Q_r[δ(j, i)] (paper)
+};
+
+/// The pencil view of cell (i, j) of `head` in `layer` of a run at TraceLevel::Full holding that
+/// layer: the rows read from the trace's Q_c, K_c, K_r, Q_r and the table rows from its context
+/// (c2p_row(i, j) for δ(i, j), c2p_row(j, i) for δ(j, i)). Errors: indices outside the run, a layer
+/// without its projections (std::invalid_argument, naming it).
+PencilCell pencil_cell(const deberta::ForwardTrace& full, int layer, int head, int i, int j);
+
 /// The control's first value, chosen to differ from the run so that the redrawn row shows a change:
 /// Span K = 2 (1 when k ≤ 2; the run's K − 1 when it is already a window: every key more than K
 /// away then reads one of the table's two end rows), Scale f = 3 (the paper's) or 1

@@ -1449,3 +1449,52 @@ TEST_CASE("every step links to the core function and the notebook section that c
     CHECK((after == '\\' || after == '"'));
   }
 }
+
+TEST_CASE("the pencil view: the toy model's rows and gathers by δ, as the sheet prints them and as the core computes (issue 58, item 6)") {
+  const Model toy = load_model(source("notebooks_data/models/deberta-toy"));
+  Inputs in;
+  in.input_ids = {1, 6, 7, 2};  // [CLS] cat sat [SEP], docs/lesson.md's sheet
+  const ForwardTrace t = forward(toy, in, {}, TraceLevel::Full, false);
+  // Cell (1, 0), the sheet's worked cell: δ(1, 0) = 3 (i − j ≥ k = 2 clamps), δ(0, 1) = 1.
+  const viewer::PencilCell p = viewer::pencil_cell(t, 0, 0, 1, 0);
+  const std::vector<double> Q_c1 = {1.25, -1.0, 1.0, -1.5}, K_c0 = {1.5, 1.0, -0.25, -1.0};
+  const std::vector<double> K_r3 = {0.5, -0.25, 0.25, 0.5}, Q_r3 = {0.0, 0.0, 0.0, 0.5}, Q_r1 = {0.0, 0.5, 0.0, 0.25};
+  // The sheet prints the exact ±1 pattern of LayerNorm, whose ε = 1e-12 moves the run's H (and so every
+  // projection) by a few 1e-12: the sheet's numbers are checked at 1e-10, the core against itself at 1e-12.
+  const double sheet = 1e-10;
+  const auto same = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    REQUIRE(a.size() == b.size());
+    for (size_t q = 0; q < a.size(); ++q) CHECK(std::fabs(a[q] - b[q]) < sheet);
+  };
+  CHECK(p.row == 3);
+  CHECK(p.row_paper == 1);
+  same(p.Q_c_i, Q_c1);
+  same(p.K_c_j, K_c0);
+  same(p.K_r_row, K_r3);
+  same(p.Q_r_row, Q_r3);
+  same(p.Q_r_row_paper, Q_r1);
+  CHECK(std::fabs(p.c2c - 2.125) < sheet);
+  CHECK(std::fabs(p.c2p_dot - 0.375) < sheet);
+  CHECK(std::fabs(p.p2c_code + 0.5) < sheet);
+  CHECK(std::fabs(p.p2c_paper - 0.25) < sheet);
+  // Every cell against the core's term maps (scaled by s): the run's, and a run with the paper's index.
+  Ablation paper;
+  paper.p2c_index = P2CIndex::Paper;
+  const ForwardTrace tp = forward(toy, in, paper, TraceLevel::Full, false);
+  const auto& a = t.layers[0].attention;
+  const double s = t.context.attention.scale;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      const viewer::PencilCell c = viewer::pencil_cell(t, 0, 0, i, j);
+      CHECK(std::fabs(c.c2c * s - a.terms[Term::c2c][0](i, j)) < 1e-12);
+      CHECK(std::fabs(c.c2p_dot * s - a.terms[Term::c2p][0](i, j)) < 1e-12);
+      CHECK(std::fabs(c.p2c_code * s - a.terms[Term::p2c][0](i, j)) < 1e-12);
+      CHECK(std::fabs(c.p2c_paper * s - tp.layers[0].attention.terms[Term::p2c][0](i, j)) < 1e-12);
+      CHECK(c.row == relative_distance(i, j, 2));
+      CHECK(c.row_paper == relative_distance(j, i, 2));
+    }
+  CHECK_THROWS_AS(viewer::pencil_cell(t, 0, 0, 4, 0), std::invalid_argument);
+  CHECK_THROWS_AS(viewer::pencil_cell(t, 1, 0, 0, 0), std::invalid_argument);
+}
