@@ -664,7 +664,7 @@ void pencil_row(const std::string& name, const std::vector<double>& v, ImU32 edg
   for (size_t q = 0; q < v.size(); ++q) {
     const std::string cell = fmt(v[q], 3, false);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    const ImVec2 size(62, ImGui::GetTextLineHeight() + 4);
+    const ImVec2 size(74, ImGui::GetTextLineHeight() + 4);
     dl->AddRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), edge);
     dl->AddText(ImVec2(p0.x + 3, p0.y + 2), IM_COL32(140, 140, 140, 255), std::to_string(q + 1).c_str());
     dl->AddText(ImVec2(p0.x + size.x - 4 - ImGui::CalcTextSize(cell.c_str()).x, p0.y + 2), IM_COL32(230, 230, 230, 255), cell.c_str());
