@@ -1066,12 +1066,287 @@ LessonStep step_ablation(const Ctx& x) {
   }
 }
 
+
+/// The input's first [MASK] (−1: none), by the tokens' display names.
+int first_mask(const Ctx& x) {
+  for (int p = 0; p < x.N; ++p)
+    if (p < static_cast<int>(x.in.tokens.size()) && x.in.tokens[static_cast<size_t>(p)] == "[MASK]") return p;
+  return -1;
+}
+
+/// A token id as the vocabulary writes it, in single quotes ('LORD'); "'#id'" without a vocabulary.
+std::string piece(const Ctx& x, int64_t id) {
+  return "'" + (x.in.vocab ? x.in.vocab(id) : "#" + std::to_string(id)) + "'";
+}
+
+/// Why steps 13–15 cannot predict at a [MASK] on this input ("" when they can): no masked-LM head, no [MASK].
+std::string no_prediction(const Ctx& x, int mask) {
+  if (!x.in.model->weights.lm_head)
+    // TRANSLATORS: why the steps on the masked-LM objective and the prediction do not apply.
+    return tr("this model has no masked-LM head: it predicts no token at a [MASK]. Load a model with one (the bundled "
+              "model) to ask this question.");
+  if (mask < 0)
+    // TRANSLATORS: why the steps on the masked-LM objective and the prediction do not apply.
+    return tr("the input has no [MASK]: put one in the text (the default sentence has one) to ask this question.");
+  return "";
+}
+
+/// The decoder's output of a run (the EMD's when it ran, else the last layer's) at `mask`, through
+/// the MLM head: the full distribution (log_probs) and the top 3.
+deberta::MaskPrediction predict_at(const deberta::Model& model, const deberta::Matrix& decoder_output, int mask) {
+  return deberta::predict_from_states(model, decoder_output, {mask}, 3).front();
+}
+
+/// The run's decoder output: the EMD's output when the lesson was given its passes, else the last layer's.
+const deberta::Matrix& decoder_states(const Ctx& x) { return x.in.emd ? x.in.emd->output() : x.t.layers.back().output; }
+
+/// §2.2, eq. 1: the masked-LM objective. Asks the loss −log p that the [MASK] adds when the hidden word is
+/// the model's first guess (deberta::predict_from_states's log-softmax); skips without an MLM head or a [MASK].
+LessonStep step_mlm_objective(const Ctx& x) {
+  const int mi = first_mask(x);
+  LessonStep s;
+  // TRANSLATORS: a lesson step's title (the step's number is written before it).
+  s.title = "13. " + std::string(tr("The masked-LM objective (eq. 1)"));
+  // TRANSLATORS: an equation in the paper's notation on two lines, drawn in a monospace font: translate only the words
+  // ("loss at one masked position i"); keep every symbol and the line break.
+  s.equation = tr("max_θ log p_θ(X | X̃) = max_θ Σ_{i∈C} log p_θ(x̃_i = x_i | X̃)          (eq. 1)\n"
+                  "loss at one masked position i:   −log p_θ(x̃_i = x_i | X̃)");
+  // TRANSLATORS: "EMD & predictions" is the tab of that name.
+  s.text = tr("Everything the previous steps compute is trained by one objective (§2.2): hide some tokens of a text X "
+              "(X̃ is the corrupted text, C the set of hidden positions), and make the model give the hidden tokens a "
+              "high probability. At each masked position the decoder's output goes through the masked-LM head, whose "
+              "logits over the whole vocabulary become probabilities by a softmax; the position adds −log p of the right "
+              "token to the loss (natural logarithm, in nats). A sure right guess adds 0, a guess at one chance in V adds "
+              "log V. The EMD & predictions tab shows the first guesses.");
+  s.show = {"predictions", x.L - 1, x.head, std::max(mi, 0), std::max(mi, 0), 0, -1, ""};
+  s.quotes = {paper_quote(Quote::MLMObjective)};
+  const std::string why = no_prediction(x, mi);
+  if (!why.empty()) return skip(s, why);
+  const deberta::MaskPrediction pred = predict_at(*x.in.model, decoder_states(x), mi);
+  const deberta::TokenScore& top = pred.top.front();
+  const double p = top.probability;
+  // TRANSLATORS: {token} is the [MASK]'s text in single quotes; {word} the predicted piece in single quotes; {p} a
+  // probability.
+  s.question = trf("At the [MASK], i = {i} {token}, the model's first guess is {word} with probability p = {p}. Suppose "
+                   "{word} was the hidden word x_i: what does this position add to the loss, −log p_θ(x̃_i = x_i | X̃) "
+                   "(natural logarithm, nats)?",
+                   arg("i", mi), arg("token", x.tok(mi)), arg("word", piece(x, top.id)), arg("p", num(p, 6)));
+  s.answer = -pred.log_probs(top.id);
+  ask_precision(s, decimals_for(s.answer, 4), printed_error(p, 6) / p);
+  // TRANSLATORS: {p} is a probability, {loss} the loss, {V} the vocabulary's size, {logV} its logarithm;
+  // predict_from_states is a function's name.
+  s.explanation = trf("−ln {p} = {loss} nats (predict_from_states: the log-softmax of the MLM head's logits over V = {V} "
+                      "pieces). For comparison, a uniform guess would add ln {V} = {logV}.",
+                      arg("p", num(p, 6)), arg("loss", num(s.answer, 5)), arg("V", pred.log_probs.size()),
+                      arg("logV", num(std::log(static_cast<double>(pred.log_probs.size())), 4)));
+  // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+  add_mistake(s, -std::log10(p), tr("used the base-10 logarithm: the loss uses the natural logarithm (nats)"));
+  // TRANSLATORS: a named mistake.
+  add_mistake(s, -std::log2(p), tr("used the base-2 logarithm (bits): the loss uses the natural logarithm (nats)"));
+  // TRANSLATORS: a named mistake.
+  add_mistake(s, std::log(p), tr("forgot the minus sign: eq. 1 maximises log p, so the loss to minimise is −log p ≥ 0"));
+  // TRANSLATORS: a named mistake.
+  add_mistake(s, 1 - p, tr("gave 1 − p, the probability of a wrong guess: the loss is −log p"));
+  return s;
+}
+
+/// §3.2: what the EMD's output predicts at the [MASK]: the MLM head's logits of the two first guesses and
+/// the ratio of their probabilities (deberta::mlm_logits, predict_from_states); skips without an EMD, an
+/// MLM head or a [MASK].
+LessonStep step_emd_prediction(const Ctx& x) {
+  const int mi = first_mask(x);
+  LessonStep s;
+  // TRANSLATORS: a lesson step's title (the step's number is written before it); §3.2 is the paper's section.
+  s.title = "14. " + std::string(tr("What the EMD predicts, and how eq. 1 trains it (§3.2)"));
+  // TRANSLATORS: an equation in the paper's notation on two lines, drawn in a monospace font: translate only the words
+  // ("two passes", "logits", "the MLM head"); keep every symbol and the line break.
+  s.equation = tr("I_0 = H + P  →  two passes  →  EMD output e_i  →  logits z = the MLM head(e_i)  (§3.2)\n"
+                  "p(w) = exp(z_w) / Σ_v exp(z_v),   so   p(w₁) / p(w₂) = exp(z_w₁ − z_w₂)");
+  s.text = tr("Step 11 built the EMD's query input I_0 = H + P. The two passes turn it into the EMD's output at the "
+              "[MASK]; the masked-LM head turns that vector into one logit per vocabulary piece, and the softmax into "
+              "probabilities. The absolute positions thus act only here, just before the softmax that decodes the "
+              "masked words (§3.2). Training minimises eq. 1's −log p at the masked positions, so its gradient flows "
+              "back through this softmax, the head and the two passes into I_0 = H + P: the position embeddings P, "
+              "which this model adds nowhere else, are trained by the masked positions' loss alone.");
+  s.show = {"predictions", x.L - 1, x.head, std::max(mi, 0), std::max(mi, 0), 0, -1, ""};
+  s.quotes = {paper_quote(Quote::EMDDecode), paper_quote(Quote::EMDQuery), paper_quote(Quote::MLMObjective)};
+  const std::string why = no_prediction(x, mi);
+  if (!x.in.emd) return skip(s, x.in.emd_note.empty() ? std::string(tr("this model has no Enhanced Mask Decoder.")) : x.in.emd_note);
+  if (!why.empty()) return skip(s, why);
+  const deberta::MaskPrediction pred = predict_at(*x.in.model, x.in.emd->output(), mi);
+  const deberta::TokenScore &w1 = pred.top[0], &w2 = pred.top[1];
+  // TRANSLATORS: {token} is the [MASK]'s text in single quotes; {w1}, {w2} the two predicted pieces in single quotes;
+  // {z1}, {z2} their logits.
+  s.question = trf("At the [MASK], i = {i} {token}, the MLM head reads the EMD's output and gives the logit {z1} to {w1} "
+                   "and {z2} to {w2}, its two first guesses. How many times more probable is {w1} than {w2}?",
+                   arg("i", mi), arg("token", x.tok(mi)), arg("w1", piece(x, w1.id)), arg("w2", piece(x, w2.id)),
+                   arg("z1", num(w1.logit)), arg("z2", num(w2.logit)));
+  s.answer = std::exp(pred.log_probs(w1.id) - pred.log_probs(w2.id));
+  // exp of a difference of two printed logits: off by at most the ratio times their rounding.
+  ask_precision(s, decimals_for(s.answer, 4), s.answer * std::expm1(printed_error(w1.logit, 4) + printed_error(w2.logit, 4)));
+  // Without the EMD: the head reads the last encoder layer (BERT's decoder, −EMD at inference).
+  const deberta::MaskPrediction bert = predict_at(*x.in.model, x.t.layers.back().output, mi);
+  // TRANSLATORS: {p1}, {p2} are probabilities, {ratio} their ratio; {w0} the first guess without the EMD, {p0} its
+  // probability; mlm_logits is a function's name.
+  s.explanation = trf("exp({z1} − ({z2})) = {ratio}: the softmax's common denominator cancels, and p = {p1} / {p2} gives "
+                      "the same (mlm_logits, predict_from_states). Without the EMD (the head reading the last layer, as "
+                      "BERT does) the first guess would be {w0} with p = {p0}.",
+                      arg("z1", num(w1.logit)), arg("z2", num(w2.logit)), arg("ratio", num(s.answer, 5)),
+                      arg("p1", num(w1.probability, 6)), arg("p2", num(w2.probability, 6)),
+                      arg("w0", piece(x, bert.top.front().id)), arg("p0", num(bert.top.front().probability, 6)));
+  // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+  add_mistake(s, w1.logit - w2.logit, tr("forgot the exponential: the logits are log-probabilities up to a common constant"));
+  // TRANSLATORS: a named mistake.
+  if (w2.logit != 0) add_mistake(s, w1.logit / w2.logit, tr("divided the logits: the softmax turns their difference into a ratio"));
+  // TRANSLATORS: a named mistake.
+  add_mistake(s, 1 / s.answer, tr("inverted the ratio: the question asks how much more probable the first guess is"));
+  return s;
+}
+
+/// Capstone (eq. 4 → eq. 1): the loss at the [MASK] for the model's first guess with each position term of
+/// eq. 4 switched off in every layer (deberta::forward, predict_from_states); asks the change for the term
+/// that moves it most. Skips without a position term, an MLM head or a [MASK].
+LessonStep step_capstone(const Ctx& x) {
+  const int mi = first_mask(x);
+  LessonStep s;
+  // TRANSLATORS: a lesson step's title (the step's number is written before it); "Capstone" is the lesson's last step
+  // that ties the others together.
+  s.title = "15. " + std::string(tr("Capstone: from eq. 4's terms to the prediction (eq. 1, eq. 4; §5.2.1)"));
+  // TRANSLATORS: an equation in the paper's notation, drawn in a monospace font: translate only the words ("without",
+  // "every layer"); keep every symbol.
+  s.equation = tr("Δloss = −log p_without(w) − (−log p(w)) = ln(p(w) / p_without(w)),   Ã without one term of eq. 4, in every layer");
+  // TRANSLATORS: "Ablations" is the panel of that name; the model zoo is the set of small models trained for the explorer.
+  s.text = tr("The whole chain at once: eq. 4's terms make every layer's scores, the layers make the decoder's output, "
+              "and eq. 1 scores its prediction. Switch one term off in every layer of the trained model and the "
+              "prediction at the [MASK] moves; the change of its loss says how much this model leans on the term for "
+              "this word. Table 4 (§5.2.1) asks another question: it trains a model without the term, which may learn "
+              "to do without it (the model zoo and docs/table4.md compare those). Read the working's list of every "
+              "term against §5.2.1's claim that removing c2p or p2c hurts, and, where the model has an EMD, against "
+              "§3.2's claim that the absolute positions help at the decoder.");
+  s.show = {"predictions", x.L - 1, x.head, std::max(mi, 0), std::max(mi, 0), 0, -1, ""};
+  s.quotes = {paper_quote(Quote::Eq4Scores), paper_quote(Quote::MLMObjective), paper_quote(Quote::Ablation)};
+  const std::string why = no_prediction(x, mi);
+  if (!x.pos_terms) {
+    // TRANSLATORS: {terms} lists the active terms (here "c2c").
+    return skip(s, trf("this run has no position term to take away ({terms} only): switching off c2c would leave no "
+                       "score at all. A model with c2p or p2c (the bundled model) asks this question.",
+                       arg("terms", x.active)));
+  }
+  if (!why.empty()) return skip(s, why);
+  const deberta::MaskPrediction base = predict_at(*x.in.model, decoder_states(x), mi);
+  const deberta::TokenScore& top = base.top.front();
+  const double loss0 = -base.log_probs(top.id);
+  LessonReruns own;
+  const LessonReruns* reruns = x.in.reruns;
+  if (!reruns) own = lesson_reruns(x.in), reruns = &own;
+  if (reruns->mask != mi) throw std::invalid_argument(tr("lesson: the reruns given are not for this run's [MASK]"));
+  struct Off {
+    std::string term, name;  ///< "c2p", "−c2p"
+    double loss = 0, p = 0;
+  };
+  std::vector<Off> offs;
+  for (const LessonReruns::Off& o : reruns->off)
+    offs.push_back({o.term, "−" + o.term, -o.log_probs(top.id), std::exp(o.log_probs(top.id))});
+  // The position term that moves the loss most (−EMD is listed, never asked).
+  size_t pick = 0;
+  for (size_t k = 1; k < offs.size(); ++k)
+    if (offs[k].term != "EMD" && std::fabs(offs[k].loss - loss0) > std::fabs(offs[pick].loss - loss0)) pick = k;
+  const Off chosen = offs[pick];
+  const double p0 = top.probability, p1 = chosen.p;
+  // TRANSLATORS: {token} is the [MASK]'s text in single quotes; {word} the predicted piece in single quotes; {p0}, {p1}
+  // probabilities; {term} is c2p, p2c or p2p.
+  s.question = trf("At the [MASK], i = {i} {token}, the model's first guess {word} has p = {p0}. With {term} switched off "
+                   "in every layer (same weights, same scale) the model gives {word} p = {p1}. By how much does this "
+                   "position's loss −log p of eq. 1 change (positive: it grows)?",
+                   arg("i", mi), arg("token", x.tok(mi)), arg("word", piece(x, top.id)), arg("p0", num(p0, 6)),
+                   arg("term", chosen.term), arg("p1", num(p1, 6)));
+  s.answer = chosen.loss - loss0;
+  ask_precision(s, decimals_for(s.answer, 4), printed_error(p0, 6) / p0 + printed_error(p1, 6) / p1);
+  std::string list;
+  for (const Off& o : offs)
+    list += (list.empty() ? "" : ";  ") + o.name + ": p = " + num(o.p, 6) + ", Δloss = " + num(o.loss - loss0, 4);
+  // TRANSLATORS: {p0}, {p1} are probabilities, {value} the change of the loss; {list} gives every switch with its
+  // probability and change ("−c2p: p = 0.1, Δloss = 0.3;  −p2c: …"); "Ablations" is the panel of that name.
+  s.explanation = trf("ln({p0} / {p1}) = {value} nats. Every switch, one at a time, for the same word: {list}. The "
+                      "Ablations panel runs the same switches on the whole input.",
+                      arg("p0", num(p0, 6)), arg("p1", num(p1, 6)), arg("value", num(s.answer, 5)), arg("list", list));
+  // TRANSLATORS: a named mistake, shown after "Likely mistake:" (lower case, no final full stop).
+  add_mistake(s, p0 - p1, tr("subtracted the probabilities: the loss is −log p, so its change is the logarithm of their ratio"));
+  // TRANSLATORS: a named mistake.
+  add_mistake(s, -s.answer, tr("the sign is reversed: the change is the loss without the term minus the loss with it"));
+  // TRANSLATORS: a named mistake.
+  add_mistake(s, s.answer / std::log(10.0), tr("used the base-10 logarithm: the loss uses the natural logarithm (nats)"));
+  return s;
+}
+
+
+/// Step n's links (1-based): the core function that computes its answer and the notebook section that
+/// re-derives it (issue 58, item 5). The test checks each file defines the function and each notebook
+/// has the heading.
+LessonLink lesson_link(int n) {
+  static const char* const nb1 = "notebooks_data/notebooks/01_relative_positions.ipynb";
+  static const char* const nb2 = "notebooks_data/notebooks/02_disentangled_attention.ipynb";
+  static const char* const nb3 = "notebooks_data/notebooks/03_p2p_and_p2c_index.ipynb";
+  static const char* const nb4 = "notebooks_data/notebooks/04_enhanced_mask_decoder.ipynb";
+  static const char* const nb5 = "notebooks_data/notebooks/05_ablations.ipynb";
+  static const char* const eq = "core/src/equations/equations.cpp";
+  static const char* const model = "core/src/model/model.cpp";
+  static const char* const analysis = "core/src/analysis/analysis.cpp";
+  static const LessonLink links[] = {
+      {"deberta::masked_softmax", eq, nb2, "The sum and the softmax"},
+      {"deberta::explain_cell", "core/src/analysis/explain.cpp", nb2, "The sum and the softmax"},
+      {"deberta::relative_distance", eq, nb1, "1. Eq. 3: the relative distance and its clamp"},
+      {"deberta::relative_distance", eq, nb1, "1. Eq. 3: the relative distance and its clamp"},
+      {"deberta::log_bucket_working", eq, nb1, "2. DeBERTa-v2: log buckets"},
+      {"deberta::table_rows", eq, nb1, "3. Which table rows each cell reads"},
+      {"deberta::content_to_position", eq, nb2, "c2p and p2c, literally: one dot product per pair"},
+      {"deberta::position_to_content", eq, nb3, "2. The p2c index: δ(i, j) in the code, δ(j, i) in the paper"},
+      {"deberta::resolve_attention", model, nb2, "The scale"},
+      {"deberta::masked_softmax", eq, nb2, "The sum and the softmax"},
+      {"deberta::emd_query_input", eq, nb4, "H, P and I₀ = H + P"},
+      {"deberta::forward", model, nb5, "Part 1 · Inference-time switches in the trained baseline"},
+      {"deberta::predict_from_states", analysis, nb4, "What the absolute positions add"},
+      {"deberta::mlm_logits", model, nb4, "What the absolute positions add"},
+      {"deberta::predict_masked", analysis, nb5, "Part 1 · Inference-time switches in the trained baseline"},
+  };
+  return n >= 1 && n <= static_cast<int>(sizeof links / sizeof links[0]) ? links[n - 1] : LessonLink{};
+}
+
 }  // namespace
+
+LessonReruns lesson_reruns(const LessonInput& in) {
+  if (!in.model || !in.trace) throw std::invalid_argument(tr("lesson: no model or no trace to build the lesson from"));
+  const deberta::ForwardTrace& t = *in.trace;
+  const deberta::ResolvedAttention& att = t.context.attention;
+  LessonReruns r;
+  int mask = -1;
+  for (size_t p = 0; p < in.tokens.size() && static_cast<int64_t>(p) < t.inputs.size() && mask < 0; ++p)
+    if (in.tokens[p] == "[MASK]") mask = static_cast<int>(p);
+  if (mask < 0 || !in.model->weights.lm_head || !deberta::reads_relative_table(att.terms)) return r;
+  r.mask = mask;
+  const bool emd = in.emd != nullptr;
+  const auto log_probs = [&](const deberta::Ablation& a) {
+    const deberta::ForwardTrace off = deberta::forward(*in.model, t.inputs, a, deberta::TraceLevel::None, emd);
+    return deberta::predict_from_states(*in.model, off.decoder_output(), {mask}, 1).front().log_probs;
+  };
+  for (deberta::Term term : {deberta::Term::c2p, deberta::Term::p2c, deberta::Term::p2p}) {
+    if (!att.terms[term]) continue;
+    deberta::Ablation a = t.ablation;
+    a.terms[term] = false;
+    r.off.push_back({deberta::term_name(term), log_probs(a)});
+  }
+  if (emd) {
+    deberta::Ablation a = t.ablation;
+    a.emd = false;
+    r.off.push_back({"EMD", log_probs(a)});
+  }
+  return r;
+}
 
 std::vector<LessonStep> build_lesson(const LessonInput& in) {
   check_lesson_input(in);
   const Ctx x(in);
-  return {
+  std::vector<LessonStep> steps = {
       step_self_attention(x),  // 1. §3.1: softmax over the keys
       step_terms(x),           // 2. eq. 2 → eq. 4: Ã as a sum of terms
       step_distance(x),        // 3. eq. 3: δ(i, j) inside the window
@@ -1084,7 +1359,60 @@ std::vector<LessonStep> build_lesson(const LessonInput& in) {
       step_softmax(x),         // 10. the softmax: ratios of weights
       step_emd(x),             // 11. §3.2, A.8, A.9: the EMD's input
       step_ablation(x),        // 12. §5.2.1: an ablation
+      step_mlm_objective(x),   // 13. §2.2, eq. 1: the masked-LM objective
+      step_emd_prediction(x),  // 14. §3.2: what the EMD predicts, and how eq. 1 trains it
+      step_capstone(x),        // 15. eq. 4 → eq. 1: a term off, the prediction's loss
   };
+  for (size_t n = 0; n < steps.size(); ++n) steps[n].link = lesson_link(static_cast<int>(n) + 1);
+  return steps;
+}
+
+PencilCell pencil_cell(const deberta::ForwardTrace& full, int layer, int head, int i, int j) {
+  if (layer < 0 || layer >= static_cast<int>(full.layers.size()))
+    throw std::invalid_argument(trf("layer {layer} is not in the run", arg("layer", layer)));
+  const deberta::AttentionTrace& a = full.layers[static_cast<size_t>(layer)].attention;
+  const int64_t n = static_cast<int64_t>(full.inputs.size());
+  const int64_t heads = static_cast<int64_t>(a.probs.size());
+  if (a.Q_c.rows() != n || heads < 1 || head < 0 || head >= heads || i < 0 || i >= n || j < 0 || j >= n)
+    throw std::invalid_argument(trf("head {head}, query {i} is not in the run's weights", arg("head", head), arg("i", i)));
+  const int64_t d = a.Q_c.cols() / heads, c0 = head * d;
+  const auto row = [&](const deberta::Matrix& m, int64_t r) {
+    std::vector<double> v(static_cast<size_t>(d));
+    for (int64_t q = 0; q < d; ++q) v[static_cast<size_t>(q)] = m(r, c0 + q);
+    return v;
+  };
+  const auto dot = [](const std::vector<double>& x, const std::vector<double>& y) {
+    double s = 0;
+    for (size_t q = 0; q < x.size(); ++q) s += x[q] * y[q];
+    return s;
+  };
+  PencilCell p;
+  p.layer = layer, p.head = head, p.i = i, p.j = j;
+  p.Q_c_i = row(a.Q_c, i);
+  p.K_c_j = row(a.K_c, j);
+  p.c2c = dot(p.Q_c_i, p.K_c_j);
+  const deberta::SequenceContext& ctx = full.context;
+  p.c2p = full.context.attention.terms[deberta::Term::c2p];
+  p.p2c = full.context.attention.terms[deberta::Term::p2c];
+  if (ctx.c2p_row.size() == 0) return p;
+  p.row = ctx.c2p_row(i, j);
+  p.row_paper = ctx.c2p_row(j, i);
+  const auto table_row = [&](const deberta::Matrix& m, int64_t r) {
+    if (r - a.row_offset < 0 || r - a.row_offset >= m.rows())
+      throw std::invalid_argument(trf("row {row} of the relative table is not projected in this run", arg("row", r)));
+    return row(m, r - a.row_offset);
+  };
+  if (p.c2p && a.K_r.size()) {
+    p.K_r_row = table_row(a.K_r, p.row);
+    p.c2p_dot = dot(p.Q_c_i, p.K_r_row);
+  }
+  if (p.p2c && a.Q_r.size()) {
+    p.Q_r_row = table_row(a.Q_r, p.row);
+    p.Q_r_row_paper = table_row(a.Q_r, p.row_paper);
+    p.p2c_code = dot(p.K_c_j, p.Q_r_row);
+    p.p2c_paper = dot(p.K_c_j, p.Q_r_row_paper);
+  }
+  return p;
 }
 
 WhatIfValue what_if_default(const LessonWhatIf& w) {

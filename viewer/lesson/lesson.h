@@ -1,6 +1,6 @@
-// lesson.h — the guided lesson: twelve steps from the standard self-attention of §3.1 to the EMD
-// and the ablations, each with a question whose answer is computed from the loaded model's own
-// numbers. Equation and section numbers are those printed in arXiv 2006.03654 v6 (eq. 1 is the MLM
+// lesson.h — the guided lesson: fifteen steps from the standard self-attention of §3.1 to the EMD,
+// the ablations, the masked-LM objective (eq. 1) and the prediction at the [MASK], each with a
+// question whose answer is computed from the loaded model's own numbers. Equation and section numbers are those printed in arXiv 2006.03654 v6 (eq. 1 is the MLM
 // objective of §2.2; the standard attention display of §3.1 is unnumbered).
 //
 // Notation, everywhere in the lesson: Ã is the unscaled sum of the active terms (eq. 4); the score
@@ -29,6 +29,7 @@
 #include "lesson/paper_quotes.h"
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,6 +109,16 @@ struct WhatIfValue {
   deberta::P2CIndex p2c_index = deberta::P2CIndex::Code;
 };
 
+/// Where a step's number is computed and re-derived (issue 58, item 5): the core function and its
+/// source file, and the notebook with the heading of its section. Paths are from the repository's
+/// root; the lesson tests check that the file defines the function and the notebook has the heading.
+struct LessonLink {
+  const char* function = "";  ///< e.g. "deberta::relative_distance"
+  const char* file = "";      ///< e.g. "core/src/equations/equations.cpp"
+  const char* notebook = "";  ///< e.g. "notebooks_data/notebooks/01_relative_positions.ipynb"
+  const char* section = "";   ///< the section's heading as the notebook writes it, without the #s
+};
+
 /// One step of the lesson.
 struct LessonStep {
   std::string title;         ///< e.g. "3. Relative distance δ(i, j) (eq. 3)"
@@ -132,6 +143,7 @@ struct LessonStep {
   /// two per step, on every model (also where the step does not apply).
   std::vector<PaperQuote> quotes;
   LessonWhatIf what_if;      ///< the step's "what if" control (knob None: it has none here)
+  LessonLink link;           ///< the core function that computes the answer, the notebook that re-derives it
 };
 
 /// How far from a mistake's value a typed number still names it: 0.5 % of the value's own size (so a
@@ -160,6 +172,20 @@ struct LessonVerdict {
 /// decimals than asked (1.5 for 1.493) is wrong with `give_decimals` set, unless a mistake is nearer.
 LessonVerdict judge_lesson_answer(const LessonStep& step, const std::string& text);
 
+/// Step 15's reruns: the log-probabilities at the input's first [MASK] of the run with each active
+/// position term switched off in every layer, and without the EMD when the run has it (one
+/// deberta::forward at TraceLevel::None each, then the MLM head). They depend on the run alone, not on
+/// the layer or head, so a caller that rebuilds the lesson for another layer or head computes them
+/// once (lesson_reruns) and passes them back (LessonInput::reruns) instead of paying the passes again.
+struct LessonReruns {
+  int mask = -1;  ///< the [MASK] they are for; −1: none made (no [MASK], no MLM head or no position term)
+  struct Off {
+    std::string term;           ///< "c2p", "p2c", "p2p" (switched off in every layer) or "EMD" (decoded without it)
+    deberta::Vector log_probs;  ///< `[V]` log-softmax of the MLM head's logits at `mask`
+  };
+  std::vector<Off> off;         ///< in that order, only those that apply
+};
+
 /// What a lesson is built from: the model, the traced forward pass, the selected layer and layer 0
 /// in full, the EMD passes when there are any, the token names, and the layer/head the learner
 /// selected.
@@ -174,13 +200,46 @@ struct LessonInput {
   std::string emd_note;
   std::vector<std::string> tokens;         ///< display names, one per position (may be empty: "#i")
   int layer = 0, head = 0;                 ///< the selection; clamped to the model
+  /// The vocabulary's piece for a token id (steps 13–15 name the predicted tokens); empty: "#id".
+  std::function<std::string(int64_t)> vocab;
+  /// Step 15's reruns for this very run (lesson_reruns of this input); null: build_lesson makes them.
+  /// Reruns of another run give wrong numbers: the caller keys them on its run (the viewer: the result's generation).
+  const LessonReruns* reruns = nullptr;
 };
 
-/// The steps of the lesson for `in`, in reading order (always the same number of steps; the
-/// ones that do not apply say why). Errors: null model or trace, a full trace (`full`, else
+/// Step 15's reruns for `in` (see LessonReruns): up to four forward passes of the model on the run's
+/// inputs, on top of the run's own ablation. Errors: null model or trace (std::invalid_argument); those of
+/// deberta::forward and predict_from_states.
+LessonReruns lesson_reruns(const LessonInput& in);
+
+/// The steps of the lesson for `in`, in reading order (always the same number of steps, 15; the
+/// ones that do not apply say why). Steps 13–15 (eq. 1, the EMD's prediction, the capstone) read the
+/// decoder output at the input's first [MASK] through the MLM head (deberta::predict_from_states);
+/// the capstone reads the reruns of `in.reruns`, or makes them (lesson_reruns: about three forward passes). Errors: null model or trace, a full trace (`full`, else
 /// `trace`) that is not at TraceLevel::Full or lacks the selected layer or layer 0, an empty
 /// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);
+
+/// The pencil view of one cell (issue 58, item 6): the rows of eq. 4 that cell (i, j) of one head
+/// reads, and the gathers by δ, for a model small enough to check by hand (the toy model's sheet,
+/// docs/lesson.md). Rows are the head's d components; the dot products are unscaled (Ã's terms).
+struct PencilCell {
+  int layer = 0, head = 0, i = 0, j = 0;
+  std::vector<double> Q_c_i, K_c_j;        ///< `[d]` rows i of Q_c and j of K_c (eq. 4, term (a))
+  bool c2p = false, p2c = false;           ///< whether each term is on in the run
+  int64_t row = 0;                         ///< δ(i, j): the row of K_r c2p reads (and the code's p2c row of Q_r)
+  int64_t row_paper = 0;                   ///< δ(j, i): the row of Q_r the paper's p2c reads (eq. 4 as printed)
+  std::vector<double> K_r_row;             ///< `[d]` K_r[δ(i, j)] (empty without c2p)
+  std::vector<double> Q_r_row, Q_r_row_paper;  ///< `[d]` Q_r[δ(i, j)] and Q_r[δ(j, i)] (empty without p2c)
+  double c2c = 0, c2p_dot = 0;             ///< Q_c[i]·K_c[j], Q_c[i]·K_r[δ(i, j)]
+  double p2c_code = 0, p2c_paper = 0;      ///< K_c[j]·Q_r[δ(i, j)] (released code), K_c[j]·Q_r[δ(j, i)] (paper)
+};
+
+/// The pencil view of cell (i, j) of `head` in `layer` of a run at TraceLevel::Full holding that
+/// layer: the rows read from the trace's Q_c, K_c, K_r, Q_r and the table rows from its context
+/// (c2p_row(i, j) for δ(i, j), c2p_row(j, i) for δ(j, i)). Errors: indices outside the run, a layer
+/// without its projections (std::invalid_argument, naming it).
+PencilCell pencil_cell(const deberta::ForwardTrace& full, int layer, int head, int i, int j);
 
 /// The control's first value, chosen to differ from the run so that the redrawn row shows a change:
 /// Span K = 2 (1 when k ≤ 2; the run's K − 1 when it is already a window: every key more than K
@@ -289,6 +348,10 @@ struct LessonState {
   int built_layer = -1, built_head = -1;
   unsigned built_language = 0;  ///< i18n::generation() the steps' text was written in
   std::string error;         ///< build_lesson's error, if any
+  /// Step 15's reruns (lesson_reruns) for the result of generation `reruns_generation` (0: none yet):
+  /// made once per result, not again for every layer or head.
+  LessonReruns reruns;
+  uint64_t reruns_generation = 0;
   deberta::Matrix map;       ///< the step's index map (rel_pos, rows, delta) as numbers, cached
   std::string map_key;       ///< what `map` holds ("" = nothing yet)
   /// The step's "what if": the value tried, the row it gave, and for what (result generation, step,

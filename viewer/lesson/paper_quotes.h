@@ -55,6 +55,8 @@ enum class Quote {
   EMDInput,           ///< Appendix A.8: "use absolute position embedding as I of the first EMD layer"
   EMDQuery,           ///< Appendix A.9: "added to the hidden state of content as the query vector"
   Ablation,           ///< §5.2.1, Table 4: removing c2p or p2c
+  MLMObjective,       ///< §2.2, eq. (1): the masked-LM objective over the masked positions C
+  EMDDecode,          ///< §3.2: absolute positions "right before the softmax layer"
   Count
 };
 
@@ -106,6 +108,12 @@ inline const PaperQuote kPaperQuotes[] = {
     {"§5.2.1", N_("Table 4"),
      "Similarly, removing either content-to-position or position-to-content leads to inferior performance in all the "
      "benchmarks."},
+    {"§2.2", "eq. (1)",
+     "max_θ log p_θ(X|X̃) = max_θ Σ_{i∈C} log p_θ(x̃_i = x_i|X̃)   … where C is the index set of the masked tokens in "
+     "the sequence."},
+    {"§3.2", "",
+     "DeBERTa incorporates absolute word position embeddings right before the softmax layer where the model decodes the "
+     "masked words based on the aggregated contextual embeddings of word contents and positions."},
 };
 static_assert(sizeof kPaperQuotes / sizeof kPaperQuotes[0] == static_cast<size_t>(Quote::Count),
               "one passage per Quote");

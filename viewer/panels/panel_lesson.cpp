@@ -56,7 +56,15 @@ bool refresh_lesson(ViewerState& s) {
   in.emd_note = r.emd_note;
   in.tokens = r.input.names;
   in.layer = s.layer, in.head = s.head;
+  in.vocab = [m = r.model.get()](int64_t id) { return vocab_name(m, id); };
   try {
+    // Step 15's forward passes depend on the result only: made once per result, not per layer or head.
+    if (L.reruns_generation != r.generation) {
+      L.reruns_generation = 0;
+      L.reruns = lesson_reruns(in);
+      L.reruns_generation = r.generation;
+    }
+    in.reruns = &L.reruns;
     L.steps = build_lesson(in);
     L.error.clear();
   } catch (const std::exception& e) {
@@ -488,6 +496,13 @@ void draw_step_text(App& app, const LessonStep& st) {
   }
   ImGui::Spacing();
   WrappedText(st.text);
+  // Where the number comes from: the core function, and the notebook that re-derives it (issue 58, item 5).
+  if (*st.link.function)
+    // TRANSLATORS: under a lesson step: {function} is a C++ function's name, {file} and {notebook} file paths,
+    // {section} a notebook section's heading (kept in English, as the notebook writes it).
+    WrappedTextDisabled(trf("Computed by {function} ({file}); re-derived in {notebook}, section \"{section}\".",
+                            arg("function", st.link.function), arg("file", st.link.file), arg("notebook", st.link.notebook),
+                            arg("section", st.link.section)));
   ImGui::Spacing();
   ImGui::Separator();
 }
@@ -641,6 +656,63 @@ void draw_step_extras(App& app, const LessonStep& st) {
   }
 }
 
+/// One row of the pencil view: its name, then its d numbers in small numbered boxes (component 1 … d).
+void pencil_row(const std::string& name, const std::vector<double>& v, ImU32 edge) {
+  ImGui::TextUnformatted(name.c_str());
+  ImGui::SameLine(150);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (size_t q = 0; q < v.size(); ++q) {
+    const std::string cell = fmt(v[q], 3, false);
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const ImVec2 size(74, ImGui::GetTextLineHeight() + 4);
+    dl->AddRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), edge);
+    dl->AddText(ImVec2(p0.x + 3, p0.y + 2), IM_COL32(140, 140, 140, 255), std::to_string(q + 1).c_str());
+    dl->AddText(ImVec2(p0.x + size.x - 4 - ImGui::CalcTextSize(cell.c_str()).x, p0.y + 2), IM_COL32(230, 230, 230, 255), cell.c_str());
+    ImGui::Dummy(size);
+    if (q + 1 < v.size()) ImGui::SameLine(0, 4);
+  }
+}
+
+/// The pencil view (issue 58, item 6) under steps 7 and 8 on a model small enough to work by hand
+/// (d ≤ 8, N ≤ 16: the toy model): the rows of Q_c, K_c, K_r and Q_r the cell reads as numbered boxes,
+/// the gather by δ written out, and p2c with the paper's δ(j, i) beside the code's δ(i, j).
+void draw_pencil(App& app, const LessonStep& st) {
+  ViewerState& s = app.state;
+  const Result& r = *s.result;
+  if (!s.lesson.answer_visible(st) || !st.applies || (st.show.map != "c2p" && st.show.map != "p2c")) return;
+  const LayerDetail* full = detail_for(s, st.show.layer);
+  if (!full || !full->has(st.show.layer) || r.model->model.config.d_head() > 8 || token_count(s) > 16) return;
+  PencilCell p;
+  try {
+    p = pencil_cell(full->trace, st.show.layer, st.show.head, st.show.i, st.show.j);
+  } catch (const std::exception& e) {
+    return ErrorText(e.what());
+  }
+  ImGui::Spacing();
+  // TRANSLATORS: heads the pencil view of one cell; {layer}, {head}, {i}, {j} are numbers.
+  ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1), "%s",
+                     trf("With a pencil: the rows eq. 4 reads for i = {i}, j = {j} (layer {layer}, head {head})", arg("i", p.i),
+                         arg("j", p.j), arg("layer", p.layer), arg("head", p.head)).c_str());
+  const std::string i = std::to_string(p.i), j = std::to_string(p.j), row = std::to_string(p.row), paper = std::to_string(p.row_paper);
+  pencil_row("Q_c[" + i + "]", p.Q_c_i, IM_COL32(90, 150, 230, 255));
+  pencil_row("K_c[" + j + "]", p.K_c_j, IM_COL32(90, 150, 230, 255));
+  WrappedText("c2c = Q_c[" + i + "] · K_c[" + j + "] = " + fmt(p.c2c, 4, false));
+  if (!p.K_r_row.empty()) {
+    WrappedText("δ(" + i + ", " + j + ") = " + row + "  →  K_r[" + row + "]");
+    pencil_row("K_r[" + row + "]", p.K_r_row, IM_COL32(230, 150, 90, 255));
+    WrappedText("c2p = Q_c[" + i + "] · K_r[δ(" + i + "," + j + ")] = " + fmt(p.c2p_dot, 4, false));
+  }
+  if (!p.Q_r_row.empty()) {
+    pencil_row("Q_r[" + row + "]", p.Q_r_row, IM_COL32(120, 200, 120, 255));
+    pencil_row("Q_r[" + paper + "]", p.Q_r_row_paper, IM_COL32(200, 200, 120, 255));
+    // TRANSLATORS: the released code's p2c and the paper's (eq. 4 as printed), each with its row of Q_r.
+    WrappedText(trf("p2c, released code: K_c[{j}] · Q_r[δ({i},{j}) = {row}] = {code};   as printed (eq. 4): K_c[{j}] · "
+                    "Q_r[δ({j},{i}) = {paper}] = {value}",
+                    arg("i", p.i), arg("j", p.j), arg("row", p.row), arg("code", fmt(p.p2c_code, 4, false)),
+                    arg("paper", p.row_paper), arg("value", fmt(p.p2c_paper, 4, false))));
+  }
+}
+
 }  // namespace
 
 void DrawLessonPanel(App& app) {
@@ -674,6 +746,7 @@ void DrawLessonPanel(App& app) {
            "layer or head in any tab and the questions follow.",
            arg("layer", s.layer), arg("head", s.head)));
   draw_step_extras(app, st);
+  draw_pencil(app, st);
 }
 
 }  // namespace viewer

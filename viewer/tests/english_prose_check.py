@@ -13,7 +13,7 @@ allow-list below does not cover, printing each with its stop.
 A word is English when it is made of Latin letters only and Debian's English word list
 (wamerican) has it, and, in Italian, Debian's Italian word list (witalian) does not. Not words:
 anything with a digit, an underscore, a symbol or a non-Latin letter (c2p, Q_r, δ(i,j), 層), and
-names written in capitals (EMD, MLM, KL). Not read: quotations ("…", “…”, '…' — the paper's words,
+names written in capitals (EMD, MLM, KL). Not read: quotations ("…", “…”, 「…」, '…' — the paper's words,
 the learner's sentences and token names are quoted), and the allow-list: the paper's own terms,
 tensor and model names, and the English loanwords the catalogues chose in their glossaries.
 """
@@ -73,6 +73,7 @@ def unquoted(text):
     for phrase in ALLOW_PHRASES:
         text = re.sub(re.escape(phrase), " ", text, flags=re.I)
     text = re.sub(r"“[^”]*”", " ", text, flags=re.S)
+    text = re.sub(r"「[^」]*」", " ", text, flags=re.S)  # Japanese quotation marks (a notebook's heading, as written)
     text = re.sub(r"‘[^’\n]*’", " ", text)
     text = re.sub(r"\"[^\"]{0,400}\"", " ", text, flags=re.S)
     # '…' opened after a non-letter and closed before one (Italian's l'… and dell'… are not quotes)

@@ -21,7 +21,10 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -39,11 +42,16 @@ struct Run {
   ForwardTrace trace;
   std::optional<EMDTrace> emd;
   std::vector<std::string> tokens;
+  /// Step 15's reruns, made once per run as the viewer does (the suite builds lessons for many layers
+  /// and heads of one run); the tests of steps 13-15 also build without them and compare.
+  mutable std::shared_ptr<viewer::LessonReruns> reruns;
   viewer::LessonInput input(int layer, int head) const {
     viewer::LessonInput in;
     in.model = &model, in.trace = &trace, in.emd = emd ? &*emd : nullptr;
     in.emd_note = emd ? "" : why_no_emd(model);
     in.tokens = tokens, in.layer = layer, in.head = head;
+    if (!reruns) reruns = std::make_shared<viewer::LessonReruns>(viewer::lesson_reruns(in));
+    in.reruns = reruns.get();
     return in;
   }
 };
@@ -518,9 +526,13 @@ TEST_CASE("labels follow one notation with the model's own factor: 3-term, 2-ter
     const auto steps = viewer::build_lesson(r.input(0, 0));
     for (const auto& st : steps) {
       CAPTURE(st.title);
+      // v6's eq. 1 is the MLM objective: only the steps that quote it may cite it (never §3.1's display).
+      const bool cites_mlm = std::any_of(st.quotes.begin(), st.quotes.end(), [](const viewer::PaperQuote& q) {
+        return q.text == viewer::paper_quote(viewer::Quote::MLMObjective).text;
+      });
       for (const std::string* field : {&st.title, &st.question, &st.explanation, &st.equation, &st.text, &st.skip_reason}) {
         CHECK(!has(*field, "√(1d)"));
-        CHECK(!has(*field, "eq. 1)"));
+        if (!cites_mlm) CHECK(!has(*field, "eq. 1)"));
         if (k.f != 3 && has(*field, "√(3d)")) CHECK(has(*field, "paper"));
       }
     }
@@ -837,7 +849,7 @@ TEST_CASE("every lesson step and every Equation-tab row shows the paper's passag
     const Run r = run_case(k);
     const int N = static_cast<int>(r.trace.inputs.size());
     const auto steps = viewer::build_lesson(r.input(0, 0));
-    REQUIRE(steps.size() == 12);
+    REQUIRE(steps.size() == 15);
     for (const auto& s : steps) {
       CAPTURE(s.title);
       if (!s.applies) {
@@ -1281,4 +1293,208 @@ TEST_CASE("what if closes the loop: the step's own number and the [MASK]'s top 3
   const viewer::WhatIfRow rp = viewer::what_if_row(plain.model, plain.trace, p9.what_if, one);
   CHECK(rp.top_after.empty());
   CHECK(has(rp.predict_note, "no [MASK]"));
+}
+
+namespace {
+
+/// log p of every piece at row 0 of `logits [1, V]`, by hand (max + log Σ exp), independent of the
+/// core's log_softmax_rows.
+std::vector<double> log_probs_by_hand(const Matrix& logits) {
+  const double mx = logits.row(0).maxCoeff();
+  double sum = 0;
+  for (Eigen::Index v = 0; v < logits.cols(); ++v) sum += std::exp(logits(0, v) - mx);
+  std::vector<double> out(static_cast<size_t>(logits.cols()));
+  for (Eigen::Index v = 0; v < logits.cols(); ++v) out[static_cast<size_t>(v)] = logits(0, v) - mx - std::log(sum);
+  return out;
+}
+
+/// The top piece of `lp` and the runner-up (lower id first on ties, as the core).
+std::pair<int64_t, int64_t> top_two(const std::vector<double>& lp) {
+  int64_t a = 0, b = -1;
+  for (int64_t v = 1; v < static_cast<int64_t>(lp.size()); ++v)
+    if (lp[static_cast<size_t>(v)] > lp[static_cast<size_t>(a)]) a = v;
+  for (int64_t v = 0; v < static_cast<int64_t>(lp.size()); ++v)
+    if (v != a && (b < 0 || lp[static_cast<size_t>(v)] > lp[static_cast<size_t>(b)])) b = v;
+  return {a, b};
+}
+
+int mask_of(const Run& r) {
+  for (size_t p = 0; p < r.tokens.size(); ++p)
+    if (r.tokens[p] == "[MASK]") return static_cast<int>(p);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("steps 13-15: eq. 1's loss, the EMD's prediction and the capstone equal the core's (issue 58, item 5)") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  const Run r = run_text(dir, kDefaultText);
+  REQUIRE(r.emd.has_value());
+  const int mi = mask_of(r);
+  REQUIRE(mi >= 0);
+  const auto tok = load_tokenizer_for_model(dir, r.model.config.vocab_size);
+  viewer::LessonInput in = r.input(1, 2);
+  in.vocab = [&](int64_t id) { return tok->display(id); };
+  const auto steps = viewer::build_lesson(in);
+  REQUIRE(steps.size() == 15);
+
+  // The decoder output recomputed: the EMD run again on the encoder trace, then the MLM head, then a
+  // log-softmax by hand.
+  const EMDTrace emd = enhanced_mask_decoder(r.model, r.trace);
+  const std::vector<double> lp = log_probs_by_hand(mlm_logits(r.model, emd.output(), {mi}));
+  const auto [w1, w2] = top_two(lp);
+
+  // Step 13: the loss −ln p of the first guess, in nats.
+  const viewer::LessonStep s13 = step_titled(steps, "13.");
+  REQUIRE(s13.applies);
+  CHECK(std::fabs(s13.answer - (-lp[static_cast<size_t>(w1)])) < 1e-12);
+  CHECK(s13.answer > 0);
+  CHECK(s13.question.find("'" + tok->display(w1) + "'") != std::string::npos);
+  const double p1 = std::exp(lp[static_cast<size_t>(w1)]);
+  CHECK(viewer::judge_lesson_answer(s13, std::to_string(-std::log10(p1))).mistake.find("base-10") != std::string::npos);
+  CHECK(viewer::judge_lesson_answer(s13, std::to_string(std::log(p1))).mistake.find("minus sign") != std::string::npos);
+  CHECK(viewer::judge_lesson_answer(s13, std::to_string(1 - p1)).mistake.find("1 − p") != std::string::npos);
+
+  // Step 14: p(w1)/p(w2) = exp(z1 − z2), the logits of the two first guesses as the question prints them.
+  const viewer::LessonStep s14 = step_titled(steps, "14.");
+  REQUIRE(s14.applies);
+  const double ratio = std::exp(lp[static_cast<size_t>(w1)] - lp[static_cast<size_t>(w2)]);
+  CHECK(std::fabs(s14.answer - ratio) < 1e-12 * ratio);
+  CHECK(s14.answer >= 1);
+  const Matrix z = mlm_logits(r.model, emd.output(), {mi});
+  CHECK(viewer::judge_lesson_answer(s14, std::to_string(z(0, w1) - z(0, w2))).mistake.find("exponential") != std::string::npos);
+  CHECK(viewer::judge_lesson_answer(s14, std::to_string(1 / ratio)).mistake.find("inverted") != std::string::npos);
+
+  // Step 15: a full forward with each position term off (every layer, the decoder after), the loss of
+  // the same piece: the capstone asks the term that moves it most, and lists them all with −EMD.
+  const viewer::LessonStep s15 = step_titled(steps, "15.");
+  REQUIRE(s15.applies);
+  double best = 0;
+  std::string best_term;
+  for (Term t : {Term::c2p, Term::p2c}) {
+    Ablation a;
+    a.terms[t] = false;
+    const ForwardTrace off = forward(r.model, r.trace.inputs, a, TraceLevel::Full, true);
+    REQUIRE(off.emd.has_value());
+    const std::vector<double> lq = log_probs_by_hand(mlm_logits(r.model, off.emd->output(), {mi}));
+    const double d = lp[static_cast<size_t>(w1)] - lq[static_cast<size_t>(w1)];
+    CAPTURE(term_name(t));
+    CHECK(s15.explanation.find("−" + std::string(term_name(t)) + ": p = ") != std::string::npos);
+    if (std::fabs(d) > std::fabs(best)) best = d, best_term = term_name(t);
+  }
+  CHECK(std::fabs(s15.answer - best) < 1e-12);
+  // Built without the run's cached reruns (build_lesson makes its own): the same numbers.
+  in.reruns = nullptr;
+  CHECK(step_titled(viewer::build_lesson(in), "15.").answer == s15.answer);
+  CHECK(s15.question.find("With " + best_term + " switched off") != std::string::npos);
+  CHECK(s15.explanation.find("−EMD: p = ") != std::string::npos);
+  CHECK(viewer::judge_lesson_answer(s15, std::to_string(-best)).mistake.find("sign") != std::string::npos);
+}
+
+TEST_CASE("steps 13-15 say why where they cannot ask: no EMD, no position term, no [MASK] or no MLM head (issue 58, item 5)") {
+  // Trained without the EMD: eq. 1's step still applies (the head reads the last layer), the EMD's
+  // prediction skips with the core's reason.
+  const Run ne = run_text(source("notebooks_data/models/zoo/deberta-tiny-no-emd"), kDefaultText);
+  REQUIRE(!runs_emd(ne.model));
+  auto steps = viewer::build_lesson(ne.input(0, 0));
+  const int mi = mask_of(ne);
+  REQUIRE(mi >= 0);
+  const viewer::LessonStep s13 = step_titled(steps, "13.");
+  REQUIRE(s13.applies);
+  const std::vector<double> lp = log_probs_by_hand(mlm_logits(ne.model, ne.trace.layers.back().output, {mi}));
+  CHECK(std::fabs(s13.answer + lp[static_cast<size_t>(top_two(lp).first)]) < 1e-12);
+  CHECK(!step_titled(steps, "14.").applies);
+  CHECK(step_titled(steps, "14.").skip_reason == why_no_emd(ne.model));
+  CHECK(step_titled(steps, "15.").applies);
+  CHECK(step_titled(steps, "15.").explanation.find("−EMD") == std::string::npos);  // no EMD to take away
+
+  // c2c only: nothing of eq. 4 to take away.
+  const Run cc = run_text(source("notebooks_data/models/zoo/deberta-tiny-c2c-abs"), "And God said, Let there be light: and there was [MASK].");
+  steps = viewer::build_lesson(cc.input(0, 0));
+  CHECK(step_titled(steps, "13.").applies);
+  CHECK(!step_titled(steps, "15.").applies);
+  CHECK(step_titled(steps, "15.").skip_reason.find("no position term") != std::string::npos);
+
+  // No [MASK] in the text.
+  const Run nm = run_text(source("notebooks_data/models/deberta-tiny"), "In the beginning God created the heaven and the earth.");
+  steps = viewer::build_lesson(nm.input(0, 0));
+  for (const char* n : {"13.", "14.", "15."}) {
+    CAPTURE(n);
+    CHECK(!step_titled(steps, n).applies);
+    CHECK(step_titled(steps, n).skip_reason.find("no [MASK]") != std::string::npos);
+  }
+}
+
+TEST_CASE("every step links to the core function and the notebook section that compute it (issue 58, item 5)") {
+  const Run r = run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText);
+  const auto steps = viewer::build_lesson(r.input(0, 0));
+  const auto read = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  for (const auto& s : steps) {
+    CAPTURE(s.title);
+    const std::string fn = s.link.function;
+    REQUIRE(fn.rfind("deberta::", 0) == 0);
+    const std::string file = read(source(s.link.file));
+    REQUIRE(!file.empty());
+    // The file defines the function: its name at the start of a line's declarator, followed by "(".
+    CHECK(file.find(" " + fn.substr(9) + "(") != std::string::npos);
+    const std::string nb = read(source(s.link.notebook));
+    REQUIRE(!nb.empty());
+    // The section is a heading of a markdown cell: "# …" or "## …" ending the line.
+    const size_t at = nb.find("# " + std::string(s.link.section));
+    REQUIRE(at != std::string::npos);
+    const char after = nb[at + 2 + std::string(s.link.section).size()];
+    CHECK((after == '\\' || after == '"'));
+  }
+}
+
+TEST_CASE("the pencil view: the toy model's rows and gathers by δ, as the sheet prints them and as the core computes (issue 58, item 6)") {
+  const Model toy = load_model(source("notebooks_data/models/deberta-toy"));
+  Inputs in;
+  in.input_ids = {1, 6, 7, 2};  // [CLS] cat sat [SEP], docs/lesson.md's sheet
+  const ForwardTrace t = forward(toy, in, {}, TraceLevel::Full, false);
+  // Cell (1, 0), the sheet's worked cell: δ(1, 0) = 3 (i − j ≥ k = 2 clamps), δ(0, 1) = 1.
+  const viewer::PencilCell p = viewer::pencil_cell(t, 0, 0, 1, 0);
+  const std::vector<double> Q_c1 = {1.25, -1.0, 1.0, -1.5}, K_c0 = {1.5, 1.0, -0.25, -1.0};
+  const std::vector<double> K_r3 = {0.5, -0.25, 0.25, 0.5}, Q_r3 = {0.0, 0.0, 0.0, 0.5}, Q_r1 = {0.0, 0.5, 0.0, 0.25};
+  // The sheet prints the exact ±1 pattern of LayerNorm, whose ε = 1e-12 moves the run's H (and so every
+  // projection) by a few 1e-12: the sheet's numbers are checked at 1e-10, the core against itself at 1e-12.
+  const double sheet = 1e-10;
+  const auto same = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    REQUIRE(a.size() == b.size());
+    for (size_t q = 0; q < a.size(); ++q) CHECK(std::fabs(a[q] - b[q]) < sheet);
+  };
+  CHECK(p.row == 3);
+  CHECK(p.row_paper == 1);
+  same(p.Q_c_i, Q_c1);
+  same(p.K_c_j, K_c0);
+  same(p.K_r_row, K_r3);
+  same(p.Q_r_row, Q_r3);
+  same(p.Q_r_row_paper, Q_r1);
+  CHECK(std::fabs(p.c2c - 2.125) < sheet);
+  CHECK(std::fabs(p.c2p_dot - 0.375) < sheet);
+  CHECK(std::fabs(p.p2c_code + 0.5) < sheet);
+  CHECK(std::fabs(p.p2c_paper - 0.25) < sheet);
+  // Every cell against the core's term maps (scaled by s): the run's, and a run with the paper's index.
+  Ablation paper;
+  paper.p2c_index = P2CIndex::Paper;
+  const ForwardTrace tp = forward(toy, in, paper, TraceLevel::Full, false);
+  const auto& a = t.layers[0].attention;
+  const double s = t.context.attention.scale;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      const viewer::PencilCell c = viewer::pencil_cell(t, 0, 0, i, j);
+      CHECK(std::fabs(c.c2c * s - a.terms[Term::c2c][0](i, j)) < 1e-12);
+      CHECK(std::fabs(c.c2p_dot * s - a.terms[Term::c2p][0](i, j)) < 1e-12);
+      CHECK(std::fabs(c.p2c_code * s - a.terms[Term::p2c][0](i, j)) < 1e-12);
+      CHECK(std::fabs(c.p2c_paper * s - tp.layers[0].attention.terms[Term::p2c][0](i, j)) < 1e-12);
+      CHECK(c.row == relative_distance(i, j, 2));
+      CHECK(c.row_paper == relative_distance(j, i, 2));
+    }
+  CHECK_THROWS_AS(viewer::pencil_cell(t, 0, 0, 4, 0), std::invalid_argument);
+  CHECK_THROWS_AS(viewer::pencil_cell(t, 1, 0, 0, 0), std::invalid_argument);
 }
