@@ -615,6 +615,7 @@ EMSCRIPTEN_KEEPALIVE void web_open_model_files(const char* dir) {
   if (!g_app) return;
   g_load_frames = 0;
   g_load_step_max_ms = g_load_step_max_at = 0;
+  *g_app->jobs.load_steps = {};
   viewer::start_load(*g_app, dir);
   web_wake(kSettleFrames);
 }
@@ -627,14 +628,21 @@ EMSCRIPTEN_KEEPALIVE void web_switch_to_multilingual() { web_open_model_files(kM
 /// `web_set_load_step_ms(0)`, one a tensor). The browser test's check (g) (issue 44: a count, not a speed).
 EMSCRIPTEN_KEEPALIVE int web_load_frames() { return g_load_frames; }
 
-/// The longest time one frame spent in model loads' steps since the last `web_open_model_files`,
-/// as "MS AT": milliseconds and the load's progress (0–1) when those steps began (below 0.475: a
-/// tensor's read; from there to 0.95: the weight map; then the tokenizer). The browser test's check
-/// (r) prints it beside the longest gap between frames (issue 55, item 4: a figure, not a check).
+/// The model loads' steps since the last `web_open_model_files`, as "FRAME_MS AT STEP_MS STEPS
+/// POSITION_STEPS STAGE": the longest time one frame spent in them and the load's progress (0–1)
+/// when those steps began; the longest single step (`Jobs::load_steps`), the number of steps run
+/// and how many of them built the position table; and what the longest step
+/// did ("tensor 2 of 203 (…)", "weight map", "position table", "tokenizer"; it may hold spaces, so
+/// it comes last). The browser test's check (r) asserts the position table took a step per product
+/// at least and prints the figures (issue 55, item 4).
 EMSCRIPTEN_KEEPALIVE const char* web_load_longest_step() {
-  static char out[64];
-  std::snprintf(out, sizeof out, "%.1f %.3f", g_load_step_max_ms, g_load_step_max_at);
-  return out;
+  static std::string out;
+  const viewer::Jobs::StepRecord& r = *g_app->jobs.load_steps;
+  char head[128];
+  std::snprintf(head, sizeof head, "%.1f %.3f %.1f %lld %lld ", g_load_step_max_ms, g_load_step_max_at, r.longest_ms,
+                static_cast<long long>(r.steps), static_cast<long long>(r.position_steps));
+  out = head + (r.longest_stage.empty() ? std::string("-") : r.longest_stage);
+  return out.c_str();
 }
 
 /// Sets the time a frame gives the model loads' steps (`Jobs::step_ms`, 25 ms by default; at least
