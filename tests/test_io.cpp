@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -398,6 +399,69 @@ TEST_SUITE("model load in steps") {
       CHECK(a.embedding_output == b.embedding_output);
       CHECK(a.decoder_output() == b.decoder_output());
       CHECK(stepped.weights.unused == reference.weights.unused);
+    }
+  }
+
+  // non_finite_count reads fp16, bf16 and fp32 bits without widening them (issue 55, item 4): it
+  // must count what widening and std::isfinite count, on every special value of each dtype.
+  TEST_CASE("non_finite_count by bits equals the widened values' count (fp16, bf16, fp32)") {
+    const std::vector<uint16_t> f16 = {0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7c01, 0x7e00, 0xffff, 0x3c00};
+    const std::vector<uint16_t> bf16 = {0x0000, 0x0001, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7f81, 0x7fc0, 0xffff, 0x3f80};
+    const std::vector<uint32_t> f32 = {0, 1, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7f800001, 0x7fc00000, 0xffffffff, 0x3f800000};
+    auto check = [](DType dtype, const unsigned char* bytes, size_t size, int64_t expected) {
+      Tensor t;
+      t.dtype = dtype;
+      t.shape = {static_cast<int64_t>(size / dtype_size(dtype))};
+      t.stored.assign(bytes, bytes + size);
+      std::vector<double> wide(static_cast<size_t>(t.numel()));
+      widen_floats(dtype, t.stored.data(), t.numel(), wide.data());
+      int64_t widened = 0;
+      for (double v : wide) widened += !std::isfinite(v);
+      CHECK(widened == expected);
+      CHECK(non_finite_count(t) == expected);
+    };
+    check(DType::F16, reinterpret_cast<const unsigned char*>(f16.data()), f16.size() * 2, 5);
+    check(DType::BF16, reinterpret_cast<const unsigned char*>(bf16.data()), bf16.size() * 2, 5);
+    check(DType::F32, reinterpret_cast<const unsigned char*>(f32.data()), f32.size() * 4, 5);
+  }
+
+  // LoadOptions::position_work (issue 55, item 4): the position table built after the weight map in
+  // pieces of bounded work, a few rows of one product a step (ModelWorkspace::positions_step); the
+  // products are row-independent, so the table must be the bits of the one-call build.
+  TEST_CASE("the position table in pieces of bounded work: more steps, the same bits") {
+    for (const std::string name : {"v1_basic", "v2_conv_pad", "v3_emd"}) {
+      CAPTURE(name);
+      const std::string dir = test::source_path("notebooks_data/golden/" + name);
+      const Model reference = load_model(dir);
+      const std::shared_ptr<const PositionTable> whole = reference.workspace.positions(reference);
+      REQUIRE(whole);
+      LoadOptions options;
+      options.position_work = 1;  // one row a step
+      ModelLoadSteps steps(dir, {}, options);
+      int64_t position_steps = 0;
+      while (!steps.finished()) {
+        const bool in_table = steps.next_stage() == "position table";
+        steps.step();
+        position_steps += in_table;
+        if (in_table && !steps.finished()) CHECK(steps.fraction() == 0.75);
+      }
+      const Model stepped = steps.take();
+      const std::shared_ptr<const PositionTable> pieces = stepped.workspace.positions(stepped);
+      REQUIRE(pieces);
+      // One step for the relative table, then a row of one product a step.
+      int64_t rows = 0;
+      REQUIRE(pieces->K_r.size() == whole->K_r.size());
+      REQUIRE(pieces->Q_r.size() == whole->Q_r.size());
+      for (size_t l = 0; l < whole->K_r.size(); ++l) {
+        CHECK(pieces->K_r[l] == whole->K_r[l]);
+        CHECK(pieces->Q_r[l] == whole->Q_r[l]);
+        rows += whole->K_r[l].rows() + whole->Q_r[l].rows();
+      }
+      CHECK(rows > 0);
+      CHECK(position_steps == 1 + rows);
+      Inputs in;
+      in.input_ids = {1, 5, 9, 2, 7, 3};
+      CHECK(forward(stepped, in).decoder_output() == forward(reference, in).decoder_output());
     }
   }
 

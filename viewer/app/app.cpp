@@ -62,13 +62,26 @@ std::future<std::shared_ptr<const LoadedModel>> background_load(Jobs& j, const s
 #ifdef __EMSCRIPTEN__
   auto done = std::make_shared<std::promise<std::shared_ptr<const LoadedModel>>>();
   auto job = std::make_shared<std::unique_ptr<LoadJob>>();
-  j.steppers.push_back([done, job, path, progress]() -> bool {
+  j.steppers.push_back([done, job, path, progress, record = j.load_steps]() -> bool {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string stage = "header";
+    // Each step's time, the longest kept with what it did (issue 55, item 4).
+    auto timed = [&] {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      ++record->steps;
+      record->position_steps += stage == "position table";
+      if (ms > record->longest_ms) record->longest_ms = ms, record->longest_stage = stage;
+    };
     try {
       if (!*job) {
         *job = std::make_unique<LoadJob>(path, progress);  // config.json and the weights' header
+        timed();
         return false;
       }
-      if (!(*job)->step()) return false;
+      stage = (*job)->stage();
+      const bool finished = (*job)->step();
+      timed();
+      if (!finished) return false;
       done->set_value((*job)->take());
     } catch (...) {
       done->set_exception(std::current_exception());

@@ -67,6 +67,15 @@ struct Jobs {
   /// Milliseconds of the loads' steps a frame runs, at least one step (the browser test sets 0:
   /// exactly one step a frame, so a load spans as many frames as it has steps on any machine).
   double step_ms = 25;
+  /// The longest single step of the loads run since the record was last reset (the web page's
+  /// `web_load_longest_step`, issue 55 item 4: no step over 100 ms): its milliseconds, what it
+  /// did (`LoadJob::stage`), how many steps ran, and how many of them built the position table.
+  struct StepRecord {
+    double longest_ms = 0;
+    std::string longest_stage;
+    int64_t steps = 0, position_steps = 0;
+  };
+  std::shared_ptr<StepRecord> load_steps = std::make_shared<StepRecord>();
   uint64_t detail_generation = 0;      ///< the result generation of the newest detail request
   std::vector<int64_t> detail_layers;  ///< and its layers
 };

@@ -66,9 +66,20 @@ LoadJob::LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> p
       progress_(std::move(progress)),
       t0_(std::chrono::steady_clock::now()),
       // The weights are nearly all of a load's time; the tokenizer and position tables the rest.
-      steps_(path, [p = progress_](uint64_t done, uint64_t total) {
-        if (p && total) p->store(0.95 * static_cast<double>(done) / static_cast<double>(total));
-      }) {}
+      steps_(path,
+             [p = progress_](uint64_t done, uint64_t total) {
+               if (p && total) p->store(0.95 * static_cast<double>(done) / static_cast<double>(total));
+             },
+             [] {
+               deberta::LoadOptions o;
+               o.position_work = kPositionWork;  // the position table in pieces (issue 55, item 4)
+               return o;
+             }()) {}
+
+std::string LoadJob::stage() const {
+  if (out_) return "done";
+  return steps_.finished() ? "tokenizer" : steps_.next_stage();
+}
 
 bool LoadJob::step() {
   if (out_) return true;

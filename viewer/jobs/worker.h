@@ -47,9 +47,11 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path,
                                               const std::shared_ptr<std::atomic<double>>& progress = nullptr);
 
 /// `read_model` one step at a time (deberta::ModelLoadSteps: one tensor a step, then the weight
-/// map; then the tokenizer), so the web edition's one thread draws the page, and the progress bar,
-/// between steps; `read_model` is this class run to completion. Errors: read_model's, from the
-/// constructor (the folder, config.json, the weights' header) or from `step()`.
+/// map, then the position table in pieces of at most `kPositionWork` multiply-adds; then the
+/// tokenizer), so the web edition's one thread draws the page, and the progress bar, between steps
+/// (issue 55, item 4: no step over 100 ms on a base-sized model); `read_model` is this class run to
+/// completion. Errors: read_model's, from the constructor (the folder, config.json, the weights'
+/// header) or from `step()`.
 class LoadJob {
  public:
   LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress);
@@ -57,6 +59,11 @@ class LoadJob {
   bool step();
   /// The loaded model. Errors: deberta::Error before `step()` returned true.
   std::shared_ptr<const LoadedModel> take();
+  /// What `step()` does next ("tensor 3 of 203 (…)", "weight map", "position table", "tokenizer").
+  std::string stage() const;
+  /// Multiply-adds of the position table a step (deberta::LoadOptions::position_work): 2^24, about
+  /// 28 rows of a base model's 768 × 768 projection, ~15 ms in the page's WebAssembly.
+  static constexpr int64_t kPositionWork = int64_t{1} << 24;
 
  private:
   std::string path_;

@@ -37,7 +37,7 @@ void prediction_table(const ViewerState& s, const char* id, const std::vector<de
       ImGui::TableNextColumn();
       if (t >= static_cast<int>(preds[p].top.size())) continue;
       const auto& ts = preds[p].top[static_cast<size_t>(t)];
-      const std::string name = vocab_name(m, ts.id);
+      const std::string raw = vocab_name(m, ts.id), name = shown_token(raw);  // a space shows as ▁
       // A narrow column (a phone) puts the probability on a line of its own rather than cut it.
       char cell[160];
       std::snprintf(cell, sizeof cell, "%s  %.3f", name.c_str(), ts.probability);
@@ -47,6 +47,7 @@ void prediction_table(const ViewerState& s, const char* id, const std::vector<de
         ImGui::TextColored(differs ? ImVec4(1, 0.55f, 0.3f, 1) : ImVec4(0.5f, 1.0f, 0.6f, 1), "%s", cell);
       else
         ImGui::Text("%s", cell);
+      if (blank_token(raw) && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(kBlankTokenNote));
     }
   }
   ImGui::EndTable();
@@ -98,7 +99,7 @@ void DrawHeadOutput(ViewerState& s, const Result& r) {
   for (int i = 0; i < items; ++i) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::Text("%d %s", i, token_name(s, i).c_str());
+    ImGui::Text("%d %s", i, shown_token(token_name(s, i)).c_str());
     for (const deberta::HeadOutput* o : {&b, &h}) {
       ImGui::TableNextColumn();
       if (rtd) {

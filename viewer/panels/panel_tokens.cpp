@@ -20,7 +20,7 @@ void DrawTokensPanel(App& app) {
   for (int t = 0; t < n; ++t) {
     const bool is_mask = std::find(masks.begin(), masks.end(), t) != masks.end();
     const bool is_q = t == s.qi, is_k = t == s.kj;
-    std::string label = std::to_string(t) + " " + token_name(s, t);
+    const std::string label = token_chip_label(s, t);  // a blank token shows as ▁, never an empty chip
     const float w = ImGui::CalcTextSize(label.c_str()).x + 8;
     if (t > 0) {
       ImGui::SameLine();
@@ -36,9 +36,13 @@ void DrawTokensPanel(App& app) {
     if (ImGui::IsItemHovered()) {
       s.hover_token_next = t;
       // TRANSLATORS: token position, its text, its vocabulary id, then "  [MASK]" or nothing; i and j are the paper's indices.
-      ImGui::SetTooltip(tr("token %d  '%s'  id %lld%s\nclick: query i = %d   right-click: key j = %d"), t,
-                        token_name(s, t).c_str(), static_cast<long long>(s.result->input.inputs.input_ids[t]),
-                        is_mask ? "  [MASK]" : "", t, t);
+      const std::string name = token_name(s, t);
+      ImGui::BeginTooltip();
+      ImGui::Text(tr("token %d  '%s'  id %lld%s\nclick: query i = %d   right-click: key j = %d"), t,
+                  shown_token(name).c_str(), static_cast<long long>(s.result->input.inputs.input_ids[t]),
+                  is_mask ? "  [MASK]" : "", t, t);
+      if (blank_token(name)) ImGui::TextUnformatted(tr(kBlankTokenNote));
+      ImGui::EndTooltip();
     }
     if (is_q || is_k) {
       const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();

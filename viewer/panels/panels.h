@@ -25,6 +25,11 @@
 
 namespace viewer {
 
+/// The tooltip of a token shown by `shown_token` (a blank one: a space drawn as ▁), in the Tokens
+/// panel and the predictions table (issue 55, item 8).
+// TRANSLATORS: ▁ is the character drawn for a space (SentencePiece writes the start of a word with it).
+inline constexpr const char* kBlankTokenNote = N_("only white space: each space is shown as ▁, SentencePiece's mark for the start of a word");
+
 /// Model directory, recent list, config summary, the text / ids fields (Enter re-runs).
 void DrawModelPanel(App& app);
 /// The token strip; hovering a token outlines its row and column in every map.

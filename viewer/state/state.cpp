@@ -173,6 +173,54 @@ std::string vocab_name(const LoadedModel* m, int64_t id) {
   return "#" + std::to_string(id);
 }
 
+namespace {
+// The code point of the UTF-8 sequence at `s[*at]` (advancing `*at`); U+FFFD for a bad byte.
+uint32_t next_code_point(const std::string& s, size_t* at) {
+  const auto b = static_cast<unsigned char>(s[*at]);
+  const int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+  if (len == 0 || *at + len > s.size()) {
+    ++*at;
+    return 0xfffd;
+  }
+  uint32_t c = len == 1 ? b : b & (0x7f >> len);
+  for (int k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[*at + k]) & 0x3f);
+  *at += len;
+  return c;
+}
+
+bool blank_code_point(uint32_t c) {
+  return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200b) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+}  // namespace
+
+bool blank_token(const std::string& name) {
+  for (size_t at = 0; at < name.size();)
+    if (!blank_code_point(next_code_point(name, &at))) return false;
+  return true;
+}
+
+std::string shown_token(const std::string& name) {
+  if (!blank_token(name)) return name;
+  if (name.empty()) return "\"\"";
+  std::string out;
+  for (size_t at = 0; at < name.size();) {
+    const uint32_t c = next_code_point(name, &at);
+    if (c == ' ') {
+      out += "\u2581";  // ▁
+    } else if (c == '\t' || c == '\n' || c == '\r') {
+      out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
+    } else {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+      out += code;
+    }
+  }
+  return out;
+}
+
+std::string token_chip_label(const ViewerState& s, int t) { return std::to_string(t) + " " + shown_token(token_name(s, t)); }
+
 void clamp_selection(ViewerState& s) {
   if (!s.result) return;
   const auto& c = s.result->model->model.config;

@@ -333,6 +333,17 @@ int token_count(const ViewerState& s);
 std::string token_name(const ViewerState& s, int t);
 /// Display name of vocabulary id `id` for model `m` ("#id" without a tokenizer or model).
 std::string vocab_name(const LoadedModel* m, int64_t id);
+/// True when a token's display name `name` would draw as nothing: empty, or only white space and
+/// invisible characters (ASCII blanks, U+00A0, U+1680, U+2000–U+200B, U+2028, U+2029, U+202F,
+/// U+205F, U+3000, U+FEFF) — SentencePiece's word-boundary piece "▁" alone displays as " ".
+bool blank_token(const std::string& name);
+/// `name` as the panels draw it (token chips, map labels, predictions; issue 55, item 8): itself,
+/// unless `blank_token(name)`: then each space shows as "▁" (the piece as the vocabulary spells
+/// it), a tab, line break or carriage return as "\t", "\n", "\r", another blank character as
+/// its code point ("U+3000"), and an empty name as "\"\"". Never empty. No errors.
+std::string shown_token(const std::string& name);
+/// The Tokens panel's chip of token t: "t name", the name as `shown_token` draws it.
+std::string token_chip_label(const ViewerState& s, int t);
 /// Keeps the selection inside the current model and sequence.
 void clamp_selection(ViewerState& s);
 

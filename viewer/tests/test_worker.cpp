@@ -420,3 +420,48 @@ TEST_CASE("the worker thread: a result, then progress back to idle (−1)") {
   const auto direct = viewer::compute_result(s.req, s.input, nullptr);
   check_predictions("worker = compute_result", got->current, direct->current);
 }
+
+TEST_CASE("a blank token is never an empty chip: ▁ for a space, code points for other blanks (issue 55, item 8)") {
+  CHECK(viewer::blank_token(" "));
+  CHECK(viewer::blank_token(""));
+  CHECK(viewer::blank_token("\t\n"));
+  CHECK(viewer::blank_token("\u3000"));
+  CHECK(viewer::blank_token("\u200b"));
+  CHECK_FALSE(viewer::blank_token(" the"));
+  CHECK_FALSE(viewer::blank_token("\u2581"));  // the mark itself is drawn
+  CHECK_FALSE(viewer::blank_token("\xff"));    // a bad byte is drawn as U+FFFD
+  CHECK(viewer::shown_token(" ") == "\u2581");
+  CHECK(viewer::shown_token("  ") == "\u2581\u2581");
+  CHECK(viewer::shown_token("") == "\"\"");
+  CHECK(viewer::shown_token("\t") == "\\t");
+  CHECK(viewer::shown_token(" \n") == "\u2581\\n");
+  CHECK(viewer::shown_token("\u3000") == "U+3000");
+  CHECK(viewer::shown_token(" the") == " the");  // a word keeps its leading space
+  CHECK(viewer::shown_token("[MASK]") == "[MASK]");
+
+  // The bundled model's tokenizer on texts where SentencePiece writes the word-boundary piece ▁
+  // alone (a space before a character no "▁x" piece starts with): its display name is " ", and
+  // the Tokens panel's chip must show it.
+  const auto lm = viewer::read_model(source("notebooks_data/models/deberta-tiny-512"));
+  REQUIRE(lm->tokenizer != nullptr);
+  int blanks = 0;
+  for (const char* text : {"The cat sat on the [MASK] .", "It costs 3 € .", "x ~ y", "Hello 。 world", "a 😀 b"}) {
+    CAPTURE(text);
+    viewer::InputFields f;
+    f.text = text;
+    viewer::ViewerState s;
+    auto r = std::make_shared<viewer::Result>();
+    r->input = viewer::tokenize_fields(*lm, f);
+    s.result = r;
+    for (int t = 0; t < viewer::token_count(s); ++t) {
+      const std::string name = viewer::token_name(s, t), chip = viewer::token_chip_label(s, t);
+      CAPTURE(name);
+      CAPTURE(chip);
+      blanks += viewer::blank_token(name);
+      const std::string shown = chip.substr(std::to_string(t).size() + 1);  // after "t "
+      CHECK_FALSE(viewer::blank_token(shown));  // an empty chip fails here
+      if (name == " ") CHECK(shown == "\u2581");
+    }
+  }
+  CHECK(blanks > 0);  // the texts do give the piece ▁ alone (else the check above tests nothing)
+}

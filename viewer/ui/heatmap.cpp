@@ -85,7 +85,7 @@ struct LabelBands {
   bool zoomable;
   float line = ImGui::GetTextLineHeight();
 
-  std::string label(int t) const { return std::to_string(t) + " " + token_name(s, t); }
+  std::string label(int t) const { return token_chip_label(s, t); }
   /// The bands' width under view `w`: as wide as the longest label in view (tokens in view: about
   /// N / zoom around the centre); 0 when the map is not a token map or its cells are too small.
   float width(const MapView& w) const {
@@ -103,7 +103,7 @@ struct LabelBands {
   /// Token t's label cut to a band `band` wide: the index stays, the token name is shortened with "…".
   std::string fitted(int t, float band) const {
     const std::string idx = std::to_string(t) + " ";
-    std::string name = token_name(s, t), l = idx + name;
+    std::string name = shown_token(token_name(s, t)), l = idx + name;
     while (!name.empty() && ImGui::CalcTextSize(l.c_str()).x > band - 6) {
       do name.pop_back();
       while (!name.empty() && (static_cast<unsigned char>(name.back()) & 0xc0) == 0x80);  // whole UTF-8 characters
@@ -347,7 +347,7 @@ int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& p
   float label_h = line + 2;
   if (names)
     for (int j = 0; j < n; ++j)
-      label_h = std::max(label_h, std::min(ImGui::CalcTextSize((std::to_string(j) + " " + token_name(s, j)).c_str()).x + 4, 72.0f));
+      label_h = std::max(label_h, std::min(ImGui::CalcTextSize(token_chip_label(s, j).c_str()).x + 4, 72.0f));
   const float bars_h = std::max(size.y - label_h, 30.0f);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::PushID(id);
@@ -368,7 +368,7 @@ int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& p
   dl->PushClipRect(ImVec2(p0.x, p0.y + bars_h), ImVec2(p0.x + size.x, p0.y + bars_h + label_h), true);
   if (names) {
     for (int j = 0; j < n; ++j) {
-      const std::string l = std::to_string(j) + " " + token_name(s, j);
+      const std::string l = token_chip_label(s, j);
       add_text_down(dl, ImVec2(p0.x + (j + 0.5f) * bw - line * 0.5f, p0.y + bars_h + 2),
                     j == selected ? IM_COL32(255, 255, 255, 255) : j == s.hover_token ? IM_COL32(255, 170, 0, 255) : text,
                     l.c_str());
@@ -385,7 +385,7 @@ int ProbabilityBars(ViewerState& s, const char* id, const std::vector<double>& p
   if (hovered) {
     const int j = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.x - p0.x) / bw), 0, n - 1);
     // TRANSLATORS: A is the attention weight (the paper's symbol); j the key's position.
-    ImGui::SetTooltip(tr("key j = %d '%s'\nA = %s\nclick: select this key"), j, token_name(s, j).c_str(),
+    ImGui::SetTooltip(tr("key j = %d '%s'\nA = %s\nclick: select this key"), j, shown_token(token_name(s, j)).c_str(),
                       fmt(probs[static_cast<size_t>(j)], 5, false).c_str());
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) clicked = j;
   }

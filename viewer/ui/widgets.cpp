@@ -99,7 +99,7 @@ const LayerDetail* DetailOrNote(const ViewerState& s, int layer) {
 std::string selection_text(const ViewerState& s) {
   // TRANSLATORS: i and j are the paper's indices; {query} and {key} are token texts.
   return trf("layer {layer}, head {head},  query i = {i} '{query}'  →  key j = {j} '{key}'", arg("layer", s.layer),
-             arg("head", s.head), arg("i", s.qi), arg("query", token_name(s, s.qi)), arg("j", s.kj), arg("key", token_name(s, s.kj)));
+             arg("head", s.head), arg("i", s.qi), arg("query", shown_token(token_name(s, s.qi))), arg("j", s.kj), arg("key", shown_token(token_name(s, s.kj))));
 }
 
 bool LayerHeadSliders(ViewerState& s) {

@@ -8,6 +8,7 @@
 #include "deberta/weights.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,15 @@ namespace deberta {
 /// `load`, when given, fills in the values of a tensor of `tensors` that holds only its dtype and
 /// shape (`SafetensorsReader::load`): only the tensors the model uses are then read from the file
 /// (issue 28, class 7), one at a time.
+///
+/// `counted`, when given: the NaN/Inf counts (`non_finite_count`) of tensors, by key, that the
+/// caller counted already as it read them (`ModelLoadSteps`, a tensor a step): the map takes those
+/// counts instead of reading the values again (issue 55, item 4: a base model's map was one step of
+/// most of a second in the page).
 using TensorLoader = std::function<void(const std::string& name, Tensor* tensor)>;
+using NonFiniteCounts = std::map<std::string, int64_t>;
 ModelWeights map_weights(const ModelConfig& config, TensorMap&& tensors, const std::string& source,
-                         const TensorLoader& load = {});
+                         const TensorLoader& load = {}, const NonFiniteCounts* counted = nullptr);
 
 /// The keys of `index` (a file's tensors, dtype and shape; values not needed) that `map_weights`
 /// reads for `config`, in the order it reads them: a loader can read them one at a time, in

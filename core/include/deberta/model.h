@@ -61,6 +61,16 @@ class ModelWorkspace {
   /// (xsmall: 3.6 GFLOP and 38 MB). Errors: a table whose width is not the projections' `in`.
   std::shared_ptr<const PositionTable> positions(const Model& model) const;
 
+  /// `positions` a piece at a time, for a caller that must return between pieces (the web page's
+  /// model load: no step over 100 ms, issue 55 item 4). Each call projects at most `max_work`
+  /// multiply-adds' worth of rows of one of `positions`' products (at least one row; a row of a
+  /// `[2k, H] × [H, h·d]` product costs H·h·d); the products are row-independent
+  /// (`ops::Product::rows_independent`), so the table has the same bits as `positions` builds in one
+  /// call. Returns true once the table is built (the call that finishes it installs it; `positions`
+  /// then returns it at once); true at once when it is built already. `clear` drops a table half
+  /// built; a move carries it. Errors: `positions`'.
+  bool positions_step(const Model& model, int64_t max_work) const;
+
   /// The fast backend's packed copy of every encoder layer's products (the attention's Q_c, K_c, V_c
   /// and output, the feed-forward's two; the EMD reuses the last layer's), packed on first use
   /// while the fast backend is current. Null under the reference backend or with
@@ -77,6 +87,15 @@ class ModelWorkspace {
   mutable std::mutex mutex_;
   mutable bool built_ = false;
   mutable std::shared_ptr<const PositionTable> positions_;
+  /// `positions_step`'s table half built: the relative table, the products' outputs, and the
+  /// next product and row to project.
+  struct PositionsBuild {
+    Matrix table;
+    std::shared_ptr<PositionTable> out;
+    size_t product = 0;
+    int64_t row = 0;
+  };
+  mutable std::unique_ptr<PositionsBuild> building_;
   mutable std::mutex packed_mutex_;  // (its own: packing and the position table may run at once)
   mutable std::shared_ptr<const ops::PackedWeights> packed_;
 };

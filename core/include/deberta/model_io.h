@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct LoadOptions {
   /// numbers bit for bit at 8 bytes a value; kept for the comparison (tests/test_stored_weights.cpp,
   /// `deberta bench --widen-weights`).
   bool widen_weights = false;
+  /// 0 (the default): the position table (`ModelWorkspace::positions`) is built in the weight map's
+  /// step. > 0: `ModelLoadSteps` builds it in steps of its own after the weight map, each at most
+  /// this many multiply-adds (`ModelWorkspace::positions_step`; the same bits), so that a caller
+  /// with one thread (the web page) never runs a long step (issue 55, item 4).
+  int64_t position_work = 0;
 };
 
 /// Loads `path`: a model directory (config.json + model.safetensors or pytorch_model.bin,
@@ -45,10 +51,11 @@ class SafetensorsReader;
 /// `load_model` one step at a time, so a caller with one thread (the web edition) can draw between
 /// steps and show `fraction()`; `load_model` is this class run to completion (one code path).
 /// Steps: for a safetensors file, one per tensor the model uses (`tensors_used`, map_weights.h: the
-/// names, shapes and dtypes are checked before any value is read), then one last step that maps
-/// the weights and builds the position table (eq. 4's K_r / Q_r of the whole relative table,
+/// names, shapes and dtypes are checked before any value is read), then one step that maps the
+/// weights and builds the position table (eq. 4's K_r / Q_r of the whole relative table,
 /// `ModelWorkspace`); for a PyTorch checkpoint, one step: the whole file read, mapped and the
-/// position table built.
+/// position table built. With `LoadOptions::position_work`, the position table is built after the
+/// map in steps of its own of bounded work (`ModelWorkspace::positions_step`).
 class ModelLoadSteps {
  public:
   /// Finds the weights and reads config.json and the safetensors header (no tensor values yet).
@@ -67,23 +74,28 @@ class ModelLoadSteps {
   bool finished() const { return finished_; }
   /// Progress in [0, 1] by values handled: each is read once (a step per tensor) and copied once
   /// (the weight map), so the tensor steps reach 0.5 and the last step 1 (a PyTorch checkpoint:
-  /// 0 until its one reading step, then 1). `progress`, when given, gets the same as done/total.
+  /// 0 until its one reading step, then 1); with `position_work`, the weight map's step reaches
+  /// 0.75 and the position table's last step 1. `progress`, when given, gets the same as done/total.
   double fraction() const;
-  /// What `step()` does next, for a progress line: "tensor 3 of 75 (encoder.layer.0.…)", "weight map".
+  /// What `step()` does next, for a progress line: "tensor 3 of 75 (encoder.layer.0.…)", "weight map",
+  /// "position table".
   std::string next_stage() const;
   /// The loaded model (moved out), its position tables built (eq. 4's K_r, Q_r of the whole
   /// table, in the last step). Errors: `Error` before `finished()`.
   Model take();
 
  private:
+  void map_step();  // map_weights (or the PyTorch checkpoint read whole and mapped)
   Model model_;
   ProgressFn progress_;
   LoadOptions options_;
   std::unique_ptr<SafetensorsReader> reader_;  ///< safetensors only
   TensorMap tensors_;                           ///< the index, values filled in step by step
   std::vector<std::string> names_;              ///< tensors_used, in order
+  std::map<std::string, int64_t> non_finite_;   ///< each read tensor's NaN/Inf count (map_weights' `counted`)
   size_t next_ = 0;
   uint64_t values_done_ = 0, values_total_ = 0;
+  bool mapped_ = false;  ///< the weight map's step has run (then the position table's, with position_work)
   bool finished_ = false;
 };
 

@@ -74,24 +74,26 @@ void ModelLoadSteps::step() {
     } catch (const BytesPending&) {
       return;  // the web page's byte source is fetching this tensor's bytes: the same step runs again
     }
+    non_finite_[names_[next_]] = non_finite_count(t);  // here, a tensor a step, not all in the map's step
     values_done_ += static_cast<uint64_t>(t.numel());
     ++next_;
     if (progress_) progress_(values_done_, 2 * values_total_);
     return;
   }
-  if (reader_) {
-    SafetensorsReader& reader = *reader_;
-    model.weights = map_weights(model.config, std::move(tensors_), model.weights_path,
-                                [&reader](const std::string& name, Tensor* t) { reader.load(name, t, true); });
-    reader_.reset();
-  } else {
-    // A .bin's tensors in the file's precision too: no float64 copy of the whole checkpoint (issue 60).
-    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress_, /*keep_stored=*/true),
-                                model.weights_path);
+  if (!mapped_) {
+    map_step();
+    mapped_ = true;
+    if (options_.position_work > 0) {  // the position table in steps of its own, from the next one
+      if (progress_ && values_total_) progress_(3 * values_total_, 4 * values_total_);
+      return;
+    }
   }
-  if (options_.widen_weights) widen_weights(&model.weights);
-  try {
-    (void)model.workspace.positions(model);  // eq. 4's K_r / Q_r of the whole table, now (model.h)
+  try {  // eq. 4's K_r / Q_r of the whole table, now (model.h)
+    if (options_.position_work > 0) {
+      if (!model.workspace.positions_step(model, options_.position_work)) return;
+    } else {
+      (void)model.workspace.positions(model);
+    }
   } catch (const std::exception& e) {
     throw Error(model.weights_path + ": " + e.what());
   }
@@ -99,10 +101,26 @@ void ModelLoadSteps::step() {
   if (progress_ && values_total_) progress_(2 * values_total_, 2 * values_total_);
 }
 
+void ModelLoadSteps::map_step() {
+  Model& model = model_;
+  if (reader_) {
+    SafetensorsReader& reader = *reader_;
+    model.weights = map_weights(model.config, std::move(tensors_), model.weights_path,
+                                [&reader](const std::string& name, Tensor* t) { reader.load(name, t, true); }, &non_finite_);
+    reader_.reset();
+  } else {
+    // A .bin's tensors in the file's precision too: no float64 copy of the whole checkpoint (issue 60).
+    model.weights = map_weights(model.config, read_weights_file(model.weights_path, progress_, /*keep_stored=*/true),
+                                model.weights_path);
+  }
+  if (options_.widen_weights) widen_weights(&model.weights);
+}
+
 double ModelLoadSteps::fraction() const {
   if (finished_) return 1.0;
   // Each value is handled twice: read in its stored precision (one step per tensor), then moved
   // into its matrix (vectors widened) by the weight map (the last step).
+  if (mapped_) return 0.75;  // the position table's steps (position_work)
   return values_total_ ? static_cast<double>(values_done_) / static_cast<double>(2 * values_total_) : 0.0;
 }
 
@@ -110,6 +128,7 @@ std::string ModelLoadSteps::next_stage() const {
   if (finished_) return "done";
   if (reader_ && next_ < names_.size())
     return "tensor " + std::to_string(next_ + 1) + " of " + std::to_string(names_.size()) + " (" + names_[next_] + ")";
+  if (mapped_) return "position table";
   return reader_ ? "weight map" : "reading " + fs::path(model_.weights_path).filename().string();
 }
 

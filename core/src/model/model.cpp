@@ -178,27 +178,68 @@ SequenceContext make_sequence_context(const Model& model, const Inputs& in, cons
   return s;
 }
 
+namespace {
+// The products `positions` runs: each layer's K_r = P W_{k,r}ᵀ + b and Q_r = P W_{q,r}ᵀ + b on the
+// relative table `table` (P), into `out` (its vectors sized to the layers here).
+std::vector<ops::Product> position_products(const Model& model, const Matrix& table, PositionTable* out) {
+  const auto L = static_cast<size_t>(model.config.num_hidden_layers);
+  out->K_r.resize(L), out->Q_r.resize(L);
+  std::vector<ops::Product> products;
+  for (size_t l = 0; l < L && l < model.weights.layers.size(); ++l) {
+    const AttentionWeights& w = model.weights.layers[l].attention;
+    if (!w.pos_key.empty()) products.push_back({&w.pos_key, &table, &out->K_r[l], /*rows_independent=*/true});
+    if (!w.pos_query.empty()) products.push_back({&w.pos_query, &table, &out->Q_r[l], /*rows_independent=*/true});
+  }
+  return products;
+}
+}  // namespace
+
 std::shared_ptr<const PositionTable> ModelWorkspace::positions(const Model& model) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (built_) return positions_;
+  building_.reset();
   const ModelConfig& c = model.config;
   const Matrix table = relative_embedding_table(c, model.weights);
   std::shared_ptr<PositionTable> out;
   if (c.relative_attention && table.rows() > 0) {
     out = std::make_shared<PositionTable>();
-    const auto L = static_cast<size_t>(c.num_hidden_layers);
-    out->K_r.resize(L), out->Q_r.resize(L);
-    std::vector<ops::Product> products;
-    for (size_t l = 0; l < L && l < model.weights.layers.size(); ++l) {
-      const AttentionWeights& w = model.weights.layers[l].attention;
-      if (!w.pos_key.empty()) products.push_back({&w.pos_key, &table, &out->K_r[l], /*rows_independent=*/true});
-      if (!w.pos_query.empty()) products.push_back({&w.pos_query, &table, &out->Q_r[l], /*rows_independent=*/true});
-    }
-    ops::products(products);
+    ops::products(position_products(model, table, out.get()));
   }
   positions_ = std::move(out);
   built_ = true;
   return positions_;
+}
+
+bool ModelWorkspace::positions_step(const Model& model, int64_t max_work) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (built_) return true;
+  if (!building_) {  // the first piece: the relative table P (a LayerNorm of its rows), no product
+    building_ = std::make_unique<PositionsBuild>();
+    building_->table = relative_embedding_table(model.config, model.weights);
+    if (model.config.relative_attention && building_->table.rows() > 0) building_->out = std::make_shared<PositionTable>();
+    return false;
+  }
+  PositionsBuild& b = *building_;
+  const std::vector<ops::Product> products =
+      b.out ? position_products(model, b.table, b.out.get()) : std::vector<ops::Product>();
+  if (b.product < products.size()) {
+    const ops::Product& p = products[b.product];
+    const int64_t rows = b.table.rows(), out_width = p.layer->weight.rows();
+    const int64_t per_row = std::max<int64_t>(1, out_width * p.layer->weight.cols());
+    const int64_t n = std::clamp<int64_t>(max_work / per_row, 1, rows - b.row);
+    if (b.row == 0) p.y->resize(rows, out_width);
+    const Matrix x = b.table.middleRows(b.row, n);
+    Matrix y;
+    ops::products({ops::Product(p.layer, &x, &y, /*rows_independent=*/true)});
+    p.y->middleRows(b.row, n) = y;
+    b.row += n;
+    if (b.row == rows) ++b.product, b.row = 0;
+    if (b.product < products.size()) return false;
+  }
+  positions_ = std::move(b.out);
+  built_ = true;
+  building_.reset();
+  return true;
 }
 
 std::shared_ptr<const ops::PackedWeights> ModelWorkspace::packed(const Model& model) const {
@@ -217,6 +258,7 @@ void ModelWorkspace::take_from(ModelWorkspace& other) noexcept {
   std::scoped_lock lock(mutex_, other.mutex_, packed_mutex_, other.packed_mutex_);
   positions_ = std::move(other.positions_);
   built_ = other.built_;
+  building_ = std::move(other.building_);
   packed_ = std::move(other.packed_);
   other.positions_.reset();
   other.packed_.reset();
@@ -226,6 +268,7 @@ void ModelWorkspace::take_from(ModelWorkspace& other) noexcept {
 void ModelWorkspace::clear() {
   std::scoped_lock lock(mutex_, packed_mutex_);
   positions_.reset();
+  building_.reset();
   packed_.reset();
   built_ = false;
 }

@@ -54,8 +54,9 @@ AlignedBytes narrowed(const std::vector<double>& f, DType dtype) {
 // is missing so that one error can list every missing name.
 class WeightReader {
  public:
-  WeightReader(TensorMap& tensors, const std::string& source, const TensorLoader& load, bool plan_only = false)
-      : tensors_(tensors), source_(source), load_(load), plan_only_(plan_only) {}
+  WeightReader(TensorMap& tensors, const std::string& source, const TensorLoader& load, bool plan_only = false,
+               const NonFiniteCounts* counted = nullptr)
+      : tensors_(tensors), source_(source), load_(load), plan_only_(plan_only), counted_(counted) {}
 
   bool has(const std::string& name) const { return find(name) != nullptr; }
   /// Planning (`tensors_used`): every check runs, no value is read, accessors return empty values.
@@ -127,7 +128,8 @@ class WeightReader {
     taken_.push_back(key_of(name));
     if (plan_only_) return t;
     if (load_ && static_cast<int64_t>(t->f.size()) != t->numel() && t->stored.empty()) load_(key_of(name), t);
-    const int64_t bad = non_finite_count(*t);
+    const auto was_counted = counted_ ? counted_->find(key_of(name)) : NonFiniteCounts::const_iterator();
+    const int64_t bad = counted_ && was_counted != counted_->end() ? was_counted->second : non_finite_count(*t);
     if (bad) warnings_.push_back("tensor '" + name + "' holds " + std::to_string(bad) + " NaN/Inf values");
     return t;
   }
@@ -165,6 +167,7 @@ class WeightReader {
   const std::string& source_;
   const TensorLoader& load_;
   const bool plan_only_;
+  const NonFiniteCounts* counted_;  ///< counts a loader took already (map_weights' `counted`)
   std::vector<std::string> taken_;
   static constexpr size_t kNamesShown = 5;
   std::vector<std::string> missing_;  ///< the first kNamesShown missing names
@@ -354,8 +357,9 @@ ModelWeights map_weights_with(WeightReader& r, const ModelConfig& c, const Tenso
 
 }  // namespace
 
-ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source, const TensorLoader& load) {
-  WeightReader r(tensors, source, load);
+ModelWeights map_weights(const ModelConfig& c, TensorMap&& tensors, const std::string& source, const TensorLoader& load,
+                         const NonFiniteCounts* counted) {
+  WeightReader r(tensors, source, load, /*plan_only=*/false, counted);
   ModelWeights w = map_weights_with(r, c, tensors, source);
   tensors.clear();
   return w;

@@ -2,13 +2,13 @@
 """The web edition's forward against the desktop's, interleaved (issue 41, item 7; docs/web.md "Speed").
 
     bench_interleaved.py DEBERTA_CLI WASM_BUILD_DIR [--rounds 5] [--repeat 3] [--threads 2]
-                         [--scalar SCALAR_WASM_BUILD_DIR] [--page]
+                         [--scalar SCALAR_WASM_BUILD_DIR]
 
 A shared machine's speed drifts by tens of per cent within a minute, so the builds take turns: each
 round runs the desktop's one-thread forward (`deberta bench --preset xsmall --seq 128 --threads 1`),
 then the WebAssembly ones under node (forward_bench_wasm.js: SIMD, one thread; forward_bench_wasm_mt.js:
-SIMD + pthreads; with --scalar, a build configured with -DDEBERTA_WEB_SIMD=OFF), and with --page the
-same two in headless Chromium (bench_page.py). Prints every round's median per build, the load
+SIMD + pthreads; with --scalar, a build configured with -DDEBERTA_WEB_SIMD=OFF). The page itself,
+beside node and the desktop on real models: bench_page.py. Prints every round's median per build, the load
 average before each round, and the medians over the rounds with each one's ratio to the desktop's.
 Times only: nothing is asserted (ctest wasm_bench checks the numbers).
 """
@@ -44,7 +44,6 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=min(4, os.cpu_count() or 1))
     ap.add_argument("--scalar")
-    ap.add_argument("--page", action="store_true")
     a = ap.parse_args()
     bench = ["--preset", "xsmall", "--seq", "128", "--repeat", str(a.repeat)]
     node = ["/usr/bin/node", "--no-experimental-fetch"]
@@ -54,11 +53,6 @@ def main():
     builds.append(("node wasm SIMD", lambda: result_line(run(node + [os.path.join(a.wasm, "forward_bench_wasm.js")] + bench, "SIMD"), "SIMD")["median_ms"]))
     builds.append(("node wasm SIMD + %d threads" % a.threads,
                    lambda: result_line(run(node + [os.path.join(a.wasm, "forward_bench_wasm_mt.js")] + bench + ["--threads", str(a.threads)], "mt"), "mt")["median_ms"]))
-    if a.page:
-        page = [sys.executable, os.path.join(HERE, "bench_page.py"), a.wasm, "--repeat", str(a.repeat)]
-        builds.append(("page wasm SIMD", lambda: result_line(run(page, "page"), "page")["median_ms"]))
-        builds.append(("page wasm SIMD + %d threads" % a.threads,
-                       lambda: result_line(run(page + ["--threads", str(a.threads)], "page mt"), "page mt")["median_ms"]))
     times = {name: [] for name, _ in builds}
     for r in range(1, a.rounds + 1):
         load = open("/proc/loadavg").read().split()[0]

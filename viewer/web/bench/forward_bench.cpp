@@ -9,8 +9,11 @@
 // every 7th position masked), `forward` keeping the probability trace, then the MLM head
 // (`mlm_logits`) at the masked positions.
 //
-//   forward_bench [--preset xsmall] [--seq 128] [--threads 1] [--repeat 5]
+//   forward_bench [--preset xsmall | --model DIR] [--seq 128] [--threads 1] [--repeat 5]
 //                 [--save FILE | --check FILE]
+//
+// --model DIR times a model folder instead of a preset (`deberta bench --model`; node reads it
+// through NODERAWFS): the bundled multilingual model and the base-shaped one of bench_page.py.
 //
 // --save writes the warm-up run's MLM logits (magic "DBLOGIT1", rows, cols as int64, then the
 // doubles, row-major); --check reads such a file and compares every logit: the largest absolute
@@ -20,6 +23,7 @@
 #include "analysis/bench.h"
 #include "deberta/backend.h"
 #include "deberta/model.h"
+#include "deberta/model_io.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +40,7 @@ namespace {
 
 struct Args {
   std::string preset = "xsmall";
+  std::string model;  ///< a model folder instead of the preset
   int64_t seq = 128;
   int threads = 1;
   int repeat = 5;
@@ -59,15 +64,16 @@ Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc) usage_error(flag + " needs a value (flags: --preset --seq --threads --repeat --save --check)");
+    if (i + 1 >= argc) usage_error(flag + " needs a value (flags: --preset --model --seq --threads --repeat --save --check)");
     const char* value = argv[++i];
     if (flag == "--preset") a.preset = value;
+    else if (flag == "--model") a.model = value;
     else if (flag == "--seq") a.seq = parse_int(flag, value, 1, 512);
     else if (flag == "--threads") a.threads = static_cast<int>(parse_int(flag, value, 1, deberta::kMaxThreads));
     else if (flag == "--repeat") a.repeat = static_cast<int>(parse_int(flag, value, 1, 1000));
     else if (flag == "--save") a.save = value;
     else if (flag == "--check") a.check = value;
-    else usage_error("unknown flag '" + flag + "' (flags: --preset --seq --threads --repeat --save --check)");
+    else usage_error("unknown flag '" + flag + "' (flags: --preset --model --seq --threads --repeat --save --check)");
   }
   if (!a.save.empty() && !a.check.empty()) usage_error("--save and --check exclude each other");
   return a;
@@ -145,8 +151,10 @@ int main(int argc, char** argv) {
     using namespace deberta;
     set_num_threads(args.threads);
     // A preset has an MLM head and a position table: its EMD runs and reads P's first N rows.
-    check_input_length(preset_config(args.preset), args.seq, "preset " + args.preset, true);
-    const Model model = make_preset_model(args.preset, 1);
+    const std::string what = args.model.empty() ? args.preset : args.model;
+    if (args.model.empty()) check_input_length(preset_config(args.preset), args.seq, "preset " + args.preset, true);
+    const Model model = args.model.empty() ? make_preset_model(args.preset, 1) : load_model(args.model);
+    if (!args.model.empty()) check_input_length(model.config, args.seq, args.model, true);
     const Inputs in = bench_inputs(model.config, args.seq);
     const std::vector<int64_t> positions = bench_positions(args.seq);
     const double flops = forward_flops(model, args.seq, static_cast<int64_t>(positions.size()), runs_emd(model));
@@ -176,11 +184,11 @@ int main(int argc, char** argv) {
     std::printf("forward_bench (%s; Eigen's vector instructions: %s)\n", build_kind(), Eigen::SimdInstructionSetsInUse());
     std::printf("forward_bench (%s): %s, N = %lld, %d thread(s), %d runs: median %.1f ms (min %.1f), encoder + EMD %.1f ms, "
                 "MLM head (%zu rows) %.1f ms, %.2f GFLOP -> %.1f GFLOP/s\n",
-                build_kind(), args.preset.c_str(), static_cast<long long>(args.seq), num_threads(), args.repeat, median, best,
+                build_kind(), what.c_str(), static_cast<long long>(args.seq), num_threads(), args.repeat, median, best,
                 median_of(encoder), positions.size(), median_of(head), flops / 1e9, flops / (median / 1e3) / 1e9);
     std::printf("RESULT {\"build\": \"%s\", \"preset\": \"%s\", \"seq\": %lld, \"threads\": %d, \"median_ms\": %.3f, "
                 "\"min_ms\": %.3f, \"encoder_ms\": %.3f, \"head_ms\": %.3f, \"gflops\": %.3f}\n",
-                build_kind(), args.preset.c_str(), static_cast<long long>(args.seq), num_threads(), median, best,
+                build_kind(), what.c_str(), static_cast<long long>(args.seq), num_threads(), median, best,
                 median_of(encoder), median_of(head), flops / (median / 1e3) / 1e9);
     std::fflush(stdout);
     return ok ? 0 : 1;

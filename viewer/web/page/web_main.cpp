@@ -28,6 +28,7 @@
 //                              or pages; up and left positive, as GLFW's desktop wheel)
 //   web_ui()                   the interface's size and scale, the frames drawn, the shown model, as
 //                              JSON (the browser test's checks of size, sharpness and idle drawing)
+//   web_bench_forward(n, repeat)  the page's own forward timed on the shown model (bench_page.py)
 // and the page shows the newest predictions in <pre id="predictions"> and the input's tokens, one a
 // line, in <pre id="tokens"> (what the browser test reads; hidden, read by screen readers); what a
 // load could not do, at the top (#notice).
@@ -43,6 +44,7 @@
 #include "panels/panels.h"
 
 #include "deberta/ablation.h"
+#include "deberta/backend.h"  // num_threads: web_bench_forward says how many helped
 #include "deberta/inputs.h"  // count_unknown_tokens: the switch offered for a text the model does not know
 
 #include <GLFW/glfw3.h>
@@ -60,6 +62,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -615,6 +618,7 @@ EMSCRIPTEN_KEEPALIVE void web_open_model_files(const char* dir) {
   if (!g_app) return;
   g_load_frames = 0;
   g_load_step_max_ms = g_load_step_max_at = 0;
+  *g_app->jobs.load_steps = {};
   viewer::start_load(*g_app, dir);
   web_wake(kSettleFrames);
 }
@@ -627,14 +631,21 @@ EMSCRIPTEN_KEEPALIVE void web_switch_to_multilingual() { web_open_model_files(kM
 /// `web_set_load_step_ms(0)`, one a tensor). The browser test's check (g) (issue 44: a count, not a speed).
 EMSCRIPTEN_KEEPALIVE int web_load_frames() { return g_load_frames; }
 
-/// The longest time one frame spent in model loads' steps since the last `web_open_model_files`,
-/// as "MS AT": milliseconds and the load's progress (0–1) when those steps began (below 0.475: a
-/// tensor's read; from there to 0.95: the weight map; then the tokenizer). The browser test's check
-/// (r) prints it beside the longest gap between frames (issue 55, item 4: a figure, not a check).
+/// The model loads' steps since the last `web_open_model_files`, as "FRAME_MS AT STEP_MS STEPS
+/// POSITION_STEPS STAGE": the longest time one frame spent in them and the load's progress (0–1)
+/// when those steps began; the longest single step (`Jobs::load_steps`), the number of steps run
+/// and how many of them built the position table; and what the longest step
+/// did ("tensor 2 of 203 (…)", "weight map", "position table", "tokenizer"; it may hold spaces, so
+/// it comes last). The browser test's check (r) asserts the position table took a step per product
+/// at least and prints the figures (issue 55, item 4).
 EMSCRIPTEN_KEEPALIVE const char* web_load_longest_step() {
-  static char out[64];
-  std::snprintf(out, sizeof out, "%.1f %.3f", g_load_step_max_ms, g_load_step_max_at);
-  return out;
+  static std::string out;
+  const viewer::Jobs::StepRecord& r = *g_app->jobs.load_steps;
+  char head[128];
+  std::snprintf(head, sizeof head, "%.1f %.3f %.1f %lld %lld ", g_load_step_max_ms, g_load_step_max_at, r.longest_ms,
+                static_cast<long long>(r.steps), static_cast<long long>(r.position_steps));
+  out = head + (r.longest_stage.empty() ? std::string("-") : r.longest_stage);
+  return out.c_str();
 }
 
 /// Sets the time a frame gives the model loads' steps (`Jobs::step_ms`, 25 ms by default; at least
@@ -642,6 +653,48 @@ EMSCRIPTEN_KEEPALIVE const char* web_load_longest_step() {
 /// on a fast machine as on a busy one (the browser test's check (g)). Negative or NaN: ignored.
 EMSCRIPTEN_KEEPALIVE void web_set_load_step_ms(double ms) {
   if (g_app && ms >= 0) g_app->jobs.step_ms = ms;
+}
+
+/// The page's own forward timed on the shown model (issue 55, item 9; viewer/web/bench/bench_page.py):
+/// `n` token ids drawn as `deberta bench` draws them (core/src/analysis/bench.cpp `bench_inputs`:
+/// std::mt19937_64 seeded 7, each id modulo vocab_size; every 7th position a [MASK]), then `repeat`
+/// runs of (a) what the page runs for a new input, `viewer::compute_result` with no previous result
+/// (the forward at TraceLevel::Probs with the decoder stage, the EMD, the MLM head at the masks once
+/// per distinct hidden state, the heads), and (b) what `deberta bench` and forward_bench time, the
+/// forward at TraceLevel::Probs and `mlm_logits` at the masks. On this thread, the page's threads
+/// helping (`web_threads()`). Returns JSON {"n", "threads", "page_ms": [..], "bench_ms": [..]}
+/// (milliseconds, performance.now()), or {"error": "..."} without a model or for a bad `n`.
+EMSCRIPTEN_KEEPALIVE const char* web_bench_forward(int n, int repeat) {
+  static std::string out;
+  try {
+    if (!g_app || !g_app->state.model) throw std::runtime_error("no model loaded");
+    const std::shared_ptr<const viewer::LoadedModel> lm = g_app->state.model;
+    const deberta::Model& model = lm->model;
+    if (n < 1 || n > model.config.max_position_embeddings) throw std::runtime_error("n outside [1, max_position_embeddings]");
+    viewer::TokenInput input;
+    std::mt19937_64 rng(7);  // as bench_inputs
+    for (int i = 0; i < n; ++i) input.inputs.input_ids.push_back(static_cast<int64_t>(rng() % model.config.vocab_size));
+    for (int i = 0; i < n; i += 7) input.mask_positions.push_back(i);
+    for (int i = 0; i < n; ++i) input.names.push_back(std::to_string(input.inputs.input_ids[static_cast<size_t>(i)]));
+    viewer::Request r;
+    r.generation = 1;
+    r.model = lm;
+    std::string page = "[", bench = "[";
+    for (int k = 0; k < std::max(1, repeat); ++k) {
+      double t0 = emscripten_get_now();
+      (void)viewer::compute_result(r, input, nullptr);
+      page += (k ? ", " : "") + std::to_string(emscripten_get_now() - t0);
+      t0 = emscripten_get_now();
+      const deberta::ForwardTrace trace = deberta::forward(model, input.inputs, {}, deberta::TraceLevel::Probs, true);
+      (void)deberta::mlm_logits(model, trace.decoder_output(), input.mask_positions);
+      bench += (k ? ", " : "") + std::to_string(emscripten_get_now() - t0);
+    }
+    out = "{\"n\": " + std::to_string(n) + ", \"threads\": " + std::to_string(deberta::num_threads()) +
+          ", \"page_ms\": " + page + "], \"bench_ms\": " + bench + "]}";
+  } catch (const std::exception& e) {
+    out = std::string("{\"error\": \"") + e.what() + "\"}";
+  }
+  return out.c_str();
 }
 
 /// Sets the ablation from `deberta predict`'s switches and re-runs; returns "" or the error.
@@ -724,7 +777,8 @@ EMSCRIPTEN_KEEPALIVE void web_wheel(double dx, double dy) {
 /// "zoom": the most zoomed map's zoom, "model_scroll": the Model & text window's scroll (ImGui
 /// units), "font": the font size (ImGui units), "cell": [query i, key j] selected, "step": the
 /// lesson's step (0-based), "attempts": answers judged on it, "page": the tab shown (layout.h shown_page),
-/// "model": the shown model's folder, "result_model": the folder of the model the shown maps are
+/// "compute_ms": the shown result's time inside its stages (the Model panel's "last run"; a re-run's
+/// from its first changed layer), "tokens": its token count, "model": the shown model's folder, "result_model": the folder of the model the shown maps are
 /// of ("" without maps), "tokenizer": 0|1, "cjk_font": the CJK font that draws Han characters
 /// first (fonts.h cjk_order), "language": the interface's}. Read by the browser test.
 EMSCRIPTEN_KEEPALIVE const char* web_ui() {
@@ -750,7 +804,8 @@ EMSCRIPTEN_KEEPALIVE const char* web_ui() {
                 ", \"zoom\": %.4f, \"model_scroll\": %.2f, \"font\": %.3f, \"layer\": %d, \"head\": %d", zoom,
                 model_window ? model_window->Scroll.y : -1.0f, ImGui::GetFontSize(), s.layer, s.head);
   std::snprintf(nums + std::strlen(nums), sizeof nums - std::strlen(nums),
-                ", \"cell\": [%d, %d], \"step\": %d, \"attempts\": %d", s.qi, s.kj, s.lesson.step, s.lesson.attempts);
+                ", \"cell\": [%d, %d], \"step\": %d, \"attempts\": %d, \"compute_ms\": %.3f, \"tokens\": %d", s.qi, s.kj,
+                s.lesson.step, s.lesson.attempts, s.result ? s.result->compute_ms : 0.0, viewer::token_count(s));
   const std::vector<std::string> cjk = g_app->gfx.fonts.fallbacks();
   out = std::string("{\"size\": ") + quoted(viewer::ui_size_name(viewer::ui_size())) + ", " + nums +
         ", \"cjk_font\": " + quoted(cjk.empty() ? "" : cjk.front()) + ", \"language\": " + quoted(viewer::i18n::language()) +
