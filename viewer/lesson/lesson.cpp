@@ -921,6 +921,15 @@ LessonStep step_softmax(const Ctx& x) {
   }
 }
 
+/// Why steps 11 and 14 (I_0 = H + P) do not apply to a model whose EMD adds no absolute position
+/// (config `emd_position: false`, the zoo's depth-matched −EMD controls: I_0 = H); empty otherwise.
+std::string emd_without_positions(const Ctx& x) {
+  if (!x.in.emd || x.in.model->config.emd_position) return {};
+  // TRANSLATORS: emd_position is a configuration key (keep it); I_0 = H is a formula (keep it).
+  return tr("this model's EMD adds no absolute position (emd_position: false): its first query input is I_0 = H, "
+            "with no P to add.");
+}
+
 /// §3.2, appendix A.8, A.9: the Enhanced Mask Decoder's first query input I_0 = H + P as the released code
 /// computes it (the EMD trace's query_states0), at the first [MASK]; skips without an EMD.
 LessonStep step_emd(const Ctx& x) {
@@ -954,8 +963,9 @@ LessonStep step_emd(const Ctx& x) {
     }
   s.show = {"predictions", x.L - 1, x.head, mi, mi, 0, -1, "emd_I"};
   s.quotes = {paper_quote(Quote::EMDInput), paper_quote(Quote::EMDQuery)};
-  if (!in.emd) {
+  if (!in.emd || !emd_without_positions(x).empty()) {
     s.show.map.clear();
+    if (in.emd) return skip(s, emd_without_positions(x));
     return skip(s, in.emd_note.empty() ? std::string(tr("this model has no Enhanced Mask Decoder.")) : in.emd_note);
   } else {
     const deberta::EMDTrace& emd = *in.emd;
@@ -1167,11 +1177,12 @@ LessonStep step_emd_prediction(const Ctx& x) {
               "probabilities. The absolute positions thus act only here, just before the softmax that decodes the "
               "masked words (§3.2). Training minimises eq. 1's −log p at the masked positions, so its gradient flows "
               "back through this softmax, the head and the two passes into I_0 = H + P: the position embeddings P, "
-              "which this model adds nowhere else, are trained by the masked positions' loss alone.");
+              "which DeBERTa adds nowhere else, are trained by the masked positions' loss alone.");
   s.show = {"predictions", x.L - 1, x.head, std::max(mi, 0), std::max(mi, 0), 0, -1, ""};
   s.quotes = {paper_quote(Quote::EMDDecode), paper_quote(Quote::EMDQuery), paper_quote(Quote::MLMObjective)};
   const std::string why = no_prediction(x, mi);
   if (!x.in.emd) return skip(s, x.in.emd_note.empty() ? std::string(tr("this model has no Enhanced Mask Decoder.")) : x.in.emd_note);
+  if (!emd_without_positions(x).empty()) return skip(s, emd_without_positions(x));
   if (!why.empty()) return skip(s, why);
   const deberta::MaskPrediction pred = predict_at(*x.in.model, x.in.emd->output(), mi);
   const deberta::TokenScore &w1 = pred.top[0], &w2 = pred.top[1];

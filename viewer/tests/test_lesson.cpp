@@ -1498,3 +1498,25 @@ TEST_CASE("the pencil view: the toy model's rows and gathers by δ, as the sheet
   CHECK_THROWS_AS(viewer::pencil_cell(t, 0, 0, 4, 0), std::invalid_argument);
   CHECK_THROWS_AS(viewer::pencil_cell(t, 1, 0, 0, 0), std::invalid_argument);
 }
+
+TEST_CASE("steps 11 and 14 do not claim I_0 = H + P where the EMD adds no position (the zoo's depth-matched -EMD controls)") {
+  for (const char* name : {"deberta-tiny-no-emd-depth", "deberta-tiny-no-emd-abs-depth"}) {
+    CAPTURE(name);
+    const Run r = run_text(source(std::string("notebooks_data/models/zoo/") + name), kDefaultText);
+    REQUIRE(!r.model.config.emd_position);
+    const auto steps = viewer::build_lesson(r.input(0, 0));
+    for (const char* t : {"11.", "14."}) {
+      CAPTURE(t);
+      const viewer::LessonStep& s = step_titled(steps, t);
+      CHECK(!s.applies);
+      CHECK(has(s.skip_reason, "emd_position: false"));
+      CHECK(has(s.skip_reason, "I_0 = H,"));
+    }
+    CHECK(step_titled(steps, "13.").applies);  // eq. 1's loss still reads the EMD's prediction
+  }
+  // The bundled model's EMD adds P: both steps apply there.
+  const Run b = run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText);
+  const auto steps = viewer::build_lesson(b.input(0, 0));
+  CHECK(step_titled(steps, "11.").applies);
+  CHECK(step_titled(steps, "14.").applies);
+}
