@@ -1244,6 +1244,10 @@ LessonStep step_capstone(const Ctx& x) {
                        arg("terms", x.active)));
   }
   if (!why.empty()) return skip(s, why);
+  if (!x.in.reruns && x.in.defer_capstone) {
+    s.pending = true;
+    return s;
+  }
   const deberta::MaskPrediction base = predict_at(*x.in.model, decoder_states(x), mi);
   const deberta::TokenScore& top = base.top.front();
   const double loss0 = -base.log_probs(top.id);

@@ -144,6 +144,9 @@ struct LessonStep {
   std::vector<PaperQuote> quotes;
   LessonWhatIf what_if;      ///< the step's "what if" control (knob None: it has none here)
   LessonLink link;           ///< the core function that computes the answer, the notebook that re-derives it
+  /// Not computed yet (LessonInput::defer_capstone): the step's title, equation, text and quotes are
+  /// there, its question and answer are not; build the lesson again with the reruns to ask it.
+  bool pending = false;
 };
 
 /// How far from a mistake's value a typed number still names it: 0.5 % of the value's own size (so a
@@ -205,12 +208,20 @@ struct LessonInput {
   /// Step 15's reruns for this very run (lesson_reruns of this input); null: build_lesson makes them.
   /// Reruns of another run give wrong numbers: the caller keys them on its run (the viewer: the result's generation).
   const LessonReruns* reruns = nullptr;
+  /// With `reruns` null: true leaves step 15 pending (LessonStep::pending) instead of making the reruns
+  /// here. The viewer sets it while the learner is on another step, so a new sentence costs one forward
+  /// pass, not four; it makes the reruns when step 15 is opened.
+  bool defer_capstone = false;
 };
 
 /// Step 15's reruns for `in` (see LessonReruns): up to four forward passes of the model on the run's
 /// inputs, on top of the run's own ablation. Errors: null model or trace (std::invalid_argument); those of
 /// deberta::forward and predict_from_states.
 LessonReruns lesson_reruns(const LessonInput& in);
+
+/// The capstone's place in build_lesson's steps (step 15, 0-based 14): the one step a caller may leave
+/// pending (LessonInput::defer_capstone).
+inline constexpr int kCapstoneIndex = 14;
 
 /// The steps of the lesson for `in`, in reading order (always the same number of steps, 15; the
 /// ones that do not apply say why). Steps 13–15 (eq. 1, the EMD's prediction, the capstone) read the

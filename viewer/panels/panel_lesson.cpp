@@ -37,7 +37,10 @@ bool refresh_lesson(ViewerState& s) {
   LessonState& L = s.lesson;
   const Result& r = *s.result;
   const bool same_language = L.built_language == i18n::generation();
-  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head && same_language)
+  // Step 15 left pending (its reruns not made) and now open: build again, with the reruns.
+  const bool opened_pending = L.step >= 0 && L.step < static_cast<int>(L.steps.size()) && L.steps[static_cast<size_t>(L.step)].pending;
+  if (L.built_generation == r.generation && L.built_layer == s.layer && L.built_head == s.head && same_language &&
+      !opened_pending)
     return true;
   const LayerDetail* full = detail_for(s, s.layer);
   if (!full || !full->has(0)) return false;
@@ -58,13 +61,15 @@ bool refresh_lesson(ViewerState& s) {
   in.layer = s.layer, in.head = s.head;
   in.vocab = [m = r.model.get()](int64_t id) { return vocab_name(m, id); };
   try {
-    // Step 15's forward passes depend on the result only: made once per result, not per layer or head.
-    if (L.reruns_generation != r.generation) {
+    // Step 15's forward passes (about three) depend on the result only: made once per result, not per
+    // layer or head, and only once the learner is on step 15 (until then the step is left pending).
+    if (L.reruns_generation != r.generation && L.step == kCapstoneIndex) {
       L.reruns_generation = 0;
       L.reruns = lesson_reruns(in);
       L.reruns_generation = r.generation;
     }
-    in.reruns = &L.reruns;
+    if (L.reruns_generation == r.generation) in.reruns = &L.reruns;
+    in.defer_capstone = true;
     L.steps = build_lesson(in);
     L.error.clear();
   } catch (const std::exception& e) {

@@ -629,20 +629,31 @@ TEST_CASE("only decimal numbers are answers: not 0xA, 0x1.4p3, inf or nan (issue
   CHECK(viewer::judge_lesson_answer(ten, "10").kind == viewer::LessonVerdict::Right);
 }
 
+/// The bundled 512-token model on 508 tokens of the default sentence repeated (log buckets beyond k
+/// and m): made once for the suite (two test cases read it; a forward of 508 tokens is seconds under
+/// the sanitizers).
+const Run& long_run() {
+  static const Run r = [] {
+    const std::string dir = source("notebooks_data/models/deberta-tiny-512");
+    REQUIRE(std::filesystem::exists(dir + "/spm.model"));
+    Run run;
+    run.model = load_model(dir);
+    const auto tok = load_tokenizer_for_model(dir, run.model.config.vocab_size);
+    std::string text = kDefaultText;
+    while (tok->encode(text).ids.size() < 508) text += std::string(" ") + kDefaultText;
+    const Encoding enc = tok->encode(text);
+    Inputs in;
+    in.input_ids.assign(enc.ids.begin(), enc.ids.begin() + 508);
+    run.tokens.assign(enc.tokens.begin(), enc.tokens.begin() + 508);
+    run.trace = forward(run.model, in, {}, TraceLevel::Full, true);
+    if (run.trace.emd) run.emd = run.trace.emd;
+    return run;
+  }();
+  return r;
+}
+
 TEST_CASE("step 4 and its working hold for a bucketed model at 508 tokens, beyond k and beyond m (issue 42)") {
-  const std::string dir = source("notebooks_data/models/deberta-tiny-512");
-  REQUIRE(std::filesystem::exists(dir + "/spm.model"));
-  Run r;
-  r.model = load_model(dir);
-  const auto tok = load_tokenizer_for_model(dir, r.model.config.vocab_size);
-  std::string text = kDefaultText;
-  while (tok->encode(text).ids.size() < 508) text += std::string(" ") + kDefaultText;
-  const Encoding enc = tok->encode(text);
-  Inputs in;
-  in.input_ids.assign(enc.ids.begin(), enc.ids.begin() + 508);
-  r.tokens.assign(enc.tokens.begin(), enc.tokens.begin() + 508);
-  r.trace = forward(r.model, in, {}, TraceLevel::Full, true);
-  if (r.trace.emd) r.emd = r.trace.emd;
+  const Run& r = long_run();
   const int N = 508;
   const auto& ctx = r.trace.context;
   const int64_t k = ctx.attention.k;
@@ -1020,20 +1031,6 @@ TEST_CASE("what if: where the number depends on no switch there is no control; b
 namespace {
 
 /// A 508-token run of the bucketed model (log buckets, k = 32): every bucket up to the table's ends.
-Run run_long(const std::string& dir) {
-  Run r;
-  r.model = load_model(dir);
-  const auto tok = load_tokenizer_for_model(dir, r.model.config.vocab_size);
-  std::string text = kDefaultText;
-  while (tok->encode(text).ids.size() < 508) text += std::string(" ") + kDefaultText;
-  const Encoding enc = tok->encode(text);
-  Inputs in;
-  in.input_ids.assign(enc.ids.begin(), enc.ids.begin() + 508);
-  r.tokens.assign(enc.tokens.begin(), enc.tokens.begin() + 508);
-  r.trace = forward(r.model, in, {}, TraceLevel::Full, true);
-  if (r.trace.emd) r.emd = r.trace.emd;
-  return r;
-}
 
 /// The terms of a run as a caption lists them: "c2c + c2p".
 std::string term_list(const ResolvedAttention& att) {
@@ -1048,20 +1045,21 @@ std::string term_list(const ResolvedAttention& att) {
 TEST_CASE("every sentence holds on every kind of model: 3-term, 2-term, c2c-only, c2c + absolute, bucketed at 508 (issue 58)") {
   struct Case {
     const char* name;
-    Run run;
+    std::shared_ptr<const Run> run;
   };
+  const auto own = [](Run r) { return std::make_shared<const Run>(std::move(r)); };
   const std::string mask_text = "And God said, Let there be light: and there was [MASK].";
   std::vector<Case> cases;
-  cases.push_back({"3-term (v1_basic)", run_ids(source("notebooks_data/golden/v1_basic"), 12)});
-  cases.push_back({"3-term (bundled)", run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText)});
-  cases.push_back({"2-term (v1_c2p_only)", run_ids(source("notebooks_data/golden/v1_c2p_only"), 12)});
-  cases.push_back({"c2c-only (v1_norel)", run_ids(source("notebooks_data/golden_extra/v1_norel"), 12)});
-  cases.push_back({"c2c + absolute (zoo c2c-abs)", run_text(source("notebooks_data/models/zoo/deberta-tiny-c2c-abs"), mask_text)});
-  cases.push_back({"3-term + absolute (zoo no-emd-abs)", run_text(source("notebooks_data/models/zoo/deberta-tiny-no-emd-abs"), kDefaultText)});
-  cases.push_back({"bucketed at 508 tokens", run_long(source("notebooks_data/models/deberta-tiny-512"))});
+  cases.push_back({"3-term (v1_basic)", own(run_ids(source("notebooks_data/golden/v1_basic"), 12))});
+  cases.push_back({"3-term (bundled)", own(run_text(source("notebooks_data/models/deberta-tiny"), kDefaultText))});
+  cases.push_back({"2-term (v1_c2p_only)", own(run_ids(source("notebooks_data/golden/v1_c2p_only"), 12))});
+  cases.push_back({"c2c-only (v1_norel)", own(run_ids(source("notebooks_data/golden_extra/v1_norel"), 12))});
+  cases.push_back({"c2c + absolute (zoo c2c-abs)", own(run_text(source("notebooks_data/models/zoo/deberta-tiny-c2c-abs"), mask_text))});
+  cases.push_back({"3-term + absolute (zoo no-emd-abs)", own(run_text(source("notebooks_data/models/zoo/deberta-tiny-no-emd-abs"), kDefaultText))});
+  cases.push_back({"bucketed at 508 tokens", std::shared_ptr<const Run>(&long_run(), [](const Run*) {})});
   for (const Case& k : cases) {
     CAPTURE(k.name);
-    const Run& r = k.run;
+    const Run& r = *k.run;
     const ModelConfig& c = r.model.config;
     const ResolvedAttention& att = r.trace.context.attention;
     const bool pos = att.terms[Term::c2p] || att.terms[Term::p2c];
@@ -1386,6 +1384,25 @@ TEST_CASE("steps 13-15: eq. 1's loss, the EMD's prediction and the capstone equa
   // Built without the run's cached reruns (build_lesson makes its own): the same numbers.
   in.reruns = nullptr;
   CHECK(step_titled(viewer::build_lesson(in), "15.").answer == s15.answer);
+  // Deferred, as the viewer builds while the learner is on another step: step 15 pending (no question,
+  // no reruns made), every other step as before; with the reruns given, deferring changes nothing.
+  CHECK(!s15.pending);
+  in.defer_capstone = true;
+  const auto deferred = viewer::build_lesson(in);
+  REQUIRE(deferred.size() == steps.size());
+  CHECK(deferred[viewer::kCapstoneIndex].title == s15.title);
+  CHECK(deferred[viewer::kCapstoneIndex].pending);
+  CHECK(deferred[viewer::kCapstoneIndex].question.empty());
+  for (size_t n = 0; n < steps.size(); ++n) {
+    if (static_cast<int>(n) == viewer::kCapstoneIndex) continue;
+    CAPTURE(steps[n].title);
+    CHECK(!deferred[n].pending);
+    CHECK(deferred[n].question == steps[n].question);
+    CHECK(deferred[n].answer == steps[n].answer);
+  }
+  in.reruns = r.input(1, 2).reruns;
+  CHECK(!viewer::build_lesson(in)[viewer::kCapstoneIndex].pending);
+  CHECK(viewer::build_lesson(in)[viewer::kCapstoneIndex].answer == s15.answer);
   CHECK(s15.question.find("With " + best_term + " switched off") != std::string::npos);
   CHECK(s15.explanation.find("−EMD: p = ") != std::string::npos);
   CHECK(viewer::judge_lesson_answer(s15, std::to_string(-best)).mistake.find("sign") != std::string::npos);

@@ -124,8 +124,11 @@ void FontAtlas::require_state(const ViewerState& s) {
   }
   order_wanted_ = cjk_order(i18n::language(), extra_);
   const uint64_t generation = s.result ? s.result->generation : 0;
-  if (generation == seen_generation_ && s.text == seen_text_ && s.lesson.steps.size() == seen_steps_) return;
-  seen_generation_ = generation, seen_text_ = s.text, seen_steps_ = s.lesson.steps.size();
+  // The steps' count, and which are pending (step 15's question arrives when the learner opens it).
+  size_t steps = s.lesson.steps.size();
+  for (const auto& step : s.lesson.steps) steps += step.pending ? 1000 : 0;
+  if (generation == seen_generation_ && s.text == seen_text_ && steps == seen_steps_) return;
+  seen_generation_ = generation, seen_text_ = s.text, seen_steps_ = steps;
   require(s.text);
   require(s.pair);
   if (s.result) {
