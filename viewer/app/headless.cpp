@@ -8,6 +8,7 @@
 #include "figures/figure_export.h"
 #include "export/figure_view.h"
 #include "panels/panels.h"
+#include "ui/clip_check.h"
 #include "ui/layout.h"
 
 #include <algorithm>
@@ -251,6 +252,10 @@ bool HeadlessDriver::after_render(App& app, int fb_w, int fb_h, const std::map<s
     exit_code_ = 1;
     done = true;
   }
+  if (o_.check_fit && frames_after_ready_ >= std::max(o_.frames, 3)) {
+    report_clipped("");
+    if (o_.screenshot.empty() && o_.log_text.empty()) done = true;
+  }
   if (!o_.log_text.empty() && frames_after_ready_ >= std::max(o_.frames, 3)) {
     report_frame_log();
     if (o_.screenshot.empty()) done = true;
@@ -311,6 +316,14 @@ void HeadlessDriver::report_first(const ViewerState& s) {
     std::fprintf(stderr, "deberta-viewer: %s\n", s.model_error.c_str());
     exit_code_ = 1;
   }
+}
+
+void HeadlessDriver::report_clipped(const std::string& where) {
+  for (const ClippedLine& line : clipped_lines(ImGui::GetDrawData())) {
+    std::printf("fit: %s%s\n", where.c_str(), describe(line).c_str());
+    ++clipped_;
+  }
+  std::fflush(stdout);
 }
 
 void HeadlessDriver::report_frame_log() {
@@ -396,6 +409,12 @@ bool HeadlessDriver::tour_step(App& app, bool ready, double waited) {
   if (current && current->show_me && tour_frames_ == 3)
     print_show_me(s);
   if (tour_frames_ < std::max(o_.frames, 3)) return false;
+  if (o_.check_fit && current) {
+    std::string where = tab_name(current->tab);
+    if (current->lesson_step >= 0)
+      where += " step " + std::to_string(current->lesson_step + 1) + (current->show_me ? ", show me" : ", show the working");
+    report_clipped(where + ": ");
+  }
   if (!o_.log_text.empty() && current && !append_tour_log(current)) return true;
   // The Lesson tab has been drawn, so its steps are known: a stop for each, twice.
   if (current && current->tab == Tab::Lesson && current->lesson_step < 0)

@@ -67,6 +67,10 @@ struct HeadlessOptions {
   /// working"; answer 0 and "show me"), each from the first selection, `frames` settled frames a
   /// stop; print a line a stop, then exit. One process instead of one a stop (issue 28's test).
   bool tour = false;
+  /// --check-fit: on the frame of --log-text / --screenshot, or the last frame of every --tour stop,
+  /// print each line of text cut at its side (ui/clip_check.h) as "fit: [STOP: ]window 'W' …"; the
+  /// run then exits with 1.
+  bool check_fit = false;
   /// --export-list: each job in turn in this one process (load, input, ablation, every export and
   /// the screenshot), from the first selection; a line a job ("export-list: ok DIR" or
   /// "export-list: FAIL DIR: why"); exit 1 if any failed. One process instead of one a model
@@ -96,7 +100,7 @@ class HeadlessDriver {
   /// --tour a scratch file beside it ("FILE.frame", removed at the end); "" without --log-text.
   std::string frame_log_path() const { return o_.log_text.empty() ? "" : o_.tour ? o_.log_text + ".frame" : o_.log_text; }
   /// 0, or 1 when something failed (a timeout, an export or screenshot error).
-  int exit_code() const { return exit_code_; }
+  int exit_code() const { return exit_code_ != 0 ? exit_code_ : clipped_ > 0 ? 1 : 0; }
 
  private:
   /// One stop of --tour: a tab, or a lesson step (0-based) with "show the working" or "show me".
@@ -120,6 +124,9 @@ class HeadlessDriver {
   /// --log-text without --tour: reports the frame log written by the last frame (layout.h's frame
   /// text log); a failed write sets the exit code.
   void report_frame_log();
+  /// --check-fit: prints the frame's lines cut at their side, each after `where` (the tour's stop or "").
+  void report_clipped(const std::string& where);
+  int clipped_ = 0;  ///< lines --check-fit found cut at their side (the run goes on; exit 1 at the end)
   /// --tour with --log-text: appends the frame log of the stop `current` to the tour's log under a
   /// `#### tour: …` line. Returns false (and sets the exit code) when the frame log failed.
   bool append_tour_log(const TourStop* current);

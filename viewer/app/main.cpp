@@ -52,6 +52,7 @@ using viewer::ViewerState;
 struct Args {
   std::string model, text, ids;
   std::string lang;  ///< --lang: the interface's language (i18n.h); "" = from the environment
+  std::string ui_size;  ///< --ui-size: small, normal, large, larger or largest (ui/layout.h); "" = normal
   std::string pair, token_types;  // a sentence pair (segment B) / token types for --ids
   int mask_id = -1;
   std::string screenshot;
@@ -76,6 +77,7 @@ struct Args {
   bool lesson_show_me = false; ///< headless: press "show me" once the result is shown
   std::string lesson_what_if;  ///< headless: NAME=VALUE for the step's "what if" (K=2, f=1, p2c=paper)
   bool tour = false;           ///< --tour: every tab and lesson step in one run (headless.h)
+  bool check_fit = false;      ///< --check-fit: report text cut at a box's side (headless.h)
   std::string export_list;     ///< --export-list FILE: every job's exports in one run (headless.h)
   std::string zoom;        ///< "X,Y,F": every map starts zoomed by F around (X, Y) in map units 0…1
   std::string figure, figure_grid;  ///< headless: write the selected map / the layers × heads grid (.pdf/.svg)
@@ -162,6 +164,10 @@ void add_view_options(CLI::App& cli, Args& args) {
                  "Language of the interface and the lesson: en, ko, ja, zh_CN, it (a locale name such as ko_KR.UTF-8 "
                  "works too; default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG). The CLI's messages and "
                  "--lesson-answer's verdict words stay English");
+  cli.add_option("--ui-size", args.ui_size,
+                 "Size of the interface's text and controls at start, as the A- / A+ buttons set it: small, normal "
+                 "(default), large, larger, largest")
+      ->check(CLI::IsMember({"small", "normal", "large", "larger", "largest"}));
 }
 
 /// The options of the headless modes: screenshots, exports, figures, the lesson's actions, the tour
@@ -208,6 +214,9 @@ void add_headless_options(CLI::App& cli, Args& args) {
                  "Headless: set the lesson step's \"what if\" control (K=2, f=1.5, p2c=paper or p2c=code) after "
                  "--lesson-answer and print the step's number and the [MASK]'s top 3 before and after");
   cli.add_flag("--lesson-show-me", args.lesson_show_me, "Headless: press the lesson step's \"show me\" (opens its tab, layer, head, cell)");
+  cli.add_flag("--check-fit", args.check_fit,
+               "Headless: report every line of text the last frame drew cut at the left or right of its box or window "
+               "(a line \"fit: ...\" each; with --tour, at every stop) and exit with 1 if there is one");
   cli.add_flag("--tour", args.tour,
                "Headless: draw every tab, then every lesson step (answer 0, then \"show the working\"; answer 0, then \"show me\"), "
                "--frames frames each, printing a line a stop, and exit");
@@ -241,6 +250,7 @@ int check_args(Args& args) {
       return 2;
     }
   }
+  if (!args.ui_size.empty()) viewer::set_ui_size(viewer::ui_size_from_name(args.ui_size.c_str()));
   if (!args.export_list.empty()) {
     try {
       args.export_jobs = viewer::read_export_list(args.export_list);
@@ -375,6 +385,7 @@ viewer::HeadlessOptions headless_options(const Args& args) {
   ho.figure_pipeline = args.figure_pipeline, ho.figure_links = args.figure_links;
   ho.bench_frames = args.bench_frames;
   ho.tour = args.tour;
+  ho.check_fit = args.check_fit;
   ho.export_list = args.export_jobs;
   return ho;
 }

@@ -3,10 +3,12 @@
 // re-run off the UI thread from the first layer it affects (deberta::first_affected_layer).
 #include "ui/heatmap.h"
 #include "panels/panels.h"
+#include "ui/wrapped_text.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 
 namespace viewer {
@@ -65,12 +67,14 @@ bool term_switches(ViewerState& s, const deberta::Model& m, deberta::Ablation& a
     ImGui::TextDisabled("%s", tr("p2c index"));
     HelpMarker(tr("The released code makes p2c read Q_r at the row of i − j (δ(i,j)); eq. 4 of the paper writes "
                   "δ(j,i). The model was trained with the code's choice."));
-    ImGui::SameLine();
     const bool paper = a.p2c_index.value_or(c.trained_with_paper_p2c ? deberta::P2CIndex::Paper
                                                                     : deberta::P2CIndex::Code) == deberta::P2CIndex::Paper;
-    if (ImGui::RadioButton((std::string(tr("code δ(i,j)")) + "###p2c_code").c_str(), !paper)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
-    ImGui::SameLine();
-    if (ImGui::RadioButton((std::string(tr("paper δ(j,i)")) + "###p2c_paper").c_str(), paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
+    const std::string code_label = std::string(tr("code δ(i,j)")) + "###p2c_code";
+    const std::string paper_label = std::string(tr("paper δ(j,i)")) + "###p2c_paper";
+    SameLineIfFits(code_label.c_str());
+    if (ImGui::RadioButton(code_label.c_str(), !paper)) a.p2c_index = deberta::P2CIndex::Code, changed = true;
+    SameLineIfFits(paper_label.c_str());
+    if (ImGui::RadioButton(paper_label.c_str(), paper)) a.p2c_index = deberta::P2CIndex::Paper, changed = true;
   }
   return changed;
 }
@@ -83,13 +87,15 @@ bool scale_and_positions(const deberta::Model& m, deberta::Ablation& a) {
   ImGui::TextDisabled("%s", tr("scale s = 1/√(d·f)"));
   HelpMarker(tr("auto: the factor the model was trained with (the code uses 1 + number of position terms); "
                 "√(3d): the paper's factor 3; active terms: 1 + the number of position terms switched on now."));
-  ImGui::SameLine();
-  if (ImGui::RadioButton((std::string(tr("auto")) + "###scale_auto").c_str(), a.scale_mode == deberta::ScaleMode::Auto)) a.scale_mode = deberta::ScaleMode::Auto, changed = true;
-  ImGui::SameLine();
+  const std::string auto_label = std::string(tr("auto")) + "###scale_auto";
+  const std::string active_label = std::string(tr("active terms")) + "###scale_active";
+  SameLineIfFits(auto_label.c_str());
+  if (ImGui::RadioButton(auto_label.c_str(), a.scale_mode == deberta::ScaleMode::Auto)) a.scale_mode = deberta::ScaleMode::Auto, changed = true;
+  SameLineIfFits("√(3d)");
   if (ImGui::RadioButton("√(3d)", a.scale_mode == deberta::ScaleMode::Fixed))
     a.scale_mode = deberta::ScaleMode::Fixed, a.scale_factor = 3, changed = true;
-  ImGui::SameLine();
-  if (ImGui::RadioButton((std::string(tr("active terms")) + "###scale_active").c_str(), a.scale_mode == deberta::ScaleMode::Rescale))
+  SameLineIfFits(active_label.c_str());
+  if (ImGui::RadioButton(active_label.c_str(), a.scale_mode == deberta::ScaleMode::Rescale))
     a.scale_mode = deberta::ScaleMode::Rescale, changed = true;
 
   if (c.relative_attention) {
@@ -106,9 +112,9 @@ bool scale_and_positions(const deberta::Model& m, deberta::Ablation& a) {
   if (c.log_buckets()) {  // the two references differ only for log-bucketed models
     const bool ms = a.relative_positions == deberta::RelativePositionRule::Microsoft;
     ImGui::TextDisabled("%s", tr("relative positions"));
-    ImGui::SameLine();
+    SameLineIfFits("Hugging Face");
     if (ImGui::RadioButton("Hugging Face", !ms)) a.relative_positions = deberta::RelativePositionRule::HuggingFace, changed = true;  // i18n: not translated (a name)
-    ImGui::SameLine();
+    SameLineIfFits("microsoft");
     if (ImGui::RadioButton("microsoft", ms)) a.relative_positions = deberta::RelativePositionRule::Microsoft, changed = true;  // i18n: not translated (a name)
     // TRANSLATORS: {clamp} is m − 1 and {m} is m (max_relative_positions); keep microsoft/DeBERTa and Hugging Face.
     const std::string help = trf("microsoft/DeBERTa clamps i - j to ±(m - 1) = ±{clamp} before the log buckets; Hugging Face "
@@ -133,16 +139,24 @@ bool scale_and_positions(const deberta::Model& m, deberta::Ablation& a) {
 /// The masked heads (a button each unmasks one) and the reset. Returns whether one changed.
 bool masked_heads(deberta::Ablation& a) {
   bool changed = false;
-  ImGui::TextDisabled("%s", tr("masked heads (right-click a map in the grid)"));
+  // Wrapped (in Japanese and Italian the label is wider than the panel); the buttons follow on its
+  // last line while they fit, then on the next lines.
+  const std::string label = tr("masked heads (right-click a map in the grid)");
   if (a.head_mask.empty()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled(": %s", trc("masked heads", "none"));
+    WrappedTextDisabled(label + ": " + trc("masked heads", "none"));
   } else {
+    WrappedTextDisabled(label + ":");
     std::pair<int64_t, int64_t> remove{-1, -1};
+    bool first = true;
     for (const auto& [l, h] : a.head_mask) {
-      ImGui::SameLine();
-      const std::string label = std::to_string(l) + ":" + std::to_string(h) + " ×";
-      if (ImGui::SmallButton(label.c_str())) remove = {l, h};
+      const std::string button = std::to_string(l) + ":" + std::to_string(h) + " ×";
+      if (!first) {
+        ImGui::SameLine();
+        const float w = ImGui::CalcTextSize(button.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+        if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+      }
+      first = false;
+      if (ImGui::SmallButton(button.c_str())) remove = {l, h};
     }
     if (remove.first >= 0) a.head_mask.erase(remove), changed = true;
   }
@@ -157,7 +171,8 @@ void effect_table(const Result& r) {
   const LoadedModel* lm = r.model.get();
   if (ImGui::BeginTable("ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp)) {
     // TRANSLATORS: column header: the [MASK]'s position (narrow).
-    ImGui::TableSetupColumn(tr("pos"), ImGuiTableColumnFlags_WidthFixed, 30);
+    ImGui::TableSetupColumn(tr("pos"), ImGuiTableColumnFlags_WidthFixed,
+                            std::max(ImGui::CalcTextSize(tr("pos")).x, ImGui::CalcTextSize("0000").x));
     ImGui::TableSetupColumn(tr("baseline"));
     ImGui::TableSetupColumn(tr("ablated"));
     ImGui::TableSetupColumn("KL", ImGuiTableColumnFlags_WidthFixed, 50);
@@ -176,8 +191,12 @@ void effect_table(const Result& r) {
         ImGui::TextColored(changed_top ? ImVec4(1, 0.55f, 0.3f, 1) : ImVec4(0.5f, 1, 0.6f, 1), "%s %.2f",
                            vocab_name(lm, ts.id).c_str(), ts.probability);
         if (list->size() > 1) {
+          // Beside the top-1 where the column has room, else below it (never cut at the column's edge).
+          char second[256];
+          std::snprintf(second, sizeof second, "%s %.2f", vocab_name(lm, (*list)[1].id).c_str(), (*list)[1].probability);
           ImGui::SameLine();
-          ImGui::TextDisabled("%s %.2f", vocab_name(lm, (*list)[1].id).c_str(), (*list)[1].probability);
+          if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(second).x) ImGui::NewLine();
+          ImGui::TextDisabled("%s", second);
         }
       }
       ImGui::TableNextColumn();

@@ -5,6 +5,7 @@
 // relative table: c2p reads K_r[δ(i, j)], p2c reads Q_r[δ(i, j)] (code) or Q_r[δ(j, i)] (paper).
 #include "ui/heatmap.h"
 #include "panels/panels.h"
+#include "ui/wrapped_text.h"
 
 #include "deberta/equations.h"
 
@@ -39,7 +40,7 @@ void bucket_curve(const ViewerState& s, const deberta::ModelConfig& c, int N, fl
   int64_t ymax = 1;
   for (int64_t b : curve) ymax = std::max<int64_t>(ymax, std::abs(b));
   const int mid = static_cast<int>(c.position_buckets / 2);
-  ImGui::Text(tr("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)"), mid,
+  WrappedTextF(tr("bucket(i − j): exact up to ±%d, then logarithmic up to ±%lld; the shaded band is this input (±%d)"), mid,
               static_cast<long long>(c.max_relative_positions), N - 1);
   // Axes: x = i − j, y = the bucketed position; ticks at the ends, ±b/2 and the input's ±(N − 1).
   const float W = std::min(ImGui::GetContentRegionAvail().x, 2 * size + 120), Hc = 130, pad_l = 40, pad_b = 18;
@@ -84,7 +85,7 @@ void bucket_curve(const ViewerState& s, const deberta::ModelConfig& c, int N, fl
                       static_cast<long long>(curve[static_cast<size_t>(r + span)]),
                       static_cast<long long>(std::clamp<int64_t>(curve[static_cast<size_t>(r + span)] + model_k, 0, 2 * model_k - 1)));
   }
-  ImGui::TextDisabled(tr("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses"), sel,
+  WrappedTextDisabledF(tr("x: i − j (white dot: the selected cell, i − j = %d → %lld)   y: the position the model uses"), sel,
                       static_cast<long long>(sb));
 }
 
@@ -118,6 +119,16 @@ void cell_tooltip(const ViewerState& s, const Result& r, const deberta::IndexMat
   ImGui::EndTooltip();
 }
 
+/// A map's title `fmt` (one %d: `k`) wrapped at the map's width `width` (wider than the map in
+/// Japanese at the large interface size).
+void map_title(float width, const char* fmt, int k) {
+  char title[256];
+  std::snprintf(title, sizeof title, fmt, k);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  WrappedText(title);
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void DrawDistancePanel(App& app) {
@@ -141,10 +152,10 @@ void DrawDistancePanel(App& app) {
   HelpMarker(tr("k of the left map only. The model's own k is fixed by training; to make the model see less "
                 "distance, use the K slider of the Ablations panel."));
   if (c.log_buckets())
-    ImGui::TextDisabled(tr("this model: k = %d, log buckets (position_buckets = %lld), relative table of 2k = %d rows"), model_k,
+    WrappedTextDisabledF(tr("this model: k = %d, log buckets (position_buckets = %lld), relative table of 2k = %d rows"), model_k,
                         static_cast<long long>(c.position_buckets), 2 * model_k);
   else
-    ImGui::TextDisabled(tr("this model: k = %d, relative table of 2k = %d rows"), model_k, 2 * model_k);
+    WrappedTextDisabledF(tr("this model: k = %d, relative table of 2k = %d rows"), model_k, 2 * model_k);
 
   // Left: eq. 3 for the slider's k. Right: the rows the model reads (c2p_row), bucketed in v2.
   deberta::IndexMatrix delta(N, N);
@@ -176,8 +187,8 @@ void DrawDistancePanel(App& app) {
   ColorBar(app, sc1, size, "δ");
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text(c.log_buckets() ? tr("rows the model reads: δ of the log-bucketed i − j (k = %d)") : tr("rows the model reads (k = %d)"),
-              model_k);
+  map_title(size, c.log_buckets() ? tr("rows the model reads: δ of the log-bucketed i − j (k = %d)") : tr("rows the model reads (k = %d)"),
+            model_k);
   HeatmapEvent e2 = Heatmap(app, "distance/rows", rows_d, sc2, ImVec2(size, size), r.generation, ov);
   if (e2.hovered) hi = e2.i, hj = e2.j;
   if (e2.clicked) s.qi = e2.i, s.kj = e2.j;

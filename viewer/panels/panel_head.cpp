@@ -8,6 +8,7 @@
 // the selection). The maps zoom and pan together (Ctrl+wheel, drag, double-click resets).
 #include "ui/heatmap.h"
 #include "panels/panels.h"
+#include "ui/wrapped_text.h"
 
 #include "deberta/explain.h"
 
@@ -31,7 +32,7 @@ struct Term {
 void cell_tooltip(const ViewerState& s, const std::vector<Term>& terms, const deberta::Matrix& logits,
                   const deberta::Matrix& probs, int i, int j, double scale_factor) {
   ImGui::BeginTooltip();
-  ImGui::Text(tr("query i = %d '%s'  →  key j = %d '%s'"), i, token_name(s, i).c_str(), j, token_name(s, j).c_str());
+  WrappedTextF(tr("query i = %d '%s'  →  key j = %d '%s'"), i, token_name(s, i).c_str(), j, token_name(s, j).c_str());
   ImGui::TextDisabled("i − j = %d", i - j);
   double total_abs = 0;
   for (const auto& t : terms)
@@ -116,9 +117,16 @@ void row_labels(const ViewerState& s, int N, float size, float title_h, float la
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float ch = size / static_cast<float>(N);
   for (int i = 0; i < N; ++i) {
-    std::string lab = token_name(s, i);
-    if (lab.size() > 10) lab = lab.substr(0, 9) + "…";
-    lab = std::to_string(i) + " " + lab;
+    // "i token", the token shortened (whole characters, then "…") until the label fits its column:
+    // the index always shows.
+    std::string name = token_name(s, i);
+    std::string lab = std::to_string(i) + " " + name;
+    while (ImGui::CalcTextSize(lab.c_str()).x > label_w - 2 && !name.empty()) {
+      size_t end = name.size() - 1;
+      while (end > 0 && (static_cast<unsigned char>(name[end]) & 0xC0) == 0x80) --end;  // a UTF-8 character's start
+      name.erase(end);
+      lab = std::to_string(i) + " " + name + "…";
+    }
     const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
     const ImU32 col = i == s.qi ? IM_COL32(255, 255, 255, 255)
                       : i == s.hover_token ? IM_COL32(255, 170, 0, 255) : ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -134,9 +142,9 @@ void selected_cell(ViewerState& s, const Result& r, const std::vector<Term>& ter
   std::vector<std::pair<std::string, double>> scaled;
   for (const auto& t : terms)
     if (t.q != Quantity::Logits && t.q != Quantity::Probs) scaled.push_back({t.title, (*t.m)(s.qi, s.kj)});
-  ImGui::Text(tr("cell (i=%d, j=%d):  %s"), s.qi, s.kj,
+  WrappedTextF(tr("cell (i=%d, j=%d):  %s"), s.qi, s.kj,
               cell_sum_text(scaled, r.trace.context.attention.scale, logits(s.qi, s.kj), probs(s.qi, s.kj), f).c_str());
-  ImGui::TextDisabled(tr("softmax row of query i = %d '%s' (key j on the x axis, bar height = the weight of key j)"), s.qi,
+  WrappedTextDisabledF(tr("softmax row of query i = %d '%s' (key j on the x axis, bar height = the weight of key j)"), s.qi,
                       token_name(s, s.qi).c_str());
   std::vector<double> row(static_cast<size_t>(probs.cols()));
   for (int64_t j = 0; j < probs.cols(); ++j) row[static_cast<size_t>(j)] = probs(s.qi, j);
@@ -237,10 +245,10 @@ void DrawHeadPanel(App& app) {
   if (hover_i >= 0) cell_tooltip(s, terms, logits, probs, hover_i, hover_j, f);
 
   if (masked)
-    ImGui::TextDisabled("%s", tr("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
+    WrappedTextDisabled(tr("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
                                  "blue < 0 < red. This head is masked: its probabilities are zeroed."));
   else
-    ImGui::TextDisabled("%s ", tr("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
+    WrappedTextDisabled(tr("rows: query i (top = 0), columns: key j (left = 0). Signed maps share one colour scale: "
                                   "blue < 0 < red."));
 
   ImGui::Separator();

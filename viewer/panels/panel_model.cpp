@@ -7,9 +7,12 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace viewer {
 
@@ -27,13 +30,18 @@ bool model_directory(App& app) {
   ImGui::TextUnformatted(tr("Model directory"));
   HelpMarker(tr("A folder with config.json and model.safetensors (or pytorch_model.bin); a tokenizer "
                 "(spm.model, vocab.json + merges.txt or tokenizer.json) is optional. Ctrl+O opens this too."));
-  ImGui::SetNextItemWidth(-70);
+  // The box takes the row but the room of the button beside it (its label in the language and size).
+  const std::string load = std::string(tr("Load")) + "###load";
+  const float button = ImGui::CalcTextSize(load.c_str(), nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x +
+                       ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SetNextItemWidth(-button);
   const bool enter = InputString("##model", &s.model_path, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if (ImGui::Button((std::string(tr("Load")) + "###load").c_str()) || enter) start_load(app, s.model_path);
+  if (ImGui::Button(load.c_str()) || enter) start_load(app, s.model_path);
   if (!s.recent.empty()) {
-    ImGui::SetNextItemWidth(-70);
-    if (ImGui::BeginCombo((std::string(tr("recent")) + "###recent").c_str(), s.recent.front().c_str())) {
+    const std::string recent = std::string(tr("recent")) + "###recent";
+    ImGui::SetNextItemWidth(-(ImGui::CalcTextSize(recent.c_str(), nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x));
+    if (ImGui::BeginCombo(recent.c_str(), s.recent.front().c_str())) {
       for (const auto& r : s.recent)
         if (ImGui::Selectable(r.c_str())) {
           s.model_path = r;
@@ -65,30 +73,41 @@ void config_summary(const ViewerState& s) {
   const auto& c = m.config;
   ImGui::Separator();
   ImGui::TextWrapped("%s", m.directory.c_str());
-  if (ImGui::BeginTable("config", 4, ImGuiTableFlags_SizingStretchProp)) {
-    auto row = [](const char* a, const std::string& b, const char* c2, const std::string& d) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", a);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(b.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", c2);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(d.c_str());
-    };
+  {
+    // Label/value pairs, two pairs a row where the panel has room for both, else one (Italian and
+    // Japanese labels at the large size): never a value cut at its column's edge.
     const std::string version = c.version == deberta::ModelVersion::V1 ? "v1" : "v2/v3";
-    row(tr("version"), version + (c.model_type.empty() ? "" : " (" + c.model_type + ")"), tr("vocab"),
-        std::to_string(c.vocab_size));
-    row(tr("layers"), std::to_string(c.num_hidden_layers), tr("heads"), std::to_string(c.num_attention_heads));
-    // TRANSLATORS: H and d are the paper's symbols (hidden size, head size): keep them.
-    row(tr("hidden H"), std::to_string(c.hidden_size), tr("head d"), std::to_string(c.d_head()));
-    // TRANSLATORS: k is the paper's symbol (the maximum relative distance): keep it.
-    row(tr("span k"), c.relative_attention ? std::to_string(c.relative_span()) : "-", tr("buckets"),
-        c.log_buckets() ? std::to_string(c.position_buckets) : trc("buckets", "none"));
-    row(tr("terms"), "c2c" + (c.pos_att_type.empty() ? std::string() : ", " + join(c.pos_att_type)), "EMD",
-        deberta::runs_emd(m) ? tr("yes") : tr("no"));
-    ImGui::EndTable();
+    const std::vector<std::pair<std::string, std::string>> pairs = {
+        {tr("version"), version + (c.model_type.empty() ? "" : " (" + c.model_type + ")")},
+        {tr("vocab"), std::to_string(c.vocab_size)},
+        {tr("layers"), std::to_string(c.num_hidden_layers)},
+        {tr("heads"), std::to_string(c.num_attention_heads)},
+        // TRANSLATORS: H and d are the paper's symbols (hidden size, head size): keep them.
+        {tr("hidden H"), std::to_string(c.hidden_size)},
+        {tr("head d"), std::to_string(c.d_head())},
+        // TRANSLATORS: k is the paper's symbol (the maximum relative distance): keep it.
+        {tr("span k"), c.relative_attention ? std::to_string(c.relative_span()) : "-"},
+        {tr("buckets"), c.log_buckets() ? std::to_string(c.position_buckets) : trc("buckets", "none")},
+        {tr("terms"), "c2c" + (c.pos_att_type.empty() ? std::string() : ", " + join(c.pos_att_type))},
+        {"EMD", deberta::runs_emd(m) ? tr("yes") : tr("no")},
+    };
+    float need[4] = {0, 0, 0, 0};  // the widest label and value of the left and of the right pairs
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      need[2 * (k % 2)] = std::max(need[2 * (k % 2)], ImGui::CalcTextSize(pairs[k].first.c_str()).x);
+      need[2 * (k % 2) + 1] = std::max(need[2 * (k % 2) + 1], ImGui::CalcTextSize(pairs[k].second.c_str()).x);
+    }
+    const float gaps = 4 * 2 * ImGui::GetStyle().CellPadding.x + 3 * ImGui::GetStyle().ItemSpacing.x;
+    const int columns = need[0] + need[1] + need[2] + need[3] + gaps <= ImGui::GetContentRegionAvail().x ? 4 : 2;
+    if (ImGui::BeginTable("config", columns, ImGuiTableFlags_SizingStretchProp)) {
+      for (size_t k = 0; k < pairs.size(); ++k) {
+        if (k % (columns / 2) == 0) ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s", pairs[k].first.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(pairs[k].second.c_str());
+      }
+      ImGui::EndTable();
+    }
   }
   ImGui::TextDisabled(tr("tokenizer: %s"), s.model->tokenizer ? s.model->tokenizer->kind().c_str() : trc("tokenizer", "none"));
   if (const std::string card = model_card_note(m); !card.empty()) {

@@ -2,10 +2,12 @@
 // clicking sets the selected query i (right click: key j).
 #include "ui/heatmap.h"
 #include "panels/panels.h"
+#include "ui/wrapped_text.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace viewer {
 
@@ -53,8 +55,12 @@ void DrawTokensPanel(App& app) {
     ImGui::PopStyleColor(2);
   }
   ImGui::PopStyleVar(2);
-  ImGui::TextDisabled(tr("white outline: query i = %d   blue: key j = %d   purple: [MASK]   hover a token to outline its row and column in every map"),
-                      s.qi, s.kj);
+  // Wrapped: in Japanese and Italian the line is wider than the strip at 1280 px.
+  char hint[512];
+  std::snprintf(hint, sizeof hint,
+                tr("white outline: query i = %d   blue: key j = %d   purple: [MASK]   hover a token to outline its row and column in every map"),
+                s.qi, s.kj);
+  WrappedTextDisabled(hint);
 }
 
 }  // namespace viewer

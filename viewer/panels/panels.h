@@ -74,6 +74,10 @@ void DrawPopups(App& app);
 
 /// ImGui::InputText on a std::string (Debian's libimgui has no imgui_stdlib).
 bool InputString(const char* label, std::string* str, int flags = 0);
+/// ImGui::SameLine(), unless a control `label` of the radio-button / checkbox kind (box, spacing, label)
+/// no longer fits on the line: then the next line (a row of options wraps instead of running past the
+/// panel's edge in a wider language or interface size).
+void SameLineIfFits(const char* label);
 /// A "(?)" marker with a wrapped tooltip.
 void HelpMarker(const char* text);
 /// Sets `s.export_status` to `status` and, when it reports success ("wrote …"), lists `path` in

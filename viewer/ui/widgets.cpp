@@ -1,6 +1,7 @@
 // widgets.cpp — small shared widgets and the popups (Ctrl+O open model, Ctrl+E export).
 #include "ui/heatmap.h"
 #include "panels/panels.h"
+#include "ui/clip_check.h"
 #include "ui/wrapped_text.h"
 
 #include <imgui.h>
@@ -21,8 +22,17 @@ int resize_callback(ImGuiInputTextCallbackData* data) {
 }  // namespace
 
 bool InputString(const char* label, std::string* str, int flags) {
-  return ImGui::InputText(label, str->data(), str->capacity() + 1, flags | ImGuiInputTextFlags_CallbackResize,
-                          resize_callback, str);
+  const bool entered = ImGui::InputText(label, str->data(), str->capacity() + 1, flags | ImGuiInputTextFlags_CallbackResize,
+                                        resize_callback, str);
+  note_text_field();  // its text scrolls inside the box by design (--check-fit)
+  return entered;
+}
+
+void SameLineIfFits(const char* label) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float w = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
 }
 
 void ExportDone(ViewerState& s, const std::string& status, const std::string& path) {

@@ -7,6 +7,9 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 namespace viewer {
@@ -60,6 +63,34 @@ void WrappedTextColored(const ImVec4& color, std::string_view text) {
 
 void WrappedTextDisabled(std::string_view text) {
   WrappedTextColored(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text);
+}
+
+namespace {
+std::string vformat(const char* fmt, va_list args) {
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, again);
+  va_end(again);
+  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, args);
+  return out;
+}
+}  // namespace
+
+void WrappedTextF(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const std::string text = vformat(fmt, args);
+  va_end(args);
+  WrappedText(text);
+}
+
+void WrappedTextDisabledF(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const std::string text = vformat(fmt, args);
+  va_end(args);
+  WrappedTextDisabled(text);
 }
 
 }  // namespace viewer

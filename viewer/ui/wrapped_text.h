@@ -28,5 +28,9 @@ void WrappedLabelledText(std::string_view text);
 void WrappedTextColored(const ImVec4& color, std::string_view text);
 /// The same in the disabled colour (TextDisabled + wrapping).
 void WrappedTextDisabled(std::string_view text);
+/// WrappedText / WrappedTextDisabled of a printf format and its arguments (ImGui::Text's): a line
+/// with numbers in it that must wrap, not run past the panel's edge, in a wider language or size.
+void WrappedTextF(const char* fmt, ...) IM_FMTARGS(1);
+void WrappedTextDisabledF(const char* fmt, ...) IM_FMTARGS(1);
 
 }  // namespace viewer
