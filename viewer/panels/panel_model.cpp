@@ -76,9 +76,12 @@ void config_summary(const ViewerState& s) {
   {
     // Label/value pairs, two pairs a row where the panel has room for both, else one (Italian and
     // Japanese labels at the large size): never a value cut at its column's edge.
+    // The version, the widest value, on a line of its own above the table.
     const std::string version = c.version == deberta::ModelVersion::V1 ? "v1" : "v2/v3";
+    ImGui::TextDisabled("%s", tr("version"));
+    ImGui::SameLine();
+    ImGui::TextUnformatted((version + (c.model_type.empty() ? "" : " (" + c.model_type + ")")).c_str());
     const std::vector<std::pair<std::string, std::string>> pairs = {
-        {tr("version"), version + (c.model_type.empty() ? "" : " (" + c.model_type + ")")},
         {tr("vocab"), std::to_string(c.vocab_size)},
         {tr("layers"), std::to_string(c.num_hidden_layers)},
         {tr("heads"), std::to_string(c.num_attention_heads)},
@@ -88,8 +91,8 @@ void config_summary(const ViewerState& s) {
         // TRANSLATORS: k is the paper's symbol (the maximum relative distance): keep it.
         {tr("span k"), c.relative_attention ? std::to_string(c.relative_span()) : "-"},
         {tr("buckets"), c.log_buckets() ? std::to_string(c.position_buckets) : trc("buckets", "none")},
-        {tr("terms"), "c2c" + (c.pos_att_type.empty() ? std::string() : ", " + join(c.pos_att_type))},
         {"EMD", deberta::runs_emd(m) ? tr("yes") : tr("no")},
+        {tr("terms"), "c2c" + (c.pos_att_type.empty() ? std::string() : ", " + join(c.pos_att_type))},
     };
     float need[4] = {0, 0, 0, 0};  // the widest label and value of the left and of the right pairs
     for (size_t k = 0; k < pairs.size(); ++k) {
