@@ -29,6 +29,11 @@
 //   web_ui()                   the interface's size and scale, the frames drawn, the shown model, as
 //                              JSON (the browser test's checks of size, sharpness and idle drawing)
 //   web_bench_forward(n, repeat)  the page's own forward timed on the shown model (bench_page.py)
+//   web_log_text(path)         from the next frame on, every string a frame draws is written to `path`
+//                              in the page's file system (as deberta-viewer --log-text; "" stops): for
+//                              tests and screen readers (FS.readFile(path, {encoding: 'utf8'}))
+//   web_check_fit()            the last frame's lines of text cut at their side, a line each (as
+//                              deberta-viewer --check-fit; "" when none: ui/clip_check.h)
 // and the page shows the newest predictions in <pre id="predictions"> and the input's tokens, one a
 // line, in <pre id="tokens"> (what the browser test reads; hidden, read by screen readers); what a
 // load could not do, at the top (#notice).
@@ -40,6 +45,7 @@
 // web_wake; a focused text box's blinking caret is the browser's (the text bridge's), drawn without a frame.
 #include "app/app.h"
 #include "i18n/i18n.h"
+#include "ui/clip_check.h"
 #include "ui/layout.h"
 #include "panels/panels.h"
 
@@ -715,6 +721,23 @@ EMSCRIPTEN_KEEPALIVE const char* web_ablate(const char* flags) {
 /// Where the widget `name` (e.g. "c2p") was drawn in the last frame, as "x0 y0 x1 y1" in CSS
 /// pixels of the canvas (ImGui's device pixels / the pixel ratio), or "" when it was not drawn: the browser test clicks its centre with
 /// real mouse events (DevTools Input.dispatchMouseEvent), through GLFW and ImGui like a user's.
+/// Every string of the frames from the next one on written to `path` in the page's file system (each
+/// frame replaces the file: ui/layout.h set_frame_text_log); "" stops. Draws two frames so the file is
+/// there when the page is idle. Errors: a path that cannot be written leaves the file absent.
+EMSCRIPTEN_KEEPALIVE void web_log_text(const char* path) {
+  viewer::set_frame_text_log(path ? path : "");
+  web_wake(2);
+}
+
+/// The lines of text the last frame drew cut at their left or right (ui/clip_check.h), one
+/// "window 'W' line at y = Y cut at x = X (N glyphs)" a line; "" when none.
+EMSCRIPTEN_KEEPALIVE const char* web_check_fit() {
+  static std::string out;
+  out.clear();
+  for (const viewer::ClippedLine& line : viewer::clipped_lines(ImGui::GetDrawData())) out += viewer::describe(line) + "\n";
+  return out.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* web_widget_rect(const char* name) {
   static std::string out;
   out.clear();

@@ -865,6 +865,22 @@ def language_check(chromium, base, out, failures):
             failures.append("(n) the language menu's Korean gave the explorer %r and the Open button %r (want %r)"
                             % (explorer, shown, want))
         page.screenshot(os.path.join(out, "web_lang_ko.png"))
+        # What the page draws, read back (issue 54, item 6): web_log_text writes every string of a
+        # frame into the page's file system, as deberta-viewer --log-text; the Korean interface's tab
+        # titles are in it. And no line cut at its side (web_check_fit, as --check-fit).
+        page.eval("Module.ccall('web_log_text', null, ['string'], ['/tmp/frame.txt']); 1")
+        page.frames(4)
+        drawn = page.eval("(() => { try { return FS.readFile('/tmp/frame.txt', {encoding: 'utf8'}); } catch (e) { return ''; } })()")
+        page.eval("Module.ccall('web_log_text', null, ['string'], ['']); 1")
+        print("(n) the Korean page's frame, read back: %d lines, %d of them with Hangul; tabs line: %r"
+              % (len(drawn.splitlines()), sum(1 for l in drawn.splitlines() if any(0xAC00 <= ord(c) <= 0xD7A3 for c in l)),
+                 next((l for l in drawn.splitlines() if "레슨" in l), "")[:120]))
+        if "## " not in drawn or not any(0xAC00 <= ord(c) <= 0xD7A3 for c in drawn):
+            failures.append("(n) web_log_text wrote no Korean frame: %r" % drawn[:200])
+        cut = page.eval("Module.ccall('web_check_fit', 'string', [], [])")
+        print("(n) lines cut at their side in the Korean page: %s" % (cut.strip().splitlines() or "none"))
+        if cut.strip():
+            failures.append("(n) the Korean page cuts lines at their side: %s" % cut.strip().replace("\n", "; "))
         tags = {"ko-KR": "ko", "ja": "ja", "zh-CN": "zh_CN", "zh-Hans": "zh_CN", "zh-TW": "", "zh-Hant-HK": "",
                 "it-CH": "it", "en-GB": "en", "fr-FR": "", "": ""}
         got = page.eval("JSON.stringify(Object.fromEntries(%s.map(t => [t, resolveLanguage(t)])))" % json.dumps(list(tags)))
