@@ -1,6 +1,6 @@
 #!/bin/bash
 # lesson_walkthrough.sh — the lesson as a student meets it, driven by xdotool in a real window (not
-# headless): for each of the 12 steps, a wrong answer typed into the answer box (a typical mistake
+# headless): for each of the lesson's 15 steps, a wrong answer typed into the answer box (a typical mistake
 # of the step when it lists one) and Enter, a screenshot; then the right answer and Enter, a
 # screenshot; then the "next step" arrow. The answers come from the viewer itself
 # (--lesson-answer X --lesson-reveal prints the answer and the mistakes, as "show the working").
@@ -37,7 +37,7 @@ sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBB
 viewer_pid=$!
 sleep 4
 xdotool search --sync --onlyvisible --name "DeBERTa" windowactivate >/dev/null 2>&1 || true
-for step in $(seq 1 12); do
+for step in $(seq 1 15); do
   info=$(xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" --lesson-step "$step" --lesson-answer 1e300 --lesson-reveal \
            --frames 4 --screenshot /tmp/lesson_walk_probe.png "$@" 2>&1)
   right=$(echo "$info" | sed -n "s/^lesson: step $step, the answer: //p")
