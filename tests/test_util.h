@@ -20,6 +20,26 @@
 #include <sstream>
 #include <string>
 
+
+// This build's paths: the source tree, the `deberta` executable and the folder of the hf-tokenizers
+// npm install. tests/CMakeLists.txt writes them into one generated file (test_paths.cpp), so no
+// other test file's compile line holds a path of this clone and ccache reuses those objects in every
+// clone on the machine (issue 56: the absolute paths as -D definitions made each new clone
+// recompile every test file).
+const char* deberta_test_source_dir();
+const char* deberta_test_cli();
+const char* deberta_test_hf_tokenizers_dir();
+// A build that passes them as -D strings (the WebAssembly golden suite, viewer/web/CMakeLists.txt) keeps those.
+#ifndef DEBERTA_SOURCE_DIR
+#define DEBERTA_SOURCE_DIR deberta_test_source_dir()
+#endif
+#ifndef DEBERTA_CLI
+#define DEBERTA_CLI deberta_test_cli()
+#endif
+#ifndef DEBERTA_HF_TOKENIZERS_DIR
+#define DEBERTA_HF_TOKENIZERS_DIR deberta_test_hf_tokenizers_dir()
+#endif
+
 namespace deberta::test {
 
 /// Runs the rest of a scope on one backend (deberta/backend.h), then restores the one before.
