@@ -1417,17 +1417,34 @@ PencilCell pencil_cell(const deberta::ForwardTrace& full, int layer, int head, i
       throw std::invalid_argument(trf("row {row} of the relative table is not projected in this run", arg("row", r)));
     return row(m, r - a.row_offset);
   };
+  // The gather along one line of cells: the fixed row against every table row the line reads.
+  const auto gather = [&](const std::vector<double>& fixed, const deberta::Matrix& table, auto row_of) {
+    PencilGather g;
+    for (int64_t m = 0; m < n; ++m) g.rows.push_back(row_of(m));
+    g.first_row = *std::min_element(g.rows.begin(), g.rows.end());
+    const int64_t last = *std::max_element(g.rows.begin(), g.rows.end());
+    for (int64_t r = g.first_row; r <= last; ++r) g.products.push_back(dot(fixed, table_row(table, r)));
+    return g;
+  };
   if (p.c2p && a.K_r.size()) {
     p.K_r_row = table_row(a.K_r, p.row);
     p.c2p_dot = dot(p.Q_c_i, p.K_r_row);
+    p.c2p_gather = gather(p.Q_c_i, a.K_r, [&](int64_t key) { return ctx.c2p_row(i, key); });
   }
   if (p.p2c && a.Q_r.size()) {
     p.Q_r_row = table_row(a.Q_r, p.row);
     p.Q_r_row_paper = table_row(a.Q_r, p.row_paper);
     p.p2c_code = dot(p.K_c_j, p.Q_r_row);
     p.p2c_paper = dot(p.K_c_j, p.Q_r_row_paper);
+    p.p2c_gather = gather(p.K_c_j, a.Q_r, [&](int64_t query) { return ctx.p2c_row(query, j); });
   }
   return p;
+}
+
+std::vector<double> PencilGather::values() const {
+  std::vector<double> v;
+  for (int64_t r : rows) v.push_back(products[static_cast<size_t>(r - first_row)]);
+  return v;
 }
 
 WhatIfValue what_if_default(const LessonWhatIf& w) {

@@ -231,6 +231,18 @@ inline constexpr int kCapstoneIndex = 14;
 /// input — std::invalid_argument naming the problem.
 std::vector<LessonStep> build_lesson(const LessonInput& in);
 
+/// One gather by δ of the pencil view (issue 58, item 6): a position term's fixed row (Q_c[i] for c2p,
+/// K_c[j] for p2c) times every table row the line of cells reads, and the row each cell takes. The
+/// released code computes the whole product `[N, 2k]` and gathers from it (disentangled_attention_bias
+/// in both reference implementations); eq. 4 names the gathered cell alone. Products are unscaled.
+struct PencilGather {
+  int64_t first_row = 0;          ///< the table row of products[0]
+  std::vector<double> products;   ///< `[R]` the fixed row · table rows first_row … first_row + R − 1
+  std::vector<int64_t> rows;      ///< `[N]` per cell of the line (key j for c2p, query i for p2c): its table row
+  /// `[N]` the gathered values: products[rows[n] − first_row] (the term's line of Ã, unscaled).
+  std::vector<double> values() const;
+};
+
 /// The pencil view of one cell (issue 58, item 6): the rows of eq. 4 that cell (i, j) of one head
 /// reads, and the gathers by δ, for a model small enough to check by hand (the toy model's sheet,
 /// docs/lesson.md). Rows are the head's d components; the dot products are unscaled (Ã's terms).
@@ -244,6 +256,8 @@ struct PencilCell {
   std::vector<double> Q_r_row, Q_r_row_paper;  ///< `[d]` Q_r[δ(i, j)] and Q_r[δ(j, i)] (empty without p2c)
   double c2c = 0, c2p_dot = 0;             ///< Q_c[i]·K_c[j], Q_c[i]·K_r[δ(i, j)]
   double p2c_code = 0, p2c_paper = 0;      ///< K_c[j]·Q_r[δ(i, j)] (released code), K_c[j]·Q_r[δ(j, i)] (paper)
+  PencilGather c2p_gather;                 ///< row i of c2p: Q_c[i]·K_r[r], rows[j] = δ(i, j) (empty without c2p)
+  PencilGather p2c_gather;                 ///< column j of p2c: K_c[j]·Q_r[r], rows[i] = the run's p2c row (empty without p2c)
 };
 
 /// The pencil view of cell (i, j) of `head` in `layer` of a run at TraceLevel::Full holding that

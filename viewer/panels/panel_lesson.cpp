@@ -678,6 +678,39 @@ void pencil_row(const std::string& name, const std::vector<double>& v, ImU32 edg
   }
 }
 
+/// The gather by δ drawn (issue 58, item 6): the products of the fixed row with the table rows the line
+/// reads (top boxes, numbered by table row), the line of cells (bottom boxes, numbered by position),
+/// and a line from each cell to the row it takes; the selected cell's line is drawn bold.
+void draw_gather(const PencilGather& g, int selected, const std::string& top, const std::string& bottom, ImU32 edge) {
+  if (g.rows.empty()) return;
+  const std::vector<double> values = g.values();
+  const float label = 150, gap = 4, line_h = ImGui::GetTextLineHeight() + 4, drop = 2.5f * line_h;
+  const size_t most = std::max(g.products.size(), g.rows.size());
+  const float w = std::clamp((ImGui::GetContentRegionAvail().x - label) / static_cast<float>(most) - gap, 44.0f, 74.0f);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 grey = IM_COL32(140, 140, 140, 255), text = IM_COL32(230, 230, 230, 255);
+  const auto box = [&](float x, float y, int64_t number, double v, ImU32 colour) {
+    const std::string cell = fmt(v, w < 60 ? 2 : 3, false);
+    dl->AddRect(ImVec2(x, y), ImVec2(x + w, y + line_h), colour);
+    dl->AddText(ImVec2(x + 3, y + 2), grey, std::to_string(number).c_str());
+    dl->AddText(ImVec2(x + w - 4 - ImGui::CalcTextSize(cell.c_str()).x, y + 2), text, cell.c_str());
+  };
+  const auto x_of = [&](size_t k) { return o.x + label + static_cast<float>(k) * (w + gap); };
+  dl->AddText(ImVec2(o.x, o.y + 2), text, top.c_str());
+  dl->AddText(ImVec2(o.x, o.y + line_h + drop + 2), text, bottom.c_str());
+  for (size_t k = 0; k < g.products.size(); ++k) box(x_of(k), o.y, g.first_row + static_cast<int64_t>(k), g.products[k], edge);
+  const ImU32 bold = IM_COL32(255, 190, 60, 255);
+  for (size_t m = 0; m < g.rows.size(); ++m) {
+    const bool chosen = static_cast<int>(m) == selected;
+    box(x_of(m), o.y + line_h + drop, static_cast<int64_t>(m), values[m], chosen ? bold : edge);
+    const float from = x_of(m) + w / 2, to = x_of(static_cast<size_t>(g.rows[m] - g.first_row)) + w / 2;
+    dl->AddLine(ImVec2(from, o.y + line_h + drop), ImVec2(to, o.y + line_h), chosen ? bold : grey, chosen ? 2.5f : 1.0f);
+  }
+  ImGui::Dummy(ImVec2(label + static_cast<float>(most) * (w + gap), 2 * line_h + drop));
+  ImGui::Spacing();
+}
+
 /// The pencil view (issue 58, item 6) under steps 7 and 8 on a model small enough to work by hand
 /// (d ≤ 8, N ≤ 16: the toy model): the rows of Q_c, K_c, K_r and Q_r the cell reads as numbered boxes,
 /// the gather by δ written out, and p2c with the paper's δ(j, i) beside the code's δ(i, j).
@@ -706,6 +739,9 @@ void draw_pencil(App& app, const LessonStep& st) {
     WrappedText("δ(" + i + ", " + j + ") = " + row + "  →  K_r[" + row + "]");
     pencil_row("K_r[" + row + "]", p.K_r_row, IM_COL32(230, 150, 90, 255));
     WrappedText("c2p = Q_c[" + i + "] · K_r[δ(" + i + "," + j + ")] = " + fmt(p.c2p_dot, 4, false));
+    // TRANSLATORS: introduces a drawing: the top boxes are numbered by table row r, the bottom ones by key j.
+    WrappedText(trf("The gather by δ: row {i} of c2p takes, for each key j, the product with table row δ({i}, j).", arg("i", p.i)));
+    draw_gather(p.c2p_gather, p.j, "Q_c[" + i + "]·K_r[r]", "c2p[" + i + ", j]", IM_COL32(230, 150, 90, 255));
   }
   if (!p.Q_r_row.empty()) {
     pencil_row("Q_r[" + row + "]", p.Q_r_row, IM_COL32(120, 200, 120, 255));
@@ -715,6 +751,10 @@ void draw_pencil(App& app, const LessonStep& st) {
                     "Q_r[δ({j},{i}) = {paper}] = {value}",
                     arg("i", p.i), arg("j", p.j), arg("row", p.row), arg("code", fmt(p.p2c_code, 4, false)),
                     arg("paper", p.row_paper), arg("value", fmt(p.p2c_paper, 4, false))));
+    // TRANSLATORS: introduces a drawing: the top boxes are numbered by table row r, the bottom ones by query i.
+    WrappedText(trf("The gather by δ: column {j} of p2c takes, for each query i, the product with the table row this run "
+                    "reads for (i, {j}).", arg("j", p.j)));
+    draw_gather(p.p2c_gather, p.i, "K_c[" + j + "]·Q_r[r]", "p2c[i, " + j + "]", IM_COL32(120, 200, 120, 255));
   }
 }
 

@@ -1511,6 +1511,28 @@ TEST_CASE("the pencil view: the toy model's rows and gathers by δ, as the sheet
       CHECK(std::fabs(c.p2c_paper * s - tp.layers[0].attention.terms[Term::p2c][0](i, j)) < 1e-12);
       CHECK(c.row == relative_distance(i, j, 2));
       CHECK(c.row_paper == relative_distance(j, i, 2));
+      // The drawn gathers: row i of c2p and column j of p2c, each cell taken from the products at its row.
+      const std::vector<double> c2p_line = c.c2p_gather.values(), p2c_line = c.p2c_gather.values();
+      REQUIRE(c2p_line.size() == 4);
+      REQUIRE(p2c_line.size() == 4);
+      for (int m = 0; m < 4; ++m) {
+        CAPTURE(m);
+        CHECK(c.c2p_gather.rows[static_cast<size_t>(m)] == relative_distance(i, m, 2));
+        CHECK(std::fabs(c2p_line[static_cast<size_t>(m)] * s - a.terms[Term::c2p][0](i, m)) < 1e-12);
+        CHECK(std::fabs(p2c_line[static_cast<size_t>(m)] * s - a.terms[Term::p2c][0](m, j)) < 1e-12);
+      }
+      // The products span exactly the rows the line reads.
+      const auto& g = c.c2p_gather;
+      CHECK(g.first_row == *std::min_element(g.rows.begin(), g.rows.end()));
+      CHECK(g.first_row + static_cast<int64_t>(g.products.size()) - 1 == *std::max_element(g.rows.begin(), g.rows.end()));
+      // With the paper's index the p2c gather reads δ(j, i): the paper run's column j.
+      const viewer::PencilCell cp = viewer::pencil_cell(tp, 0, 0, i, j);
+      const std::vector<double> paper_line = cp.p2c_gather.values();
+      for (int m = 0; m < 4; ++m) {
+        CAPTURE(m);
+        CHECK(cp.p2c_gather.rows[static_cast<size_t>(m)] == relative_distance(j, m, 2));
+        CHECK(std::fabs(paper_line[static_cast<size_t>(m)] * s - tp.layers[0].attention.terms[Term::p2c][0](m, j)) < 1e-12);
+      }
     }
   CHECK_THROWS_AS(viewer::pencil_cell(t, 0, 0, 4, 0), std::invalid_argument);
   CHECK_THROWS_AS(viewer::pencil_cell(t, 1, 0, 0, 0), std::invalid_argument);
