@@ -630,7 +630,7 @@ def long_section(L, long_cards, cards, variant, key, asks, label, tests):
         L.append("%s minus baseline, per seed: test cross-entropy of the 1,000-step recipe runs and of the "
                  "4,000-step runs, and the long runs' validation cross-entropy at steps %s (one run each, so "
                  "the gap's path within a run; the learning rate decays over 4,000 steps there)."
-                 % (_minus(label), ", ".join("{:,}".format(m) for m in marks)))
+                 % (_label_minus(label), ", ".join("{:,}".format(m) for m in marks)))
         L.append("")
         L.append("| seed | test, 1,000-step runs | test, 4,000-step runs | " +
                  " | ".join("validation @ {:,}".format(m) for m in marks) + " |")
@@ -647,7 +647,7 @@ def long_section(L, long_cards, cards, variant, key, asks, label, tests):
         cores = {v: sorted({c.get("openblas_core", "unknown") for c in long_cards.get(v, [])}) for v in ("baseline", variant)}
         if cores["baseline"] != cores[variant] or "unknown" in cores["baseline"]:
             L.append("**Kernels differ or are unknown** (baseline: %s; %s: %s): the pair is not one with nothing "
-                     "else changed." % (", ".join(cores["baseline"]), _minus(label), ", ".join(cores[variant])))
+                     "else changed." % (", ".join(cores["baseline"]), _label_minus(label), ", ".join(cores[variant])))
             L.append("")
     if tests:
         g, ch = tests["gap_4000"], tests["gap_change"]
@@ -655,7 +655,7 @@ def long_section(L, long_cards, cards, variant, key, asks, label, tests):
                  "the one Holm family above): %s minus baseline at 4,000 steps **%+.3f [%+.3f, %+.3f]** "
                  "(simultaneous [%+.3f, %+.3f]), p %.2g, p_holm %.2g (%s); its change from the same seeds' 1,000-step "
                  "gap %+.3f [%+.3f, %+.3f] (simultaneous [%+.3f, %+.3f]), p %.2g, p_holm %.2g (%s)."
-                 % (_minus(label), g["mean_diff"], g["ci95"][0], g["ci95"][1], g["ci_simultaneous"][0],
+                 % (_label_minus(label), g["mean_diff"], g["ci95"][0], g["ci95"][1], g["ci_simultaneous"][0],
                     g["ci_simultaneous"][1], g["p"], g["p_holm"],
                     "beyond noise" if g["beyond_noise"] else "not beyond noise",
                     ch["mean_diff"], ch["ci95"][0], ch["ci95"][1], ch["ci_simultaneous"][0], ch["ci_simultaneous"][1],
@@ -766,6 +766,12 @@ def fmt(x, nd=3):
 def _minus(text):
     """Prose uses the minus sign (U+2212)."""
     return text.replace("-", "\u2212")
+
+
+def _label_minus(label):
+    """A variant's label in prose: its leading "-" (the component taken away) is a minus sign, the
+    hyphens inside it ("depth-matched") stay hyphens."""
+    return "\u2212" + label[1:] if label.startswith("-") else label
 
 
 def _g(x):

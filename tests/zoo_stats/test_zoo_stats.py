@@ -346,7 +346,7 @@ def test_the_ranking_and_4000_step_sentences_follow_the_tests():
     # baseline's ran on other kernels (their cards say so).
     import re
     for mo in re.finditer(r"nothing else", page):
-        window = page[max(0, mo.start() - 12): mo.start() + 60]
+        window = page[max(0, mo.start() - 16): mo.start() + 60]  # "not one with " is 13 characters
         assert "recipe" in window or "not one with" in window, window
     assert "The 95 % intervals (\"95 % CI\") are unadjusted" in page
     assert "1/2⁵ = 0.03125 one-sided" in page and "no two-sided distribution-free test" in page
