@@ -4,7 +4,7 @@
 //
 // One table (`kPaperQuotes`, indexed by `Quote`) holds every passage the viewer shows; the lesson
 // (lesson.cpp) and the Equation tab (panel_equation.cpp, through `quote_for_explain_step`) pick
-// from it. The wording was checked against the v6 text (its §3.1, §3.1.1, §3.2, §5.2.1 and appendix
+// from it. The wording was checked against the v6 text (its §2.2, §3.1, §3.1.1, §3.2, §5.2.1 and appendix
 // A.5, A.8, A.9); displays are transliterated to plain text (subscripts with _, superscripts with ^,
 // the paper's transpose as ᵀ, its underbrace labels (a)–(c) after their terms). A passage that is
 // not the paper's wording is marked `paraphrase` and shown as such, never in quotation marks.
@@ -56,7 +56,7 @@ enum class Quote {
   EMDQuery,           ///< Appendix A.9: "added to the hidden state of content as the query vector"
   Ablation,           ///< §5.2.1, Table 4: removing c2p or p2c
   MLMObjective,       ///< §2.2, eq. (1): the masked-LM objective over the masked positions C
-  EMDDecode,          ///< §3.2: absolute positions "right before the softmax layer"
+  EMDDecode,          ///< §3.2: absolute positions "right after all the Transformer layers but before the softmax layer"
   Count
 };
 
@@ -112,8 +112,9 @@ inline const PaperQuote kPaperQuotes[] = {
      "max_θ log p_θ(X|X̃) = max_θ Σ_{i∈C} log p_θ(x̃_i = x_i|X̃)   … where C is the index set of the masked tokens in "
      "the sequence."},
     {"§3.2", "",
-     "DeBERTa incorporates absolute word position embeddings right before the softmax layer where the model decodes the "
-     "masked words based on the aggregated contextual embeddings of word contents and positions."},
+     "In DeBERTa, we incorporate them right after all the Transformer layers but before the softmax layer for masked "
+     "token prediction, as shown in Figure 2. In this way, DeBERTa captures the relative positions in all the "
+     "Transformer layers and only uses absolute positions as complementary information when decoding the masked words."},
 };
 static_assert(sizeof kPaperQuotes / sizeof kPaperQuotes[0] == static_cast<size_t>(Quote::Count),
               "one passage per Quote");
