@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -463,6 +464,74 @@ TEST_SUITE("model load in steps") {
       in.input_ids = {1, 5, 9, 2, 7, 3};
       CHECK(forward(stepped, in).decoder_output() == forward(reference, in).decoder_output());
     }
+  }
+
+  // LoadOptions::read_piece (issue 55, item 4): a long floating tensor read a piece a step (the page's
+  // base-model embedding table); the bytes, the model and the NaN / Inf counts must be those of a
+  // whole read, with one step per piece.
+  TEST_CASE("a long tensor in pieces: a step a piece, the same bits, NaN counted across pieces") {
+    namespace fs = std::filesystem;
+    const fs::path src = test::source_path("notebooks_data/golden/v3_emd");
+    const fs::path dir = test::fresh_temp_dir("deberta_steps_pieces");
+    fs::copy_file(src / "config.json", dir / "config.json");
+    TensorMap t = read_safetensors((src / "model.safetensors").string());
+    // Two NaNs in the word embeddings, in its first and last pieces.
+    const std::string words = t.count("deberta.embeddings.word_embeddings.weight") ? "deberta.embeddings.word_embeddings.weight"
+                                                                                    : "embeddings.word_embeddings.weight";
+    REQUIRE(t.count(words));
+    REQUIRE(t.at(words).f.size() > 16);
+    t.at(words).f.front() = std::nan("");
+    t.at(words).f.back() = -std::numeric_limits<double>::infinity();
+    write_safetensors((dir / "model.safetensors").string(), t);
+    const Model reference = load_model(dir.string());
+    REQUIRE(!reference.weights.warnings.empty());
+
+    LoadOptions options;
+    options.read_piece = 70;  // rounded down to 64 bytes: 8 float64 values a piece
+    ModelLoadSteps steps(dir.string(), {}, options);
+    const SafetensorsReader reader((dir / "model.safetensors").string());
+    int64_t expected_steps = 1;  // the weight map
+    for (const std::string& n : tensors_used(reference.config, reader.index(), (dir / "model.safetensors").string())) {
+      const uint64_t size = reader.byte_size(n);
+      expected_steps += dtype_is_integer(reader.index().at(n).dtype) || size <= 64 ? 1 : static_cast<int64_t>((size + 63) / 64);
+    }
+    int64_t n_steps = 0;
+    bool saw_part = false;
+    double last = steps.fraction();
+    while (!steps.finished()) {
+      saw_part = saw_part || steps.next_stage().find(", part 2 of ") != std::string::npos;
+      steps.step();
+      ++n_steps;
+      CHECK(steps.fraction() > last);
+      last = steps.fraction();
+    }
+    CHECK(saw_part);
+    CHECK(n_steps == expected_steps);
+    const Model stepped = steps.take();
+    CHECK(stepped.weights.warnings == reference.weights.warnings);
+    bool named = false;
+    for (const std::string& w : stepped.weights.warnings)
+      named = named || (w.find(words) != std::string::npos && w.find("holds 2 NaN/Inf") != std::string::npos);
+    CHECK(named);
+    Inputs in;
+    in.input_ids = {1, 5, 9, 2, 7, 3};  // neither the first nor the last row of the table: finite
+    const ForwardTrace a = forward(stepped, in), b = forward(reference, in);
+    CHECK(a.embedding_output == b.embedding_output);
+    CHECK(a.decoder_output() == b.decoder_output());
+
+    // A range outside the tensor, and an integer tensor, are refused, naming the file and the tensor.
+    Tensor piece = reader.index().at(words);
+    SafetensorsReader r2((dir / "model.safetensors").string());
+    const std::string outside = "are outside tensor '" + words + "'";
+    CHECK_THROWS_WITH_AS(r2.load_stored_range(words, &piece, 0, reader.byte_size(words) + 8),
+                         doctest::Contains(outside.c_str()), Error);
+    // Every piece in turn gives the bytes of one whole read.
+    Tensor whole = reader.index().at(words);
+    r2.load(words, &whole, true);
+    for (uint64_t from = 0; from < reader.byte_size(words); from += 24)
+      r2.load_stored_range(words, &piece, from, std::min(reader.byte_size(words), from + 24));
+    CHECK(piece.stored.size() == whole.stored.size());
+    CHECK(std::memcmp(piece.stored.data(), whole.stored.data(), whole.stored.size()) == 0);
   }
 
   TEST_CASE("a missing or misshapen tensor is refused before any value is read") {

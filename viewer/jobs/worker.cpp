@@ -73,6 +73,7 @@ LoadJob::LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> p
              [] {
                deberta::LoadOptions o;
                o.position_work = kPositionWork;  // the position table in pieces (issue 55, item 4)
+               o.read_piece = kReadPiece;        // and a long tensor's bytes
                return o;
              }()) {}
 

@@ -46,12 +46,12 @@ struct Request {
 std::shared_ptr<const LoadedModel> read_model(const std::string& path,
                                               const std::shared_ptr<std::atomic<double>>& progress = nullptr);
 
-/// `read_model` one step at a time (deberta::ModelLoadSteps: one tensor a step, then the weight
-/// map, then the position table in pieces of at most `kPositionWork` multiply-adds; then the
-/// tokenizer), so the web edition's one thread draws the page, and the progress bar, between steps
-/// (issue 55, item 4: no step over 100 ms on a base-sized model); `read_model` is this class run to
-/// completion. Errors: read_model's, from the constructor (the folder, config.json, the weights'
-/// header) or from `step()`.
+/// `read_model` one step at a time (deberta::ModelLoadSteps: one tensor a step, a long one in pieces
+/// of `kReadPiece` bytes, then the weight map, then the position table in pieces of at most
+/// `kPositionWork` multiply-adds; then the tokenizer), so the web edition's one thread draws the
+/// page, and the progress bar, between steps (issue 55, item 4: no step over 100 ms on a
+/// base-sized model); `read_model` is this class run to completion. Errors: read_model's, from
+/// the constructor (the folder, config.json, the weights' header) or from `step()`.
 class LoadJob {
  public:
   LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress);
@@ -64,6 +64,9 @@ class LoadJob {
   /// Multiply-adds of the position table a step (deberta::LoadOptions::position_work): 2^24, about
   /// 28 rows of a base model's 768 × 768 projection, ~15 ms in the page's WebAssembly.
   static constexpr int64_t kPositionWork = int64_t{1} << 24;
+  /// Bytes of a long tensor read a step (deberta::LoadOptions::read_piece): 8 MiB, a base model's
+  /// fp16 embedding table (0.2 GB) in 24 steps instead of one of over a second in the page.
+  static constexpr uint64_t kReadPiece = uint64_t{8} << 20;
 
  private:
   std::string path_;

@@ -36,6 +36,12 @@ struct LoadOptions {
   /// this many multiply-adds (`ModelWorkspace::positions_step`; the same bits), so that a caller
   /// with one thread (the web page) never runs a long step (issue 55, item 4).
   int64_t position_work = 0;
+  /// 0 (the default): `ModelLoadSteps` reads a safetensors tensor whole in one step. > 0: a floating
+  /// tensor longer than this many bytes (rounded down to a multiple of 8, at least 8) is read in
+  /// pieces of that length, a step each, its NaN / Inf count kept piece by piece (the same bits as
+  /// one read); the web page's base-model embedding table, 0.2–0.4 GB, is otherwise one step of
+  /// over a second (issue 55, item 4).
+  uint64_t read_piece = 0;
 };
 
 /// Loads `path`: a model directory (config.json + model.safetensors or pytorch_model.bin,
@@ -77,8 +83,8 @@ class ModelLoadSteps {
   /// 0 until its one reading step, then 1); with `position_work`, the weight map's step reaches
   /// 0.75 and the position table's last step 1. `progress`, when given, gets the same as done/total.
   double fraction() const;
-  /// What `step()` does next, for a progress line: "tensor 3 of 75 (encoder.layer.0.…)", "weight map",
-  /// "position table".
+  /// What `step()` does next, for a progress line: "tensor 3 of 75 (encoder.layer.0.…)" (with
+  /// `read_piece`, a long tensor's pieces add ", part 2 of 9"), "weight map", "position table".
   std::string next_stage() const;
   /// The loaded model (moved out), its position tables built (eq. 4's K_r, Q_r of the whole
   /// table, in the last step). Errors: `Error` before `finished()`.
@@ -86,6 +92,7 @@ class ModelLoadSteps {
 
  private:
   void map_step();  // map_weights (or the PyTorch checkpoint read whole and mapped)
+  uint64_t piece_bytes(const std::string& name) const;  // read_piece for this tensor, or 0: read it whole
   Model model_;
   ProgressFn progress_;
   LoadOptions options_;
@@ -94,6 +101,7 @@ class ModelLoadSteps {
   std::vector<std::string> names_;              ///< tensors_used, in order
   std::map<std::string, int64_t> non_finite_;   ///< each read tensor's NaN/Inf count (map_weights' `counted`)
   size_t next_ = 0;
+  uint64_t piece_at_ = 0;  ///< with options_.read_piece: the next byte of tensor names_[next_] to read
   uint64_t values_done_ = 0, values_total_ = 0;
   bool mapped_ = false;  ///< the weight map's step has run (then the position table's, with position_work)
   bool finished_ = false;

@@ -69,6 +69,15 @@ class SafetensorsReader {
   /// bytes a value: the model loader, issue 60). Errors: an unknown name; a read error, naming the
   /// file and the tensor; `BytesPending` from a byte source (then `t` is unchanged).
   void load(const std::string& name, Tensor* t, bool keep_stored = false);
+  /// The length in bytes of tensor `name`'s values in the file. Errors: an unknown name.
+  uint64_t byte_size(const std::string& name) const;
+  /// Reads bytes [from, to) of floating tensor `name`'s values, as the file has them, into
+  /// `t->stored[from, to)`; `t->stored` is sized to the whole tensor first when it is not. Reading
+  /// every piece in turn gives the bytes `load(name, t, true)` gives (the web page reads a base
+  /// model's embedding table so, a frame a piece: issue 55, item 4). Errors: an unknown name, an
+  /// integer tensor, a range outside the tensor (`Error`, naming the file and the tensor); a read
+  /// error; `BytesPending` from a byte source (then `t` is unchanged).
+  void load_stored_range(const std::string& name, Tensor* t, uint64_t from, uint64_t to);
 
  private:
   std::string path_;

@@ -104,6 +104,9 @@ IndexMatrix to_index_matrix(const Tensor& t, const std::string& name);
 std::vector<double> float_values(const Tensor& t, const std::string& name);
 /// How many of a floating tensor's values are NaN or ±Inf (from `f` or `stored`). No errors.
 int64_t non_finite_count(const Tensor& t);
+/// How many of the `n` little-endian values of floating dtype `dtype` at `bytes` are NaN or ±Inf,
+/// read by their exponent bits (IEEE 754; F64 widened in chunks). No errors (an integer dtype: 0).
+int64_t non_finite_count(DType dtype, const unsigned char* bytes, int64_t n);
 
 /// Widens `n` little-endian values of floating dtype `dtype` (F64, F32, F16, BF16) at `bytes` into
 /// `out[0 .. n)`, exactly (every fp16, bf16 and fp32 value is a double). F16 goes through a table

@@ -6,6 +6,7 @@
 #include "deberta/model.h"
 #include "deberta/safetensors.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace deberta {
@@ -68,15 +69,29 @@ void ModelLoadSteps::step() {
   if (finished_) return;
   Model& model = model_;
   if (reader_ && next_ < names_.size()) {
-    Tensor& t = tensors_.at(names_[next_]);
+    const std::string& name = names_[next_];
+    Tensor& t = tensors_.at(name);
+    const uint64_t piece = piece_bytes(name), size = reader_->byte_size(name);
+    const uint64_t from = piece ? piece_at_ : 0, to = piece ? std::min(size, from + piece) : size;
     try {
-      reader_->load(names_[next_], &t, /*keep_stored=*/true);  // the file's precision (issue 60)
+      if (piece)
+        reader_->load_stored_range(name, &t, from, to);
+      else
+        reader_->load(name, &t, /*keep_stored=*/true);  // the file's precision (issue 60)
     } catch (const BytesPending&) {
-      return;  // the web page's byte source is fetching this tensor's bytes: the same step runs again
+      return;  // the web page's byte source is fetching these bytes: the same step runs again
     }
-    non_finite_[names_[next_]] = non_finite_count(t);  // here, a tensor a step, not all in the map's step
-    values_done_ += static_cast<uint64_t>(t.numel());
-    ++next_;
+    // The NaN / Inf count here, a tensor (or a piece) a step, not all in the map's step.
+    if (!piece) {
+      non_finite_[name] = non_finite_count(t);
+      values_done_ += static_cast<uint64_t>(t.numel());
+    } else {
+      const int64_t width = dtype_size(t.dtype), values = static_cast<int64_t>(to - from) / width;
+      non_finite_[name] = (from == 0 ? 0 : non_finite_[name]) + non_finite_count(t.dtype, t.stored.data() + from, values);
+      values_done_ += static_cast<uint64_t>(values);
+      piece_at_ = to < size ? to : 0;
+    }
+    if (piece_at_ == 0) ++next_;
     if (progress_) progress_(values_done_, 2 * values_total_);
     return;
   }
@@ -124,10 +139,23 @@ double ModelLoadSteps::fraction() const {
   return values_total_ ? static_cast<double>(values_done_) / static_cast<double>(2 * values_total_) : 0.0;
 }
 
+uint64_t ModelLoadSteps::piece_bytes(const std::string& name) const {
+  if (options_.read_piece == 0 || dtype_is_integer(tensors_.at(name).dtype)) return 0;
+  const uint64_t piece = std::max<uint64_t>(8, options_.read_piece / 8 * 8);  // whole values of any dtype
+  return reader_->byte_size(name) > piece ? piece : 0;
+}
+
 std::string ModelLoadSteps::next_stage() const {
   if (finished_) return "done";
-  if (reader_ && next_ < names_.size())
-    return "tensor " + std::to_string(next_ + 1) + " of " + std::to_string(names_.size()) + " (" + names_[next_] + ")";
+  if (reader_ && next_ < names_.size()) {
+    const std::string& name = names_[next_];
+    std::string stage = "tensor " + std::to_string(next_ + 1) + " of " + std::to_string(names_.size()) + " (" + name + ")";
+    if (const uint64_t piece = piece_bytes(name)) {
+      const uint64_t size = reader_->byte_size(name);
+      stage += ", part " + std::to_string(piece_at_ / piece + 1) + " of " + std::to_string((size + piece - 1) / piece);
+    }
+    return stage;
+  }
   if (mapped_) return "position table";
   return reader_ ? "weight map" : "reading " + fs::path(model_.weights_path).filename().string();
 }

@@ -378,6 +378,34 @@ void SafetensorsReader::load(const std::string& name, Tensor* t, bool keep_store
   decode(buffer.data(), t->numel(), t);
 }
 
+uint64_t SafetensorsReader::byte_size(const std::string& name) const {
+  const auto it = where_.find(name);
+  if (it == where_.end()) throw Error(path_ + ": no tensor '" + name + "'");
+  return it->second.second - it->second.first;
+}
+
+void SafetensorsReader::load_stored_range(const std::string& name, Tensor* t, uint64_t from, uint64_t to) {
+  const auto it = where_.find(name);
+  if (it == where_.end()) throw Error(path_ + ": no tensor '" + name + "'");
+  const uint64_t begin = it->second.first, size = it->second.second - it->second.first;
+  const std::string what = "tensor '" + name + "'";
+  if (dtype_is_integer(t->dtype)) throw Error(path_ + ": " + what + " is an integer tensor: read it whole (load)");
+  if (from > to || to > size)
+    throw Error(path_ + ": bytes [" + std::to_string(from) + ", " + std::to_string(to) + ") are outside " + what +
+                " (" + std::to_string(size) + " bytes)");
+  if (source_) {
+    const char* bytes = source_bytes(*source_, data_start_ + begin + from, to - from, path_, what);
+    if (t->stored.size() != size) t->stored.resize(size);
+    std::memcpy(t->stored.data() + from, bytes, to - from);
+    return;
+  }
+  if (t->stored.size() != size) t->stored.resize(size);
+  in_.clear();
+  in_.seekg(static_cast<std::streamoff>(data_start_ + begin + from));
+  in_.read(reinterpret_cast<char*>(t->stored.data() + from), static_cast<std::streamsize>(to - from));
+  if (!in_) throw Error(path_ + ": read error in " + what);
+}
+
 TensorMap read_safetensors(const std::string& path) {
   // Streams tensor by tensor: the raw file is never held in memory whole.
   SafetensorsReader reader(path);

@@ -71,34 +71,38 @@ int64_t non_finite_count(const Tensor& t) {
   int64_t bad = 0;
   for (double v : t.f) bad += !std::isfinite(v);
   if (t.stored.empty() || dtype_is_integer(t.dtype)) return bad;
+  return bad + non_finite_count(t.dtype, t.stored.data(), static_cast<int64_t>(t.stored.size()) / dtype_size(t.dtype));
+}
+
+int64_t non_finite_count(DType dtype, const unsigned char* bytes, int64_t n) {
   // fp16, bf16 and fp32 by their bits: a value is NaN or ±Inf exactly when its exponent bits are
   // all ones (IEEE 754), so no value is widened (a base model's 184 M fp16 values: a few tens of
   // milliseconds in the page instead of most of a second; issue 55, item 4).
-  const int64_t values = static_cast<int64_t>(t.stored.size()) / dtype_size(t.dtype);
-  if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
-    const uint16_t exponent = t.dtype == DType::F16 ? 0x7c00 : 0x7f80;
-    for (int64_t k = 0; k < values; ++k) {
+  int64_t bad = 0;
+  if (dtype == DType::F16 || dtype == DType::BF16) {
+    const uint16_t exponent = dtype == DType::F16 ? 0x7c00 : 0x7f80;
+    for (int64_t k = 0; k < n; ++k) {
       uint16_t bits;
-      std::memcpy(&bits, t.stored.data() + 2 * k, sizeof bits);
+      std::memcpy(&bits, bytes + 2 * k, sizeof bits);
       bad += (bits & exponent) == exponent;
     }
     return bad;
   }
-  if (t.dtype == DType::F32) {
-    for (int64_t k = 0; k < values; ++k) {
+  if (dtype == DType::F32) {
+    for (int64_t k = 0; k < n; ++k) {
       uint32_t bits;
-      std::memcpy(&bits, t.stored.data() + 4 * k, sizeof bits);
+      std::memcpy(&bits, bytes + 4 * k, sizeof bits);
       bad += (bits & 0x7f800000u) == 0x7f800000u;
     }
     return bad;
   }
+  if (dtype != DType::F64) return 0;
   // F64 in chunks: the widened copy of a 0.4 GB table is never made whole.
   constexpr int64_t kChunk = 4096;
   double chunk[kChunk];
-  const int64_t n = static_cast<int64_t>(t.stored.size()) / dtype_size(t.dtype);
   for (int64_t first = 0; first < n; first += kChunk) {
     const int64_t count = std::min(kChunk, n - first);
-    widen_floats(t.dtype, t.stored.data() + first * dtype_size(t.dtype), count, chunk);
+    widen_floats(dtype, bytes + first * dtype_size(dtype), count, chunk);
     for (int64_t k = 0; k < count; ++k) bad += !std::isfinite(chunk[k]);
   }
   return bad;
