@@ -20,3 +20,28 @@ function(deberta_target_defaults target)
     target_compile_options(${target} PRIVATE -Wno-maybe-uninitialized)
   endif()
 endfunction()
+
+# deberta_scale_test_timeouts()
+#   Multiplies the TIMEOUT of every test of the calling folder by DEBERTA_TEST_TIMEOUT_SCALE (an
+#   integer ≥ 1; default 1: unchanged). A TIMEOUT is a guard against a hung test, sized for the
+#   Release build on two busy cores; the sanitizer build (scripts/sanitize.sh: 3) runs the same
+#   suites 2–3× slower, and under scripts/with_load.sh slower again (issue 56: the ASan lesson suite
+#   passed its 300 s there). Call it last in a folder that adds tests (CMake 3.25 sets a test's
+#   properties only from its own folder).
+set(DEBERTA_TEST_TIMEOUT_SCALE 1 CACHE STRING "Multiply every test's TIMEOUT by this integer (sanitizer builds: 3)")
+function(deberta_scale_test_timeouts)
+  if(NOT DEBERTA_TEST_TIMEOUT_SCALE MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "DEBERTA_TEST_TIMEOUT_SCALE must be a whole number ≥ 1, got '${DEBERTA_TEST_TIMEOUT_SCALE}'")
+  endif()
+  if(DEBERTA_TEST_TIMEOUT_SCALE EQUAL 1)
+    return()
+  endif()
+  get_property(_tests DIRECTORY PROPERTY TESTS)
+  foreach(_test IN LISTS _tests)
+    get_test_property(${_test} TIMEOUT _seconds)
+    if(_seconds)
+      math(EXPR _seconds "${_seconds} * ${DEBERTA_TEST_TIMEOUT_SCALE}")
+      set_tests_properties(${_test} PROPERTIES TIMEOUT ${_seconds})
+    endif()
+  endforeach()
+endfunction()

@@ -18,7 +18,7 @@ if [[ $build -eq 1 ]]; then
 # -g1: line tables only — enough for file:line in sanitizer reports, much cheaper to compile than -g.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DDEBERTA_FUZZ=ON -DDEBERTA_BUILD_VIEWER=OFF -DDEBERTA_VIEWER_GL_FREE_ONLY=ON \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-  -DDEBERTA_NATIVE=OFF "${DEBERTA_CCACHE_ARGS[@]}" >/dev/null
+  -DDEBERTA_NATIVE=OFF -DDEBERTA_TEST_TIMEOUT_SCALE=3 "${DEBERTA_CCACHE_ARGS[@]}" >/dev/null
 cmake --build build-asan -j"${JOBS:-$(nproc)}"
 fi
 [[ $run -eq 1 ]] || exit 0
