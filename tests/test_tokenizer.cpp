@@ -20,6 +20,8 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 using namespace deberta;
 
@@ -185,6 +187,30 @@ TEST_SUITE("tokenizer") {
     CHECK(e.ids.front() == tok->cls_id());
     CHECK(e.ids.back() == tok->sep_id());
     CHECK(std::count(e.ids.begin(), e.ids.end(), tok->mask_id()) == 1);
+  }
+
+  TEST_CASE("prepare(): spm.model's second parse on demand or as a step of its own, the same ids either way (issue 55, item 4)") {
+    // Text glued to a special token is encoded by the model without the dummy prefix, parsed by
+    // prepare() (the web page's load calls it as a step of its own; encode calls it when needed).
+    const std::string dir = test::source_path("notebooks_data/models/deberta-tiny");
+    const std::vector<std::string> texts = {"The [MASK] is here.", "a [MASK].", "a[MASK]ing", "[MASK][MASK]!", "x[MASK]y"};
+    const auto on_demand = load_tokenizer(dir);
+    const auto stepped = load_tokenizer(dir);
+    stepped->prepare();
+    stepped->prepare();  // once is enough; a second call does nothing
+    for (const auto& t : texts) CHECK_MESSAGE(on_demand->encode(t).ids == stepped->encode(t).ids, t);
+    // Four threads asking for it at once, before any encode: one parse, the same ids.
+    const auto raced = load_tokenizer(dir);
+    std::vector<std::thread> threads;
+    std::vector<std::vector<int64_t>> got(4);
+    for (size_t k = 0; k < got.size(); ++k)
+      threads.emplace_back([&, k] { got[k] = raced->encode(texts[k % texts.size()]).ids; });
+    for (auto& th : threads) th.join();
+    for (size_t k = 0; k < got.size(); ++k) CHECK(got[k] == on_demand->encode(texts[k % texts.size()]).ids);
+    // The glued text really takes the second model: "[MASK]." without it gives [MASK] "▁" ".".
+    const Encoding e = stepped->encode("a [MASK].");
+    REQUIRE(e.ids.size() >= 4);
+    CHECK(stepped->piece(e.ids[e.ids.size() - 2]) == ".");
   }
 
   TEST_CASE("bad inputs raise Error with a clear message") {

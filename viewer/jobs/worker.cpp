@@ -88,24 +88,40 @@ bool LoadJob::step() {
     steps_.step();
     return false;
   }
-  auto lm = std::make_shared<LoadedModel>();
-  lm->model = steps_.take();
-  try {
-    if (deberta::has_tokenizer(lm->model.directory))
-      lm->tokenizer = deberta::load_tokenizer_for_model(lm->model.directory, lm->model.config.vocab_size);
-    else
+  if (!pending_) {
+    // The tokenizer in two steps: its load here, then `prepare` (a SentencePiece model's second
+    // parse) in the next, so neither holds the page's one thread for both (issue 55, item 4).
+    pending_ = std::make_shared<LoadedModel>();
+    pending_->model = steps_.take();
+    try {
+      if (deberta::has_tokenizer(pending_->model.directory)) {
+        pending_->tokenizer = deberta::load_tokenizer_for_model(pending_->model.directory, pending_->model.config.vocab_size);
+        return false;
+      }
       // English here (the tests read it); the Model & text panel shows tr(tokenizer_note).
-      lm->tokenizer_note = N_("no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
-                              "type token ids instead; tokens show as #id");
-  } catch (const std::exception& e) {
-    lm->tokenizer_error = e.what();
-    // The Model & text panel shows this in the reader's language from tokenizer_error (panel_model.cpp).
-    lm->tokenizer_note = "tokenizer not loaded: " + lm->tokenizer_error + " (type token ids instead)";
+      pending_->tokenizer_note = N_("no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
+                                    "type token ids instead; tokens show as #id");
+    } catch (const std::exception& e) {
+      tokenizer_failed(e);
+    }
+  } else if (pending_->tokenizer) {
+    try {
+      pending_->tokenizer->prepare();
+    } catch (const std::exception& e) {
+      pending_->tokenizer.reset();
+      tokenizer_failed(e);
+    }
   }
-  lm->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  pending_->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   if (progress_) progress_->store(1.0);
-  out_ = std::move(lm);
+  out_ = std::move(pending_);
   return true;
+}
+
+void LoadJob::tokenizer_failed(const std::exception& e) {
+  pending_->tokenizer_error = e.what();
+  // The Model & text panel shows this in the reader's language from tokenizer_error (panel_model.cpp).
+  pending_->tokenizer_note = "tokenizer not loaded: " + pending_->tokenizer_error + " (type token ids instead)";
 }
 
 std::shared_ptr<const LoadedModel> LoadJob::take() {

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,7 +49,8 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path,
 
 /// `read_model` one step at a time (deberta::ModelLoadSteps: one tensor a step, a long one in pieces
 /// of `kReadPiece` bytes, then the weight map, then the position table in pieces of at most
-/// `kPositionWork` multiply-adds; then the tokenizer), so the web edition's one thread draws the
+/// `kPositionWork` multiply-adds; then the tokenizer in two steps, its load and
+/// `deberta::Tokenizer::prepare`), so the web edition's one thread draws the
 /// page, and the progress bar, between steps (issue 55, item 4: no step over 100 ms on a
 /// base-sized model); `read_model` is this class run to completion. Errors: read_model's, from
 /// the constructor (the folder, config.json, the weights' header) or from `step()`.
@@ -73,7 +75,9 @@ class LoadJob {
   std::shared_ptr<std::atomic<double>> progress_;
   std::chrono::steady_clock::time_point t0_;
   deberta::ModelLoadSteps steps_;
+  std::shared_ptr<LoadedModel> pending_;  ///< the weights loaded, the tokenizer's steps under way
   std::shared_ptr<LoadedModel> out_;
+  void tokenizer_failed(const std::exception& e);  // the note a tokenizer that failed to load leaves
 };
 
 /// Tokenizes `fields` for `model`. Errors (`deberta::Error`): ids that are not integers or

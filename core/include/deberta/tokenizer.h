@@ -40,6 +40,14 @@ class Tokenizer {
   virtual int64_t vocab_size() const = 0;
   /// "sentencepiece", "gpt2-bpe", "tokenizer.json", …
   virtual std::string kind() const = 0;
+  /// Builds now what the first `encode` would otherwise build on demand: for a SentencePiece model,
+  /// its second copy without the dummy prefix (for text glued to a special token, "[MASK]."), a
+  /// parse of spm.model as long as the load's own. Nothing for the other kinds. A caller that
+  /// bounds the length of its steps (the web page's load, issue 55 item 4: the two parses of a
+  /// 128,100-piece spm.model were its one long step) calls it as a step of its own; others need
+  /// not, `encode` calls it. Safe to call from several threads. Errors: spm.model's second parse
+  /// failing (`Error` naming the file), raised again by the next call.
+  virtual void prepare() const {}
 };
 
 /// Throws `Error` ("<what>: text is not valid UTF-8 (byte 0xff at offset 3)") unless `text` is

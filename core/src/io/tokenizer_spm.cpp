@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace deberta::tokenizer_detail {
@@ -110,16 +111,26 @@ class SentencePieceTokenizer final : public BasicTokenizer {
       throw Error(path + ": not a SentencePiece model (" + why + ")");
     }
     if (sp_.GetPieceSize() <= 0) throw Error(path + ": SentencePiece model without pieces");
-    // The same model without the dummy prefix, for text glued to a special token: a second
-    // normalizer_spec (ModelProto field 3) appended to the bytes is merged into the first, as
-    // protobuf merges a repeated embedded message, and sets its add_dummy_prefix (field 3) false.
-    if (!sp_glued_.LoadFromSerializedProto(bytes + std::string("\x1A\x02\x18\x00", 4)).ok())
-      throw Error(path + ": not a SentencePiece model (its normalizer_spec does not take add_dummy_prefix)");
+    path_ = path;
+    bytes_ = bytes;  // for sp_glued_, parsed by prepare()
     specials_ = SpecialTokens::read(model_dir);
     resolve_specials(path, sp_.bos_id(), sp_.eos_id(), sp_.pad_id(), sp_.unk_id());
   }
 
   std::string kind() const override { return "sentencepiece"; }
+
+  /// The same model without the dummy prefix, for text glued to a special token: a second
+  /// normalizer_spec (ModelProto field 3) appended to the bytes is merged into the first, as
+  /// protobuf merges a repeated embedded message, and sets its add_dummy_prefix (field 3) false.
+  /// Parsed once, on the first call (from `encode` or the caller's own step); the bytes kept
+  /// for it are freed then.
+  void prepare() const override {
+    std::call_once(glued_once_, [this] {
+      if (!sp_glued_.LoadFromSerializedProto(bytes_ + std::string("\x1A\x02\x18\x00", 4)).ok())
+        throw Error(path_ + ": not a SentencePiece model (its normalizer_spec does not take add_dummy_prefix)");
+      std::string().swap(bytes_);
+    });
+  }
 
  protected:
   std::vector<int64_t> encode_plain(const std::string& text) const override { return encode_with(sp_, text); }
@@ -131,6 +142,7 @@ class SentencePieceTokenizer final : public BasicTokenizer {
   /// a special token that starts with a space starts a word: the dummy prefix stays.
   std::vector<int64_t> encode_plain_at(const std::string& text, bool at_start) const override {
     const bool glued = !at_start && !text.empty() && text[0] != ' ' && text[0] != '\t' && text[0] != '\n';
+    if (glued) prepare();
     return encode_with(glued ? sp_glued_ : sp_, text);
   }
   std::vector<int64_t> encode_with(const sentencepiece::SentencePieceProcessor& sp, const std::string& text) const {
@@ -158,7 +170,10 @@ class SentencePieceTokenizer final : public BasicTokenizer {
 
  private:
   sentencepiece::SentencePieceProcessor sp_;
-  sentencepiece::SentencePieceProcessor sp_glued_;  ///< sp_ without the dummy prefix
+  mutable sentencepiece::SentencePieceProcessor sp_glued_;  ///< sp_ without the dummy prefix (prepare())
+  mutable std::once_flag glued_once_;
+  mutable std::string bytes_;  ///< spm.model's bytes until sp_glued_ is parsed
+  std::string path_;
 };
 
 }  // namespace
