@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace viewer {
 
@@ -42,6 +43,54 @@ void grid_tooltip(const ViewerState& s, const Result& r, const deberta::Matrix& 
   ImGui::EndTooltip();
 }
 
+/// The grid's geometry in pixels: the label column's width, each map's side and the gap between maps.
+struct GridLayout {
+  float label_w = 0, size = 0, gap = 6;
+  bool short_heads = false;  ///< the heads numbered alone, the word "head" once in the label column
+};
+
+/// The label column as wide as the widest row label ("layer 11"; the font follows the interface's
+/// scale), the maps as large as the panel allows (24–220 px) beside the colour bar. Where
+/// "head H−1" is wider than a map (a phone; "ヘッド 3" ran into "ヘッド 2"), the heads are numbered
+/// alone and the column widens to hold the word. L, H: layers and heads. No errors.
+GridLayout grid_layout(int L, int H) {
+  char widest[64];
+  std::snprintf(widest, sizeof widest, tr("layer %d"), L - 1);
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  GridLayout g;
+  g.label_w = ImGui::CalcTextSize(widest).x + spacing;
+  const float bar_w = 110 * ImGui::GetFontSize() / 15.0f;
+  const auto side = [&] {
+    const float avail_w = ImGui::GetContentRegionAvail().x - g.label_w - bar_w - g.gap * H;
+    const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 2 - g.gap * L;
+    return std::clamp(std::min(avail_w / H, avail_h / L), 24.0f, 220.0f);
+  };
+  g.size = side();
+  std::snprintf(widest, sizeof widest, tr("head %d"), H - 1);
+  if (ImGui::CalcTextSize(widest).x + spacing > g.size + g.gap) {
+    g.short_heads = true;
+    g.label_w = std::max(g.label_w, ImGui::CalcTextSize(trc("grid", "head")).x + spacing);
+    g.size = side();
+  }
+  return g;
+}
+
+/// The row of head labels over the maps ("head 0", or "head" then 0, 1, … where they would collide).
+void head_labels(ViewerState& s, const GridLayout& g, int H) {
+  if (g.short_heads)
+    ImGui::TextUnformatted(trc("grid", "head"));
+  else
+    ImGui::Dummy(ImVec2(g.label_w, 0));
+  for (int h = 0; h < H; ++h) {
+    ImGui::SameLine(g.label_w + h * (g.size + g.gap) + ImGui::GetStyle().WindowPadding.x);
+    if (g.short_heads)
+      ImGui::Text("%d", h);
+    else
+      ImGui::Text(tr("head %d"), h);
+    if (h < 2) RecordWidget(s, "grid: head " + std::to_string(h));  // the page's test: labels apart
+  }
+}
+
 }  // namespace
 
 void DrawGridPanel(App& app) {
@@ -66,22 +115,11 @@ void DrawGridPanel(App& app) {
     }
   const ColorScale scale = prob ? ColorScale::sequential(0, max_value(maps)) : ColorScale::diverging(max_abs(maps));
 
-  // The row labels as wide as the widest ("layer 11"): the font follows the interface's scale.
-  char widest[64];
-  std::snprintf(widest, sizeof widest, tr("layer %d"), L - 1);
-  const float label_w = ImGui::CalcTextSize(widest).x + ImGui::GetStyle().ItemSpacing.x;
-  const float bar_w = 110 * ImGui::GetFontSize() / 15.0f;
-  const float gap = 6;
-  const float avail_w = ImGui::GetContentRegionAvail().x - label_w - bar_w - gap * H;
-  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 2 - gap * L;
-  const float size = std::clamp(std::min(avail_w / H, avail_h / L), 24.0f, 220.0f);
+  const GridLayout g = grid_layout(L, H);
+  const float label_w = g.label_w, size = g.size, gap = g.gap;
 
   ImGui::BeginGroup();
-  ImGui::Dummy(ImVec2(label_w, 0));
-  for (int h = 0; h < H; ++h) {
-    ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
-    ImGui::Text(tr("head %d"), h);
-  }
+  head_labels(s, g, H);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(gap, gap));
   int hover_l = -1, hover_h = -1, hover_i = -1, hover_j = -1;
   for (int l = 0; l < L; ++l) {

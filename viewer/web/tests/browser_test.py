@@ -1168,6 +1168,13 @@ def bar_check(chromium, base, out, failures):
                 if not label or not first_map or label[2] > first_map[0] + 0.5:
                     failures.append("(z) %s %d × %d: the grid's row label %s runs under its first map %s"
                                     % (lang, w, h, label, first_map))
+                # The head labels stay apart ("ヘッド 0ヘッド 1" ran together on the phone): head 0's ends
+                # before head 1's begins, numbers alone where the words would collide.
+                head0, head1 = widget_rect(page, "grid: head 0"), widget_rect(page, "grid: head 1")
+                print("(z) %s %d × %d: head labels %s, %s" % (lang, w, h, head0, head1))
+                if not head0 or not head1 or head0[2] > head1[0] - 0.5:
+                    failures.append("(z) %s %d × %d: the grid's head labels %s and %s touch or overlap"
+                                    % (lang, w, h, head0, head1))
                 if w < 600:
                     click_widget(page, "tab: EMD & predictions")
                     page.frames(6)
