@@ -24,8 +24,12 @@ void quantity_choice(ViewerState& s, const Result& r) {
     if (ImGui::RadioButton((quantity_word(q) + "###" + quantity_name(q)).c_str(), s.grid_quantity == q)) s.grid_quantity = q;
   }
   if (!computed(r, s.grid_quantity)) s.grid_quantity = Quantity::Probs;
+  // The formula beside the choices where it fits, else on a line of its own (a phone: it was cut
+  // at the window's side).
+  const std::string formula = std::string("  ") + tr(quantity_label(s.grid_quantity));
   ImGui::SameLine();
-  ImGui::TextDisabled("  %s", tr(quantity_label(s.grid_quantity)));
+  if (ImGui::CalcTextSize(formula.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  ImGui::TextDisabled("%s", formula.c_str());
   Note(tr("Click a map to open it in Head detail. Right-click to mask / unmask that head (the model re-runs). "
           "Ctrl+wheel: zoom all maps, drag: pan, double-click: reset."));
 }
