@@ -51,6 +51,8 @@ void grid_tooltip(const ViewerState& s, const Result& r, const deberta::Matrix& 
 struct GridLayout {
   float label_w = 0, size = 0, gap = 6;
   bool short_heads = false;  ///< the heads numbered alone, the word "head" once in the label column
+  /// Where head h's column (its label and its maps) starts, for ImGui::SameLine.
+  float column_x(int h) const { return label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x; }
 };
 
 /// The label column as wide as the widest row label ("layer 11"; the font follows the interface's
@@ -86,7 +88,7 @@ void head_labels(ViewerState& s, const GridLayout& g, int H) {
   else
     ImGui::Dummy(ImVec2(g.label_w, 0));
   for (int h = 0; h < H; ++h) {
-    ImGui::SameLine(g.label_w + h * (g.size + g.gap) + ImGui::GetStyle().WindowPadding.x);
+    ImGui::SameLine(g.column_x(h));
     if (g.short_heads)
       ImGui::Text("%d", h);
     else
@@ -133,7 +135,7 @@ void DrawGridPanel(App& app) {
     if (l == 0) RecordWidget(s, "grid: layer 0");  // the page's test: the label beside, not under, its maps
     ImGui::EndGroup();
     for (int h = 0; h < H; ++h) {
-      ImGui::SameLine(label_w + h * (size + gap) + ImGui::GetStyle().WindowPadding.x);
+      ImGui::SameLine(g.column_x(h));
       const deberta::Matrix* m = maps[static_cast<size_t>(l * H + h)];
       Overlay ov;
       ov.highlight = s.hover_token;

@@ -99,7 +99,7 @@ class SentencePieceTokenizer final : public BasicTokenizer {
   explicit SentencePieceTokenizer(const std::string& model_dir) {
     const std::string path = (std::filesystem::path(model_dir) / "spm.model").string();
     // Regular files only and the size before reading: spm.model may be a FIFO or /dev/zero.
-    const std::string bytes = read_whole_file(path, kMaxModelBytes);
+    std::string bytes = read_whole_file(path, kMaxModelBytes);
     if (bytes.empty()) throw Error(path + ": empty file, not a SentencePiece model");
     check_piece_lengths(bytes, path);
     const auto status = sp_.LoadFromSerializedProto(bytes);
@@ -112,23 +112,25 @@ class SentencePieceTokenizer final : public BasicTokenizer {
     }
     if (sp_.GetPieceSize() <= 0) throw Error(path + ": SentencePiece model without pieces");
     path_ = path;
-    bytes_ = bytes;  // for sp_glued_, parsed by prepare()
+    // For sp_glued_, parsed by prepare(): a second normalizer_spec (ModelProto field 3) appended to
+    // the bytes is merged into the first, as protobuf merges a repeated embedded message, and sets
+    // its add_dummy_prefix (field 3) false.
+    glued_bytes_ = std::move(bytes);
+    glued_bytes_.append("\x1A\x02\x18\x00", 4);
     specials_ = SpecialTokens::read(model_dir);
     resolve_specials(path, sp_.bos_id(), sp_.eos_id(), sp_.pad_id(), sp_.unk_id());
   }
 
   std::string kind() const override { return "sentencepiece"; }
 
-  /// The same model without the dummy prefix, for text glued to a special token: a second
-  /// normalizer_spec (ModelProto field 3) appended to the bytes is merged into the first, as
-  /// protobuf merges a repeated embedded message, and sets its add_dummy_prefix (field 3) false.
-  /// Parsed once, on the first call (from `encode` or the caller's own step); the bytes kept
-  /// for it are freed then.
+  /// The same model without the dummy prefix, for text glued to a special token (the constructor
+  /// keeps its bytes). Parsed once, on the first call (from `encode` or the caller's own step);
+  /// the bytes are freed then.
   void prepare() const override {
     std::call_once(glued_once_, [this] {
-      if (!sp_glued_.LoadFromSerializedProto(bytes_ + std::string("\x1A\x02\x18\x00", 4)).ok())
+      if (!sp_glued_.LoadFromSerializedProto(glued_bytes_).ok())
         throw Error(path_ + ": not a SentencePiece model (its normalizer_spec does not take add_dummy_prefix)");
-      std::string().swap(bytes_);
+      std::string().swap(glued_bytes_);
     });
   }
 
@@ -172,7 +174,7 @@ class SentencePieceTokenizer final : public BasicTokenizer {
   sentencepiece::SentencePieceProcessor sp_;
   mutable sentencepiece::SentencePieceProcessor sp_glued_;  ///< sp_ without the dummy prefix (prepare())
   mutable std::once_flag glued_once_;
-  mutable std::string bytes_;  ///< spm.model's bytes until sp_glued_ is parsed
+  mutable std::string glued_bytes_;  ///< spm.model's bytes + the normalizer_spec without the dummy prefix, until parsed
   std::string path_;
 };
 
