@@ -72,6 +72,26 @@ TEST_SUITE("safetensors") {
     CHECK(half_to_double(0x7bff) == 65504.0);
   }
 
+  // widen_floats converts halves by their bits, with no table (issue 60, item 4): every one of the
+  // 65,536 halves must widen to the value half_to_double computes from the definition (the same
+  // sign, zeros and subnormals included; NaN to NaN), and every bfloat16 likewise.
+  TEST_CASE("widen_floats: all 65,536 fp16 and bf16 values equal their definition") {
+    std::vector<uint16_t> all(65536);
+    for (uint32_t bits = 0; bits < 65536; ++bits) all[bits] = static_cast<uint16_t>(bits);
+    std::vector<double> wide(all.size());
+    for (DType dtype : {DType::F16, DType::BF16}) {
+      widen_floats(dtype, reinterpret_cast<const unsigned char*>(all.data()), static_cast<int64_t>(all.size()), wide.data());
+      int64_t wrong = 0;
+      for (uint32_t bits = 0; bits < 65536; ++bits) {
+        const double expected = dtype == DType::F16 ? half_to_double(all[bits]) : bfloat16_to_double(all[bits]);
+        const bool same = std::isnan(expected) ? std::isnan(wide[bits])
+                                                : wide[bits] == expected && std::signbit(wide[bits]) == std::signbit(expected);
+        if (!same && wrong++ < 5) MESSAGE(dtype_name(dtype) << " bits " << bits << ": " << wide[bits] << " vs " << expected);
+      }
+      CHECK(wrong == 0);
+    }
+  }
+
   TEST_CASE("malformed files are refused with the file name and the problem") {
     auto refuses = [](const std::string& bytes, const std::string& needle) {
       CAPTURE(needle);

@@ -109,8 +109,9 @@ int64_t non_finite_count(const Tensor& t);
 int64_t non_finite_count(DType dtype, const unsigned char* bytes, int64_t n);
 
 /// Widens `n` little-endian values of floating dtype `dtype` (F64, F32, F16, BF16) at `bytes` into
-/// `out[0 .. n)`, exactly (every fp16, bf16 and fp32 value is a double). F16 goes through a table
-/// of the 65,536 halves built once. No errors (an integer dtype is the caller's mistake: zeros).
+/// `out[0 .. n)`, exactly (every fp16, bf16 and fp32 value is a double). F16 by the CPU's F16C
+/// conversion where the build has it (x86 with -march=native), else through a table of the 65,536
+/// halves built once. No errors (an integer dtype is the caller's mistake: zeros).
 void widen_floats(DType dtype, const unsigned char* bytes, int64_t n, double* out);
 
 /// IEEE half (binary16) bits to double, exact.

@@ -7,6 +7,10 @@
 #include <cstring>
 #include <set>
 
+#if defined(__F16C__) && defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace deberta {
 
 namespace {
@@ -36,8 +40,20 @@ void widen_floats(DType dtype, const unsigned char* bytes, int64_t n, double* ou
       }
       return;
     case DType::F16: {
+      int64_t k = 0;
+#if defined(__F16C__) && defined(__AVX__)
+      // Eight halves at a time by the CPU's own conversion (F16C's vcvtph2ps: exact, subnormal
+      // halves included, whatever the flush modes), then to double (exact): about 6× the table's
+      // speed, and the 256 kB table stays out of the cache the products use (issue 60, item 4).
+      for (; k + 8 <= n; k += 8) {
+        const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 2 * k)));
+        _mm256_storeu_pd(out + k, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+        _mm256_storeu_pd(out + k + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+      }
+      if (k == n) return;
+#endif
       const float* table = half_table();
-      for (int64_t k = 0; k < n; ++k) {
+      for (; k < n; ++k) {
         uint16_t bits;
         std::memcpy(&bits, bytes + 2 * k, sizeof bits);
         out[k] = table[bits];
