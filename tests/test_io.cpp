@@ -548,8 +548,14 @@ TEST_SUITE("model load in steps") {
     // Every piece in turn gives the bytes of one whole read.
     Tensor whole = reader.index().at(words);
     r2.load(words, &whole, true);
-    for (uint64_t from = 0; from < reader.byte_size(words); from += 24)
+    const unsigned char* memory = nullptr;
+    for (uint64_t from = 0; from < reader.byte_size(words); from += 24) {
       r2.load_stored_range(words, &piece, from, std::min(reader.byte_size(words), from + 24));
+      CHECK(piece.stored.size() >= std::min(reader.byte_size(words), from + 24));
+      // Room for the whole tensor from the first piece on: the pieces never move it.
+      if (!memory) memory = piece.stored.data();
+      CHECK(piece.stored.data() == memory);
+    }
     CHECK(piece.stored.size() == whole.stored.size());
     CHECK(std::memcmp(piece.stored.data(), whole.stored.data(), whole.stored.size()) == 0);
   }

@@ -54,6 +54,12 @@ auto background(F&& job, A&&... args) {
 #endif
 }
 
+#ifdef __EMSCRIPTEN_PTHREADS__
+constexpr bool kThreadedPage = true;  // deberta-explorer-mt.js (-pthread): threads to be had
+#elif defined(__EMSCRIPTEN__)
+constexpr bool kThreadedPage = false;  // deberta-explorer.js: one thread
+#endif
+
 // Reads `path` in the background. On the web (one thread) the load runs as steps (LoadJob: one
 // tensor a step) that `run_deferred_jobs` runs a slice of each frame, from the frame after this
 // one ("Loading the model…" is drawn first); its future is a promise's, set by the last step.
@@ -62,7 +68,7 @@ std::future<std::shared_ptr<const LoadedModel>> background_load(Jobs& j, const s
 #ifdef __EMSCRIPTEN__
   auto done = std::make_shared<std::promise<std::shared_ptr<const LoadedModel>>>();
   auto job = std::make_shared<std::unique_ptr<LoadJob>>();
-  j.steppers.push_back([done, job, path, progress, record = j.load_steps]() -> bool {
+  j.steppers.push_back([done, job, path, progress, record = j.load_steps]() -> Jobs::Step {
     const auto t0 = std::chrono::steady_clock::now();
     std::string stage = "header";
     // Each step's time, the longest kept with what it did (issue 55, item 4).
@@ -70,23 +76,26 @@ std::future<std::shared_ptr<const LoadedModel>> background_load(Jobs& j, const s
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       ++record->steps;
       record->position_steps += stage == "position table";
+      record->tokenizer_thread_steps += stage == LoadJob::kThreadStage;
       if (ms > record->longest_ms) record->longest_ms = ms, record->longest_stage = stage;
     };
     try {
       if (!*job) {
-        *job = std::make_unique<LoadJob>(path, progress);  // config.json and the weights' header
+        // config.json and the weights' header. The threaded build parses the tokenizer on a thread of
+        // its own (LoadJob's tokenizer_thread): one spm.model parse is longer than a step may be.
+        *job = std::make_unique<LoadJob>(path, progress, /*tokenizer_thread=*/kThreadedPage);
         timed();
-        return false;
+        return Jobs::Step::more;
       }
       stage = (*job)->stage();
       const bool finished = (*job)->step();
       timed();
-      if (!finished) return false;
+      if (!finished) return (*job)->waiting() ? Jobs::Step::wait : Jobs::Step::more;
       done->set_value((*job)->take());
     } catch (...) {
       done->set_exception(std::current_exception());
     }
-    return true;
+    return Jobs::Step::done;
   });
   return done->get_future();
 #else
@@ -102,7 +111,9 @@ void run_deferred_jobs(App& app) {
   // progress bar.
   const auto t0 = std::chrono::steady_clock::now();
   while (!j.steppers.empty()) {
-    if (j.steppers.front()()) j.steppers.erase(j.steppers.begin());
+    const Jobs::Step step = j.steppers.front()();
+    if (step == Jobs::Step::done) j.steppers.erase(j.steppers.begin());
+    if (step == Jobs::Step::wait) break;  // (looked at again next frame)
     if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >= j.step_ms) break;
   }
   auto run = [](auto& f) {

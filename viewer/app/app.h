@@ -61,9 +61,12 @@ struct Jobs {
   std::string loading_b_path;
   std::future<std::shared_ptr<const CompareResult>> comparing;  ///< model B on model A's input
   std::future<ZooListing> reading_zoo;  ///< the zoo folder being listed (read_zoo), for the Compare tab
-  /// The web edition's loads (one thread): each runs one step per call (viewer::LoadJob) and says
-  /// whether it finished; `run_deferred_jobs` runs `step_ms` of them a frame. Empty on the desktop.
-  std::vector<std::function<bool()>> steppers;
+  /// What a load's step says: more steps can run now; nothing to do before a later frame (the
+  /// tokenizer's own thread is working, LoadJob::waiting); or the load finished.
+  enum class Step { more, wait, done };
+  /// The web edition's loads: each runs one step per call (viewer::LoadJob) and says what is next;
+  /// `run_deferred_jobs` runs `step_ms` of them a frame, or until one waits. Empty on the desktop.
+  std::vector<std::function<Step()>> steppers;
   /// Milliseconds of the loads' steps a frame runs, at least one step (the browser test sets 0:
   /// exactly one step a frame, so a load spans as many frames as it has steps on any machine).
   double step_ms = 25;
@@ -74,6 +77,7 @@ struct Jobs {
     double longest_ms = 0;
     std::string longest_stage;
     int64_t steps = 0, position_steps = 0;
+    int64_t tokenizer_thread_steps = 0;  ///< steps that looked at the tokenizer's own thread (LoadJob::kThreadStage)
   };
   std::shared_ptr<StepRecord> load_steps = std::make_shared<StepRecord>();
   uint64_t detail_generation = 0;      ///< the result generation of the newest detail request

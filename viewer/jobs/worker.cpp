@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <system_error>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -61,7 +63,15 @@ deberta::ForwardTrace trace_prefix(const deberta::ForwardTrace& prev, int64_t fi
 
 }  // namespace
 
-LoadJob::LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress)
+// The tokenizer's load and `prepare`, run by a thread of its own (LoadJob's `tokenizer_thread`): the
+// thread writes these, then sets `done`; the LoadJob reads them only once `done` is set.
+struct LoadJob::TokenizerTask {
+  std::unique_ptr<deberta::Tokenizer> tokenizer;
+  std::string error;  // the tokenizer files failed to load: the loader's message
+  std::atomic<bool> done{false};
+};
+
+LoadJob::LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress, bool tokenizer_thread)
     : path_(path),
       progress_(std::move(progress)),
       t0_(std::chrono::steady_clock::now()),
@@ -75,12 +85,16 @@ LoadJob::LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> p
                o.position_work = kPositionWork;  // the position table in pieces (issue 55, item 4)
                o.read_piece = kReadPiece;        // and a long tensor's bytes
                return o;
-             }()) {}
+             }()),
+      tokenizer_thread_(tokenizer_thread) {}
 
 std::string LoadJob::stage() const {
   if (out_) return "done";
+  if (task_) return kThreadStage;
   return steps_.finished() ? "tokenizer" : steps_.next_stage();
 }
+
+bool LoadJob::waiting() const { return task_ && !out_ && !task_->done.load(std::memory_order_acquire); }
 
 bool LoadJob::step() {
   if (out_) return true;
@@ -88,38 +102,68 @@ bool LoadJob::step() {
     steps_.step();
     return false;
   }
+  if (task_) {  // the tokenizer's thread: its results once it is done
+    if (!task_->done.load(std::memory_order_acquire)) return false;
+    pending_->tokenizer = std::move(task_->tokenizer);
+    if (!task_->error.empty()) tokenizer_failed(task_->error);
+    return finish();
+  }
   if (!pending_) {
-    // The tokenizer in two steps: its load here, then `prepare` (a SentencePiece model's second
-    // parse) in the next, so neither holds the page's one thread for both (issue 55, item 4).
     pending_ = std::make_shared<LoadedModel>();
     pending_->model = steps_.take();
-    try {
-      if (deberta::has_tokenizer(pending_->model.directory)) {
-        pending_->tokenizer = deberta::load_tokenizer_for_model(pending_->model.directory, pending_->model.config.vocab_size);
-        return false;
-      }
+    if (!deberta::has_tokenizer(pending_->model.directory)) {
       // English here (the tests read it); the Model & text panel shows tr(tokenizer_note).
       pending_->tokenizer_note = N_("no tokenizer files in this folder (spm.model, vocab.json + merges.txt or tokenizer.json): "
                                     "type token ids instead; tokens show as #id");
+      return finish();
+    }
+    if (tokenizer_thread_) {
+      auto task = std::make_shared<TokenizerTask>();
+      try {
+        std::thread([task, dir = pending_->model.directory, vocab = pending_->model.config.vocab_size] {
+          try {
+            task->tokenizer = deberta::load_tokenizer_for_model(dir, vocab);
+            task->tokenizer->prepare();
+          } catch (const std::exception& e) {
+            task->tokenizer.reset();
+            task->error = e.what();
+          }
+          task->done.store(true, std::memory_order_release);
+        }).detach();
+        task_ = std::move(task);
+        return false;
+      } catch (const std::system_error&) {
+        // No thread to be had: the two steps below, on this thread.
+      }
+    }
+    // The tokenizer in two steps: its load here, then `prepare` (a SentencePiece model's second
+    // parse) in the next, so neither holds the page's one thread for both (issue 55, item 4).
+    try {
+      pending_->tokenizer = deberta::load_tokenizer_for_model(pending_->model.directory, pending_->model.config.vocab_size);
+      return false;
     } catch (const std::exception& e) {
-      tokenizer_failed(e);
+      tokenizer_failed(e.what());
     }
   } else if (pending_->tokenizer) {
     try {
       pending_->tokenizer->prepare();
     } catch (const std::exception& e) {
       pending_->tokenizer.reset();
-      tokenizer_failed(e);
+      tokenizer_failed(e.what());
     }
   }
+  return finish();
+}
+
+bool LoadJob::finish() {
   pending_->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   if (progress_) progress_->store(1.0);
   out_ = std::move(pending_);
   return true;
 }
 
-void LoadJob::tokenizer_failed(const std::exception& e) {
-  pending_->tokenizer_error = e.what();
+void LoadJob::tokenizer_failed(const std::string& error) {
+  pending_->tokenizer_error = error;
   // The Model & text panel shows this in the reader's language from tokenizer_error (panel_model.cpp).
   pending_->tokenizer_note = "tokenizer not loaded: " + pending_->tokenizer_error + " (type token ids instead)";
 }

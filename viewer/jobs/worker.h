@@ -54,15 +54,26 @@ std::shared_ptr<const LoadedModel> read_model(const std::string& path,
 /// page, and the progress bar, between steps (issue 55, item 4: no step over 100 ms on a
 /// base-sized model); `read_model` is this class run to completion. Errors: read_model's, from
 /// the constructor (the folder, config.json, the weights' header) or from `step()`.
+///
+/// With `tokenizer_thread` (the page's threaded build) the tokenizer's load and `prepare` run on a
+/// thread of their own instead: one libsentencepiece parse of a 128,100-piece spm.model is a single
+/// call of 120–170 ms that no step can split. `step()` then starts the thread and afterwards only
+/// looks whether it has finished (`waiting()` says so: nothing to do until then). A LoadJob destroyed
+/// before that leaves the thread to finish alone; what it made is dropped with it. Where no thread
+/// can be started (std::system_error) the two steps run as without the option.
 class LoadJob {
  public:
-  LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress);
+  LoadJob(const std::string& path, std::shared_ptr<std::atomic<double>> progress, bool tokenizer_thread = false);
   /// Runs the next step; true once the model is loaded (then `take()` it).
   bool step();
+  /// Whether the next `step()` can only wait: the tokenizer's thread is still running.
+  bool waiting() const;
   /// The loaded model. Errors: deberta::Error before `step()` returned true.
   std::shared_ptr<const LoadedModel> take();
-  /// What `step()` does next ("tensor 3 of 203 (…)", "weight map", "position table", "tokenizer").
+  /// What `step()` does next ("tensor 3 of 203 (…)", "weight map", "position table", "tokenizer",
+  /// or `kThreadStage` while the tokenizer's own thread has been started).
   std::string stage() const;
+  static constexpr const char* kThreadStage = "tokenizer (its own thread)";
   /// Multiply-adds of the position table a step (deberta::LoadOptions::position_work): 2^24, about
   /// 28 rows of a base model's 768 × 768 projection, ~15 ms in the page's WebAssembly.
   static constexpr int64_t kPositionWork = int64_t{1} << 24;
@@ -77,7 +88,11 @@ class LoadJob {
   deberta::ModelLoadSteps steps_;
   std::shared_ptr<LoadedModel> pending_;  ///< the weights loaded, the tokenizer's steps under way
   std::shared_ptr<LoadedModel> out_;
-  void tokenizer_failed(const std::exception& e);  // the note a tokenizer that failed to load leaves
+  bool tokenizer_thread_ = false;
+  struct TokenizerTask;                   // what the tokenizer's thread makes (shared with it)
+  std::shared_ptr<TokenizerTask> task_;   ///< null unless the thread was started
+  void tokenizer_failed(const std::string& error);  // the note a tokenizer that failed to load leaves
+  bool finish();                                    // the load's last step: `out_` set
 };
 
 /// Tokenizes `fields` for `model`. Errors (`deberta::Error`): ids that are not integers or

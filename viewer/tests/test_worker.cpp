@@ -327,6 +327,50 @@ TEST_CASE("a model load in steps (the web edition's): one tensor a step, progres
   CHECK(forward(stepped->model, in).decoder_output() == forward(whole->model, in).decoder_output());
 }
 
+// The page's threaded build (issue 55, item 4): the tokenizer's load and prepare on a thread of
+// their own, the steps only looking whether it finished.
+TEST_CASE("a model load whose tokenizer runs on its own thread: the steps wait, the same model and tokenizer") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  viewer::LoadJob job(dir, nullptr, /*tokenizer_thread=*/true);
+  int thread_stages = 0, waits = 0, plain_tokenizer_stages = 0;
+  while (true) {
+    const std::string stage = job.stage();
+    thread_stages += stage == viewer::LoadJob::kThreadStage;
+    plain_tokenizer_stages += stage == "tokenizer";
+    if (job.step()) break;
+    if (job.waiting()) {
+      ++waits;
+      CHECK(job.stage() == viewer::LoadJob::kThreadStage);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  CHECK(plain_tokenizer_stages == 1);  // the step that started the thread
+  CHECK(thread_stages >= 1);           // and at least the one that took its results
+  MESSAGE("the steps looked " << waits << " time(s) while the tokenizer's thread ran");
+  CHECK_FALSE(job.waiting());
+  const auto threaded = job.take();
+  const auto whole = viewer::read_model(dir);
+  REQUIRE(threaded->tokenizer != nullptr);
+  for (const std::string& text : {std::string(viewer::kDefaultText), std::string("[CLS]glued[SEP] text, 12.5 km")})
+    CHECK(threaded->tokenizer->encode(text).ids == whole->tokenizer->encode(text).ids);
+  Inputs in;
+  in.input_ids = {1, 10, 20, 30, 2};
+  CHECK(forward(threaded->model, in).decoder_output() == forward(whole->model, in).decoder_output());
+}
+
+TEST_CASE("a load dropped while its tokenizer's thread runs: the thread finishes alone, the next load is whole") {
+  const std::string dir = source("notebooks_data/models/deberta-tiny");
+  for (int round = 0; round < 3; ++round) {
+    auto job = std::make_unique<viewer::LoadJob>(dir, nullptr, /*tokenizer_thread=*/true);
+    while (job->stage() != viewer::LoadJob::kThreadStage) REQUIRE_FALSE(job->step());
+    job.reset();  // the thread still parses spm.model; what it makes is dropped with its task
+  }
+  viewer::LoadJob again(dir, nullptr, true);
+  while (!again.step()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(again.take()->tokenizer != nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // (the dropped threads end before the test does)
+}
+
 TEST_CASE("a tokenizer that fails to load is named when the model loads and when text is typed (issue 28, class 17)") {
   // The bundled model's weights with an spm.model that is not a SentencePiece model.
   const std::string good = source("notebooks_data/models/deberta-tiny");
@@ -338,6 +382,13 @@ TEST_CASE("a tokenizer that fails to load is named when the model loads and when
   std::ofstream(dir / "spm.model") << "not a protobuf";
   const auto lm = viewer::read_model(dir.string());  // the weights load; the tokenizer does not
   CHECK(lm->tokenizer == nullptr);
+  {  // the same note when the tokenizer is loaded on a thread of its own (the page's threaded build)
+    viewer::LoadJob job(dir.string(), nullptr, /*tokenizer_thread=*/true);
+    while (!job.step()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(job.take()->tokenizer == nullptr);
+    CHECK(job.take()->tokenizer_error == lm->tokenizer_error);
+    CHECK(job.take()->tokenizer_note == lm->tokenizer_note);
+  }
   CHECK(lm->tokenizer_error.find("spm.model") != std::string::npos);
   CHECK(lm->tokenizer_note.find("tokenizer not loaded") != std::string::npos);
   viewer::InputFields f;

@@ -72,7 +72,8 @@ class SafetensorsReader {
   /// The length in bytes of tensor `name`'s values in the file. Errors: an unknown name.
   uint64_t byte_size(const std::string& name) const;
   /// Reads bytes [from, to) of floating tensor `name`'s values, as the file has them, into
-  /// `t->stored[from, to)`; `t->stored` is sized to the whole tensor first when it is not. Reading
+  /// `t->stored[from, to)`; `t->stored` gets room for the whole tensor at the first call and grows
+  /// to at least `to` bytes (the bytes between its old end and `from` are zeros until read). Reading
   /// every piece in turn gives the bytes `load(name, t, true)` gives (the web page reads a base
   /// model's embedding table so, a frame a piece: issue 55, item 4). Errors: an unknown name, an
   /// integer tensor, a range outside the tensor (`Error`, naming the file and the tensor); a read

@@ -637,19 +637,22 @@ EMSCRIPTEN_KEEPALIVE void web_switch_to_multilingual() { web_open_model_files(kM
 /// `web_set_load_step_ms(0)`, one a tensor). The browser test's check (g) (issue 44: a count, not a speed).
 EMSCRIPTEN_KEEPALIVE int web_load_frames() { return g_load_frames; }
 
-/// The model loads' steps since the last `web_open_model_files`, as "FRAME_MS AT STEP_MS STEPS
-/// POSITION_STEPS STAGE": the longest time one frame spent in them and the load's progress (0–1)
-/// when those steps began; the longest single step (`Jobs::load_steps`), the number of steps run
-/// and how many of them built the position table; and what the longest step
-/// did ("tensor 2 of 203 (…)", "weight map", "position table", "tokenizer"; it may hold spaces, so
-/// it comes last). The browser test's check (r) asserts the position table took a step per product
-/// at least and prints the figures (issue 55, item 4).
+/// The model loads' steps since the last `web_open_model_files` (or the page's start), as "FRAME_MS
+/// AT STEP_MS STEPS POSITION_STEPS THREAD_STEPS STAGE": the longest time one frame spent in them and
+/// the load's progress (0–1) when those steps began; the longest single step (`Jobs::load_steps`),
+/// the number of steps run, how many of them built the position table and how many looked at the
+/// tokenizer's own thread (the threaded build: LoadJob's tokenizer_thread; 0 in the one-thread
+/// build); and what the longest step did ("tensor 2 of 203 (…)", "weight map", "position table",
+/// "tokenizer"; it may hold spaces, so it comes last). The browser test's checks (r), (t) and (u)
+/// assert the position table took a step per product at least and which build parsed the tokenizer
+/// where, and print the figures (issue 55, item 4).
 EMSCRIPTEN_KEEPALIVE const char* web_load_longest_step() {
   static std::string out;
   const viewer::Jobs::StepRecord& r = *g_app->jobs.load_steps;
   char head[128];
-  std::snprintf(head, sizeof head, "%.1f %.3f %.1f %lld %lld ", g_load_step_max_ms, g_load_step_max_at, r.longest_ms,
-                static_cast<long long>(r.steps), static_cast<long long>(r.position_steps));
+  std::snprintf(head, sizeof head, "%.1f %.3f %.1f %lld %lld %lld ", g_load_step_max_ms, g_load_step_max_at, r.longest_ms,
+                static_cast<long long>(r.steps), static_cast<long long>(r.position_steps),
+                static_cast<long long>(r.tokenizer_thread_steps));
   out = head + (r.longest_stage.empty() ? std::string("-") : r.longest_stage);
   return out.c_str();
 }

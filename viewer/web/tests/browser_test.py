@@ -73,7 +73,9 @@ the load tests: f and g); without it, every check runs. Serves SITE_DIR on a fre
       memory, the longest gap between frames while it loads and the page's longest frame of load steps. Minutes long: run only when named (--only r; ctest web_browser_base).
       With --shapes large,mdeberta: the same with a deberta-v3-large-shaped model (435.2 M, fp16 870 MB)
       and an mdeberta-v3-base-shaped one (a 251,000-row table, 250,002 pieces) (issue 60, item 5;
-      ctest web_browser_large, label nightly); base-bin: the base-shaped model as an fp16
+      ctest web_browser_large, label nightly); with --isolated, on the threaded build (the page
+      reloaded under sw.js), its tokenizer parsed on a thread of its own (ctest web_browser_base_mt,
+      label nightly); base-bin: the base-shaped model as an fp16
       pytorch_model.bin (copied whole into the page's file system), by hand.
   (s) the share link carries the selected cell, the lesson's step and which bundled model (issue 55, item 8).
   (x) the language menu draws every language's own name in every interface language; Han characters
@@ -1325,7 +1327,7 @@ def process_tree_peak_rss(root_pid):
     return peaks
 
 
-def checkpoint_check(chromium, base, letter, failures, shape="base"):
+def checkpoint_check(chromium, base, letter, failures, shape="base", isolated=False):
     """(q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model, no tokenizer.json:
     deberta-tiny-512's weights saved by torch.save) and (r) a deberta-v3-base-shaped model (184.6 M
     random parameters, fp16 model.safetensors, spm.model) — or, with `shape` "large" or "mdeberta"
@@ -1338,7 +1340,10 @@ def checkpoint_check(chromium, base, letter, failures, shape="base"):
     has no folder name), in web_ui and the bar's note (issue 55, item 4).
     (q) also: the spm.model tokenizer is loaded (no "token ids only"). (r) also: model.safetensors is
     streamed (the page's file system holds an empty placeholder, not the file), and it prints the
-    load time, the WebAssembly memory and the renderer's peak resident memory."""
+    load time, the WebAssembly memory and the renderer's peak resident memory. With `isolated`
+    (--isolated) the page is first reloaded under its service worker, cross-origin isolated: the
+    threaded build (deberta-explorer-mt.js), whose load parses spm.model on the tokenizer's own
+    thread (issue 55, item 4; asserted from web_load_longest_step's thread steps)."""
     kind = {"q": "microsoft", "r": shape}[letter]
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
     folder = tempfile.mkdtemp(prefix="deberta-web-%s-" % kind)
@@ -1361,6 +1366,16 @@ def checkpoint_check(chromium, base, letter, failures, shape="base"):
         page = Page(chromium, base + "?text=" + urllib.parse.quote(text))
         predictions = "document.getElementById('predictions').textContent"
         before = page.wait_for(predictions, 180, "the bundled model's first predictions")
+        if isolated:  # (as check (t)): the reload under sw.js runs the threaded build
+            page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
+                          ".then(c => c.keys()).then(k => k.length >= 9 ? k.length : 0)", 180, "the service worker's copy of the site")
+            page.call("Page.reload", ignoreCache=False)
+            time.sleep(1)
+            before = page.wait_for(predictions, 180, "the bundled model's predictions after the reload")
+            program = page.eval("Array.from(document.scripts).map(s => s.src).filter(s => /deberta-explorer/.test(s))"
+                                ".map(s => s.split('/').pop()).join(' ')")
+            if program != "deberta-explorer-mt.js":
+                failures.append("(%s) %s, isolated: the reload runs %r, not the threaded build" % (letter, kind, program))
         node = page.call("DOM.querySelector", nodeId=page.call("DOM.getDocument")["root"]["nodeId"], selector="#files")["nodeId"]
         # The gaps between the page's animation frames while the model loads (issue 55, item 4): the
         # longest is printed, a figure (it depends on the machine, issue 56); the frames the load
@@ -1407,12 +1422,20 @@ def checkpoint_check(chromium, base, letter, failures, shape="base"):
             with open(os.path.join(folder, "model.safetensors"), "rb") as f:
                 tensors = len([k for k in json.loads(f.read(int.from_bytes(f.read(8), "little"))) if k != "__metadata__"])
             load_frames = page.eval("Module.ccall('web_load_frames', 'number', [], [])")
-            frame_ms, frame_at, step_ms, steps, position_steps, stage = \
-                page.eval("Module.ccall('web_load_longest_step', 'string', [], [])").split(" ", 5)
-            print("(r) %s: the load spanned %d frames and %s steps (%s of them the position table's) for %d tensors; longest gap between frames while it loaded "
+            frame_ms, frame_at, step_ms, steps, position_steps, thread_steps, stage = \
+                page.eval("Module.ccall('web_load_longest_step', 'string', [], [])").split(" ", 6)
+            print("(r) %s%s: the load spanned %d frames and %s steps (%s of them the position table's, %s looked at the tokenizer's "
+                  "own thread) for %d tensors; longest gap between frames while it loaded "
                   "%.0f ms (at %r); the longest frame of load steps %.0f ms, begun at %.1f %% of the load; the longest "
-                  "single step %.0f ms (%s)" % (kind, load_frames, steps, position_steps, tensors, page.eval("window.__gap"), page.eval("window.__gap_at"),
+                  "single step %.0f ms (%s)" % (kind, ", threaded build" if isolated else "", load_frames, steps, position_steps,
+                                               thread_steps, tensors, page.eval("window.__gap"), page.eval("window.__gap_at"),
                                                float(frame_ms), 100 * float(frame_at), float(step_ms), stage))
+            # The threaded build parses spm.model on a thread of its own (one libsentencepiece call of
+            # 120–170 ms for 128,100 pieces, longer than a step may be); the one-thread build cannot.
+            if isolated and int(thread_steps) < 1:
+                failures.append("(r) %s, threaded build: the tokenizer was not parsed on its own thread" % kind)
+            if not isolated and int(thread_steps) != 0:
+                failures.append("(r) %s, one-thread build: %s steps looked at a tokenizer thread" % (kind, thread_steps))
             # What holds on any machine (the milliseconds are figures: they depend on the machine, issue
             # 56): the load yields to the browser between tensors (each tensor's bytes are read from the
             # File asynchronously), so it spans at least a frame a tensor; and the position table, a
@@ -1552,6 +1575,13 @@ def threads_check(chromium, site, failures):
             failures.append("(u) a page that is not isolated should run deberta-explorer.js on one thread: %s" % s)
         if not same_as_cli(first, cli):
             failures.append("(u) the one-thread build predicts %r, the CLI %r" % (first, cli))
+        # Where the bundled model's load parsed its tokenizer (web_load_longest_step's sixth field):
+        # the one-thread build in its steps, the threaded build on a thread of its own (issue 55, item 4).
+        longest = "Module.ccall('web_load_longest_step', 'string', [], [])"
+        thread_steps = int(page.eval(longest).split(" ", 6)[5])
+        print("(u) the load's steps that looked at a tokenizer thread: %d" % thread_steps)
+        if thread_steps != 0:
+            failures.append("(u) the one-thread build's load looked at a tokenizer thread %d times" % thread_steps)
         page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
                       ".then(c => c.keys()).then(k => k.length >= 9 ? k.length : 0)", 180, "the service worker's copy of the site")
         page.call("Page.reload", ignoreCache=False)
@@ -1566,6 +1596,10 @@ def threads_check(chromium, site, failures):
             failures.append("(t) the threaded build runs %d thread(s) on %d cores" % (s["threads"], cores))
         if not same_as_cli(again, cli):
             failures.append("(t) the threaded build predicts %r, the CLI %r" % (again, cli))
+        thread_steps = int(page.eval(longest).split(" ", 6)[5])
+        print("(t) the load's steps that looked at the tokenizer's own thread: %d" % thread_steps)
+        if thread_steps < 1:
+            failures.append("(t) the threaded build's load did not parse its tokenizer on a thread of its own")
     except (RuntimeError, subprocess.CalledProcessError) as e:
         failures.append("(t, u) threads: %s" % e)
     finally:
@@ -1583,6 +1617,9 @@ def main():
         viewer = args[at + 1] if at + 1 < len(args) else ""
         del args[at:at + 2]
     shapes = ["base"]
+    isolated = "--isolated" in args  # (r) on the threaded build (the page reloaded under sw.js)
+    if isolated:
+        args.remove("--isolated")
     if "--shapes" in args:  # (r)'s models: base, large, mdeberta (make_web_test_models.py's shapes), base-bin (base as a .bin)
         at = args.index("--shapes")
         shapes = args[at + 1].split(",") if at + 1 < len(args) else []
@@ -1597,7 +1634,7 @@ def main():
         if unknown or not only:
             sys.exit("browser_test.py: --only takes check letters a…z separated by commas, not %r" % ",".join(sorted(unknown)))
     if len(args) != 2:
-        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH] [--shapes base,large,mdeberta,base-bin]")
+        sys.exit("usage: browser_test.py SITE_DIR OUT_DIR [--only a,f,g] [--viewer PATH] [--shapes base,large,mdeberta,base-bin] [--isolated]")
     site, out = args
     run = lambda *checks: only is None or any(c in only for c in checks)
     os.makedirs(out, exist_ok=True)
@@ -1800,7 +1837,7 @@ def main():
         checkpoint_check(chromium, base, "q", failures)
     if only is not None and "r" in only:  # minutes: its own ctests (web_browser_base, web_browser_large), named only
         for shape in shapes:
-            checkpoint_check(chromium, base, "r", failures, shape)
+            checkpoint_check(chromium, base, "r", failures, shape, isolated)
 
     if run("b"):
         # (b) the golden cases inside the page, and their line shown on it (#selftest-box).
