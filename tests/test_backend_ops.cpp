@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 #include "backend/ops.h"
+#include "backend/panel_gemm.h"
 #include "backend/threading.h"
 #include "deberta/backend.h"
 #include "deberta/equations.h"
@@ -280,6 +281,54 @@ const std::map<std::string, OpCheck> kOpChecks = {
 }  // namespace
 
 TEST_SUITE("backend_ops") {
+  // WeightPanels::pack_stored widens W while packing (issue 60), by a one-pass AVX path for full
+  // panels of fp32 and fp16 (issue 60, item 4) and by widen_rows otherwise: every panel double must
+  // be what packing the float64-widened W gives, for each dtype, whole and partial panels, depths
+  // with and without a remainder of four, and a block that starts inside W.
+  TEST_CASE("pack_stored: the panels of W widened first, for fp32, fp16, bf16 and fp64, every shape") {
+    std::mt19937 gen(60);
+    std::uniform_int_distribution<uint32_t> bits;
+    for (const DType dtype : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+      for (const int64_t depth : {int64_t{1}, int64_t{7}, int64_t{64}, int64_t{771}}) {
+        const int64_t rows = 3 * detail::kPanelCols + 5;
+        AlignedBytes bytes(static_cast<size_t>(rows * depth * dtype_size(dtype)));
+        for (size_t at = 0; at < bytes.size(); at += static_cast<size_t>(dtype_size(dtype))) {
+          // Random finite values: subnormals and both signs included, no Inf / NaN.
+          if (dtype == DType::F16) {
+            uint16_t h = static_cast<uint16_t>(bits(gen));
+            if ((h & 0x7c00) == 0x7c00) h ^= 0x4000;
+            std::memcpy(&bytes[at], &h, 2);
+          } else if (dtype == DType::BF16) {
+            uint16_t b = static_cast<uint16_t>(bits(gen));
+            if ((b & 0x7f80) == 0x7f80) b ^= 0x4000;
+            std::memcpy(&bytes[at], &b, 2);
+          } else if (dtype == DType::F32) {
+            uint32_t f = bits(gen);
+            if ((f & 0x7f800000u) == 0x7f800000u) f ^= 0x40000000u;
+            std::memcpy(&bytes[at], &f, 4);
+          } else {
+            const double v = std::ldexp(static_cast<double>(bits(gen)) - 2147483648.0, -30);
+            std::memcpy(&bytes[at], &v, 8);
+          }
+        }
+        const StoredMatrix W(dtype, rows, depth, std::move(bytes));
+        const Matrix wide = W.widened();
+        for (const auto& [first, count] : {std::pair<int64_t, int64_t>{0, rows}, {detail::kPanelCols, 2 * detail::kPanelCols},
+                                           {5, detail::kPanelCols + 3}}) {
+          CAPTURE(dtype_name(dtype));
+          CAPTURE(depth);
+          CAPTURE(first);
+          detail::WeightPanels stored, widened;
+          stored.pack_stored(W, first, count);
+          widened.pack(wide, first, count);
+          REQUIRE(stored.panels() == widened.panels());
+          const size_t doubles = static_cast<size_t>(stored.panels() * depth * detail::kPanelCols);
+          CHECK(std::memcmp(stored.data.get(), widened.data.get(), doubles * sizeof(double)) == 0);
+        }
+      }
+    }
+  }
+
   TEST_CASE("the op registry: every op of ops.h is compared, fast against reference, to 1e-12 (relative)") {
     ThreadGuard threads;
     Worst worst;

@@ -75,7 +75,7 @@ TEST_SUITE("safetensors") {
   // widen_floats converts halves by their bits, with no table (issue 60, item 4): every one of the
   // 65,536 halves must widen to the value half_to_double computes from the definition (the same
   // sign, zeros and subnormals included; NaN to NaN), and every bfloat16 likewise.
-  TEST_CASE("widen_floats: all 65,536 fp16 and bf16 values equal their definition") {
+  TEST_CASE("widen_floats: all 65,536 fp16 and bf16 values, and fp32 bit patterns, equal their definition") {
     std::vector<uint16_t> all(65536);
     for (uint32_t bits = 0; bits < 65536; ++bits) all[bits] = static_cast<uint16_t>(bits);
     std::vector<double> wide(all.size());
@@ -87,6 +87,24 @@ TEST_SUITE("safetensors") {
         const bool same = std::isnan(expected) ? std::isnan(wide[bits])
                                                 : wide[bits] == expected && std::signbit(wide[bits]) == std::signbit(expected);
         if (!same && wrong++ < 5) MESSAGE(dtype_name(dtype) << " bits " << bits << ": " << wide[bits] << " vs " << expected);
+      }
+      CHECK(wrong == 0);
+    }
+    // fp32 (four at a time with AVX): 2^20 spread bit patterns, subnormals, zeros, Inf and NaN among
+    // them, and lengths that leave a remainder of one to three.
+    std::vector<uint32_t> f32;
+    for (uint32_t k = 0; k < (1u << 20); ++k) f32.push_back(k * 4099u + (k >> 7));
+    for (uint32_t special : {0u, 0x80000000u, 1u, 0x807fffffu, 0x7f800000u, 0xff800000u, 0x7fc00001u, 0x7f800001u}) f32.push_back(special);
+    for (const size_t n : {f32.size(), f32.size() - 1, f32.size() - 3}) {
+      std::vector<double> wide32(n);
+      widen_floats(DType::F32, reinterpret_cast<const unsigned char*>(f32.data()), static_cast<int64_t>(n), wide32.data());
+      int64_t wrong = 0;
+      for (size_t k = 0; k < n; ++k) {
+        float v;
+        std::memcpy(&v, &f32[k], sizeof v);
+        const double expected = v;
+        wrong += std::isnan(expected) ? !std::isnan(wide32[k])
+                                      : !(wide32[k] == expected && std::signbit(wide32[k]) == std::signbit(expected));
       }
       CHECK(wrong == 0);
     }
