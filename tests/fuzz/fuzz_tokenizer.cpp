@@ -5,12 +5,14 @@
 #include <string>
 #include <vector>
 
+const char* deberta_fuzz_source_dir();  // the generated fuzz_paths.cpp (tests/fuzz/CMakeLists.txt)
+
 namespace {
 std::vector<std::unique_ptr<deberta::Tokenizer>>& tokenizers() {
   static std::vector<std::unique_ptr<deberta::Tokenizer>> all = [] {
     std::vector<std::unique_ptr<deberta::Tokenizer>> t;
     for (const char* dir : {"spm", "bpe", "tokenizer_json_bpe", "tokenizer_json_unigram"})
-      t.push_back(deberta::load_tokenizer(std::string(DEBERTA_SOURCE_DIR) + "/notebooks_data/fixtures/" + dir));
+      t.push_back(deberta::load_tokenizer(std::string(deberta_fuzz_source_dir()) + "/notebooks_data/fixtures/" + dir));
     return t;
   }();
   return all;

@@ -13,6 +13,7 @@
 // shrink more than that is too long for its box, whatever the floor; at the large size the panel is
 // narrower and the labels shrink more, by design). The diagram's heading fits its width too.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "test_paths.h"  // DEBERTA_SOURCE_DIR
 #include "figures/diagrams.h"
 #include "i18n/i18n.h"
 #include "ui/fonts.h"

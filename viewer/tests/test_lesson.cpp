@@ -4,6 +4,7 @@
 // Each answer is recomputed here from a second core call (relative_positions + table_rows,
 // relative_distance, the trace's terms) rather than copied from the lesson, so a lesson that read
 // the wrong map, row or layer fails.
+#include "test_paths.h"  // DEBERTA_SOURCE_DIR
 #include "figures/diagrams.h"
 #include "lesson/lesson.h"
 #include "state/state.h"

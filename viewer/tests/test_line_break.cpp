@@ -9,6 +9,7 @@
 //     inside a short formula that fits the line. The checks below find numbers and formulas on
 //     their own (not with the breaker's rules).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "test_paths.h"  // DEBERTA_SOURCE_DIR
 #include "i18n/i18n.h"
 #include "i18n/line_break.h"
 #include "lesson/lesson.h"

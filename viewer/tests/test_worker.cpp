@@ -9,6 +9,7 @@
 //  * the viewer's quantities are the core's terms (kAllTerms) plus Logits and Probs, and every
 //    table of the viewer that lists the terms covers kAllTerms (issue 57, item 3).
 // Exact equality throughout: the re-run and the materialization repeat the same arithmetic.
+#include "test_paths.h"  // DEBERTA_SOURCE_DIR
 #include "state/state.h"
 #include "jobs/worker.h"
 
