@@ -313,8 +313,9 @@ TEST_SUITE("backend_ops") {
         }
         const StoredMatrix W(dtype, rows, depth, std::move(bytes));
         const Matrix wide = W.widened();
-        for (const auto& [first, count] : {std::pair<int64_t, int64_t>{0, rows}, {detail::kPanelCols, 2 * detail::kPanelCols},
-                                           {5, detail::kPanelCols + 3}}) {
+        for (const auto& block : {std::pair<int64_t, int64_t>{0, rows}, {detail::kPanelCols, 2 * detail::kPanelCols},
+                                  {5, detail::kPanelCols + 3}}) {
+          const int64_t first = block.first, count = block.second;  // (no structured binding: CAPTURE takes it by reference)
           CAPTURE(dtype_name(dtype));
           CAPTURE(depth);
           CAPTURE(first);
