@@ -144,7 +144,6 @@ void WeightPanels::pack_stored(const StoredMatrix& W, int64_t first_, int64_t co
     throw Error("weight panels: rows [" + std::to_string(first_) + ", " + std::to_string(first_ + count_) +
                 ") of a weight with " + std::to_string(W.rows()) + " rows");
   reserve(first_, count_, W.cols());
-  const int64_t element = dtype_size(W.dtype()), row_bytes = depth * element;
   // A panel's kCols rows widened into a buffer of this thread (kCols · depth doubles: in cache),
   // then written front to back as the F64 case writes them; with AVX, a full panel of fp32 (or fp16
   // with F16C) in one pass instead (issue 60, item 4: the pass over W that each forward makes).
@@ -154,6 +153,7 @@ void WeightPanels::pack_stored(const StoredMatrix& W, int64_t first_, int64_t co
     double* out = data.get() + p * depth * kCols;
     const int64_t row0 = first + p * kCols, valid = std::min<int64_t>(kCols, first + count - row0);
 #if defined(__AVX__)
+    const int64_t element = dtype_size(W.dtype()), row_bytes = depth * element;
     const unsigned char* stored = W.data() + row0 * row_bytes;
     if (valid == kCols && W.dtype() == DType::F32) {
       pack_panel_widening<four_f32>(stored, row_bytes, element, depth, out, W.dtype());
