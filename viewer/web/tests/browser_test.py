@@ -1327,6 +1327,22 @@ def process_tree_peak_rss(root_pid):
     return peaks
 
 
+def reload_isolated(page, what):
+    """Waits for sw.js's copy of the site, reloads and returns #predictions once the reloaded page
+    shows them: the reload is cross-origin isolated (the worker's COOP / COEP headers), so the page
+    runs its threaded build (checks (t) and (r) --isolated)."""
+    page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
+                  ".then(c => c.keys()).then(k => k.length >= 9 ? k.length : 0)", 180, "the service worker's copy of the site")
+    page.call("Page.reload", ignoreCache=False)
+    time.sleep(1)
+    return page.wait_for("document.getElementById('predictions').textContent", 180, what)
+
+
+# The page's program: deberta-explorer.js (one thread) or deberta-explorer-mt.js (threaded).
+PROGRAM = ("Array.from(document.scripts).map(s => s.src).filter(s => /deberta-explorer/.test(s))"
+           ".map(s => s.split('/').pop()).join(' ')")
+
+
 def checkpoint_check(chromium, base, letter, failures, shape="base", isolated=False):
     """(q) a microsoft-layout folder (config.json + pytorch_model.bin + spm.model, no tokenizer.json:
     deberta-tiny-512's weights saved by torch.save) and (r) a deberta-v3-base-shaped model (184.6 M
@@ -1367,13 +1383,8 @@ def checkpoint_check(chromium, base, letter, failures, shape="base", isolated=Fa
         predictions = "document.getElementById('predictions').textContent"
         before = page.wait_for(predictions, 180, "the bundled model's first predictions")
         if isolated:  # (as check (t)): the reload under sw.js runs the threaded build
-            page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
-                          ".then(c => c.keys()).then(k => k.length >= 9 ? k.length : 0)", 180, "the service worker's copy of the site")
-            page.call("Page.reload", ignoreCache=False)
-            time.sleep(1)
-            before = page.wait_for(predictions, 180, "the bundled model's predictions after the reload")
-            program = page.eval("Array.from(document.scripts).map(s => s.src).filter(s => /deberta-explorer/.test(s))"
-                                ".map(s => s.split('/').pop()).join(' ')")
+            before = reload_isolated(page, "the bundled model's predictions after the reload")
+            program = page.eval(PROGRAM)
             if program != "deberta-explorer-mt.js":
                 failures.append("(%s) %s, isolated: the reload runs %r, not the threaded build" % (letter, kind, program))
         node = page.call("DOM.querySelector", nodeId=page.call("DOM.getDocument")["root"]["nodeId"], selector="#files")["nodeId"]
@@ -1564,9 +1575,7 @@ def threads_check(chromium, site, failures):
     url = "http://127.0.0.1:%d/index.html?text=%s" % (server.server_address[1], urllib.parse.quote(text))
     page = Page(chromium, url)
     predictions = "document.getElementById('predictions').textContent"
-    state = ("JSON.stringify({isolated: window.crossOriginIsolated, threads: Module._web_threads(), "
-             "program: Array.from(document.scripts).map(s => s.src).filter(s => /deberta-explorer/.test(s))"
-             ".map(s => s.split('/').pop()).join(' ')})")
+    state = "JSON.stringify({isolated: window.crossOriginIsolated, threads: Module._web_threads(), program: %s})" % PROGRAM
     try:
         first = page.wait_for(predictions, 180, "the first predictions")
         s = json.loads(page.eval(state))
@@ -1582,11 +1591,7 @@ def threads_check(chromium, site, failures):
         print("(u) the load's steps that looked at a tokenizer thread: %d" % thread_steps)
         if thread_steps != 0:
             failures.append("(u) the one-thread build's load looked at a tokenizer thread %d times" % thread_steps)
-        page.wait_for("navigator.serviceWorker.ready.then(() => caches.open('deberta-explorer-site'))"
-                      ".then(c => c.keys()).then(k => k.length >= 9 ? k.length : 0)", 180, "the service worker's copy of the site")
-        page.call("Page.reload", ignoreCache=False)
-        time.sleep(1)
-        again = page.wait_for(predictions, 180, "the predictions after the reload")
+        again = reload_isolated(page, "the predictions after the reload")
         s = json.loads(page.eval(state))
         cores = os.cpu_count() or 1
         print("(t) after the reload: isolated %s, %s, %d thread(s) (%d cores); predictions %r" % (s["isolated"], s["program"], s["threads"], cores, again.split("\n")[1:2]))
